@@ -1,0 +1,56 @@
+"""One exception hierarchy for everything binlog-grammar reports to a user."""
+from __future__ import annotations
+
+
+class BinlogGrammarError(Exception):
+    """Base of every error this package raises on purpose."""
+
+
+class SpecError(BinlogGrammarError):
+    """A mistake in a spec file: names the file, the line and the field."""
+
+    def __init__(self, message, file=None, line=None, field=None):
+        self.message = message
+        self.file = file
+        self.line = line
+        self.field = field
+        super().__init__(str(self))
+
+    def __str__(self):
+        where = str(self.file or "<spec>")
+        if self.line:
+            where += f":{self.line}"
+        if self.field:
+            where += f": field {self.field}"
+        return f"{where}: {self.message}"
+
+
+class BinlogError(BinlogGrammarError):
+    """Bad bytes in a binlog: names the file, the offset and the event type."""
+
+    def __init__(self, message, file=None, offset=None, event_type=None):
+        self.message = message
+        self.file = file
+        self.offset = offset
+        self.event_type = event_type
+        super().__init__(str(self))
+
+    def __str__(self):
+        parts = [str(self.file or "<bytes>")]
+        if self.offset is not None:
+            parts.append(f"offset {self.offset}")
+        if self.event_type is not None:
+            parts.append(str(self.event_type))
+        return f"{': '.join(parts)}: {self.message}"
+
+
+class TruncatedError(BinlogError):
+    """The file ends inside an event (or inside the magic number)."""
+
+
+class ChecksumError(BinlogError):
+    """An event's CRC32 does not match its bytes."""
+
+
+class EventFormatError(BinlogError):
+    """An event's bytes do not follow its spec."""

@@ -1,0 +1,96 @@
+"""Events as the generated catalog describes them, and parsing/building one event's data."""
+from __future__ import annotations
+
+import io
+import zlib
+
+from construct import ConstructError
+
+from . import runtime as rt
+from .errors import EventFormatError
+
+
+class Decode:
+    """A field whose bytes are a compressed form of something else (spec key `decode:`)."""
+
+    __slots__ = ("field", "codec", "target", "cond")
+
+    def __init__(self, field, codec, target, cond=None):
+        self.field = field
+        self.codec = codec
+        self.target = target
+        self.cond = cond
+
+    def applies(self, data) -> bool:
+        return self.cond is None or bool(self.cond(data))
+
+
+class EventType:
+    """One event type code: its name, the struct of its data, and what the FDE may say of it."""
+
+    __slots__ = ("code", "name", "flavor", "struct", "post_header_len", "post_header_fields",
+                 "decode", "spec", "_whole")
+
+    def __init__(self, code, name, flavor, struct, post_header_len, post_header_fields, decode, spec):
+        self.code = code
+        self.name = name
+        self.flavor = flavor
+        self.struct = struct
+        self.post_header_len = post_header_len
+        self.post_header_fields = post_header_fields
+        self.decode = decode
+        self.spec = spec
+        self._whole = rt.Sized(None, struct)
+
+    def __repr__(self):
+        return f"EventType({self.code}, {self.name})"
+
+    def parse(self, data: bytes, ctx: dict):
+        """Parse the event data (post-header and body); every byte must be described."""
+        return self._whole.parse(data, **ctx)
+
+    def build(self, value, ctx: dict) -> bytes:
+        return self._whole.build(value, **ctx)
+
+
+def decompress(codec: str, data: bytes, limit: int = 1 << 30) -> bytes:
+    """Undo a spec codec. `limit` bounds the output so a bogus length cannot exhaust memory."""
+    if codec == "zstd":
+        import zstandard
+
+        dctx = zstandard.ZstdDecompressor()
+        reader = dctx.stream_reader(io.BytesIO(data))
+        out = reader.read(limit + 1)
+        if len(out) > limit:
+            raise ValueError(f"decompressed data exceeds {limit} bytes")
+        return out
+    if codec == "zlib":
+        d = zlib.decompressobj()
+        out = d.decompress(data, limit + 1)
+        if len(out) > limit:
+            raise ValueError(f"decompressed data exceeds {limit} bytes")
+        return out
+    if codec == "mariadb_zlib":
+        if not data:
+            raise ValueError("empty compressed value")
+        nlen = data[0] & 0x07
+        if nlen > 4 or nlen == 0:
+            raise ValueError(f"bad MariaDB compression header 0x{data[0]:02x}")
+        want = int.from_bytes(data[1:1 + nlen], "big")
+        if want > limit:
+            raise ValueError(f"uncompressed length {want} exceeds {limit} bytes")
+        out = zlib.decompress(data[1 + nlen:], bufsize=max(want, 1))
+        if len(out) != want:
+            raise ValueError(f"uncompressed {len(out)} bytes, header says {want}")
+        return out
+    raise ValueError(f"unknown codec {codec}")
+
+
+def format_construct_error(e: ConstructError) -> str:
+    msg = str(e).strip()
+    return " ".join(msg.split())
+
+
+def parse_error(file, offset, name, e) -> EventFormatError:
+    return EventFormatError(format_construct_error(e) if isinstance(e, ConstructError) else str(e),
+                            file, offset, name)

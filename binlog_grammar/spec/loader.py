@@ -1,0 +1,620 @@
+"""Load the YAML specs, check them, and give the validated model.
+
+Every mistake is a SpecError naming the file, the line and the field, raised before anything is
+generated.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from ..errors import SpecError
+from . import expr as E
+from .model import ContextDef, EnumDef, EventDef, EventName, Field, SpecSet, TypeDef, TypeSpec
+
+INT_RE = re.compile(r"^(u|s)(8|16|24|32|40|48|56|64)(le|be)?$")
+SIMPLE_TYPES = {"packed", "sv_uint", "sv_sint", "bytes", "str", "bitmap", "struct", "empty",
+                "uintle", "uintbe"}
+FIELD_KEYS = {"id", "type", "doc", "doc-ref", "since", "until", "size", "if", "repeat",
+              "repeat-until", "enum", "flags", "const", "rebuild", "pad", "prefix", "terminator",
+              "fields", "bits", "order", "decode"}
+TYPE_KEYS = (FIELD_KEYS - {"id"}) | {"doc"}
+EVENT_KEYS = {"event", "code", "events", "layout", "flavor", "doc", "doc-ref", "since", "until",
+              "post_header_len", "post_header", "body", "types", "enums", "flags"}
+FILE_KEYS = {"types", "enums", "flags", "context"}
+RESERVED_IDS = {"items", "keys", "values", "get", "update", "copy", "pop", "clear", "setdefault",
+                "popitem", "fromkeys", "search", "search_all"}
+CODECS = {"zstd", "zlib", "mariadb_zlib"}
+ID_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+# ---------------------------------------------------------------------------------------------
+# YAML with line numbers
+
+class _Map(dict):
+    line = 0
+    key_lines: dict
+
+
+class _List(list):
+    line = 0
+
+
+class _Loader(yaml.SafeLoader):
+    pass
+
+
+def _construct_map(loader, node):
+    loader.flatten_mapping(node)
+    m = _Map()
+    m.line = node.start_mark.line + 1
+    m.key_lines = {}
+    for knode, vnode in node.value:
+        key = loader.construct_object(knode, deep=True)
+        if key in m:
+            raise SpecError(f"duplicate key {key!r}", None, knode.start_mark.line + 1)
+        m[key] = loader.construct_object(vnode, deep=True)
+        m.key_lines[key] = knode.start_mark.line + 1
+    return m
+
+
+def _construct_seq(loader, node):
+    lst = _List(loader.construct_object(c, deep=True) for c in node.value)
+    lst.line = node.start_mark.line + 1
+    return lst
+
+
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_map)
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_seq)
+
+
+def read_yaml(path: Path, rel: str):
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return yaml.load(fh, Loader=_Loader)
+    except SpecError as e:
+        e.file = rel
+        raise SpecError(e.message, rel, e.line) from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        raise SpecError(f"not valid YAML: {getattr(e, 'problem', e)}", rel,
+                        mark.line + 1 if mark else None) from None
+
+
+def _line(obj, key=None, default=0):
+    if isinstance(obj, _Map) and key is not None and key in obj.key_lines:
+        return obj.key_lines[key]
+    return getattr(obj, "line", default) or default
+
+
+# ---------------------------------------------------------------------------------------------
+
+def _comment1(text):
+    text = " ".join(str(text).split())
+    return text.split(". ")[0].rstrip(".")
+
+
+def default_specs_dir() -> Path:
+    """specs/ of the source tree, or the copy installed with the package."""
+    here = Path(__file__).resolve().parent.parent
+    for cand in (here.parent / "specs", here / "specs_data"):
+        if (cand / "context.yaml").exists():
+            return cand
+    raise SpecError("cannot find the specs folder (looked beside the package)")
+
+
+def load_specs(root=None, extra_dirs=()) -> SpecSet:
+    """Read every spec file under `root` (and user folders), validate, and return the model."""
+    root = Path(root) if root else default_specs_dir()
+    files = sorted(p for p in root.rglob("*.yaml"))
+    for d in extra_dirs:
+        files += sorted(Path(d).rglob("*.yaml"))
+    return _Builder(root, files).build()
+
+
+class _Builder:
+    def __init__(self, root: Path, files):
+        self.root = root
+        self.files = files
+        self.context = {}
+        self.types = {}
+        self.enums = {}
+        self.events = []
+        self.type_files = {}
+        self.raw_types = []  # (rel, name, mapping)
+
+    def rel(self, p: Path) -> str:
+        try:
+            return str(Path("specs") / p.relative_to(self.root))
+        except ValueError:
+            return str(p)
+
+    def build(self) -> SpecSet:
+        docs = [(self.rel(p), read_yaml(p, self.rel(p))) for p in self.files]
+        # pass 1: context, enums, flags, names of types and events
+        for rel, doc in docs:
+            if doc is None:
+                continue
+            if not isinstance(doc, dict):
+                raise SpecError("a spec file must be a YAML mapping", rel, 1)
+            is_event = "event" in doc or "events" in doc
+            allowed = EVENT_KEYS if is_event else FILE_KEYS
+            for k in doc:
+                if k not in allowed:
+                    raise SpecError(f"unknown top-level key {k!r} (allowed: {', '.join(sorted(allowed))})",
+                                    rel, _line(doc, k))
+            if "context" in doc:
+                self._context(rel, doc["context"])
+            for k, is_flags in (("enums", False), ("flags", True)):
+                for name, body in (doc.get(k) or {}).items():
+                    self._enum(rel, doc[k], name, body, is_flags)
+            for name, body in (doc.get("types") or {}).items():
+                if name in self.types or any(n == name for _r, n, _b, _l in self.raw_types):
+                    raise SpecError(f"type {name!r} is defined twice", rel, _line(doc["types"], name))
+                self.raw_types.append((rel, name, body, _line(doc["types"], name)))
+                self.type_files.setdefault(rel, []).append(name)
+        self._event_type_enum(docs)
+        self.enum_values = {n: e.by_name() for n, e in self.enums.items()}
+        self.type_names = {n for _r, n, _b, _l in self.raw_types}
+        # pass 2: named types, then events
+        for rel, name, body, line in self.raw_types:
+            self.types[name] = self._typedef(rel, name, body, line)
+        for rel, doc in docs:
+            if doc and ("event" in doc or "events" in doc):
+                self.events.append(self._event(rel, doc))
+        self._check_codes()
+        self._check_type_cycles()
+        return SpecSet(str(self.root), [self.rel(p) for p in self.files], self.context, self.types,
+                       self.enums, self.events, self.type_files)
+
+    # -- context -------------------------------------------------------------------------
+    def _context(self, rel, items):
+        if not isinstance(items, list):
+            raise SpecError("context must be a list", rel, _line(items))
+        for it in items:
+            cid = it.get("id")
+            if not cid or not it.get("doc"):
+                raise SpecError("each context value needs an id and a doc", rel, _line(it))
+            if cid in self.context:
+                raise SpecError(f"context value {cid!r} is defined twice", rel, _line(it))
+            values = it.get("values")
+            if it.get("type") == "version" and isinstance(values, list):
+                values = [E.parse_version_literal(v) for v in values]
+            self.context[cid] = ContextDef(cid, it["doc"], values, it.get("type", "int"),
+                                           it.get("doc-ref", ""))
+
+    # -- enums ---------------------------------------------------------------------------
+    def _enum(self, rel, parent, name, body, is_flags):
+        line = _line(parent, name)
+        what = "flag set" if is_flags else "enum"
+        if name in self.enums:
+            raise SpecError(f"{what} {name!r} is defined twice", rel, line)
+        if not isinstance(body, dict) or not body.get("doc"):
+            raise SpecError(f"{what} {name!r} needs a doc", rel, line)
+        key = "bits" if is_flags else "members"
+        members_raw = body.get(key)
+        if not isinstance(members_raw, dict) or not members_raw:
+            raise SpecError(f"{what} {name!r} needs a mapping '{key}: {{value: NAME}}'", rel, line)
+        members = {}
+        seen = set()
+        for value, m in members_raw.items():
+            mline = _line(members_raw, value, line)
+            if not isinstance(value, int):
+                raise SpecError(f"{what} {name!r}: key {value!r} must be a number", rel, mline)
+            if isinstance(m, str):
+                mname, mdoc = m, ""
+            elif isinstance(m, dict) and m.get("id"):
+                mname, mdoc = m["id"], m.get("doc", "")
+            else:
+                raise SpecError(f"{what} {name!r}: member {value} needs a name (or id/doc)", rel, mline)
+            if mname in seen:
+                raise SpecError(f"{what} {name!r}: member name {mname!r} is used twice", rel, mline)
+            seen.add(mname)
+            members[value] = (mname, mdoc)
+        self.enums[name] = EnumDef(name, body["doc"], rel, line, members, is_flags, body.get("doc-ref", ""))
+
+    # -- types ---------------------------------------------------------------------------
+    def _typedef(self, rel, name, body, line):
+        if not isinstance(body, dict):
+            raise SpecError(f"type {name!r} must be a mapping", rel, line)
+        if not body.get("doc"):
+            raise SpecError(f"type {name!r} needs a doc", rel, line)
+        for k in body:
+            if k not in TYPE_KEYS:
+                raise SpecError(f"unknown key {k!r} in type {name!r}", rel, _line(body, k))
+        spec = dict(body)
+        spec["id"] = name
+        if "fields" in spec and "type" not in spec:
+            spec["type"] = "struct"
+        f = self._field(rel, spec, scope=[], where_struct=f"type {name}", is_typedef=True,
+                        line=line)
+        return TypeDef(name, body["doc"], rel, line, f, body.get("doc-ref", ""))
+
+    def _check_type_cycles(self):
+        deps = {n: self._type_deps(td.field) for n, td in self.types.items()}
+        state = {}
+
+        def visit(n, path):
+            if state.get(n) == 1:
+                td = self.types[n]
+                raise SpecError(f"named types refer to each other in a cycle: {' -> '.join(path + [n])}",
+                                td.file, td.line)
+            if state.get(n) == 2:
+                return
+            state[n] = 1
+            for d in sorted(deps[n]):
+                visit(d, path + [n])
+            state[n] = 2
+
+        for n in sorted(deps):
+            visit(n, [])
+        self.type_deps = deps
+
+    def _type_deps(self, f: Field):
+        out = set()
+
+        def walk_t(t):
+            if t is None:
+                return
+            if t.kind == "named":
+                out.add(t.name)
+            for sub in t.fields:
+                walk_f(sub)
+            for c in t.cases:
+                if isinstance(c[1], Field):
+                    walk_f(c[1])
+                else:
+                    walk_t(c[1])
+            walk_t(t.default)
+            walk_t(t.tag)
+            walk_t(t.length)
+
+        def walk_f(ff):
+            walk_t(ff.type)
+            walk_t(ff.prefix)
+
+        walk_f(f)
+        return out
+
+    # -- fields --------------------------------------------------------------------------
+    def _expr(self, rel, line, fid, src, visible, allow_underscore=False):
+        try:
+            node = E.parse(src)
+        except SyntaxError as e:
+            raise SpecError(f"bad expression {src!r}: {e}", rel, line, fid) from None
+        E.check(node, visible=visible, enums=self.enum_values, context=self.context,
+                where=(rel, line, fid), allow_underscore=allow_underscore)
+        return node
+
+    def _version(self, rel, line, fid, v):
+        if v is None:
+            return None
+        try:
+            return E.parse_version_literal(str(v))
+        except ValueError:
+            raise SpecError(f"bad version {v!r} (write mysql-8.0.1 or mariadb-10.5.2)", rel, line,
+                            fid) from None
+
+    def _type(self, rel, line, fid, t, scope, spec) -> TypeSpec:
+        if isinstance(t, dict):
+            if "switch-on" in t:
+                return self._switch(rel, line, fid, t, scope)
+            if "tlv" in t:
+                return self._tlv(rel, line, fid, t["tlv"], scope)
+            raise SpecError("a type mapping must be a switch (switch-on:) or a tlv (tlv:)", rel,
+                            _line(t, default=line), fid)
+        if not isinstance(t, str):
+            raise SpecError(f"type must be a name, not {t!r}", rel, line, fid)
+        m = INT_RE.match(t)
+        if m:
+            width = int(m.group(2)) // 8
+            if width > 1 and not m.group(3):
+                raise SpecError(f"type {t!r} needs a byte order: {t}le or {t}be", rel, line, fid)
+            if width == 1 and m.group(3):
+                raise SpecError(f"type {t!r}: one byte has no byte order, write {t[:-2]}", rel, line, fid)
+            return TypeSpec("int", t, width, m.group(1) == "s", m.group(3) or "le")
+        if t in ("uintle", "uintbe"):
+            return TypeSpec("uintvar", t, endian=t[-2:])
+        if t == "struct":
+            fields = spec.get("fields")
+            if not isinstance(fields, list) or not fields:
+                raise SpecError("type struct needs a list of fields", rel, line, fid)
+            return TypeSpec("struct", fields=self._fields(rel, fields, scope, f"{fid}"))
+        if t == "bitmap":
+            if "bits" not in spec:
+                raise SpecError("a bitmap needs bits: <expression>", rel, line, fid)
+            order = spec.get("order", "lsb")
+            if order not in ("lsb", "msb"):
+                raise SpecError("bitmap order must be lsb or msb", rel, line, fid)
+            return TypeSpec("bitmap", "bitmap", bits=self._expr(rel, line, fid, spec["bits"], scope),
+                            order=order)
+        if t in SIMPLE_TYPES:
+            return TypeSpec(t, t)
+        if t in self.type_names:
+            return TypeSpec("named", t)
+        raise SpecError(f"unknown type {t!r}", rel, line, fid)
+
+    def _switch(self, rel, line, fid, t, scope):
+        on = self._expr(rel, line, fid, t["switch-on"], scope)
+        cases = []
+        seen = set()
+        for k, sub in (t.get("cases") or {}).items():
+            kl = _line(t.get("cases"), k, line)
+            try:
+                key = E.constant_value(E.parse(k), self.enum_values)
+            except (SyntaxError, KeyError) as e:
+                raise SpecError(f"bad case key {k!r}: {e}", rel, kl, fid) from None
+            if key in seen:
+                raise SpecError(f"case {k!r} appears twice", rel, kl, fid)
+            seen.add(key)
+            cases.append((key, self._case_type(rel, kl, fid, sub, scope), str(k)))
+        if not cases:
+            raise SpecError("a switch needs cases", rel, line, fid)
+        default = None
+        if "default" in t:
+            default = self._case_type(rel, _line(t, "default", line), fid, t["default"], scope)
+        for k in t:
+            if k not in ("switch-on", "cases", "default"):
+                raise SpecError(f"unknown key {k!r} in switch", rel, _line(t, k, line), fid)
+        return TypeSpec("switch", switch_on=on, cases=cases, default=default)
+
+    def _case_type(self, rel, line, fid, sub, scope):
+        if isinstance(sub, dict) and "switch-on" not in sub and "tlv" not in sub:
+            raise SpecError("a switch case is a type name (define a named type for anything bigger)",
+                            rel, line, fid)
+        return self._type(rel, line, fid, sub, [], {})
+
+    def _tlv(self, rel, line, fid, t, scope):
+        if not isinstance(t, dict):
+            raise SpecError("tlv: needs a mapping", rel, line, fid)
+        for k in t:
+            if k not in ("tag", "length", "end", "unknown", "cases", "enum"):
+                raise SpecError(f"unknown key {k!r} in tlv", rel, _line(t, k, line), fid)
+        tag = self._type(rel, line, fid, t.get("tag", "u8"), scope, {})
+        if tag.kind not in ("int", "packed", "sv_uint"):
+            raise SpecError("a tlv tag must be an integer type", rel, line, fid)
+        length = None
+        if t.get("length", "none") != "none":
+            length = self._type(rel, line, fid, t["length"], scope, {})
+            if length.kind not in ("int", "packed", "sv_uint"):
+                raise SpecError("a tlv length must be an integer type or none", rel, line, fid)
+        end = t.get("end", "eos")
+        if end != "eos" and not isinstance(end, int):
+            raise SpecError("tlv end must be eos or a tag number", rel, line, fid)
+        unknown = t.get("unknown", "stop")
+        if unknown not in ("stop", "skip", "error"):
+            raise SpecError("tlv unknown must be stop, skip or error", rel, line, fid)
+        if unknown == "skip" and length is None:
+            raise SpecError("unknown: skip needs an explicit length", rel, line, fid)
+        enum = t.get("enum")
+        if enum is not None and enum not in self.enums:
+            raise SpecError(f"unknown enum {enum!r}", rel, line, fid)
+        cases = []
+        seen_keys, seen_ids = set(), set()
+        raw_cases = t.get("cases") or {}
+        for k, sub in raw_cases.items():
+            kl = _line(raw_cases, k, line)
+            try:
+                key = E.constant_value(E.parse(k), self.enum_values)
+            except (SyntaxError, KeyError) as e:
+                raise SpecError(f"bad tlv case key {k!r}: {e}", rel, kl, fid) from None
+            if key in seen_keys:
+                raise SpecError(f"tlv case {k!r} appears twice", rel, kl, fid)
+            if not isinstance(sub, dict):
+                raise SpecError("a tlv case is a field (id, type, doc)", rel, kl, fid)
+            cf = self._field(rel, sub, scope=[], where_struct=f"{fid} case {k}", line=kl)
+            if cf.id in seen_ids:
+                raise SpecError(f"tlv case id {cf.id!r} is used twice", rel, kl, fid)
+            seen_keys.add(key)
+            seen_ids.add(cf.id)
+            cases.append((key, cf))
+        if isinstance(end, int) and end in seen_keys:
+            raise SpecError("the end-mark tag cannot also be a case", rel, line, fid)
+        return TypeSpec("tlv", "tlv", tag=tag, length=length, end=end, unknown=unknown,
+                        cases=cases, tag_enum=enum)
+
+    def _fields(self, rel, items, outer_scope, where):
+        if not isinstance(items, list):
+            raise SpecError(f"{where}: fields must be a list", rel, _line(items))
+        out = []
+        ids = set()
+        all_ids = [it.get("id") for it in items if isinstance(it, dict)]
+        for it in items:
+            if not isinstance(it, dict):
+                raise SpecError(f"{where}: each field must be a mapping", rel, _line(items))
+            f = self._field(rel, it, scope=sorted(ids), where_struct=where, all_ids=all_ids)
+            if f.id in ids:
+                raise SpecError(f"field id {f.id!r} is used twice in {where}", rel, f.line, f.id)
+            ids.add(f.id)
+            out.append(f)
+        self._check_trailing(rel, out)
+        return out
+
+    def _check_trailing(self, rel, fields):
+        """After a field guarded by `remaining`, every later field must be conditional or take the rest."""
+        guarded = False
+        for f in fields:
+            if f.cond is not None and E.uses_remaining(f.cond):
+                guarded = True
+            elif guarded and f.cond is None and f.size != "rest" and f.repeat != "eos":
+                raise SpecError("a field after a 'remaining'-guarded field must itself be conditional "
+                                "(it would be missing when the guarded one is)", rel, f.line, f.id)
+
+    def _field(self, rel, it, scope, where_struct, all_ids=(), is_typedef=False, line=None):
+        line = line or _line(it)
+        fid = it.get("id")
+        if not isinstance(fid, str) or not (ID_RE.match(fid) or is_typedef):
+            raise SpecError(f"{where_struct}: every field needs an id in snake_case (got {fid!r})",
+                            rel, line)
+        if fid in RESERVED_IDS:
+            raise SpecError(f"id {fid!r} is reserved (it is a method of parsed values)", rel, line, fid)
+        for k in it:
+            if k not in FIELD_KEYS:
+                raise SpecError(f"unknown key {k!r}", rel, _line(it, k, line), fid)
+        if not is_typedef and not it.get("doc"):
+            raise SpecError("every field needs a doc line", rel, line, fid)
+        if "type" not in it:
+            if "fields" in it:
+                it = dict(it, type="struct")
+            else:
+                raise SpecError("every field needs a type", rel, line, fid)
+        visible = set(scope)
+
+        def ex(key, vis=None, **kw):
+            return self._expr(rel, _line(it, key, line), fid, it[key],
+                              visible if vis is None else vis, **kw)
+
+        t = self._type(rel, _line(it, "type", line), fid, it["type"], sorted(visible), it)
+        f = Field(fid, t, it.get("doc", ""), rel, line, doc_ref=it.get("doc-ref", ""), raw=it)
+        f.since = self._version(rel, line, fid, it.get("since"))
+        f.until = self._version(rel, line, fid, it.get("until"))
+        if "size" in it:
+            f.size = "rest" if it["size"] == "rest" else ex("size")
+        if "if" in it:
+            f.cond = ex("if")
+        if "repeat" in it:
+            f.repeat = "eos" if it["repeat"] == "eos" else ex("repeat")
+        if "repeat-until" in it:
+            if "repeat" in it:
+                raise SpecError("use either repeat or repeat-until", rel, line, fid)
+            f.repeat_until = ex("repeat-until", allow_underscore=True)
+        for key in ("enum", "flags"):
+            if key in it:
+                name = it[key]
+                e = self.enums.get(name)
+                if e is None or e.is_flags != (key == "flags"):
+                    raise SpecError(f"unknown {'flag set' if key == 'flags' else 'enum'} {name!r}",
+                                    rel, _line(it, key, line), fid)
+                if t.kind not in ("int", "packed", "uintvar", "sv_uint"):
+                    raise SpecError(f"{key} applies to integer fields only", rel, line, fid)
+                setattr(f, key, name)
+        if "const" in it:
+            f.const = it["const"]
+        if "rebuild" in it:
+            f.rebuild = ex("rebuild", vis=set(all_ids) | visible)
+        if "decode" in it:
+            f.decode = self._decode(rel, _line(it, "decode", line), fid, it["decode"], visible)
+        if t.kind in ("bytes", "str"):
+            ways = [k for k in ("size", "prefix", "terminator") if k in it]
+            if len(ways) != 1:
+                raise SpecError(f"a {t.kind} field needs exactly one of size, prefix, terminator",
+                                rel, line, fid)
+            if "prefix" in it:
+                f.prefix = self._type(rel, line, fid, it["prefix"], [], {})
+                if f.prefix.kind not in ("int", "packed", "sv_uint"):
+                    raise SpecError("prefix must be an integer type", rel, line, fid)
+            if "terminator" in it:
+                f.terminator = it["terminator"]
+                if not isinstance(f.terminator, int) or not 0 <= f.terminator < 256:
+                    raise SpecError("terminator must be a byte value", rel, line, fid)
+            if "pad" in it:
+                if t.kind != "str" or "size" not in it:
+                    raise SpecError("pad applies to fixed-size str fields", rel, line, fid)
+                f.pad = it["pad"]
+        else:
+            for k in ("prefix", "terminator", "pad"):
+                if k in it:
+                    raise SpecError(f"{k} applies to bytes and str fields only", rel, line, fid)
+        if t.kind == "uintvar" and f.size in (None, "rest"):
+            raise SpecError(f"{t.name} needs size: <expression>", rel, line, fid)
+        if t.kind == "bitmap" and f.size is not None:
+            raise SpecError("a bitmap's size comes from bits; do not give size", rel, line, fid)
+        if ("fields" in it) and t.kind != "struct":
+            raise SpecError("fields applies to type struct", rel, line, fid)
+        if ("bits" in it or "order" in it) and t.kind != "bitmap":
+            raise SpecError("bits/order apply to bitmaps", rel, line, fid)
+        return f
+
+    def _decode(self, rel, line, fid, d, visible):
+        if not isinstance(d, dict) or "codec" not in d or "as" not in d:
+            raise SpecError("decode needs codec: and as:", rel, line, fid)
+        if d["codec"] not in CODECS:
+            raise SpecError(f"unknown codec {d['codec']!r} (known: {', '.join(sorted(CODECS))})",
+                            rel, line, fid)
+        target = d["as"]
+        if target not in ("events", "str", "bytes") and target not in self.type_names:
+            raise SpecError(f"decode as: {target!r} is not events, str, bytes or a named type",
+                            rel, line, fid)
+        cond = None
+        if "if" in d:
+            cond = self._expr(rel, line, fid, d["if"], visible)
+        return {"codec": d["codec"], "as": target, "if": cond, "if_src": d.get("if")}
+
+    # -- events --------------------------------------------------------------------------
+    def _event_type_enum(self, docs):
+        """The event_type enum is made from the event specs, so a code is written once."""
+        members = {}
+        for rel, doc in docs:
+            if not doc or not ("event" in doc or "events" in doc):
+                continue
+            entries = [doc] if "event" in doc else (doc.get("events") or [])
+            for e in entries:
+                if not isinstance(e, dict):
+                    continue
+                name = e.get("event") or e.get("name")
+                code = e.get("code")
+                if isinstance(code, int) and isinstance(name, str) and code not in members:
+                    members[code] = (name, _comment1(e.get("doc") or doc.get("doc") or ""))
+        if "event_type" in self.enums:
+            e = self.enums["event_type"]
+            raise SpecError("event_type is made from the event specs; do not define it", e.file, e.line)
+        self.enums["event_type"] = EnumDef("event_type", "Event type codes, from specs/events/.",
+                                           "specs/events/", 0, dict(sorted(members.items())))
+
+    def _event(self, rel, doc):
+        line = _line(doc)
+        if "event" in doc and "events" in doc:
+            raise SpecError("use either event:/code: or events:", rel, line)
+        names = []
+        if "event" in doc:
+            if not isinstance(doc.get("code"), int):
+                raise SpecError(f"event {doc['event']} needs a numeric code", rel, line)
+            names.append(EventName(doc["event"], doc["code"], doc.get("doc", ""), line))
+        else:
+            for e in doc["events"]:
+                if not isinstance(e, dict) or not isinstance(e.get("code"), int) or not e.get("name"):
+                    raise SpecError("each entry of events: needs name and code", rel, _line(e, default=line))
+                names.append(EventName(e["name"], e["code"], e.get("doc", ""), _line(e, default=line)))
+        for n in names:
+            if not re.match(r"^[A-Z][A-Z0-9_]*$", n.name):
+                raise SpecError(f"event name {n.name!r} must be UPPER_CASE", rel, n.line)
+        if not doc.get("doc"):
+            raise SpecError("an event needs a doc", rel, line)
+        flavor = doc.get("flavor", "mysql")
+        if flavor not in ("mysql", "mariadb"):
+            raise SpecError("flavor must be mysql or mariadb", rel, _line(doc, "flavor", line))
+        ph = doc.get("post_header") or []
+        body = doc.get("body") or []
+        items = list(ph) + list(body)
+        fields = self._fields(rel, items, [], names[0].name) if items else []
+        for i, f in enumerate(fields):
+            f.section = "post_header" if i < len(ph) else "body"
+        phl = doc.get("post_header_len", [0])
+        if isinstance(phl, int):
+            phl = [phl]
+        if not isinstance(phl, list) or not all(isinstance(x, int) for x in phl):
+            raise SpecError("post_header_len must be a number or a list of numbers", rel,
+                            _line(doc, "post_header_len", line))
+        layout = doc.get("layout") or names[0].name
+        return EventDef(names, layout, flavor, doc["doc"], rel, line, fields, phl,
+                        doc.get("doc-ref", ""), self._version(rel, line, None, doc.get("since")),
+                        self._version(rel, line, None, doc.get("until")))
+
+    def _check_codes(self):
+        codes, names, layouts = {}, {}, {}
+        for ev in self.events:
+            if ev.layout in layouts:
+                raise SpecError(f"layout name {ev.layout!r} is also used by {layouts[ev.layout]}",
+                                ev.file, ev.line)
+            layouts[ev.layout] = ev.file
+            for n in ev.names:
+                if n.code in codes:
+                    raise SpecError(f"event code {n.code} ({n.name}) is already used by {codes[n.code]}",
+                                    ev.file, n.line)
+                if n.name in names:
+                    raise SpecError(f"event name {n.name} is already defined in {names[n.name]}",
+                                    ev.file, n.line)
+                codes[n.code] = f"{n.name} in {ev.file}"
+                names[n.name] = ev.file

@@ -1,0 +1,138 @@
+"""The validated form of the specs (what the compiler, the docs and the strategies walk)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field as dc_field
+from typing import Any, Optional
+
+
+@dataclass
+class TypeSpec:
+    """One type: a built-in, a reference to a named type, or an inline struct/switch/tlv."""
+
+    kind: str  # int uintvar packed sv_uint sv_sint bytes str bitmap struct named switch tlv empty
+    name: str = ""  # int name (u16le), named type name
+    width: int = 0
+    signed: bool = False
+    endian: str = "le"
+    fields: list = dc_field(default_factory=list)  # struct
+    bits: Any = None  # bitmap: AST
+    order: str = "lsb"
+    switch_on: Any = None  # switch: AST
+    cases: list = dc_field(default_factory=list)  # switch: [(key, TypeSpec, key_source)]; tlv: [(key, Field)]
+    default: Optional["TypeSpec"] = None
+    tag: Optional["TypeSpec"] = None  # tlv
+    length: Optional["TypeSpec"] = None  # tlv (None: implicit)
+    end: Any = "eos"  # tlv: "eos" or end-mark tag number
+    unknown: str = "stop"  # tlv
+    tag_enum: Optional[str] = None  # tlv
+
+    def describe(self) -> str:
+        if self.kind in ("int", "named"):
+            return self.name
+        if self.kind == "uintvar":
+            return f"uint{self.endian}"
+        return self.kind
+
+
+@dataclass
+class Field:
+    id: str
+    type: TypeSpec
+    doc: str
+    file: str
+    line: int
+    doc_ref: str = ""
+    since: Any = None  # Version
+    until: Any = None
+    size: Any = None  # AST, "rest" or None
+    cond: Any = None  # AST
+    repeat: Any = None  # AST, "eos" or None
+    repeat_until: Any = None  # AST
+    enum: Optional[str] = None
+    flags: Optional[str] = None
+    const: Any = None
+    rebuild: Any = None  # AST
+    pad: Optional[int] = None
+    prefix: Optional[TypeSpec] = None
+    terminator: Optional[int] = None
+    decode: Optional[dict] = None  # {codec, if (AST|None), as}
+    section: str = ""  # post_header or body (event fields only)
+    raw: dict = dc_field(default_factory=dict, repr=False)  # the YAML mapping (source text of expressions)
+
+
+@dataclass
+class TypeDef:
+    name: str
+    doc: str
+    file: str
+    line: int
+    field: Field  # its type and modifiers (id == name)
+    doc_ref: str = ""
+
+
+@dataclass
+class EnumDef:
+    name: str
+    doc: str
+    file: str
+    line: int
+    members: dict  # value -> (NAME, doc)
+    is_flags: bool = False
+    doc_ref: str = ""
+
+    def by_name(self):
+        return {n: v for v, (n, _d) in self.members.items()}
+
+
+@dataclass
+class EventName:
+    name: str
+    code: int
+    doc: str
+    line: int
+
+
+@dataclass
+class EventDef:
+    names: list  # [EventName]
+    layout: str  # name of the generated struct
+    flavor: str
+    doc: str
+    file: str
+    line: int
+    fields: list  # post-header fields then body fields
+    post_header_len: list
+    doc_ref: str = ""
+    since: Any = None
+    until: Any = None
+
+
+@dataclass
+class ContextDef:
+    id: str
+    doc: str
+    values: Any
+    type: str = "int"
+    doc_ref: str = ""
+
+
+@dataclass
+class SpecSet:
+    root: str
+    files: list
+    context: dict  # id -> ContextDef
+    types: dict  # name -> TypeDef
+    enums: dict  # name -> EnumDef (enums and flag sets)
+    events: list  # [EventDef]
+    type_files: dict = dc_field(default_factory=dict)  # spec file -> [type names] (in file order)
+
+    def enum_values(self):
+        """{enum name: {MEMBER: value}} for expression checking and emitting."""
+        return {name: e.by_name() for name, e in self.enums.items()}
+
+    def event_by_name(self, name):
+        for ev in self.events:
+            for n in ev.names:
+                if n.name == name:
+                    return ev, n
+        raise KeyError(name)
