@@ -334,6 +334,12 @@ def _catalog(specs, imports, rows) -> str:
         lines.append(f"        code={code}, name={name!r}, flavor={ev.flavor!r}, struct={ev.layout},")
         lines.append(f"        post_header_len={tuple(ev.post_header_len)!r}, post_header_fields={ph!r},")
         lines.append(f"        decode=({', '.join(decodes)}{',' if len(decodes) == 1 else ''}),")
+        remaps = []
+        for r in ev.remaps:
+            cond = f"lambda this: {E.Emitter(specs.enum_values()).emit(r['if'])}"
+            remaps.append(f"({cond}, {dict(sorted(r['map'].items()))!r})")
+        if remaps:
+            lines.append(f"        remaps=({', '.join(remaps)},),")
         lines.append(f"        spec={ev.file!r}),")
     lines += ["}", ""]
     return "\n".join(lines)

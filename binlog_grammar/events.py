@@ -29,9 +29,10 @@ class EventType:
     """One event type code: its name, the struct of its data, and what the FDE may say of it."""
 
     __slots__ = ("code", "name", "flavor", "struct", "post_header_len", "post_header_fields",
-                 "decode", "spec", "_whole")
+                 "decode", "spec", "remaps", "_whole")
 
-    def __init__(self, code, name, flavor, struct, post_header_len, post_header_fields, decode, spec):
+    def __init__(self, code, name, flavor, struct, post_header_len, post_header_fields, decode, spec,
+                 remaps=()):
         self.code = code
         self.name = name
         self.flavor = flavor
@@ -40,6 +41,7 @@ class EventType:
         self.post_header_fields = post_header_fields
         self.decode = decode
         self.spec = spec
+        self.remaps = remaps  # ((condition on this event's data, {code in file: event type}),)
         self._whole = rt.Sized(None, struct)
 
     def __repr__(self):
@@ -87,8 +89,15 @@ def decompress(codec: str, data: bytes, limit: int = 1 << 30) -> bytes:
 
 
 def format_construct_error(e: ConstructError) -> str:
-    msg = str(e).strip()
-    return " ".join(msg.split())
+    """construct's "Error in path (parsing) -> a -> b\nwhat" as "field a.b: what"."""
+    msg = " ".join(str(e).split())
+    path = getattr(e, "path", None)
+    if path:
+        msg = msg.replace(f"Error in path {path}", "").strip()
+        fields = [p.strip() for p in path.split("->")[1:] if p.strip()]
+        if fields:
+            return f"field {'.'.join(fields)}: {msg}"
+    return msg
 
 
 def parse_error(file, offset, name, e) -> EventFormatError:

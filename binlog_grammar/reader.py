@@ -6,6 +6,7 @@ algorithm used for the events after it.
 """
 from __future__ import annotations
 
+import io
 import os
 import zlib
 from dataclasses import dataclass, field
@@ -36,16 +37,22 @@ class FormatState:
     server: Any = None
     server_version: str = ""
     post_header_lengths: tuple = ()
+    type_map: dict = field(default_factory=dict)  # code in the file -> event type (FDE remaps)
+    encrypted: bool = False  # a START_ENCRYPTION_EVENT was read: the rest is ciphertext
 
-    def post_header_len(self, code: int) -> int:
-        if 0 < code <= len(self.post_header_lengths):
-            return self.post_header_lengths[code - 1]
-        et = EVENTS.get(code)
+    def event_code(self, file_code: int) -> int:
+        return self.type_map.get(file_code, file_code)
+
+    def post_header_len(self, file_code: int) -> int:
+        if 0 < file_code <= len(self.post_header_lengths):
+            return self.post_header_lengths[file_code - 1]
+        et = EVENTS.get(self.event_code(file_code))
         return et.post_header_len[0] if et else 0
 
-    def context(self, code: int) -> dict:
+    def context(self, file_code: int) -> dict:
         return {"binlog_version": self.binlog_version, "header_len": self.header_len,
-                "type_code": code, "post_header_len": self.post_header_len(code),
+                "type_code": self.event_code(file_code),
+                "post_header_len": self.post_header_len(file_code),
                 "checksum_alg": self.checksum_alg, "server": self.server}
 
     def checksum_len(self, code: int) -> int:
@@ -78,9 +85,25 @@ class Event:
         return self.offset + len(self.raw)
 
 
-def event_name(code) -> str:
-    et = EVENTS.get(int(code))
-    return et.name if et else f"type {int(code)}"
+def event_name(code, state=None) -> str:
+    code = int(code)
+    et = EVENTS.get(state.event_code(code) if state else code)
+    return et.name if et else f"type {code}"
+
+
+def partial_header(data: bytes, state) -> Container:
+    """The common-header fields that fit in a truncated header (to name the event in an error)."""
+    out = Container()
+    stream = io.BytesIO(data)
+    ctx = Container(_params=state.context(0), _io=stream, _parsing=True, _building=False,
+                    _sizing=False)
+    for sc in T.common_header.subcons:
+        try:
+            out[sc.name] = sc._parsereport(stream, ctx, "(header)")
+        except ConstructError:
+            break
+        ctx[sc.name] = out[sc.name]
+    return out
 
 
 def crc_of(header: Container, raw: bytes, ctx: dict) -> int:
@@ -103,10 +126,11 @@ def parse_event(raw: bytes, state: FormatState, *, file="<bytes>", offset=0, inn
         header = T.common_header.parse(raw[:hl], **ctx0)
     except ConstructError as e:
         raise parse_error(file, offset, None, e) from None
-    code = int(header.type_code)
+    file_code = int(header.type_code)
+    code = state.event_code(file_code)
     et = EVENTS.get(code)
-    name = event_name(code)
-    ctx = state.context(code)
+    name = event_name(file_code, state)
+    ctx = state.context(file_code)
     crc_len = 0 if inner else state.checksum_len(code)
     if header.event_length != len(raw):
         raise EventFormatError(f"event_length {header.event_length} does not match the "
@@ -156,6 +180,10 @@ def update_state(state: FormatState, ev: Event) -> None:
         state.post_header_lengths = tuple(d.post_header_lengths)
         alg = d.get("checksum_alg")
         state.checksum_alg = int(alg) if alg is not None else 0
+        state.type_map = {}
+        for cond, mapping in ev.type.remaps:
+            if cond(d):
+                state.type_map = dict(mapping)
     elif ev.type.code == START_V3_CODE:
         d = ev.data
         state.binlog_version = d.binlog_version
@@ -227,13 +255,19 @@ class BinlogFile:
                 if not head:
                     return
                 if len(head) < hl:
+                    part = partial_header(head, state)
+                    name = event_name(part.type_code, state) if "type_code" in part else None
                     raise TruncatedError(f"file ends inside an event header ({len(head)} of {hl} bytes)",
-                                         path, pos)
+                                         path, pos, name)
+                if state.encrypted:
+                    raise BinlogError("the rest of the file is encrypted (it follows a "
+                                      "START_ENCRYPTION_EVENT); reading it needs the server's "
+                                      "encryption key", path, pos)
                 try:
                     header = T.common_header.parse(head, **state.context(0))
                 except ConstructError as e:
                     raise parse_error(path, pos, None, e) from None
-                name = event_name(header.type_code)
+                name = event_name(header.type_code, state)
                 if first and header.type_code == START_V3_CODE:
                     # binlog v1 (MySQL 3.23) has 13-byte headers; its START event is shorter than a
                     # v3 one, which is how the server itself tells them apart.
@@ -255,6 +289,8 @@ class BinlogFile:
                 ev = parse_event(head + rest, state, file=path, offset=pos,
                                  verify_checksum=self.verify_checksum)
                 update_state(state, ev)
+                if ev.type is not None and ev.type.name == "START_ENCRYPTION_EVENT":
+                    state.encrypted = True
                 yield ev
                 pos += length
 

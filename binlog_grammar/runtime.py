@@ -78,6 +78,11 @@ def popcount(bits) -> int:
     return sum(1 for b in bits if b)
 
 
+def matches(text, pattern) -> bool:
+    """Does the regular expression match at the start of the text?"""
+    return text is not None and re.match(pattern, str(text)) is not None
+
+
 def tlv_value(items, ident):
     """Value of the first entry of a parsed TLV list with this id (None when absent)."""
     for entry in items or ():
@@ -341,6 +346,16 @@ def _region(stream, size, path):
     return io.BytesIO(data)
 
 
+def _parse_in(subcon, region, context, path):
+    """Parse from a sub-region; `remaining` inside it counts the region's bytes."""
+    saved = context.get("_io")
+    context["_io"] = region
+    try:
+        return subcon._parsereport(region, context, path)
+    finally:
+        context["_io"] = saved
+
+
 def _check_consumed(sub, path, what):
     pos = sub.tell()
     end = sub.seek(0, 2)
@@ -370,7 +385,7 @@ class Sized(Construct):
             if size < 0:
                 raise ExplicitError(f"negative size {size}", path=path)
         sub = _region(stream, size, path)
-        obj = self.subcon._parsereport(sub, context, path)
+        obj = _parse_in(self.subcon, sub, context, path)
         _check_consumed(sub, path, f"a {size}-byte region")
         return obj
 
@@ -524,7 +539,7 @@ class TLVList(Construct):
             else:
                 n = self.length._parsereport(stream, context, subpath)
                 region = _region(stream, n, subpath)
-                value = sub._parsereport(region, context, subpath)
+                value = _parse_in(sub, region, context, subpath)
                 _check_consumed(region, subpath, f"the {n}-byte value of {ident}")
             out.append(Container(tag=self._name_tag(tag), id=ident, value=value))
 

@@ -9,6 +9,47 @@ CHECKSUM_ALG = {
     255: 'BINLOG_CHECKSUM_ALG_UNDEF',  # Written by a server that predates checksums.
 }
 
+# column_type (enum, specs/types/rows.yaml): Type code of a table column as a TABLE_MAP_EVENT announces it (enum_field_types).
+COLUMN_TYPE = {
+    0: 'DECIMAL',  # Old-style DECIMAL of tables created before MySQL 5.0.3; no metadata.
+    1: 'TINY',  # TINYINT; no metadata.
+    2: 'SHORT',  # SMALLINT; no metadata.
+    3: 'LONG',  # INT; no metadata.
+    4: 'FLOAT',  # FLOAT; one metadata byte with its storage size.
+    5: 'DOUBLE',  # DOUBLE; one metadata byte with its storage size.
+    6: 'NULL',  # Column of type NULL; no metadata.
+    7: 'TIMESTAMP',  # TIMESTAMP in the pre-5.6.4 format; no metadata.
+    8: 'LONGLONG',  # BIGINT; no metadata.
+    9: 'INT24',  # MEDIUMINT; no metadata.
+    10: 'DATE',  # DATE; no metadata.
+    11: 'TIME',  # TIME in the pre-5.6.4 format; no metadata.
+    12: 'DATETIME',  # DATETIME in the pre-5.6.4 format; no metadata.
+    13: 'YEAR',  # YEAR; no metadata.
+    14: 'NEWDATE',  # Internal DATE storage type; seen only as a TYPED_ARRAY element type.
+    15: 'VARCHAR',  # VARCHAR and VARBINARY; two metadata bytes with the maximum byte length.
+    16: 'BIT',  # BIT(n); two metadata bytes with the bit count.
+    17: 'TIMESTAMP2',  # TIMESTAMP in the 5.6.4 format; one metadata byte with the fractional precision.
+    18: 'DATETIME2',  # DATETIME in the 5.6.4 format; one metadata byte with the fractional precision.
+    19: 'TIME2',  # TIME in the 5.6.4 format; one metadata byte with the fractional precision.
+    20: 'TYPED_ARRAY',  # Multi-valued index array (replication only, MySQL 8.0.17+); element type and its metadata.
+    140: 'BLOB_COMPRESSED',  # MariaDB compressed BLOB/TEXT column (10.3+); one metadata byte like BLOB.
+    141: 'VARCHAR_COMPRESSED',  # MariaDB compressed VARCHAR column (10.3+); two metadata bytes like VARCHAR.
+    242: 'VECTOR',  # VECTOR (MySQL 9.0+); one metadata byte with the length-prefix size.
+    243: 'INVALID',  # Placeholder code of MySQL; never written to a binlog.
+    244: 'BOOL',  # Placeholder code of MySQL; never written to a binlog.
+    245: 'JSON',  # JSON (MySQL 5.7.8+); one metadata byte with the length-prefix size.
+    246: 'NEWDECIMAL',  # DECIMAL(p,s); two metadata bytes, precision then scale.
+    247: 'ENUM',  # ENUM; normally logged as STRING with this code in its metadata.
+    248: 'SET',  # SET; normally logged as STRING with this code in its metadata.
+    249: 'TINY_BLOB',  # TINYBLOB; normally logged as BLOB.
+    250: 'MEDIUM_BLOB',  # MEDIUMBLOB; normally logged as BLOB.
+    251: 'LONG_BLOB',  # LONGBLOB; normally logged as BLOB.
+    252: 'BLOB',  # Every BLOB and TEXT size; one metadata byte with the length-prefix size (1 to 4).
+    253: 'VAR_STRING',  # VARCHAR of tables from before MySQL 5.0.3; two metadata bytes like STRING.
+    254: 'STRING',  # CHAR, BINARY, ENUM and SET; two metadata bytes with the real type and length.
+    255: 'GEOMETRY',  # Spatial types; one metadata byte with the length-prefix size.
+}
+
 # event_flags (flags, specs/framing.yaml): Flags in the common header.
 EVENT_FLAGS = {
     0x1: 'LOG_EVENT_BINLOG_IN_USE_F',  # Set in the FORMAT_DESCRIPTION_EVENT while the file is open; cleared when it is closed cleanly.
@@ -26,5 +67,355 @@ EVENT_FLAGS = {
 
 # event_type (enum, specs/events/): Event type codes, from specs/events/.
 EVENT_TYPE = {
+    0: 'UNKNOWN_EVENT',  # Type code 0; no server writes it
+    1: 'START_EVENT_V3',  # First event of a binlog v1 (3.23) or v3 (4.0, 4.1) file; binlog v4 replaced it with FORMAT_DESCRIPTION_EVENT
+    2: 'QUERY_EVENT',  # A statement the source executed (statement-based logging, DDL, BEGIN/COMMIT of non-transactional changes)
+    3: 'STOP_EVENT',  # The server shut down; nothing follows in this file
+    4: 'ROTATE_EVENT',  # The server closed this binlog file and continues in the next one (also sent first, as a fake event, by a replication stream)
+    5: 'INTVAR_EVENT',  # Value of LAST_INSERT_ID() or of the next AUTO_INCREMENT value for the QUERY_EVENT that follows
+    6: 'LOAD_EVENT',  # A LOAD DATA INFILE statement, with single-character separators (3.23; the file was shipped separately)
+    7: 'SLAVE_EVENT',  # Reserved for a replica to record its source's position; declared since 3.23 but never written by any server
+    8: 'CREATE_FILE_EVENT',  # A LOAD DATA INFILE statement with the first block of its file (4.0 to 5.0.2); APPEND_BLOCK and EXEC_LOAD follow
+    9: 'APPEND_BLOCK_EVENT',  # A block of a LOAD DATA INFILE file, appended to the file with the same id
+    10: 'EXEC_LOAD_EVENT',  # Load the file built by CREATE_FILE/APPEND_BLOCK into its table (4.0 to 5.0.2)
+    11: 'DELETE_FILE_EVENT',  # Discard the file built by CREATE_FILE/APPEND_BLOCK or BEGIN_LOAD_QUERY/APPEND_BLOCK (the LOAD DATA failed)
+    12: 'NEW_LOAD_EVENT',  # A LOAD DATA INFILE statement with multi-character separators (4.0 to 5.0.2)
+    13: 'RAND_EVENT',  # Seeds of the random generator for RAND() in the QUERY_EVENT that follows
+    14: 'USER_VAR_EVENT',  # Value of a user variable (@name) that the QUERY_EVENT after it reads
     15: 'FORMAT_DESCRIPTION_EVENT',  # The first event of every binlog since MySQL 5.0 (binlog v4); announces the server version, the header length, the post-header length of every event type and the checksum algorithm
+    16: 'XID_EVENT',  # Commit of a transaction on a transactional engine; ends the event group
+    17: 'BEGIN_LOAD_QUERY_EVENT',  # First block of a LOAD DATA INFILE file; EXECUTE_LOAD_QUERY later loads it (since 5.0.3)
+    18: 'EXECUTE_LOAD_QUERY_EVENT',  # The LOAD DATA statement of a LOAD DATA INFILE whose file was shipped in BEGIN_LOAD_QUERY/APPEND_BLOCK events (since 5.0.3)
+    19: 'TABLE_MAP_EVENT',  # Gives a table (database, name, column types and metadata) the number that the rows events after it use
+    20: 'PRE_GA_WRITE_ROWS_EVENT',  # Rows inserted (MySQL 5.1.0 to 5.1.15)
+    21: 'PRE_GA_UPDATE_ROWS_EVENT',  # Rows changed (MySQL 5.1.0 to 5.1.15); before and after images share the one column bitmap
+    22: 'PRE_GA_DELETE_ROWS_EVENT',  # Rows deleted (MySQL 5.1.0 to 5.1.15)
+    23: 'WRITE_ROWS_EVENT_V1',  # Rows inserted; each row is an after image
+    24: 'UPDATE_ROWS_EVENT_V1',  # Rows changed; each row is a before image followed by an after image
+    25: 'DELETE_ROWS_EVENT_V1',  # Rows deleted; each row is a before image
+    26: 'INCIDENT_EVENT',  # Something happened on the source that a replica cannot reproduce from the binlog (events were lost); the replica stops
+    27: 'HEARTBEAT_LOG_EVENT',  # Sent by the source on an idle replication connection (never written to a file); names the file it reads, the position is the header's log_pos
+    28: 'IGNORABLE_LOG_EVENT',  # Base type of events a replica may skip when it does not know them (since 5.6.2); its data means nothing by itself
+    29: 'ROWS_QUERY_LOG_EVENT',  # Text of the statement behind the row events that follow (binlog_rows_query_log_events=ON); informational
+    30: 'WRITE_ROWS_EVENT',  # Rows inserted; each row is an after image
+    31: 'UPDATE_ROWS_EVENT',  # Rows changed; each row is a before image followed by an after image
+    32: 'DELETE_ROWS_EVENT',  # Rows deleted; each row is a before image
+    33: 'GTID_LOG_EVENT',  # Starts a transaction and gives it its GTID (source UUID and transaction number)
+    34: 'ANONYMOUS_GTID_LOG_EVENT',  # Starts a transaction that has no GTID (gtid_mode OFF); same layout, sid all zero and gno 0
+    35: 'PREVIOUS_GTIDS_LOG_EVENT',  # Second event of every binlog file since MySQL 5.6: the GTIDs of all transactions written to earlier files (the set a replica must already have to start reading here)
+    36: 'TRANSACTION_CONTEXT_EVENT',  # Group replication only: the certification context of a transaction (the GTIDs it saw and the hashes of the rows it wrote), sent to the group before commit; written with LOG_EVENT_IGNORABLE_F
+    37: 'VIEW_CHANGE_EVENT',  # Group replication only: marks the point where a member joined or left the group and carries the certification information the new members need; written with LOG_EVENT_IGNORABLE_F
+    38: 'XA_PREPARE_LOG_EVENT',  # XA PREPARE (or XA COMMIT
+    39: 'PARTIAL_UPDATE_ROWS_EVENT',  # Rows changed with binlog_row_value_options=PARTIAL_JSON (MySQL 8.0.3+); after images may hold JSON diffs
+    40: 'TRANSACTION_PAYLOAD_EVENT',  # A whole transaction (every event after its GTID event) packed into one event, compressed with zstd when binlog_transaction_compression is on (MySQL 8.0.20+)
+    41: 'HEARTBEAT_LOG_EVENT_V2',  # Heartbeat of a MySQL 8.0.26+ source on an idle replication connection, with a 64-bit position
+    42: 'GTID_TAGGED_LOG_EVENT',  # GTID_LOG_EVENT for a transaction whose GTID has a tag (UUID:tag:gno), written by MySQL 8.3+
+    160: 'ANNOTATE_ROWS_EVENT',  # The SQL text of the statement whose row events follow (binlog_annotate_row_events), MariaDB's counterpart of ROWS_QUERY_LOG_EVENT; written before the TABLE_MAP_EVENTs of the statement
+    161: 'BINLOG_CHECKPOINT_EVENT',  # Names the oldest binlog file that XA crash recovery still needs; later files can be purged safely only after the checkpoint moves past them
+    162: 'GTID_EVENT',  # MariaDB's GTID (domain-server-sequence, the server being the header's server_id); starts every event group in place of a BEGIN query, or marks a standalone statement such as DDL
+    163: 'GTID_LIST_EVENT',  # Written at the start of every MariaDB binlog file (and made up for replicas): the last GTID of every (domain, server) pair in the binlogs so far, MariaDB's counterpart of PREVIOUS_GTIDS
+    164: 'START_ENCRYPTION_EVENT',  # Written right after the FORMAT_DESCRIPTION_EVENT of an encrypted binlog file (encrypt_binlog): every later event of the file is encrypted with the key and nonce it names, so it cannot be read without that key
+    165: 'QUERY_COMPRESSED_EVENT',  # A statement whose text MariaDB compressed with zlib (log_bin_compress=ON)
+    166: 'WRITE_ROWS_COMPRESSED_EVENT_V1',  # WRITE_ROWS_EVENT_V1 with zlib-compressed row images
+    167: 'UPDATE_ROWS_COMPRESSED_EVENT_V1',  # UPDATE_ROWS_EVENT_V1 with zlib-compressed row images
+    168: 'DELETE_ROWS_COMPRESSED_EVENT_V1',  # DELETE_ROWS_EVENT_V1 with zlib-compressed row images
+    169: 'WRITE_ROWS_COMPRESSED_EVENT',  # WRITE_ROWS_EVENT with zlib-compressed row images
+    170: 'UPDATE_ROWS_COMPRESSED_EVENT',  # UPDATE_ROWS_EVENT with zlib-compressed row images
+    171: 'DELETE_ROWS_COMPRESSED_EVENT',  # DELETE_ROWS_EVENT with zlib-compressed row images
+    172: 'PARTIAL_ROW_DATA_EVENT',  # One fragment of a rows event too large for a replica's slave_max_allowed_packet (MariaDB 12.3+); the replica joins the chunks of a group in order and runs the original rows event
+}
+
+# gtid_tagged_field (enum, specs/events/gtid/gtid_tagged_log_event.yaml): Field ids of the serialized GTID_TAGGED_LOG_EVENT, in the order of Gtid_event::define_fields.
+GTID_TAGGED_FIELD = {
+    0: 'GTID_FLAGS',
+    1: 'UUID',
+    2: 'GNO',
+    3: 'TAG',
+    4: 'LAST_COMMITTED',
+    5: 'SEQUENCE_NUMBER',
+    6: 'IMMEDIATE_COMMIT_TIMESTAMP',
+    7: 'ORIGINAL_COMMIT_TIMESTAMP',
+    8: 'TRANSACTION_LENGTH',
+    9: 'IMMEDIATE_SERVER_VERSION',
+    10: 'ORIGINAL_SERVER_VERSION',
+    11: 'COMMIT_GROUP_TICKET',
+}
+
+# heartbeat_v2_field (enum, specs/types/statement.yaml): Field type of one entry in a HEARTBEAT_LOG_EVENT_V2.
+HEARTBEAT_V2_FIELD = {
+    0: 'OTW_HB_HEADER_END_MARK',  # Ends the list; carries nothing.
+    1: 'OTW_HB_LOG_FILENAME_FIELD',  # Name of the binlog file the source is reading.
+    2: 'OTW_HB_LOG_POSITION_FIELD',  # Position in that file.
+}
+
+# incident_type (enum, specs/types/statement.yaml): What went wrong on the source when it wrote an INCIDENT_EVENT.
+INCIDENT_TYPE = {
+    0: 'INCIDENT_NONE',  # No incident; an event carrying it is invalid.
+    1: 'INCIDENT_LOST_EVENTS',  # Events were lost on the source; the replica must stop.
+}
+
+# intvar_type (enum, specs/types/statement.yaml): Which session value an INTVAR_EVENT carries.
+INTVAR_TYPE = {
+    0: 'INVALID_INT_EVENT',  # Never written.
+    1: 'LAST_INSERT_ID_EVENT',  # The value LAST_INSERT_ID() returns in the next statement.
+    2: 'INSERT_ID_EVENT',  # The next AUTO_INCREMENT value the next statement uses.
+}
+
+# load_dup_handling (enum, specs/types/statement.yaml): What LOAD DATA does with rows that duplicate a unique key.
+LOAD_DUP_HANDLING = {
+    0: 'LOAD_DUP_ERROR',  # Stop with an error.
+    1: 'LOAD_DUP_IGNORE',  # Keep the existing row (LOAD DATA ... IGNORE).
+    2: 'LOAD_DUP_REPLACE',  # Replace the existing row (LOAD DATA ... REPLACE).
+}
+
+# load_empty_flags (flags, specs/types/statement.yaml): In the old one-byte sql_ex block, which of the five separators are empty.
+LOAD_EMPTY_FLAGS = {
+    0x1: 'FIELD_TERM_EMPTY',  # FIELDS TERMINATED BY is empty.
+    0x2: 'ENCLOSED_EMPTY',  # ENCLOSED BY is empty.
+    0x4: 'LINE_TERM_EMPTY',  # LINES TERMINATED BY is empty.
+    0x8: 'LINE_START_EMPTY',  # LINES STARTING BY is empty.
+    0x10: 'ESCAPED_EMPTY',  # ESCAPED BY is empty.
+}
+
+# load_opt_flags (flags, specs/types/statement.yaml): Options of a LOAD DATA statement in the sql_ex block.
+LOAD_OPT_FLAGS = {
+    0x1: 'DUMPFILE_FLAG',  # Unused.
+    0x2: 'OPT_ENCLOSED_FLAG',  # FIELDS OPTIONALLY ENCLOSED BY.
+    0x4: 'REPLACE_FLAG',  # LOAD DATA ... REPLACE.
+    0x8: 'IGNORE_FLAG',  # LOAD DATA ... IGNORE.
+}
+
+# mariadb_gtid_flags2 (flags, specs/types/mariadb.yaml): The flags2 byte of a MariaDB GTID_EVENT.
+MARIADB_GTID_FLAGS2 = {
+    0x1: 'FL_STANDALONE',  # No terminating COMMIT/XID event follows (DDL and other non-transactional statements).
+    0x2: 'FL_GROUP_COMMIT_ID',  # The transaction was part of a group commit; commit_id follows.
+    0x4: 'FL_TRANSACTIONAL',  # The group can be rolled back safely (transactional engines only).
+    0x8: 'FL_ALLOW_PARALLEL',  # Not run with skip_parallel_replication; a replica may apply it in parallel.
+    0x10: 'FL_WAITED',  # The transaction waited for a row lock (or other) while running on the source.
+    0x20: 'FL_DDL',  # The group contains DDL.
+    0x40: 'FL_PREPARED_XA',  # XA PREPARE of an XA transaction; the XID follows.
+    0x80: 'FL_COMPLETED_XA',  # XA COMMIT or XA ROLLBACK of a prepared XA transaction; the XID follows.
+}
+
+# mariadb_gtid_flags_extra (flags, specs/types/mariadb.yaml): The flags_extra byte of a MariaDB GTID_EVENT (newer servers); each bit announces a field that follows.
+MARIADB_GTID_FLAGS_EXTRA = {
+    0x1: 'FL_EXTRA_MULTI_ENGINE',  # The transaction used more than one storage engine (XA PREPARE too); extra_engines follows.
+    0x2: 'FL_START_ALTER',  # START ALTER of a two-phase ALTER TABLE (binlog_alter_two_phase).
+    0x4: 'FL_COMMIT_ALTER',  # COMMIT ALTER of a two-phase ALTER; sa_seq_no follows.
+    0x8: 'FL_ROLLBACK_ALTER',  # ROLLBACK ALTER of a two-phase ALTER; sa_seq_no follows.
+    0x10: 'FL_EXTRA_THREAD_ID',  # MariaDB 11.5+: thread_id follows.
+}
+
+# mariadb_gtid_list_flags (flags, specs/types/mariadb.yaml): Flags in the top 4 bits of the count field of a GTID_LIST_EVENT (only in events a server makes up for a replica, never in a binlog file).
+MARIADB_GTID_LIST_FLAGS = {
+    0x10000000: 'FLAG_UNTIL_REACHED',  # The replica reached its START SLAVE UNTIL position.
+    0x20000000: 'FLAG_IGN_GTIDS',  # The replica must record the listed GTIDs as applied without running anything.
+}
+
+# mysql_gtid_flags (flags, specs/types/gtid.yaml): The flags byte of a GTID event.
+MYSQL_GTID_FLAGS = {
+    0x1: 'FLAG_MAY_HAVE_SBR',  # The transaction may contain statement-based changes (always set before 5.7.19 / 8.0.2; cleared since when it holds only row events).
+}
+
+# mysql_gtid_format (enum, specs/types/gtid.yaml): Encoding format of a binary GTID set, stored in the top byte of its 8-byte header.
+MYSQL_GTID_FORMAT = {
+    0: 'UNTAGGED',  # Classic encoding; the header is the source count and entries carry no tag.
+    1: 'TAGGED',  # MySQL 8.3+: every entry carries a tag; the count sits in bytes 1-6.
+}
+
+# partial_row_data_flags (flags, specs/events/mariadb/partial_row_data_event.yaml): Flags of a PARTIAL_ROW_DATA_EVENT.
+PARTIAL_ROW_DATA_FLAGS = {
+    0x1: 'FL_ORIG_EVENT_SIZE',  # orig_event_size is present (first fragment of a group).
+}
+
+# query_flags2 (flags, specs/types/statement.yaml): Session OPTION_* bits a QUERY_EVENT carries (OPTIONS_WRITTEN_TO_BIN_LOG).
+QUERY_FLAGS2 = {
+    0x4000: 'OPTION_AUTO_IS_NULL',  # sql_auto_is_null is on.
+    0x80000: 'OPTION_NOT_AUTOCOMMIT',  # autocommit is off.
+    0x1000000: 'OPTION_EXPLICIT_DEF_TIMESTAMP',  # MariaDB 10.10+: explicit_defaults_for_timestamp is on (the bit follows the variable on a 10.11 server).
+    0x4000000: 'OPTION_NO_FOREIGN_KEY_CHECKS',  # foreign_key_checks is off.
+    0x8000000: 'OPTION_RELAXED_UNIQUE_CHECKS',  # unique_checks is off.
+    0x10000000: 'OPTION_IF_EXISTS',  # MariaDB: sql_if_exists is on.
+}
+
+# query_gtid_flags3 (flags, specs/types/statement.yaml): MariaDB GTID flags_extra bits a QUERY_EVENT repeats in Q_GTID_FLAGS3 (split ALTER TABLE).
+QUERY_GTID_FLAGS3 = {
+    0x1: 'FL_EXTRA_MULTI_ENGINE_E1',  # The transaction spans several engines.
+    0x2: 'FL_START_ALTER_E1',  # First part of a split ALTER TABLE.
+    0x4: 'FL_COMMIT_ALTER_E1',  # Commit part of a split ALTER TABLE; sa_seq_no follows.
+    0x8: 'FL_ROLLBACK_ALTER_E1',  # Rollback part of a split ALTER TABLE; sa_seq_no follows.
+}
+
+# query_status_var (enum, specs/types/statement.yaml): Code byte of one QUERY_EVENT status variable (MySQL codes from 0, MariaDB codes from 128).
+QUERY_STATUS_VAR = {
+    0: 'Q_FLAGS2_CODE',  # The session's OPTION_* bits that replicate (4 bytes).
+    1: 'Q_SQL_MODE_CODE',  # The session's sql_mode (8 bytes).
+    2: 'Q_CATALOG_CODE',  # Catalog name with a trailing NUL; written only by MySQL 5.0.0 to 5.0.3.
+    3: 'Q_AUTO_INCREMENT',  # auto_increment_increment and auto_increment_offset (2 + 2 bytes).
+    4: 'Q_CHARSET_CODE',  # Client charset, connection and server collations (3 x 2 bytes).
+    5: 'Q_TIME_ZONE_CODE',  # The session time zone name (length byte + text).
+    6: 'Q_CATALOG_NZ_CODE',  # Catalog name without a trailing NUL (length byte + text).
+    7: 'Q_LC_TIME_NAMES_CODE',  # Locale number for month and day names (2 bytes).
+    8: 'Q_CHARSET_DATABASE_CODE',  # Collation of the default database (2 bytes).
+    9: 'Q_TABLE_MAP_FOR_UPDATE_CODE',  # Bitmap of the tables a multi-table UPDATE changes (8 bytes).
+    10: 'Q_MASTER_DATA_WRITTEN_CODE',  # Original event size of a pre-5.0 source event in a relay log (4 bytes).
+    11: 'Q_INVOKER',  # User and host of the definer for CURRENT_USER() (two length-prefixed strings).
+    12: 'Q_UPDATED_DB_NAMES',  # Databases the statement changes, for the multi-threaded applier.
+    13: 'Q_MICROSECONDS',  # Microsecond part of the statement start time (3 bytes).
+    14: 'Q_COMMIT_TS',  # Pre-GA commit sequence number; no released server reads it, so it ends the list.
+    15: 'Q_COMMIT_TS2',  # Pre-GA commit timestamp; no released server reads it, so it ends the list.
+    16: 'Q_EXPLICIT_DEFAULTS_FOR_TIMESTAMP',  # The session's explicit_defaults_for_timestamp (1 byte).
+    17: 'Q_DDL_LOGGED_WITH_XID',  # XID of an atomic DDL statement (8 bytes).
+    18: 'Q_DEFAULT_COLLATION_FOR_UTF8MB4',  # The session's default collation for utf8mb4 (2 bytes).
+    19: 'Q_SQL_REQUIRE_PRIMARY_KEY',  # The session's sql_require_primary_key (1 byte).
+    20: 'Q_DEFAULT_TABLE_ENCRYPTION',  # The session's default_table_encryption (1 byte).
+    128: 'Q_HRNOW',  # MariaDB: microsecond part of the statement start time (3 bytes).
+    129: 'Q_XID',  # MariaDB: XID of a DDL statement logged for crash recovery (8 bytes).
+    130: 'Q_GTID_FLAGS3',  # MariaDB: extra GTID flags of a split ALTER TABLE (1 byte, + 8 for COMMIT/ROLLBACK ALTER).
+    131: 'Q_CHARACTER_SET_COLLATIONS',  # MariaDB: the session's character_set_collations map (count + 4 bytes each).
+}
+
+# rows_extra_info_type (enum, specs/types/rows.yaml): Type byte of one entry of the extra row info of a v2 rows event.
+ROWS_EXTRA_INFO_TYPE = {
+    0: 'NDB',  # Opaque data written by the NDB cluster engine.
+    1: 'PART',  # Partition the rows belong to (MySQL 8.0.16+).
+}
+
+# rows_flags (flags, specs/types/rows.yaml): Flags in the post-header of every rows event.
+ROWS_FLAGS = {
+    0x1: 'STMT_END_F',  # Last rows event of the statement; the replica may release its table maps.
+    0x2: 'NO_FOREIGN_KEY_CHECKS_F',  # The session ran with foreign_key_checks off.
+    0x4: 'RELAXED_UNIQUE_CHECKS_F',  # The session ran with unique_checks off.
+    0x8: 'COMPLETE_ROWS_F',  # The row images hold every column of the table.
+    0x10: 'USE_SQL_FOREIGN_KEY_F',  # Foreign keys are enforced by the SQL layer, not the engine (newer MySQL 9.x).
+    0x80: 'NO_CHECK_CONSTRAINT_CHECKS_F',  # MariaDB only; the session ran with check_constraint_checks off.
+}
+
+# sql_mode (flags, specs/types/statement.yaml): Bits of a MySQL server's sql_mode (bits 0-31 are shared with MariaDB, the bits above are not).
+SQL_MODE = {
+    0x1: 'MODE_REAL_AS_FLOAT',
+    0x2: 'MODE_PIPES_AS_CONCAT',
+    0x4: 'MODE_ANSI_QUOTES',
+    0x8: 'MODE_IGNORE_SPACE',
+    0x10: 'MODE_NOT_USED',  # Unused.
+    0x20: 'MODE_ONLY_FULL_GROUP_BY',
+    0x40: 'MODE_NO_UNSIGNED_SUBTRACTION',
+    0x80: 'MODE_NO_DIR_IN_CREATE',
+    0x100: 'MODE_POSTGRESQL',  # Removed in MySQL 8.0.
+    0x200: 'MODE_ORACLE',  # Removed in MySQL 8.0.
+    0x400: 'MODE_MSSQL',  # Removed in MySQL 8.0.
+    0x800: 'MODE_DB2',  # Removed in MySQL 8.0.
+    0x1000: 'MODE_MAXDB',  # Removed in MySQL 8.0.
+    0x2000: 'MODE_NO_KEY_OPTIONS',  # Removed in MySQL 8.0.
+    0x4000: 'MODE_NO_TABLE_OPTIONS',  # Removed in MySQL 8.0.
+    0x8000: 'MODE_NO_FIELD_OPTIONS',  # Removed in MySQL 8.0.
+    0x10000: 'MODE_MYSQL323',  # Removed in MySQL 8.0.
+    0x20000: 'MODE_MYSQL40',  # Removed in MySQL 8.0.
+    0x40000: 'MODE_ANSI',
+    0x80000: 'MODE_NO_AUTO_VALUE_ON_ZERO',
+    0x100000: 'MODE_NO_BACKSLASH_ESCAPES',
+    0x200000: 'MODE_STRICT_TRANS_TABLES',
+    0x400000: 'MODE_STRICT_ALL_TABLES',
+    0x800000: 'MODE_NO_ZERO_IN_DATE',
+    0x1000000: 'MODE_NO_ZERO_DATE',
+    0x2000000: 'MODE_INVALID_DATES',
+    0x4000000: 'MODE_ERROR_FOR_DIVISION_BY_ZERO',
+    0x8000000: 'MODE_TRADITIONAL',
+    0x10000000: 'MODE_NO_AUTO_CREATE_USER',  # Removed in MySQL 8.0.
+    0x20000000: 'MODE_HIGH_NOT_PRECEDENCE',
+    0x40000000: 'MODE_NO_ENGINE_SUBSTITUTION',
+    0x80000000: 'MODE_PAD_CHAR_TO_FULL_LENGTH',
+    0x100000000: 'MODE_TIME_TRUNCATE_FRACTIONAL',  # Since MySQL 8.0.
+}
+
+# sql_mode_mariadb (flags, specs/types/statement.yaml): Bits of a MariaDB server's sql_mode (bits 0-31 as MySQL's, bit 4 and bits 32 up are MariaDB's own).
+SQL_MODE_MARIADB = {
+    0x1: 'MODE_REAL_AS_FLOAT',
+    0x2: 'MODE_PIPES_AS_CONCAT',
+    0x4: 'MODE_ANSI_QUOTES',
+    0x8: 'MODE_IGNORE_SPACE',
+    0x10: 'MODE_IGNORE_BAD_TABLE_OPTIONS',
+    0x20: 'MODE_ONLY_FULL_GROUP_BY',
+    0x40: 'MODE_NO_UNSIGNED_SUBTRACTION',
+    0x80: 'MODE_NO_DIR_IN_CREATE',
+    0x100: 'MODE_POSTGRESQL',
+    0x200: 'MODE_ORACLE',
+    0x400: 'MODE_MSSQL',
+    0x800: 'MODE_DB2',
+    0x1000: 'MODE_MAXDB',
+    0x2000: 'MODE_NO_KEY_OPTIONS',
+    0x4000: 'MODE_NO_TABLE_OPTIONS',
+    0x8000: 'MODE_NO_FIELD_OPTIONS',
+    0x10000: 'MODE_MYSQL323',
+    0x20000: 'MODE_MYSQL40',
+    0x40000: 'MODE_ANSI',
+    0x80000: 'MODE_NO_AUTO_VALUE_ON_ZERO',
+    0x100000: 'MODE_NO_BACKSLASH_ESCAPES',
+    0x200000: 'MODE_STRICT_TRANS_TABLES',
+    0x400000: 'MODE_STRICT_ALL_TABLES',
+    0x800000: 'MODE_NO_ZERO_IN_DATE',
+    0x1000000: 'MODE_NO_ZERO_DATE',
+    0x2000000: 'MODE_INVALID_DATES',
+    0x4000000: 'MODE_ERROR_FOR_DIVISION_BY_ZERO',
+    0x8000000: 'MODE_TRADITIONAL',
+    0x10000000: 'MODE_NO_AUTO_CREATE_USER',
+    0x20000000: 'MODE_HIGH_NOT_PRECEDENCE',
+    0x40000000: 'MODE_NO_ENGINE_SUBSTITUTION',
+    0x80000000: 'MODE_PAD_CHAR_TO_FULL_LENGTH',
+    0x100000000: 'MODE_EMPTY_STRING_IS_NULL',
+    0x200000000: 'MODE_SIMULTANEOUS_ASSIGNMENT',
+    0x400000000: 'MODE_TIME_ROUND_FRACTIONAL',
+}
+
+# table_map_flags (flags, specs/types/rows.yaml): Flags in the post-header of a TABLE_MAP_EVENT.
+TABLE_MAP_FLAGS = {
+    0x1: 'TM_BIT_LEN_EXACT_F',  # BIT column metadata gives the exact bit length.
+    0x2: 'TM_REFERRED_FK_DB_F',  # MySQL only; the table is referred to by a foreign key of another database.
+    0x4: 'TM_GENERATED_INVISIBLE_PK_F',  # MySQL only; the table has a generated invisible primary key.
+    0x4000: 'TM_BIT_HAS_TRIGGERS_F',  # MariaDB only; the table has triggers.
+}
+
+# table_map_opt_meta_type (enum, specs/types/rows.yaml): Type byte of an optional-metadata TLV at the end of a TABLE_MAP_EVENT.
+TABLE_MAP_OPT_META_TYPE = {
+    1: 'SIGNEDNESS',  # One bit per numeric column, set when it is UNSIGNED.
+    2: 'DEFAULT_CHARSET',  # Most common collation of the character columns, plus the exceptions.
+    3: 'COLUMN_CHARSET',  # The collation of every character column.
+    4: 'COLUMN_NAME',  # The name of every column.
+    5: 'SET_STR_VALUE',  # The member strings of every SET column.
+    6: 'ENUM_STR_VALUE',  # The member strings of every ENUM column.
+    7: 'GEOMETRY_TYPE',  # The exact spatial type of every GEOMETRY column.
+    8: 'SIMPLE_PRIMARY_KEY',  # Column indexes of a primary key made of whole columns.
+    9: 'PRIMARY_KEY_WITH_PREFIX',  # Column indexes and prefix lengths of a primary key.
+    10: 'ENUM_AND_SET_DEFAULT_CHARSET',  # Most common collation of the ENUM and SET columns, plus the exceptions.
+    11: 'ENUM_AND_SET_COLUMN_CHARSET',  # The collation of every ENUM and SET column.
+    12: 'COLUMN_VISIBILITY',  # One bit per column, set when the column is visible (MySQL 8.0.23+).
+    13: 'VECTOR_DIMENSIONALITY',  # The dimension count of every VECTOR column (MySQL 9.0+).
+}
+
+# transaction_payload_compression (enum, specs/events/gtid/transaction_payload_event.yaml): Compression algorithm of a TRANSACTION_PAYLOAD_EVENT.
+TRANSACTION_PAYLOAD_COMPRESSION = {
+    0: 'ZSTD',  # Zstandard frame(s).
+    255: 'NONE',  # Not compressed.
+}
+
+# transaction_payload_field (enum, specs/events/gtid/transaction_payload_event.yaml): Field types of the payload header of a TRANSACTION_PAYLOAD_EVENT.
+TRANSACTION_PAYLOAD_FIELD = {
+    0: 'OTW_PAYLOAD_HEADER_END_MARK',  # Ends the header; carries no length or value.
+    1: 'OTW_PAYLOAD_SIZE_FIELD',  # Size of the payload.
+    2: 'OTW_PAYLOAD_COMPRESSION_TYPE_FIELD',  # Compression algorithm.
+    3: 'OTW_PAYLOAD_UNCOMPRESSED_SIZE_FIELD',  # Size of the payload once decompressed.
+}
+
+# user_var_flags (flags, specs/types/statement.yaml): Flags byte that ends a non-NULL USER_VAR_EVENT (older servers do not write it).
+USER_VAR_FLAGS = {
+    0x1: 'UNSIGNED_F',  # An INT_RESULT value is unsigned.
+}
+
+# user_var_value_type (enum, specs/types/statement.yaml): Type of a user variable's value (the server's Item_result).
+USER_VAR_VALUE_TYPE = {
+    0: 'STRING_RESULT',  # Text in the variable's collation.
+    1: 'REAL_RESULT',  # An 8-byte IEEE double, little-endian.
+    2: 'INT_RESULT',  # An 8-byte integer, little-endian (unsigned when flags say so).
+    3: 'ROW_RESULT',  # Never written to a binlog.
+    4: 'DECIMAL_RESULT',  # Precision byte, scale byte, then the packed binary decimal.
 }

@@ -9,6 +9,68 @@ from binlog_grammar.generated import enums  # noqa: F401
 # binlog_magic (specs/framing.yaml:7): The four bytes every binlog and relay log file starts with (0xFE 'b' 'i' 'n').
 binlog_magic = Const(b'\xfebin', Bytes(4))
 
+# colmeta_array_varchar (specs/types/rows.yaml:128): Maximum length in bytes of a VARCHAR element of a TYPED_ARRAY column (three bytes there).
+colmeta_array_varchar = Int24ul
+
+# colmeta_bit (specs/types/rows.yaml:132): Length of a BIT(n) column.
+colmeta_bit = Struct(
+    # bits: Bits in the last partial byte (n % 8).
+    'bits' / Int8ul,
+    # bytes: Whole bytes (n / 8).
+    'bytes' / Int8ul,
+)
+
+# colmeta_decimal (specs/types/rows.yaml:138): Precision and scale of a DECIMAL(p,s) column.
+colmeta_decimal = Struct(
+    # precision: Total number of digits.
+    'precision' / Int8ul,
+    # scale: Digits after the decimal point.
+    'scale' / Int8ul,
+)
+
+# colmeta_fsp (specs/types/rows.yaml:120): Fractional-seconds precision (0 to 6) of a TIME2, DATETIME2 or TIMESTAMP2 column.
+colmeta_fsp = Int8ul
+
+# colmeta_pack_length (specs/types/rows.yaml:116): Bytes of the length prefix in front of the value (1 to 4) of a BLOB, TEXT, JSON, GEOMETRY or VECTOR column.
+colmeta_pack_length = Int8ul
+
+# colmeta_size (specs/types/rows.yaml:112): Storage size in bytes of a FLOAT (4) or DOUBLE (8) column.
+colmeta_size = Int8ul
+
+# colmeta_string (specs/types/rows.yaml:144): Real type and length of a CHAR, BINARY, ENUM or SET column (logged as STRING), or of an old VAR_STRING.
+colmeta_string = Struct(
+    # real_type: The column's real type (STRING 254, ENUM 247, SET 248); for CHAR longer than 255 bytes bits 4-5 are flipped and carry bits 8-9 of the length.
+    'real_type' / Int8ul,
+    # length: Low byte of the maximum byte length (CHAR), or the value's storage size (ENUM, SET).
+    'length' / Int8ul,
+)
+
+# colmeta_typed_array (specs/types/rows.yaml:154): Element type and its metadata of a TYPED_ARRAY column (multi-valued index).
+colmeta_typed_array = Struct(
+    # element_type: Type code of the array elements.
+    'element_type' / rt.EnumInt(Int8ul, enums.COLUMN_TYPE),
+    # element_meta: Metadata of the element type; a VARCHAR element has three length bytes here.
+    'element_meta' / Switch(lambda this: this['element_type'], {
+        15: colmeta_array_varchar,  # column_type::VARCHAR
+        4: colmeta_size,  # column_type::FLOAT
+        5: colmeta_size,  # column_type::DOUBLE
+        246: colmeta_decimal,  # column_type::NEWDECIMAL
+        19: colmeta_fsp,  # column_type::TIME2
+        18: colmeta_fsp,  # column_type::DATETIME2
+        17: colmeta_fsp,  # column_type::TIMESTAMP2
+        16: colmeta_bit,  # column_type::BIT
+        254: colmeta_string,  # column_type::STRING
+        247: colmeta_string,  # column_type::ENUM
+        248: colmeta_string,  # column_type::SET
+        252: colmeta_pack_length,  # column_type::BLOB
+        245: colmeta_pack_length,  # column_type::JSON
+        255: colmeta_pack_length,  # column_type::GEOMETRY
+    }, default=Pass),
+)
+
+# colmeta_varchar (specs/types/rows.yaml:124): Maximum length in bytes of a VARCHAR or VARBINARY column.
+colmeta_varchar = Int16ul
+
 # common_header (specs/framing.yaml:14): The header in front of every event; 19 bytes in binlog v3 and v4, 13 in v1.
 common_header = Struct(
     # timestamp: Seconds since the epoch when the statement began (the source's clock).
@@ -27,3 +89,324 @@ common_header = Struct(
 
 # event_checksum (specs/framing.yaml:43): CRC-32 (ISO 3309, as zlib computes it) of the header and the event data.
 event_checksum = Int32ul
+
+# load_field_name (specs/types/statement.yaml:375): One column name of a LOAD DATA column list, NUL-terminated; its length is in field_name_lens.
+load_field_name = Struct(
+    # name: Column name.
+    'name' / rt.Text(Bytes(lambda this: this['_']['field_name_lens'][this['_index']])),
+    # nul: Terminating NUL.
+    'nul' / Const(0, Int8ul),
+)
+
+# load_file_name_nul (specs/types/statement.yaml:387): NUL-terminated file name (CREATE_FILE_EVENT, followed by the first data block).
+load_file_name_nul = rt.Text(NullTerminated(GreedyBytes, term=b'\x00'))
+
+# load_file_name_to_end (specs/types/statement.yaml:382): File name that runs to the end of the event (LOAD_EVENT, NEW_LOAD_EVENT).
+load_file_name_to_end = rt.Text(GreedyBytes)
+
+# load_sql_ex_new (specs/types/statement.yaml:364): sql_ex block of NEW_LOAD_EVENT and CREATE_FILE_EVENT: the five separators as length-prefixed strings, then options.
+load_sql_ex_new = Struct(
+    # field_term: FIELDS TERMINATED BY string.
+    'field_term' / Prefixed(Int8ul, GreedyBytes),
+    # enclosed: ENCLOSED BY string.
+    'enclosed' / Prefixed(Int8ul, GreedyBytes),
+    # line_term: LINES TERMINATED BY string.
+    'line_term' / Prefixed(Int8ul, GreedyBytes),
+    # line_start: LINES STARTING BY string.
+    'line_start' / Prefixed(Int8ul, GreedyBytes),
+    # escaped: ESCAPED BY string.
+    'escaped' / Prefixed(Int8ul, GreedyBytes),
+    # opt_flags: Statement options.
+    'opt_flags' / rt.FlagsInt(Int8ul, enums.LOAD_OPT_FLAGS),
+)
+
+# load_sql_ex_old (specs/types/statement.yaml:352): sql_ex block of LOAD_EVENT (3.23-4.x): the five separators as single bytes, options, and which separators are empty.
+load_sql_ex_old = Struct(
+    # field_term: FIELDS TERMINATED BY character.
+    'field_term' / Int8ul,
+    # enclosed: ENCLOSED BY character.
+    'enclosed' / Int8ul,
+    # line_term: LINES TERMINATED BY character.
+    'line_term' / Int8ul,
+    # line_start: LINES STARTING BY character.
+    'line_start' / Int8ul,
+    # escaped: ESCAPED BY character.
+    'escaped' / Int8ul,
+    # opt_flags: Statement options.
+    'opt_flags' / rt.FlagsInt(Int8ul, enums.LOAD_OPT_FLAGS),
+    # empty_flags: Which of the five characters above are empty.
+    'empty_flags' / rt.FlagsInt(Int8ul, enums.LOAD_EMPTY_FLAGS),
+)
+
+# mariadb_gtid (specs/types/mariadb.yaml:3): One MariaDB GTID, domain-server-sequence.
+mariadb_gtid = Struct(
+    # domain_id: Replication domain.
+    'domain_id' / Int32ul,
+    # server_id: Server that wrote the transaction.
+    'server_id' / Int32ul,
+    # seq_no: Sequence number within the domain.
+    'seq_no' / Int64ul,
+)
+
+# mariadb_gtid_xid (specs/types/mariadb.yaml:17): The XA transaction id carried by a GTID_EVENT of an XA PREPARE, COMMIT or ROLLBACK.
+mariadb_gtid_xid = Struct(
+    # format_id: formatID of the XID.
+    'format_id' / Int32ul,
+    # gtrid_length: Length of the global transaction id part.
+    'gtrid_length' / Rebuild(Int8ul, lambda this: rt.length(this['gtrid'])),
+    # bqual_length: Length of the branch qualifier part.
+    'bqual_length' / Rebuild(Int8ul, lambda this: rt.length(this['bqual'])),
+    # gtrid: Global transaction id (XA START 'gtrid', ...).
+    'gtrid' / Bytes(lambda this: this['gtrid_length']),
+    # bqual: Branch qualifier.
+    'bqual' / Bytes(lambda this: this['bqual_length']),
+)
+
+# mysql_gtid_interval (specs/types/gtid.yaml:51): A half-open interval [start, end) of GNOs (transaction numbers) of one source.
+mysql_gtid_interval = Struct(
+    # start: First GNO in the interval (at least 1, and above the previous interval's end).
+    'start' / Int64sl,
+    # end: One past the last GNO in the interval (greater than start).
+    'end' / Int64sl,
+)
+
+# mysql_gtid_set_sid (specs/types/gtid.yaml:27): The GNO intervals of one source (UUID, and tag in the tagged format) in an encoded GTID set.
+mysql_gtid_set_sid = Struct(
+    # uuid: Source UUID, its 16 bytes in text order.
+    'uuid' / Bytes(16),
+    # tag: Tag of the source (lowercase, at most 32 characters; empty for untagged GTIDs), only in the tagged format.
+    'tag' / rt.When(lambda this: (this['_']['gtid_format'] == 1), rt.Text(Prefixed(rt.SvUint(), GreedyBytes))),
+    # n_intervals: Number of intervals that follow.
+    'n_intervals' / Rebuild(Int64ul, lambda this: rt.length(this['intervals'])),
+    # intervals: Intervals of transaction numbers, ascending and not touching one another.
+    'intervals' / Array(lambda this: this['n_intervals'], mysql_gtid_interval),
+)
+
+# mysql_gtid_set (specs/types/gtid.yaml:4): A set of GTIDs in MySQL's binary encoding (what Gtid_set::encode writes); tagged sources (8.3+) switch the whole set to the tagged format.
+mysql_gtid_set = Struct(
+    # n_sids_low: Byte 0 of the 8-byte header; untagged format, bits 0-7 of the source count; tagged format, a copy of the format code (1).
+    'n_sids_low' / Rebuild(Int8ul, lambda this: (1 if (this['gtid_format'] == 1) else (rt.length(this['sids']) & 255))),
+    # n_sids_high: Bytes 1-6 of the header; tagged format, the whole source count; untagged format, bits 8-55 of it.
+    'n_sids_high' / Rebuild(BytesInteger(6, signed=False, swapped=True), lambda this: (rt.length(this['sids']) if (this['gtid_format'] == 1) else (rt.length(this['sids']) >> 8))),
+    # gtid_format: Byte 7 of the header, the encoding format (0 untagged, 1 tagged); MySQL rejects other values.
+    'gtid_format' / rt.EnumInt(Int8ul, enums.MYSQL_GTID_FORMAT),
+    # sids: One entry per source (UUID and tag) that has GTIDs in the set, sorted by UUID and tag.
+    'sids' / Array(lambda this: (this['n_sids_high'] if (this['gtid_format'] == 1) else (this['n_sids_low'] | (this['n_sids_high'] << 8))), mysql_gtid_set_sid),
+)
+
+# query_charset_collation_pair (specs/types/statement.yaml:345): One entry of character_set_collations.
+query_charset_collation_pair = Struct(
+    # charset_id: Number of the character set (its primary collation).
+    'charset_id' / Int16ul,
+    # collation_id: Number of the collation used for it by default.
+    'collation_id' / Int16ul,
+)
+
+# query_sql_mode_mariadb (specs/types/statement.yaml:284): A MariaDB server's sql_mode.
+query_sql_mode_mariadb = rt.FlagsInt(Int64ul, enums.SQL_MODE_MARIADB)
+
+# query_sql_mode_mysql (specs/types/statement.yaml:279): A MySQL server's sql_mode.
+query_sql_mode_mysql = rt.FlagsInt(Int64ul, enums.SQL_MODE)
+
+# query_sv_auto_increment (specs/types/statement.yaml:297): Q_AUTO_INCREMENT value.
+query_sv_auto_increment = Struct(
+    # increment: auto_increment_increment.
+    'increment' / Int16ul,
+    # offset: auto_increment_offset.
+    'offset' / Int16ul,
+)
+
+# query_sv_catalog_nul (specs/types/statement.yaml:289): Q_CATALOG_CODE value - a length byte, the catalog name, and a NUL the length does not count.
+query_sv_catalog_nul = Struct(
+    # length: Length of the name.
+    'length' / Rebuild(Int8ul, lambda this: rt.sizeof(rt.RawLength, this['name'], this)),
+    # name: Catalog name.
+    'name' / rt.Text(Bytes(lambda this: this['length'])),
+    # nul: Terminating NUL (old readers and MariaDB always skip it; libbinlogevents skips it only when length > 0).
+    'nul' / Const(0, Int8ul),
+)
+
+# query_sv_character_set_collations (specs/types/statement.yaml:338): Q_CHARACTER_SET_COLLATIONS value (MariaDB) - a count and (charset, collation) number pairs.
+query_sv_character_set_collations = Struct(
+    # count: Number of pairs.
+    'count' / Rebuild(Int8ul, lambda this: rt.length(this['pairs'])),
+    # pairs: The charset-to-collation map.
+    'pairs' / Array(lambda this: this['count'], query_charset_collation_pair),
+)
+
+# query_sv_charset (specs/types/statement.yaml:303): Q_CHARSET_CODE value - three collation numbers.
+query_sv_charset = Struct(
+    # character_set_client: Collation number of character_set_client (how the query text is encoded).
+    'character_set_client' / Int16ul,
+    # collation_connection: Collation number of collation_connection.
+    'collation_connection' / Int16ul,
+    # collation_server: Collation number of collation_server.
+    'collation_server' / Int16ul,
+)
+
+# query_sv_gtid_flags3 (specs/types/statement.yaml:328): Q_GTID_FLAGS3 value (MariaDB) - the flags byte, and the start-alter sequence number for COMMIT/ROLLBACK ALTER.
+query_sv_gtid_flags3 = Struct(
+    # flags_extra: GTID flags_extra bits of the statement.
+    'flags_extra' / rt.FlagsInt(Int8ul, enums.QUERY_GTID_FLAGS3),
+    # sa_seq_no: Sequence number of the START ALTER this COMMIT/ROLLBACK ALTER belongs to.
+    'sa_seq_no' / rt.When(lambda this: ((this['flags_extra'] & 12) != 0), Int64ul),
+)
+
+# query_sv_invoker (specs/types/statement.yaml:310): Q_INVOKER value - the definer as user and host, each with a one-byte length.
+query_sv_invoker = Struct(
+    # user: User name (or role name, with an empty host, on MariaDB).
+    'user' / rt.Text(Prefixed(Int8ul, GreedyBytes)),
+    # host: Host name.
+    'host' / rt.Text(Prefixed(Int8ul, GreedyBytes)),
+)
+
+# query_sv_updated_db_names (specs/types/statement.yaml:316): Q_UPDATED_DB_NAMES value - a count, then that many NUL-terminated names; a count above 16 (written as 254) means 'too many', with no names.
+query_sv_updated_db_names = Struct(
+    # count: Number of database names; 254 (OVER_MAX_DBS_IN_EVENT_MTS) when more than 16 were changed.
+    'count' / Int8ul,
+    # names: Names of the changed databases.
+    'names' / rt.When(lambda this: (this['count'] <= 16), Array(lambda this: this['count'], rt.Text(NullTerminated(GreedyBytes, term=b'\x00')))),
+)
+
+# query_status_vars (specs/types/statement.yaml:203): The status-variable block of a QUERY_EVENT: (code, value) pairs whose value length the code implies.
+query_status_vars = rt.TLVList(tag=Int8ul, length=None, end='eos', unknown='stop',
+    tag_names=enums.QUERY_STATUS_VAR,
+    cases={
+        # flags2: The session's replicated OPTION_* bits.
+        0: ('flags2', rt.FlagsInt(Int32ul, enums.QUERY_FLAGS2)),
+        # sql_mode: The session's sql_mode; its bits are named after the server that wrote the file.
+        1: ('sql_mode', Switch(lambda this: (1 if rt.vcmp('>=', rt.ctx(this, 'server'), rt.Version('mariadb', (5, 1, 0))) else 0), {
+            1: query_sql_mode_mariadb,
+        }, default=query_sql_mode_mysql)),
+        # catalog_nul: Catalog name followed by a NUL (MySQL 5.0.0-5.0.3).
+        2: ('catalog_nul', query_sv_catalog_nul),
+        # auto_increment: auto_increment_increment and auto_increment_offset.
+        3: ('auto_increment', query_sv_auto_increment),
+        # charset: Character set and collations of the session.
+        4: ('charset', query_sv_charset),
+        # time_zone: Name of the session time zone.
+        5: ('time_zone', rt.Text(Prefixed(Int8ul, GreedyBytes))),
+        # catalog: Catalog name (always "std").
+        6: ('catalog', rt.Text(Prefixed(Int8ul, GreedyBytes))),
+        # lc_time_names: Number of the lc_time_names locale (0 is en_US).
+        7: ('lc_time_names', Int16ul),
+        # charset_database: Collation number of the default database.
+        8: ('charset_database', Int16ul),
+        # table_map_for_update: Bit i set: table i of the multi-table UPDATE is changed.
+        9: ('table_map_for_update', Int64ul),
+        # master_data_written: Size of the original pre-5.0 source event (relay logs only).
+        10: ('master_data_written', Int32ul),
+        # invoker: Definer user and host for CURRENT_USER().
+        11: ('invoker', query_sv_invoker),
+        # updated_db_names: Databases the statement changes.
+        12: ('updated_db_names', query_sv_updated_db_names),
+        # microseconds: Microsecond part of the statement's start time.
+        13: ('microseconds', Int24ul),
+        # explicit_defaults_for_timestamp: The session's explicit_defaults_for_timestamp (0 off, else on).
+        16: ('explicit_defaults_for_timestamp', Int8ul),
+        # ddl_xid: XID of an atomic (two-phase-logged) DDL statement.
+        17: ('ddl_xid', Int64ul),
+        # default_collation_for_utf8mb4: Collation number utf8mb4 defaults to in the session.
+        18: ('default_collation_for_utf8mb4', Int16ul),
+        # sql_require_primary_key: The session's sql_require_primary_key.
+        19: ('sql_require_primary_key', Int8ul),
+        # default_table_encryption: The session's default_table_encryption.
+        20: ('default_table_encryption', Int8ul),
+        # hrnow: MariaDB: microsecond part of the statement's start time.
+        128: ('hrnow', Int24ul),
+        # xid: MariaDB: XID of a DDL statement, for crash recovery.
+        129: ('xid', Int64ul),
+        # gtid_flags3: MariaDB: GTID flags of a split ALTER TABLE.
+        130: ('gtid_flags3', query_sv_gtid_flags3),
+        # character_set_collations: MariaDB: the session's character_set_collations map.
+        131: ('character_set_collations', query_sv_character_set_collations),
+    })
+
+# rows_columns (specs/types/rows.yaml:259): Width of the table and the columns the row images hold.
+rows_columns = Struct(
+    # column_count: Number of columns of the table (the width of the bitmaps).
+    'column_count' / Rebuild(rt.Packed(), lambda this: rt.length(this['columns_present'])),
+    # columns_present: One bit per column (LSB first), set when the column is in the row images (the before image of an update).
+    'columns_present' / rt.Bitmap(lambda this: this['column_count'], 'lsb'),
+    # columns_present_after: Update events only; one bit per column, set when the column is in the after images.
+    'columns_present_after' / rt.When(lambda this: (((((rt.ctx(this, 'type_code') == 24) or (rt.ctx(this, 'type_code') == 31)) or (rt.ctx(this, 'type_code') == 39)) or (rt.ctx(this, 'type_code') == 167)) or (rt.ctx(this, 'type_code') == 170)), rt.Bitmap(lambda this: this['column_count'], 'lsb')),
+)
+
+# rows_ndb_info (specs/types/rows.yaml:212): Opaque extra row info written by the NDB cluster engine.
+rows_ndb_info = Struct(
+    # ndb_len: Length of this entry after the type byte, counting this byte and the format byte.
+    'ndb_len' / Rebuild(Int8ul, lambda this: (rt.length(this['data']) + 2)),
+    # format: NDB's own format number of the data.
+    'format' / Int8ul,
+    # data: The NDB data.
+    'data' / Bytes(lambda this: (this['ndb_len'] - 2)),
+)
+
+# rows_partition_info (specs/types/rows.yaml:222): Partition of a partitioned table that the rows of this event belong to.
+rows_partition_info = Struct(
+    # partition_id: Partition the rows are in (after the change for an update).
+    'partition_id' / Int16ul,
+    # source_partition_id: Update events only; the partition the rows were in before the change.
+    'source_partition_id' / rt.When(lambda this: ((rt.ctx(this, 'type_code') == 31) or (rt.ctx(this, 'type_code') == 39)), Int16ul),
+)
+
+# rows_extra_row_info (specs/types/rows.yaml:231): Entries of the extra row info of a MySQL v2 rows event; an unknown type ends the list (the server skips the rest).
+rows_extra_row_info = rt.TLVList(tag=Int8ul, length=None, end='eos', unknown='stop',
+    tag_names=enums.ROWS_EXTRA_INFO_TYPE,
+    cases={
+        # ndb_info: Data of the NDB engine.
+        0: ('ndb_info', rows_ndb_info),
+        # partition_info: Partition of the rows.
+        1: ('partition_info', rows_partition_info),
+    })
+
+# rows_extra_row_info_mariadb (specs/types/rows.yaml:244): Entries of the extra row info of a MariaDB v2 rows event; MariaDB knows only the NDB entry and stops at any other.
+rows_extra_row_info_mariadb = rt.TLVList(tag=Int8ul, length=None, end='eos', unknown='stop',
+    tag_names=enums.ROWS_EXTRA_INFO_TYPE,
+    cases={
+        # ndb_info: Data of the NDB engine.
+        0: ('ndb_info', rows_ndb_info),
+    })
+
+# rows_table_id (specs/types/rows.yaml:103): Number the server gave the table for this binlog; 4 bytes when the FDE announces a 6-byte post-header (trees before 5.1.4), else 6.
+rows_table_id = BytesInteger(lambda this: (4 if (rt.ctx(this, 'post_header_len') == 6) else 6), swapped=True)
+
+# table_map_charset_pair (specs/types/rows.yaml:185): A character column whose collation differs from the default.
+table_map_charset_pair = Struct(
+    # column_index: Index of the column among the columns this list counts (not among all columns).
+    'column_index' / rt.Packed(),
+    # collation: Collation number of that column.
+    'collation' / rt.Packed(),
+)
+
+# table_map_default_charset (specs/types/rows.yaml:191): Default collation of a class of columns, then the columns that use another one.
+table_map_default_charset = Struct(
+    # default_collation: Collation number used by every column not listed after it.
+    'default_collation' / rt.Packed(),
+    # exceptions: Columns with another collation.
+    'exceptions' / rt.RepeatEos(table_map_charset_pair),
+)
+
+# table_map_pk_part (specs/types/rows.yaml:203): One column of a primary key that may index a prefix of the column.
+table_map_pk_part = Struct(
+    # column_index: Index of the column in the table.
+    'column_index' / rt.Packed(),
+    # prefix_length: Length of the indexed prefix; 0 means the whole column.
+    'prefix_length' / rt.Packed(),
+)
+
+# table_map_str_values (specs/types/rows.yaml:197): The member strings of one ENUM or SET column, in definition order.
+table_map_str_values = Struct(
+    # member_count: Number of members.
+    'member_count' / Rebuild(rt.Packed(), lambda this: rt.length(this['members'])),
+    # members: One member string, without terminator.
+    'members' / Array(lambda this: this['member_count'], rt.Text(Prefixed(rt.Packed(), GreedyBytes))),
+)
+
+# view_change_cert_info (specs/events/gtid/view_change_event.yaml:30): One key/value pair of the certification information of a VIEW_CHANGE_EVENT.
+view_change_cert_info = Struct(
+    # key: The key (a write-set hash, or a reserved name for group-wide state), after a 2-byte length.
+    'key' / rt.Text(Prefixed(Int16ul, GreedyBytes)),
+    # value: The value (usually an encoded GTID set), after a 4-byte length.
+    'value' / Prefixed(Int32ul, GreedyBytes),
+)

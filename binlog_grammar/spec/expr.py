@@ -19,6 +19,7 @@ FUNCTIONS = {  # name -> number of arguments
     "min": 2,
     "max": 2,
     "tlv": 2,
+    "matches": 2,
 }
 
 _TOKEN = re.compile(
@@ -26,7 +27,7 @@ _TOKEN = re.compile(
     (?P<ws>\s+)
   | (?P<ver>(?:mysql|mariadb)-\d+(?:\.\d+){0,2}\b)
   | (?P<num>0[xX][0-9a-fA-F]+|\d+)
-  | (?P<str>"[^"\\]*")
+  | (?P<str>"[^"]*")
   | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<op>::|==|!=|<=|>=|<<|>>|[-+*/%&|^~<>?:().\[\],])
     """,
@@ -297,6 +298,13 @@ def check(node, *, visible, enums, context, where, allow_underscore=False):
             raise SpecError(f"{node[1]}() takes {FUNCTIONS[node[1]]} argument(s)", *where)
         if node[1] == "sizeof" and node[2][0][0] != "name":
             raise SpecError("sizeof() takes the name of a field of the same struct", *where)
+        if node[1] == "matches" and node[2][1][0] != "str":
+            raise SpecError('matches(text, "regex") takes a regular expression as a string', *where)
+        if node[1] == "matches":
+            try:
+                re.compile(node[2][1][1])
+            except re.error as e:
+                raise SpecError(f"bad regular expression: {e}", *where) from None
         if node[1] == "tlv" and node[2][1][0] != "str":
             raise SpecError('tlv(list, "id") takes the id of a TLV case as a string', *where)
         for a in node[2]:
@@ -403,6 +411,8 @@ class Emitter:
         if kind == "ctx":
             return f"rt.ctx({t}, {node[1]!r})"
         if kind == "attr":
+            if node[2] == "_parent":
+                return f"{self.emit(node[1])}['_']"
             return f"{self.emit(node[1])}[{node[2]!r}]"
         if kind == "index":
             return f"{self.emit(node[1])}[{self.emit(node[2])}]"
@@ -413,7 +423,7 @@ class Emitter:
             if f in ("min", "max"):
                 return f"{f}({', '.join(self.emit(a) for a in args)})"
             fn = {"len": "rt.length", "popcount": "rt.popcount", "version": "rt.version",
-                  "tlv": "rt.tlv_value"}[f]
+                  "tlv": "rt.tlv_value", "matches": "rt.matches"}[f]
             return f"{fn}({', '.join(self.emit(a) for a in args)})"
         if kind == "bin":
             op = node[1]
@@ -515,6 +525,8 @@ def evaluate(node, env: Env, enums, underscore=None):
         return env.ctx.get(node[1])
     if kind == "attr":
         base = ev(node[1])
+        if isinstance(base, Env) and node[2] == "_parent":
+            return base.parent
         if isinstance(base, Env):
             if node[2] not in base.values:
                 raise LookupError(node[2])
@@ -532,7 +544,7 @@ def evaluate(node, env: Env, enums, underscore=None):
         if f == "max":
             return max(vals)
         return {"len": rt.length, "popcount": rt.popcount, "version": rt.version,
-                "tlv": rt.tlv_value}[f](*vals)
+                "tlv": rt.tlv_value, "matches": rt.matches}[f](*vals)
     if kind == "bin":
         return _apply_bin(node[1], ev(node[2]), ev(node[3]))
     if kind == "bool":

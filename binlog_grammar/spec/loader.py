@@ -22,7 +22,8 @@ FIELD_KEYS = {"id", "type", "doc", "doc-ref", "since", "until", "size", "if", "r
               "fields", "bits", "order", "decode"}
 TYPE_KEYS = (FIELD_KEYS - {"id"}) | {"doc"}
 EVENT_KEYS = {"event", "code", "events", "layout", "flavor", "doc", "doc-ref", "since", "until",
-              "post_header_len", "post_header", "body", "types", "enums", "flags"}
+              "post_header_len", "post_header", "body", "types", "enums", "flags",
+              "remaps_type_codes"}
 FILE_KEYS = {"types", "enums", "flags", "context"}
 RESERVED_IDS = {"items", "keys", "values", "get", "update", "copy", "pop", "clear", "setdefault",
                 "popitem", "fromkeys", "search", "search_all"}
@@ -598,9 +599,28 @@ class _Builder:
             raise SpecError("post_header_len must be a number or a list of numbers", rel,
                             _line(doc, "post_header_len", line))
         layout = doc.get("layout") or names[0].name
-        return EventDef(names, layout, flavor, doc["doc"], rel, line, fields, phl,
-                        doc.get("doc-ref", ""), self._version(rel, line, None, doc.get("since")),
-                        self._version(rel, line, None, doc.get("until")))
+        ev = EventDef(names, layout, flavor, doc["doc"], rel, line, fields, phl,
+                      doc.get("doc-ref", ""), self._version(rel, line, None, doc.get("since")),
+                      self._version(rel, line, None, doc.get("until")))
+        ev.remaps = self._remaps(rel, doc, fields)
+        return ev
+
+    def _remaps(self, rel, doc, fields):
+        """remaps_type_codes: after this event, type codes in the file mean other event types."""
+        out = []
+        items = doc.get("remaps_type_codes") or []
+        for it in items:
+            line = _line(it, default=_line(doc, "remaps_type_codes"))
+            if not isinstance(it, dict) or not it.get("doc") or "if" not in it or "map" not in it:
+                raise SpecError("each remaps_type_codes entry needs doc, if and map", rel, line)
+            cond = self._expr(rel, line, "remaps_type_codes", it["if"], {f.id for f in fields})
+            mapping = it["map"]
+            if not isinstance(mapping, dict) or not all(isinstance(k, int) and isinstance(v, int)
+                                                        for k, v in mapping.items()):
+                raise SpecError("map must be {code in the file: event type code}", rel, line)
+            out.append({"doc": it["doc"], "doc_ref": it.get("doc-ref", ""), "if": cond,
+                        "if_src": it["if"], "map": dict(mapping)})
+        return out
 
     def _check_codes(self):
         codes, names, layouts = {}, {}, {}

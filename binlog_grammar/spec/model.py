@@ -105,6 +105,7 @@ class EventDef:
     doc_ref: str = ""
     since: Any = None
     until: Any = None
+    remaps: list = dc_field(default_factory=list)  # [{doc, if (AST), map}]
 
 
 @dataclass

@@ -1,0 +1,24 @@
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = (ROOT.parent / "shared" / "corpus" / "mysql")
+REQUIRE_SERVICES = os.environ.get("BINLOG_GRAMMAR_REQUIRE_SERVICES") == "1"
+
+
+@pytest.fixture(scope="session")
+def specs():
+    from binlog_grammar.spec.loader import load_specs
+
+    return load_specs()
+
+
+def corpus_files():
+    if not CORPUS.is_dir():
+        return []
+    return sorted(p for p in CORPUS.iterdir() if p.is_file())
+
+
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is absent")
