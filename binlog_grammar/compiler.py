@@ -163,7 +163,8 @@ class _Writer:
             else:
                 con = f"rt.Sized({self.lam(f.size)}, {con})"
         if f.cond is not None:
-            con = f"rt.When({self.lam(f.cond)}, {con})"
+            by_value = ", by_value=True" if E.uses_remaining(f.cond) else ""
+            con = f"rt.When({self.lam(f.cond)}, {con}{by_value})"
         if f.rebuild is not None:
             con = f"Rebuild({con}, {self.lam(f.rebuild, sizeof_map)})"
         return con
@@ -340,6 +341,9 @@ def _catalog(specs, imports, rows) -> str:
             remaps.append(f"({cond}, {dict(sorted(r['map'].items()))!r})")
         if remaps:
             lines.append(f"        remaps=({', '.join(remaps)},),")
+        legacy = next(n.legacy_post_header_len for n in ev.names if n.code == code)
+        if legacy:
+            lines.append(f"        legacy_post_header_len={dict(sorted(legacy.items()))!r},")
         lines.append(f"        spec={ev.file!r}),")
     lines += ["}", ""]
     return "\n".join(lines)

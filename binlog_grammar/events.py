@@ -29,10 +29,10 @@ class EventType:
     """One event type code: its name, the struct of its data, and what the FDE may say of it."""
 
     __slots__ = ("code", "name", "flavor", "struct", "post_header_len", "post_header_fields",
-                 "decode", "spec", "remaps", "_whole")
+                 "decode", "spec", "remaps", "legacy_post_header_len", "_whole")
 
     def __init__(self, code, name, flavor, struct, post_header_len, post_header_fields, decode, spec,
-                 remaps=()):
+                 remaps=(), legacy_post_header_len=None):
         self.code = code
         self.name = name
         self.flavor = flavor
@@ -42,6 +42,8 @@ class EventType:
         self.decode = decode
         self.spec = spec
         self.remaps = remaps  # ((condition on this event's data, {code in file: event type}),)
+        # binlog v1/v3 files have no FDE: the post-header length of each type is fixed by version
+        self.legacy_post_header_len = legacy_post_header_len or {}
         self._whole = rt.Sized(None, struct)
 
     def __repr__(self):

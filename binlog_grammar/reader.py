@@ -47,7 +47,11 @@ class FormatState:
         if 0 < file_code <= len(self.post_header_lengths):
             return self.post_header_lengths[file_code - 1]
         et = EVENTS.get(self.event_code(file_code))
-        return et.post_header_len[0] if et else 0
+        if et is None:
+            return 0
+        if self.binlog_version in (1, 3):  # no FDE: the lengths the server fixes for v1/v3
+            return et.legacy_post_header_len.get(self.binlog_version, 0)
+        return et.post_header_len[0]
 
     def context(self, file_code: int) -> dict:
         return {"binlog_version": self.binlog_version, "header_len": self.header_len,
@@ -274,6 +278,7 @@ class BinlogFile:
                     if header.event_length < 19 + EVENTS[START_V3_CODE].post_header_len[0]:
                         state.header_len = 13
                         state.binlog_version = 1
+                        first = False
                         fh.seek(pos)
                         continue
                     state.binlog_version = 3

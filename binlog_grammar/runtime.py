@@ -437,14 +437,16 @@ class RepeatEos(Construct):
 
 
 class When(Construct):
-    """A conditional field: parsed when the condition holds; built when its value is not None."""
+    """A conditional field: parsed when the condition holds. Built when the condition holds, or,
+    for a condition on `remaining` (which has no meaning while building), when the value is not
+    None."""
 
-    flagbuildnone = True
-
-    def __init__(self, cond, subcon):
+    def __init__(self, cond, subcon, by_value=False):
         super().__init__()
         self.cond = cond
         self.subcon = subcon
+        self.by_value = by_value
+        self.flagbuildnone = True  # an absent (missing or None) value builds nothing
 
     def _parse(self, stream, context, path):
         if self.cond(context):
@@ -452,7 +454,10 @@ class When(Construct):
         return None
 
     def _build(self, obj, stream, context, path):
-        if obj is None:
+        if self.by_value:
+            if obj is None:
+                return None
+        elif not self.cond(context):
             return None
         return self.subcon._build(obj, stream, context, path)
 

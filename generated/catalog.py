@@ -53,11 +53,13 @@ EVENTS = {
         code=1, name='START_EVENT_V3', flavor='mysql', struct=START_EVENT_V3,
         post_header_len=(56,), post_header_fields=('binlog_version', 'server_version', 'create_timestamp'),
         decode=(),
+        legacy_post_header_len={1: 56, 3: 56},
         spec='specs/events/statement/start_v3.yaml'),
     2: EventType(
         code=2, name='QUERY_EVENT', flavor='mysql', struct=query_event,
         post_header_len=(13, 11, 26), post_header_fields=('thread_id', 'exec_time', 'db_len', 'error_code', 'status_vars_len', 'file_id', 'fn_pos_start', 'fn_pos_end', 'dup_handling', 'extra_post_header'),
         decode=(),
+        legacy_post_header_len={1: 11, 3: 11},
         spec='specs/events/statement/query.yaml'),
     3: EventType(
         code=3, name='STOP_EVENT', flavor='mysql', struct=STOP_EVENT,
@@ -68,6 +70,7 @@ EVENTS = {
         code=4, name='ROTATE_EVENT', flavor='mysql', struct=ROTATE_EVENT,
         post_header_len=(8, 0), post_header_fields=('position',),
         decode=(),
+        legacy_post_header_len={1: 0, 3: 8},
         spec='specs/events/statement/rotate.yaml'),
     5: EventType(
         code=5, name='INTVAR_EVENT', flavor='mysql', struct=INTVAR_EVENT,
@@ -78,6 +81,7 @@ EVENTS = {
         code=6, name='LOAD_EVENT', flavor='mysql', struct=load_event,
         post_header_len=(18, 4), post_header_fields=('thread_id', 'exec_time', 'skip_lines', 'table_name_len', 'db_len', 'num_fields', 'file_id'),
         decode=(),
+        legacy_post_header_len={1: 18, 3: 18},
         spec='specs/events/statement/load.yaml'),
     7: EventType(
         code=7, name='SLAVE_EVENT', flavor='mysql', struct=SLAVE_EVENT,
@@ -88,26 +92,31 @@ EVENTS = {
         code=8, name='CREATE_FILE_EVENT', flavor='mysql', struct=load_event,
         post_header_len=(18, 4), post_header_fields=('thread_id', 'exec_time', 'skip_lines', 'table_name_len', 'db_len', 'num_fields', 'file_id'),
         decode=(),
+        legacy_post_header_len={1: 4, 3: 4},
         spec='specs/events/statement/load.yaml'),
     9: EventType(
         code=9, name='APPEND_BLOCK_EVENT', flavor='mysql', struct=append_block_event,
         post_header_len=(4,), post_header_fields=('file_id',),
         decode=(),
+        legacy_post_header_len={1: 4, 3: 4},
         spec='specs/events/statement/append_block.yaml'),
     10: EventType(
         code=10, name='EXEC_LOAD_EVENT', flavor='mysql', struct=file_id_event,
         post_header_len=(4,), post_header_fields=('file_id',),
         decode=(),
+        legacy_post_header_len={1: 4, 3: 4},
         spec='specs/events/statement/file_id.yaml'),
     11: EventType(
         code=11, name='DELETE_FILE_EVENT', flavor='mysql', struct=file_id_event,
         post_header_len=(4,), post_header_fields=('file_id',),
         decode=(),
+        legacy_post_header_len={1: 4, 3: 4},
         spec='specs/events/statement/file_id.yaml'),
     12: EventType(
         code=12, name='NEW_LOAD_EVENT', flavor='mysql', struct=load_event,
         post_header_len=(18, 4), post_header_fields=('thread_id', 'exec_time', 'skip_lines', 'table_name_len', 'db_len', 'num_fields', 'file_id'),
         decode=(),
+        legacy_post_header_len={1: 18, 3: 18},
         spec='specs/events/statement/load.yaml'),
     13: EventType(
         code=13, name='RAND_EVENT', flavor='mysql', struct=RAND_EVENT,

@@ -90,7 +90,7 @@ common_header = Struct(
 # event_checksum (specs/framing.yaml:43): CRC-32 (ISO 3309, as zlib computes it) of the header and the event data.
 event_checksum = Int32ul
 
-# load_field_name (specs/types/statement.yaml:375): One column name of a LOAD DATA column list, NUL-terminated; its length is in field_name_lens.
+# load_field_name (specs/types/statement.yaml:378): One column name of a LOAD DATA column list, NUL-terminated; its length is in field_name_lens.
 load_field_name = Struct(
     # name: Column name.
     'name' / rt.Text(Bytes(lambda this: this['_']['field_name_lens'][this['_index']])),
@@ -98,13 +98,13 @@ load_field_name = Struct(
     'nul' / Const(0, Int8ul),
 )
 
-# load_file_name_nul (specs/types/statement.yaml:387): NUL-terminated file name (CREATE_FILE_EVENT, followed by the first data block).
+# load_file_name_nul (specs/types/statement.yaml:390): NUL-terminated file name (CREATE_FILE_EVENT, followed by the first data block).
 load_file_name_nul = rt.Text(NullTerminated(GreedyBytes, term=b'\x00'))
 
-# load_file_name_to_end (specs/types/statement.yaml:382): File name that runs to the end of the event (LOAD_EVENT, NEW_LOAD_EVENT).
+# load_file_name_to_end (specs/types/statement.yaml:385): File name that runs to the end of the event (LOAD_EVENT, NEW_LOAD_EVENT).
 load_file_name_to_end = rt.Text(GreedyBytes)
 
-# load_sql_ex_new (specs/types/statement.yaml:364): sql_ex block of NEW_LOAD_EVENT and CREATE_FILE_EVENT: the five separators as length-prefixed strings, then options.
+# load_sql_ex_new (specs/types/statement.yaml:367): sql_ex block of NEW_LOAD_EVENT and CREATE_FILE_EVENT: the five separators as length-prefixed strings, then options.
 load_sql_ex_new = Struct(
     # field_term: FIELDS TERMINATED BY string.
     'field_term' / Prefixed(Int8ul, GreedyBytes),
@@ -120,7 +120,7 @@ load_sql_ex_new = Struct(
     'opt_flags' / rt.FlagsInt(Int8ul, enums.LOAD_OPT_FLAGS),
 )
 
-# load_sql_ex_old (specs/types/statement.yaml:352): sql_ex block of LOAD_EVENT (3.23-4.x): the five separators as single bytes, options, and which separators are empty.
+# load_sql_ex_old (specs/types/statement.yaml:355): sql_ex block of LOAD_EVENT (3.23-4.x): the five separators as single bytes, options, and which separators are empty.
 load_sql_ex_old = Struct(
     # field_term: FIELDS TERMINATED BY character.
     'field_term' / Int8ul,
@@ -194,7 +194,7 @@ mysql_gtid_set = Struct(
     'sids' / Array(lambda this: (this['n_sids_high'] if (this['gtid_format'] == 1) else (this['n_sids_low'] | (this['n_sids_high'] << 8))), mysql_gtid_set_sid),
 )
 
-# query_charset_collation_pair (specs/types/statement.yaml:345): One entry of character_set_collations.
+# query_charset_collation_pair (specs/types/statement.yaml:348): One entry of character_set_collations.
 query_charset_collation_pair = Struct(
     # charset_id: Number of the character set (its primary collation).
     'charset_id' / Int16ul,
@@ -202,13 +202,13 @@ query_charset_collation_pair = Struct(
     'collation_id' / Int16ul,
 )
 
-# query_sql_mode_mariadb (specs/types/statement.yaml:284): A MariaDB server's sql_mode.
+# query_sql_mode_mariadb (specs/types/statement.yaml:287): A MariaDB server's sql_mode.
 query_sql_mode_mariadb = rt.FlagsInt(Int64ul, enums.SQL_MODE_MARIADB)
 
-# query_sql_mode_mysql (specs/types/statement.yaml:279): A MySQL server's sql_mode.
+# query_sql_mode_mysql (specs/types/statement.yaml:282): A MySQL server's sql_mode.
 query_sql_mode_mysql = rt.FlagsInt(Int64ul, enums.SQL_MODE)
 
-# query_sv_auto_increment (specs/types/statement.yaml:297): Q_AUTO_INCREMENT value.
+# query_sv_auto_increment (specs/types/statement.yaml:300): Q_AUTO_INCREMENT value.
 query_sv_auto_increment = Struct(
     # increment: auto_increment_increment.
     'increment' / Int16ul,
@@ -216,7 +216,7 @@ query_sv_auto_increment = Struct(
     'offset' / Int16ul,
 )
 
-# query_sv_catalog_nul (specs/types/statement.yaml:289): Q_CATALOG_CODE value - a length byte, the catalog name, and a NUL the length does not count.
+# query_sv_catalog_nul (specs/types/statement.yaml:292): Q_CATALOG_CODE value - a length byte, the catalog name, and a NUL the length does not count.
 query_sv_catalog_nul = Struct(
     # length: Length of the name.
     'length' / Rebuild(Int8ul, lambda this: rt.sizeof(rt.RawLength, this['name'], this)),
@@ -226,7 +226,7 @@ query_sv_catalog_nul = Struct(
     'nul' / Const(0, Int8ul),
 )
 
-# query_sv_character_set_collations (specs/types/statement.yaml:338): Q_CHARACTER_SET_COLLATIONS value (MariaDB) - a count and (charset, collation) number pairs.
+# query_sv_character_set_collations (specs/types/statement.yaml:341): Q_CHARACTER_SET_COLLATIONS value (MariaDB) - a count and (charset, collation) number pairs.
 query_sv_character_set_collations = Struct(
     # count: Number of pairs.
     'count' / Rebuild(Int8ul, lambda this: rt.length(this['pairs'])),
@@ -234,7 +234,7 @@ query_sv_character_set_collations = Struct(
     'pairs' / Array(lambda this: this['count'], query_charset_collation_pair),
 )
 
-# query_sv_charset (specs/types/statement.yaml:303): Q_CHARSET_CODE value - three collation numbers.
+# query_sv_charset (specs/types/statement.yaml:306): Q_CHARSET_CODE value - three collation numbers.
 query_sv_charset = Struct(
     # character_set_client: Collation number of character_set_client (how the query text is encoded).
     'character_set_client' / Int16ul,
@@ -244,7 +244,7 @@ query_sv_charset = Struct(
     'collation_server' / Int16ul,
 )
 
-# query_sv_gtid_flags3 (specs/types/statement.yaml:328): Q_GTID_FLAGS3 value (MariaDB) - the flags byte, and the start-alter sequence number for COMMIT/ROLLBACK ALTER.
+# query_sv_gtid_flags3 (specs/types/statement.yaml:331): Q_GTID_FLAGS3 value (MariaDB) - the flags byte, and the start-alter sequence number for COMMIT/ROLLBACK ALTER.
 query_sv_gtid_flags3 = Struct(
     # flags_extra: GTID flags_extra bits of the statement.
     'flags_extra' / rt.FlagsInt(Int8ul, enums.QUERY_GTID_FLAGS3),
@@ -252,7 +252,7 @@ query_sv_gtid_flags3 = Struct(
     'sa_seq_no' / rt.When(lambda this: ((this['flags_extra'] & 12) != 0), Int64ul),
 )
 
-# query_sv_invoker (specs/types/statement.yaml:310): Q_INVOKER value - the definer as user and host, each with a one-byte length.
+# query_sv_invoker (specs/types/statement.yaml:313): Q_INVOKER value - the definer as user and host, each with a one-byte length.
 query_sv_invoker = Struct(
     # user: User name (or role name, with an empty host, on MariaDB).
     'user' / rt.Text(Prefixed(Int8ul, GreedyBytes)),
@@ -260,7 +260,7 @@ query_sv_invoker = Struct(
     'host' / rt.Text(Prefixed(Int8ul, GreedyBytes)),
 )
 
-# query_sv_updated_db_names (specs/types/statement.yaml:316): Q_UPDATED_DB_NAMES value - a count, then that many NUL-terminated names; a count above 16 (written as 254) means 'too many', with no names.
+# query_sv_updated_db_names (specs/types/statement.yaml:319): Q_UPDATED_DB_NAMES value - a count, then that many NUL-terminated names; a count above 16 (written as 254) means 'too many', with no names.
 query_sv_updated_db_names = Struct(
     # count: Number of database names; 254 (OVER_MAX_DBS_IN_EVENT_MTS) when more than 16 were changed.
     'count' / Int8ul,
@@ -294,7 +294,7 @@ query_status_vars = rt.TLVList(tag=Int8ul, length=None, end='eos', unknown='stop
         8: ('charset_database', Int16ul),
         # table_map_for_update: Bit i set: table i of the multi-table UPDATE is changed.
         9: ('table_map_for_update', Int64ul),
-        # master_data_written: Size of the original pre-5.0 source event (relay logs only).
+        # master_data_written: Size of the original pre-5.0 source event (relay logs only); MySQL 8.0.2+ no longer reads it and stops here.
         10: ('master_data_written', Int32ul),
         # invoker: Definer user and host for CURRENT_USER().
         11: ('invoker', query_sv_invoker),

@@ -23,7 +23,7 @@ FIELD_KEYS = {"id", "type", "doc", "doc-ref", "since", "until", "size", "if", "r
 TYPE_KEYS = (FIELD_KEYS - {"id"}) | {"doc"}
 EVENT_KEYS = {"event", "code", "events", "layout", "flavor", "doc", "doc-ref", "since", "until",
               "post_header_len", "post_header", "body", "types", "enums", "flags",
-              "remaps_type_codes"}
+              "remaps_type_codes", "legacy_post_header_len"}
 FILE_KEYS = {"types", "enums", "flags", "context"}
 RESERVED_IDS = {"items", "keys", "values", "get", "update", "copy", "pop", "clear", "setdefault",
                 "popitem", "fromkeys", "search", "search_all"}
@@ -572,12 +572,17 @@ class _Builder:
         if "event" in doc:
             if not isinstance(doc.get("code"), int):
                 raise SpecError(f"event {doc['event']} needs a numeric code", rel, line)
-            names.append(EventName(doc["event"], doc["code"], doc.get("doc", ""), line))
+            names.append(EventName(doc["event"], doc["code"], doc.get("doc", ""), line,
+                                   self._legacy(rel, line, doc)))
         else:
             for e in doc["events"]:
                 if not isinstance(e, dict) or not isinstance(e.get("code"), int) or not e.get("name"):
                     raise SpecError("each entry of events: needs name and code", rel, _line(e, default=line))
-                names.append(EventName(e["name"], e["code"], e.get("doc", ""), _line(e, default=line)))
+                for k in e:
+                    if k not in ("name", "code", "doc", "legacy_post_header_len"):
+                        raise SpecError(f"unknown key {k!r} in an events: entry", rel, _line(e, k, line))
+                names.append(EventName(e["name"], e["code"], e.get("doc", ""), _line(e, default=line),
+                                       self._legacy(rel, _line(e, default=line), e)))
         for n in names:
             if not re.match(r"^[A-Z][A-Z0-9_]*$", n.name):
                 raise SpecError(f"event name {n.name!r} must be UPPER_CASE", rel, n.line)
@@ -604,6 +609,13 @@ class _Builder:
                       self._version(rel, line, None, doc.get("until")))
         ev.remaps = self._remaps(rel, doc, fields)
         return ev
+
+    def _legacy(self, rel, line, d):
+        """legacy_post_header_len: {binlog version: length} for files without an FDE (v1, v3)."""
+        m = d.get("legacy_post_header_len") or {}
+        if not isinstance(m, dict) or not all(k in (1, 3) and isinstance(v, int) for k, v in m.items()):
+            raise SpecError("legacy_post_header_len maps binlog version 1 or 3 to a length", rel, line)
+        return dict(m)
 
     def _remaps(self, rel, doc, fields):
         """remaps_type_codes: after this event, type codes in the file mean other event types."""

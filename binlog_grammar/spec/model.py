@@ -90,6 +90,7 @@ class EventName:
     code: int
     doc: str
     line: int
+    legacy_post_header_len: dict = dc_field(default_factory=dict)  # binlog v1/v3: {version: len}
 
 
 @dataclass

@@ -17,7 +17,7 @@ gtid_log_event = Struct(
     # gno: Transaction number on that source (1 to 2^63-2 for GTID_LOG_EVENT, 0 for ANONYMOUS_GTID_LOG_EVENT).
     'gno' / Int64sl,
     # lt_type: Type code of the logical clock that follows; 2 since 5.7.5 (earlier 5.7 milestones wrote another code and a shorter clock, which MySQL skips).
-    'lt_type' / rt.When(lambda this: (rt.remaining(this) >= 1), Int8ul),
+    'lt_type' / rt.When(lambda this: (rt.remaining(this) >= 1), Int8ul, by_value=True),
     # last_committed: Sequence number of the newest transaction this one depends on (multi-threaded replica scheduling).
     'last_committed' / rt.When(lambda this: (this['lt_type'] == 2), Int64sl),
     # sequence_number: Logical timestamp of this transaction within the binlog file.
@@ -26,15 +26,15 @@ gtid_log_event = Struct(
     # legacy_logical_clock: Logical clock in the pre-5.7.5 format, kept raw (MySQL ignores it).
     'legacy_logical_clock' / rt.When(lambda this: ((this['lt_type'] != None) and (this['lt_type'] != 2)), GreedyBytes),
     # immediate_commit_timestamp: Commit time on the immediate source, microseconds since the epoch, in bits 0-54; bit 55 set means original_commit_timestamp follows.
-    'immediate_commit_timestamp' / rt.When(lambda this: ((this['lt_type'] == 2) and (rt.remaining(this) >= 7)), BytesInteger(7, signed=False, swapped=True)),
+    'immediate_commit_timestamp' / rt.When(lambda this: ((this['lt_type'] == 2) and (rt.remaining(this) >= 7)), BytesInteger(7, signed=False, swapped=True), by_value=True),
     # original_commit_timestamp: Commit time on the original source in microseconds; when absent it equals the immediate one.
     'original_commit_timestamp' / rt.When(lambda this: ((this['immediate_commit_timestamp'] != None) and ((this['immediate_commit_timestamp'] & 0x80000000000000) != 0)), BytesInteger(7, signed=False, swapped=True)),
     # transaction_length: Bytes of the whole transaction in the binlog, this event and every checksum included.
-    'transaction_length' / rt.When(lambda this: ((this['immediate_commit_timestamp'] != None) and (rt.remaining(this) >= 1)), rt.Packed()),
+    'transaction_length' / rt.When(lambda this: ((this['immediate_commit_timestamp'] != None) and (rt.remaining(this) >= 1)), rt.Packed(), by_value=True),
     # immediate_server_version: Version of the immediate source as a number (8.0.14 is 80014) in bits 0-30; bit 31 set means original_server_version follows.
-    'immediate_server_version' / rt.When(lambda this: ((this['immediate_commit_timestamp'] != None) and (rt.remaining(this) >= 4)), Int32ul),
+    'immediate_server_version' / rt.When(lambda this: ((this['immediate_commit_timestamp'] != None) and (rt.remaining(this) >= 4)), Int32ul, by_value=True),
     # original_server_version: Version of the original source as a number; when absent it equals the immediate one.
     'original_server_version' / rt.When(lambda this: ((this['immediate_server_version'] != None) and ((this['immediate_server_version'] & 0x80000000) != 0)), Int32ul),
     # commit_group_ticket: Binlog group commit ticket of a group replication applier (bit 63 is internal); written only when set, by later 8.0 releases.
-    'commit_group_ticket' / rt.When(lambda this: ((this['immediate_server_version'] != None) and (rt.remaining(this) >= 8)), Int64ul),
+    'commit_group_ticket' / rt.When(lambda this: ((this['immediate_server_version'] != None) and (rt.remaining(this) >= 8)), Int64ul, by_value=True),
 )

@@ -23,7 +23,7 @@ GTID_EVENT = Struct(
     # xid: The XA transaction id, when flags2 has FL_PREPARED_XA or FL_COMPLETED_XA (read after commit_id when both are set).
     'xid' / rt.When(lambda this: ((this['flags2'] & 192) != 0), mariadb_gtid_xid),
     # flags_extra: Extra flags announcing the fields below; a zero here is the first byte of the padding.
-    'flags_extra' / rt.When(lambda this: (rt.remaining(this) >= 1), rt.FlagsInt(Int8ul, enums.MARIADB_GTID_FLAGS_EXTRA)),
+    'flags_extra' / rt.When(lambda this: (rt.remaining(this) >= 1), rt.FlagsInt(Int8ul, enums.MARIADB_GTID_FLAGS_EXTRA), by_value=True),
     # extra_engines: Number of storage engines the transaction used besides the first (255 on XA PREPARE).
     'extra_engines' / rt.When(lambda this: ((this['flags_extra'] != None) and ((this['flags_extra'] & 1) != 0)), Int8ul),
     # sa_seq_no: seq_no of the START ALTER that this COMMIT ALTER or ROLLBACK ALTER completes.

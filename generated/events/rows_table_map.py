@@ -64,7 +64,7 @@ TABLE_MAP_EVENT = Struct(
         'metadata' / rt.Sized(lambda this: this['metadata_len'], _rows_table_map__metadata),
         # null_bitmap: One bit per column (LSB first), set when the column may hold NULL.
         'null_bitmap' / rt.Bitmap(lambda this: rt.length(this['_']['column_types']), 'lsb'),
-    )),
+    ), by_value=True),
     # optional_metadata: Optional metadata (binlog_row_metadata, MySQL 8.0.1+, MariaDB 10.5+), in any order; an unknown type is kept raw.
     'optional_metadata' / rt.When(lambda this: (this['column_info'] != None), rt.Sized(None, rt.TLVList(tag=Int8ul, length=rt.Packed(), end='eos', unknown='skip',
         tag_names=enums.TABLE_MAP_OPT_META_TYPE,

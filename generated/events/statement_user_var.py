@@ -25,5 +25,5 @@ USER_VAR_EVENT = Struct(
     # value: The value: text, an 8-byte integer or double (little-endian), or precision, scale and a packed binary decimal.
     'value' / rt.When(lambda this: (this['is_null'] == 0), Bytes(lambda this: this['value_len'])),
     # flags: Flags of the value; older servers did not write this byte (read when bytes remain).
-    'flags' / rt.When(lambda this: ((this['is_null'] == 0) and (rt.remaining(this) >= 1)), rt.FlagsInt(Int8ul, enums.USER_VAR_FLAGS)),
+    'flags' / rt.When(lambda this: ((this['is_null'] == 0) and (rt.remaining(this) >= 1)), rt.FlagsInt(Int8ul, enums.USER_VAR_FLAGS), by_value=True),
 )
