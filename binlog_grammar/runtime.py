@@ -493,7 +493,8 @@ class RawBytes(Construct):
 class TLVList(Construct):
     """Entries (tag, [length], value) until the region ends or an end-mark tag.
 
-    Parses to a list of Containers {tag, id, value}; an unknown tag gives {tag, id: None, raw}
+    Parses to a list of Containers {tag, id, value}; an unknown tag gives
+    {tag, id: None, unknown: True, raw}
     (with unknown='stop', raw is every byte after the tag and the list ends there), so the list
     always rebuilds byte for byte.
     """
@@ -531,10 +532,11 @@ class TLVList(Construct):
                 if self.unknown == "error":
                     raise ExplicitError(f"unknown tag {tag}", path=path)
                 if self.unknown == "stop":
-                    out.append(Container(tag=self._name_tag(tag), id=None, raw=stream.read()))
+                    out.append(Container(tag=self._name_tag(tag), id=None, unknown=True,
+                                         raw=stream.read()))
                     return out
                 n = self.length._parsereport(stream, context, path)
-                out.append(Container(tag=self._name_tag(tag), id=None,
+                out.append(Container(tag=self._name_tag(tag), id=None, unknown=True,
                                      raw=stream_read(stream, n, path)))
                 continue
             ident, sub = case

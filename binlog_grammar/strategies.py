@@ -212,7 +212,7 @@ class _Gen:
             hi = 255 if t.tag.kind != "int" else (1 << (8 * t.tag.width)) - 1
             tag = self.draw(st.integers(0, min(hi, 300)).filter(lambda x: x not in known))
             raw = self.draw(st.binary(max_size=12))
-            entries.append({"tag": tag, "id": None, "raw": raw})
+            entries.append({"tag": tag, "id": None, "unknown": True, "raw": raw})
         return entries
 
     def text_or_bytes(self, f: Field, env, shadow):

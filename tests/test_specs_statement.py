@@ -275,6 +275,7 @@ def test_unknown_status_var_ends_the_list_and_keeps_the_rest():
     assert [e.id for e in q.status_vars] == ["flags2", None]
     unknown = q.status_vars[1]
     assert int(unknown.tag) == 0x63 and unknown.raw == b"\x01\x02\x03\x08" + u16(33)
+    assert unknown.unknown is True  # flagged, so a reader can tell the list was cut short
     assert (q.db, q.query) == ("db", "SELECT 1")
 
 
