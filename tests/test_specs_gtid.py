@@ -15,59 +15,7 @@ from binlog_grammar.generated import types as T
 from binlog_grammar.generated.catalog import EVENTS
 
 from conftest import CORPUS, needs_corpus
-
-CTX = {"binlog_version": 4, "header_len": 19, "checksum_alg": 1, "server": None}
-
-
-def by_name(name):
-    for et in EVENTS.values():
-        if et.name == name:
-            return et
-    raise KeyError(name)
-
-
-def ctx_for(et):
-    return dict(CTX, type_code=et.code, post_header_len=et.post_header_len[0])
-
-
-def parse(name, data):
-    """Parse event data, check that it builds back to the same bytes, return the value."""
-    et = by_name(name)
-    ctx = ctx_for(et)
-    value = et.parse(data, ctx)
-    assert et.build(value, ctx) == data
-    return value
-
-
-def fails(name, data):
-    et = by_name(name)
-    with pytest.raises(ConstructError):
-        et.parse(data, ctx_for(et))
-
-
-def u8(v):
-    return struct.pack("<B", v)
-
-
-def u16(v):
-    return struct.pack("<H", v)
-
-
-def u32(v):
-    return struct.pack("<I", v)
-
-
-def u64(v):
-    return struct.pack("<Q", v)
-
-
-def s64(v):
-    return struct.pack("<q", v)
-
-
-def u56(v):
-    return v.to_bytes(7, "little")
-
+from vectors import ctx_for, event_type as by_name, fails, parse, s64, u8, u16, u32, u56, u64
 
 # An independent writer of the serialization library's variable-length integers, from the rules
 # in libs/mysql/serialization/readme.md: n bytes hold 7n bits, the low n-1 bits of the first byte
@@ -241,7 +189,7 @@ def test_tagged_gtid_unknown_later_field_is_kept_raw():
 
 def test_tagged_gtid_message_size_is_rebuilt():
     et = by_name("GTID_TAGGED_LOG_EVENT")
-    ctx = ctx_for(et)
+    ctx = ctx_for(et.code)
     v = et.parse(tagged_message(tagged_fields(tag="a")), ctx)
     v.fields[3].value = "a_much_longer_tag_than_before"
     out = et.build(v, ctx)
@@ -300,7 +248,7 @@ def test_previous_gtids_tagged():
 
 def test_gtid_set_header_is_rebuilt_from_the_entries():
     et = by_name("PREVIOUS_GTIDS_LOG_EVENT")
-    ctx = ctx_for(et)
+    ctx = ctx_for(et.code)
     v = et.parse(tagged_set([(SID, "alpha", [(1, 2)])]), ctx)
     v.gtid_set.sids.append(v.gtid_set.sids[0])
     assert et.build(v, ctx) == tagged_set([(SID, "alpha", [(1, 2)])] * 2)

@@ -14,30 +14,13 @@ from binlog_grammar.events import decompress
 from binlog_grammar.generated import types as T
 from binlog_grammar.generated.catalog import EVENTS
 
+from vectors import ctx_for, parse, u16
+
 WRITE_ROWS_EVENT = 30
 UPDATE_ROWS_EVENT = 31
 DELETE_ROWS_EVENT = 32
 PARTIAL_UPDATE_ROWS_EVENT = 39
 TABLE_MAP_EVENT = 19
-
-
-def ctx_for(code, post_header_len=None):
-    et = EVENTS[code]
-    return {"type_code": code,
-            "post_header_len": et.post_header_len[0] if post_header_len is None else post_header_len,
-            "binlog_version": 4, "header_len": 19, "checksum_alg": 1, "server": None}
-
-
-def parse(code, data, post_header_len=None):
-    """Parse one event's data and check that it builds back to the same bytes."""
-    ctx = ctx_for(code, post_header_len)
-    value = EVENTS[code].parse(data, ctx)
-    assert EVENTS[code].build(value, ctx) == data
-    return value
-
-
-def u16(n):
-    return n.to_bytes(2, "little")
 
 
 def table_id6(n):

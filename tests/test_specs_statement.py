@@ -22,65 +22,20 @@ from binlog_grammar.reader import BinlogFile, FormatState, parse_event, update_s
 from binlog_grammar.runtime import version
 
 from conftest import CORPUS, needs_corpus
+from vectors import event_type as by_name, fails, lenenc, u8, u16, u32, u64
+from vectors import ctx_for as _ctx_for
+from vectors import parse as _parse
 
 MYSQL_80 = version("8.0.40")
 MARIADB = version("10.11.19-MariaDB-log")
 
 
-def by_name(name):
-    for et in EVENTS.values():
-        if et.name == name:
-            return et
-    raise KeyError(name)
-
-
 def ctx_for(et, **over):
-    ctx = {"binlog_version": 4, "header_len": 19, "checksum_alg": 1, "server": MYSQL_80,
-           "type_code": et.code, "post_header_len": et.post_header_len[0]}
-    ctx.update(over)
-    return ctx
+    return _ctx_for(et.code, **dict({"server": MYSQL_80}, **over))
 
 
 def parse(name, data, **over):
-    """Parse event data, check that it builds back to the same bytes, return the value."""
-    et = by_name(name)
-    ctx = ctx_for(et, **over)
-    value = et.parse(data, ctx)
-    assert et.build(value, ctx) == data
-    return value
-
-
-def fails(name, data, **over):
-    et = by_name(name)
-    with pytest.raises(ConstructError):
-        et.parse(data, ctx_for(et, **over))
-
-
-def u8(v):
-    return struct.pack("<B", v)
-
-
-def u16(v):
-    return struct.pack("<H", v)
-
-
-def u32(v):
-    return struct.pack("<I", v)
-
-
-def u64(v):
-    return struct.pack("<Q", v)
-
-
-def lenenc(v):
-    """MySQL's length-encoded integer, shortest form (net_store_length)."""
-    if v < 251:
-        return u8(v)
-    if v < 1 << 16:
-        return b"\xfc" + u16(v)
-    if v < 1 << 24:
-        return b"\xfd" + v.to_bytes(3, "little")
-    return b"\xfe" + u64(v)
+    return _parse(name, data, **dict({"server": MYSQL_80}, **over))
 
 
 def query_data(status=b"", db=b"", query=b"", thread_id=7, exec_time=0, error_code=0):
