@@ -70,3 +70,33 @@ def test_named_type_roundtrip(name):
         assert con.build(parsed, **FRAMING_CTX) == data
 
     check()
+
+
+def _named_types_in(fields, acc):
+    for f in fields:
+        stack = [f.type, f.prefix]
+        while stack:
+            t = stack.pop()
+            if t is None:
+                continue
+            if t.kind == "named" and t.name not in acc:
+                acc.add(t.name)
+                _named_types_in([SPECS.types[t.name].field], acc)
+            _named_types_in(t.fields, acc)
+            for case in t.cases:
+                if hasattr(case[1], "type"):
+                    _named_types_in([case[1]], acc)
+                else:
+                    stack.append(case[1])
+            stack += [t.default, t.tag, t.length]
+    return acc
+
+
+def test_every_named_type_is_round_tripped():
+    """Types that read their enclosing struct (_parent) cannot stand alone; they are round-tripped
+    inside the events that use them."""
+    in_events = set()
+    for ev in SPECS.events:
+        _named_types_in(ev.fields, in_events)
+    for name in SPECS.types:
+        assert name in STANDALONE_TYPES or name in in_events, name
