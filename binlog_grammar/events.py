@@ -62,18 +62,18 @@ def decompress(codec: str, data: bytes, limit: int = 1 << 30) -> bytes:
     if codec == "zstd":
         import zstandard
 
-        dctx = zstandard.ZstdDecompressor()
-        reader = dctx.stream_reader(io.BytesIO(data))
-        out = reader.read(limit + 1)
-        if len(out) > limit:
-            raise ValueError(f"decompressed data exceeds {limit} bytes")
-        return out
+        reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data))
+        return _read_bounded(lambda n: reader.read(n), limit)
     if codec == "zlib":
         d = zlib.decompressobj()
-        out = d.decompress(data, limit + 1)
-        if len(out) > limit:
-            raise ValueError(f"decompressed data exceeds {limit} bytes")
-        return out
+        rest = [data]
+
+        def step(n):
+            chunk = d.decompress(rest[0], n)
+            rest[0] = d.unconsumed_tail
+            return chunk
+
+        return _read_bounded(step, limit)
     if codec == "mariadb_zlib":
         if not data:
             raise ValueError("empty compressed value")
@@ -83,11 +83,23 @@ def decompress(codec: str, data: bytes, limit: int = 1 << 30) -> bytes:
         want = int.from_bytes(data[1:1 + nlen], "big")
         if want > limit:
             raise ValueError(f"uncompressed length {want} exceeds {limit} bytes")
-        out = zlib.decompress(data[1 + nlen:], bufsize=max(want, 1))
+        out = decompress("zlib", data[1 + nlen:], limit=want)
         if len(out) != want:
             raise ValueError(f"uncompressed {len(out)} bytes, header says {want}")
         return out
     raise ValueError(f"unknown codec {codec}")
+
+
+def _read_bounded(read, limit, chunk=1 << 20) -> bytes:
+    """Read decompressed output in chunks, so memory follows the real output, not a claimed size."""
+    out = bytearray()
+    while True:
+        piece = read(chunk)
+        if not piece:
+            return bytes(out)
+        out += piece
+        if len(out) > limit:
+            raise ValueError(f"decompressed data exceeds {limit} bytes")
 
 
 def format_construct_error(e: ConstructError) -> str:

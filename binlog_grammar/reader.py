@@ -150,7 +150,7 @@ def parse_event(raw: bytes, state: FormatState, *, file="<bytes>", offset=0, inn
             data = et.parse(data_bytes, ctx)
         except ConstructError as e:
             raise parse_error(file, offset, name, e) from None
-        except (ValueError, TypeError, KeyError, IndexError, OverflowError, ZeroDivisionError) as e:
+        except Exception as e:  # noqa: BLE001 - whatever bad bytes make a struct raise is bad input
             raise EventFormatError(f"{type(e).__name__}: {e}", file, offset, name) from None
     ev = Event(file, offset, header, data, raw, et, ctx, inner=inner, footer=bool(crc_len))
     stored = None
@@ -287,7 +287,9 @@ class BinlogFile:
                 if length < hl:
                     raise EventFormatError(f"event_length {length} is shorter than the {hl}-byte header",
                                            path, pos, name)
-                rest = fh.read(length - hl)
+                # never let a bogus length allocate: compare with the bytes the file has
+                available = os.fstat(fh.fileno()).st_size - pos - hl
+                rest = fh.read(length - hl) if length - hl <= available else fh.read(available)
                 if len(rest) < length - hl:
                     raise TruncatedError(f"file ends inside the event: event_length {length}, "
                                          f"{hl + len(rest)} bytes present", path, pos, name)
