@@ -45,6 +45,33 @@ def _tree_diff(a: Path, b: Path) -> list:
     return diff
 
 
+def _cmd_docs(args) -> int:
+    import time
+
+    from . import docs
+    from .spec.loader import load_specs
+
+    started = time.monotonic()
+    specs = load_specs(args.specs)
+    try:
+        files = docs.render(specs)
+    except docs.DocsError as e:
+        print(f"binlog-grammar: docs: {e}", file=sys.stderr)
+        return 1
+    out = Path(args.output) if args.output else docs.DOCS_DIR
+    if args.check:
+        diff = docs.diff(files, out)
+        if diff:
+            print(f"docs differ from the specs ({len(diff)} files): " + ", ".join(diff[:20]))
+            print("run `binlog-grammar docs` and commit the result")
+            return 1
+        print(f"{out}: up to date with the specs ({len(files)} files)")
+        return 0
+    docs.write(files, out)
+    print(f"wrote {len(files)} files to {out} in {time.monotonic() - started:.1f}s")
+    return 0
+
+
 def _cmd_verify(args) -> int:
     from .verify import verify_file
 
@@ -64,7 +91,9 @@ def _verify_text(r) -> str:
              f"{r['checksums_verified']} checksums verified, {r['checksum_failures']} checksum failures"
              + (f", {r['inner_events']} events inside payloads" if r.get("inner_events") else "")]
     for e in r["errors"]:
-        lines.append(f"  error at offset {e['offset']} ({e['event_type'] or 'no event type'}): {e['message']}")
+        where = f"at offset {e['offset']}" if e["offset"] is not None else "in the file"
+        what = f" ({e['event_type']})" if e["event_type"] else ""
+        lines.append(f"  error {where}{what}: {e['message']}")
     lines.append("  OK" if r["ok"] else "  FAILED")
     return "\n".join(lines)
 
@@ -82,6 +111,14 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--check", action="store_true",
                    help="do not write; exit 1 if the committed files differ from a fresh generation")
     g.set_defaults(func=_cmd_generate)
+
+    d = sub.add_parser("docs", help="render the format documentation (Markdown and HTML) from the specs")
+    d.add_argument("--specs", help="specs folder (default: the project's specs/)")
+    d.add_argument("--output", help="where to write (default: generated/docs/; the HTML site goes "
+                                    "to its html/ folder)")
+    d.add_argument("--check", action="store_true",
+                   help="do not write; exit 1 if the committed docs differ from a fresh render")
+    d.set_defaults(func=_cmd_docs)
 
     v = sub.add_parser("verify", help="parse and rebuild every event, check CRC32s")
     v.add_argument("files", nargs="+", metavar="FILE")

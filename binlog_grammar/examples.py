@@ -115,16 +115,16 @@ class ExampleMaker:
         self.enums = specs.enum_values()
 
     # -- context ---------------------------------------------------------------------------
-    def context(self, ev: EventDef, code: int) -> dict:
-        """The context of the example: the event's own code and first post-header length, the
-        first value context.yaml lists for the rest, a server of the event's flavor (within the
-        event's since/until when the list has one)."""
+    def context(self, ev: EventDef, code: int, post_header_len=None) -> dict:
+        """The context of the example: the event's own code, a post-header length it announces
+        (the first by default), the first value context.yaml lists for the rest, a server of the
+        event's flavor (within the event's since/until when the list has one)."""
         ctx = {}
         for cid, cdef in self.specs.context.items():
             if cid == "type_code":
                 ctx[cid] = code
             elif cid == "post_header_len":
-                ctx[cid] = ev.post_header_len[0]
+                ctx[cid] = ev.post_header_len[0] if post_header_len is None else post_header_len
             elif cdef.type == "version" and isinstance(cdef.values, list):
                 ctx[cid] = self._server(ev, cdef.values)
             elif isinstance(cdef.values, list) and cdef.values:
@@ -188,9 +188,9 @@ class ExampleMaker:
             env.remaining = saved
 
     # -- structs ---------------------------------------------------------------------------
-    def event_value(self, ev: EventDef, code: int):
+    def event_value(self, ev: EventDef, code: int, post_header_len=None):
         """(context, value) of the example of one event type code."""
-        ctx = self.context(ev, code)
+        ctx = self.context(ev, code, post_header_len)
         return ctx, self.fields(ev.fields, None, ctx)
 
     def type_value(self, type_name: str, ctx: dict):
@@ -458,3 +458,57 @@ def same(made, parsed) -> bool:
     if isinstance(made, bool) or isinstance(parsed, bool):
         return plain(made) == plain(parsed)
     return plain(made) == plain(parsed)
+
+
+class EventExample:
+    """One event type code's example: context, the value made, the bytes the generated struct
+    built, the value it parsed back, and the spans of the fields (binlog_grammar.layout)."""
+
+    def __init__(self, name, code, ctx, made, data, parsed, spans):
+        self.names = [name]
+        self.codes = [code]
+        self.ctx = ctx
+        self.made = made
+        self.data = data
+        self.value = parsed
+        self.spans = spans
+
+
+def event_example(maker: ExampleMaker, ev: EventDef, code: int) -> EventExample:
+    """Make, build (with the generated struct of the catalog), parse back and record spans.
+
+    The post-header length is the one among those the event announces whose post-header fields,
+    as built, take exactly that many bytes (EXECUTE_LOAD_QUERY_EVENT announces 26 where
+    QUERY_EVENT announces 13); the first when none does."""
+    from .generated.catalog import EVENTS
+    from . import layout
+
+    et = EVENTS.get(code)
+    name = next(n.name for n in ev.names if n.code == code)
+    if et is None or et.name != name:
+        raise ExampleError(f"{name} ({code}) is not in the generated catalog; run `binlog-grammar generate`")
+    post_header = [f.id for f in ev.fields if f.section == "post_header"]
+    first = None
+    for phl in ev.post_header_len:
+        ctx, made = maker.event_value(ev, code, phl)
+        try:
+            data = et.build(build_input(made), ctx)
+            parsed = et.parse(data, ctx)
+        except Exception as e:  # noqa: BLE001 - reported with the event's name below
+            if first is None:
+                first = e
+            continue
+        value, spans = layout.record(rt.Sized(None, et.struct), data, **ctx)
+        ex = EventExample(name, code, ctx, made, data, parsed, spans)
+        if plain(value) != plain(parsed):
+            raise ExampleError(f"example of {name}: the span recorder parsed another value than the struct")
+        if not same(made, parsed) or et.build(parsed, ctx) != data:
+            raise ExampleError(f"example of {name} does not round-trip through the generated struct")
+        ph_end = max((s.end for s in spans if s.name in post_header), default=0)
+        if ph_end == phl:
+            return ex
+        if not isinstance(first, EventExample):
+            first = ex
+    if isinstance(first, EventExample):
+        return first
+    raise ExampleError(f"example of {name}: {type(first).__name__}: {first}")

@@ -181,10 +181,11 @@ class _Rec:
                 if con.unknown == "error":
                     raise ExplicitError(f"unknown tag {tag}", path=path)
                 if con.unknown == "stop":
-                    entry = Container(tag=con._name_tag(tag), id=None, raw=stream.read())
+                    entry = Container(tag=con._name_tag(tag), id=None, unknown=True, raw=stream.read())
                 else:
                     n = con.length._parsereport(stream, context, path)
-                    entry = Container(tag=con._name_tag(tag), id=None, raw=stream_read(stream, n, path))
+                    entry = Container(tag=con._name_tag(tag), id=None, unknown=True,
+                                      raw=stream_read(stream, n, path))
                 obj.append(entry)
                 out.append(Span(f"[{i}]", start, base + stream.tell(), value=entry))
                 if con.unknown == "stop":

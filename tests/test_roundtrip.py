@@ -13,7 +13,8 @@ from binlog_grammar.strategies import event_values, matches, normalize, type_val
 SPECS = load_specs()
 EVENT_NAMES = sorted(n.name for ev in SPECS.events for n in ev.names)
 SETTINGS = settings(max_examples=80, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
+                                           HealthCheck.data_too_large])
 
 
 def _uses_parent(field):

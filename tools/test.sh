@@ -7,6 +7,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   need=()
   command -v mariadbd >/dev/null || need+=(mariadb-server)
   command -v mariadb-binlog >/dev/null || need+=(mariadb-client)
+  command -v chromium >/dev/null || need+=(chromium)  # the docs' headless browser test
   if [ ${#need[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq && apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
@@ -16,4 +17,5 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 fi
 python3 -m pip install -q --disable-pip-version-check -e '.[test]'
 python3 -m binlog_grammar generate --check
+python3 -m binlog_grammar docs --check
 python3 -m pytest -q -p no:cacheprovider "$@"
