@@ -1227,7 +1227,9 @@ class Renderer:
             url=lambda pid, anchor=None: _rel("search.html", self.target(pid).html_path, anchor),
             root="", index_json=Markup(self.search_index()))
         for name in ("style.css", "search.js"):
-            files[f"{HTML_DIR}/{name}"] = (TEMPLATES / "static" / name).read_text(encoding="utf-8")
+            files[f"{HTML_DIR}/{name}"] = (
+                f"/* Rendered by binlog-grammar docs from binlog_grammar/templates/static/{name};"
+                " do not edit. */\n" + (TEMPLATES / "static" / name).read_text(encoding="utf-8"))
         return files
 
     def search_index(self) -> str:
