@@ -22,20 +22,14 @@ from __future__ import annotations
 from . import runtime as rt
 from .spec import expr as E
 from .spec.model import EventDef, Field, SpecSet, TypeSpec
+from .spec.values import REBUILT, KnownValues
+from .spec.values import matches as same
+from .spec.values import normalize as plain
 
 FREE_LEN = 3  # bytes of a bytes/str whose length is free
 _BIG = 1 << 30  # `remaining` while making an example: trailing fields are present
 _MAX_SIZE = 64  # sizes and counts above this make a candidate value a bad choice
 
-
-class _Rebuilt:
-    """A field whose value the build computes (spec key `rebuild:`)."""
-
-    def __repr__(self):
-        return "REBUILT"
-
-
-REBUILT = _Rebuilt()
 
 
 class ExampleError(Exception):
@@ -89,24 +83,7 @@ def _exprs(f: Field):
     return out
 
 
-class _Values(dict):
-    """Values made so far; a REBUILT entry answers with the length made for what it describes."""
 
-    def __init__(self, values, shadow):
-        super().__init__()
-        self.v = values
-        self.s = shadow
-
-    def __contains__(self, k):
-        return k in self.v
-
-    def __getitem__(self, k):
-        val = self.v[k]
-        if val is REBUILT:
-            if k in self.s:
-                return self.s[k]
-            raise LookupError(k)
-        return val
 
 
 class ExampleMaker:
@@ -200,7 +177,7 @@ class ExampleMaker:
     def fields(self, fields, parent_env, ctx, index=None) -> dict:
         values = {}
         shadow = {}
-        env = E.Env(_Values(values, shadow), parent=parent_env, ctx=ctx, index=index)
+        env = E.Env(KnownValues(values, shadow), parent=parent_env, ctx=ctx, index=index)
         versioned = set()
         for f in fields:
             for _role, node in _exprs(f):
@@ -427,37 +404,6 @@ def build_input(value):
     if isinstance(value, list):
         return [build_input(v) for v in value]
     return value
-
-
-def plain(value):
-    """A parsed or made value in plain Python form (construct's private keys dropped)."""
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items() if not str(k).startswith("_")}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    if isinstance(value, bool) or value is None or value is REBUILT:
-        return value
-    if isinstance(value, int):
-        return int(value)
-    return value
-
-
-def same(made, parsed) -> bool:
-    """Is `parsed` the value that was made (a REBUILT field matches whatever the build wrote)?"""
-    if made is REBUILT:
-        return True
-    if isinstance(made, dict):
-        if not isinstance(parsed, dict):
-            return False
-        keys = {k for k in made if not str(k).startswith("_")}
-        pkeys = {k for k in parsed if not str(k).startswith("_")}
-        return keys == pkeys and all(same(made[k], parsed[k]) for k in keys)
-    if isinstance(made, (list, tuple)):
-        return (isinstance(parsed, (list, tuple)) and len(made) == len(parsed)
-                and all(same(a, b) for a, b in zip(made, parsed)))
-    if isinstance(made, bool) or isinstance(parsed, bool):
-        return plain(made) == plain(parsed)
-    return plain(made) == plain(parsed)
 
 
 class EventExample:

@@ -147,14 +147,7 @@ class _Rec:
             context["_io"] = saved
 
     def _sized(self, con, stream, context, path, base, out):
-        if con.size is None:
-            pos = stream.tell()
-            size = stream.seek(0, 2) - pos
-            stream.seek(pos)
-        else:
-            size = con.size(context) if callable(con.size) else con.size
-            if size < 0:
-                raise ExplicitError(f"negative size {size}", path=path)
+        size = con.region_size(stream, context, path)
         region, region_base = self._region(stream, size, path, base)
         obj = self._in_region(con.subcon, region, region_base, context, path, out)
         rt._check_consumed(region, path, f"a {size}-byte region")

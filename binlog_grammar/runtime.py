@@ -375,15 +375,20 @@ class Sized(Construct):
         self.flagbuildnone = subcon.flagbuildnone
         self.check_on_build = check_on_build  # False when the size is measured from `remaining`
 
-    def _parse(self, stream, context, path):
+    def region_size(self, stream, context, path) -> int:
+        """Bytes of the region this value lives in (the rest of the stream when size is None)."""
         if self.size is None:
             pos = stream.tell()
             size = stream.seek(0, 2) - pos
             stream.seek(pos)
-        else:
-            size = self.size(context) if callable(self.size) else self.size
-            if size < 0:
-                raise ExplicitError(f"negative size {size}", path=path)
+            return size
+        size = self.size(context) if callable(self.size) else self.size
+        if size < 0:
+            raise ExplicitError(f"negative size {size}", path=path)
+        return size
+
+    def _parse(self, stream, context, path):
+        size = self.region_size(stream, context, path)
         sub = _region(stream, size, path)
         obj = _parse_in(self.subcon, sub, context, path)
         _check_consumed(sub, path, f"a {size}-byte region")

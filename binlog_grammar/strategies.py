@@ -13,18 +13,9 @@ from hypothesis import strategies as st
 from . import runtime as rt
 from .spec import expr as E
 from .spec.model import EventDef, Field, SpecSet, TypeSpec
+from .spec.values import REBUILT, KnownValues, RebuiltInt, matches, normalize  # noqa: F401
 
 
-class _Rebuilt:
-    def __repr__(self):
-        return "REBUILT"
-
-
-REBUILT = _Rebuilt()
-
-
-class RebuiltInt(int):
-    """A drawn value that the build recomputes in part: it matches whatever is parsed."""
 MAX_FREE = 24  # longest free-length bytes/str/arrays drawn
 
 
@@ -72,7 +63,7 @@ class _Gen:
         values = {}
         env = E.Env(values, parent=parent_env, ctx=ctx, index=index)
         shadow = {}
-        env.values = _Shadowed(values, shadow)
+        env.values = KnownValues(values, shadow)
         cut = False
         for f in fields:
             if f.cond is not None:
@@ -239,24 +230,6 @@ class _Gen:
         return data
 
 
-class _Shadowed(dict):
-    """Values drawn so far; REBUILT entries answer with the length drawn for what they describe."""
-
-    def __init__(self, values, shadow):
-        super().__init__()
-        self.v = values
-        self.s = shadow
-
-    def __contains__(self, k):
-        return k in self.v
-
-    def __getitem__(self, k):
-        val = self.v[k]
-        if (val is REBUILT or isinstance(val, RebuiltInt)) and k in self.s:
-            return self.s[k]
-        return val
-
-
 def _is_free_size(node, env):
     return True
 
@@ -309,32 +282,3 @@ def type_values(draw, specs: SpecSet, type_name: str, ctx: dict):
 
         reject()
     return value
-
-
-def normalize(value):
-    """Parsed or drawn values in plain Python form for comparison."""
-    if isinstance(value, dict):
-        return {k: normalize(v) for k, v in value.items() if not str(k).startswith("_")}
-    if isinstance(value, (list, tuple)):
-        return [normalize(v) for v in value]
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return int(value)
-    return value
-
-
-def matches(drawn, parsed) -> bool:
-    """Is `parsed` the value that was drawn (REBUILT matches anything)?"""
-    if drawn is REBUILT or isinstance(drawn, RebuiltInt):
-        return True
-    if isinstance(drawn, dict):
-        if not isinstance(parsed, dict):
-            return False
-        keys = {k for k in drawn if not str(k).startswith("_")}
-        pkeys = {k for k in parsed if not str(k).startswith("_")}
-        return keys == pkeys and all(matches(drawn[k], parsed[k]) for k in keys)
-    if isinstance(drawn, (list, tuple)):
-        return (isinstance(parsed, (list, tuple)) and len(drawn) == len(parsed)
-                and all(matches(a, b) for a, b in zip(drawn, parsed)))
-    return normalize(drawn) == normalize(parsed)
