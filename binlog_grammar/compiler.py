@@ -68,6 +68,13 @@ class _Writer:
             return "rt.SvSint()"
         if t.kind == "empty":
             return "Pass"
+        if t.kind == "float":
+            return f"Float{8 * t.width}{'l' if t.endian == 'le' else 'b'}"
+        if t.kind == "decimal":
+            return (f"rt.DecimalBin({self.lam(t.args['precision'])}, "
+                    f"{self.lam(t.args['scale'])})")
+        if t.kind == "json_binary":
+            return "rt.JsonBinary()"
         if t.kind == "named":
             self.used_types.add(t.name)
             return t.name
@@ -126,7 +133,7 @@ class _Writer:
                 else:
                     con = f"rt.Text({con})"
         elif t.kind == "uintvar":
-            con = f"BytesInteger({self.lam(f.size)}, swapped={t.endian == 'le'})"
+            con = f"rt.UIntN({self.lam(f.size)}, big_endian={t.endian == 'be'})"
         elif t.kind == "bitmap":
             con = f"rt.Bitmap({self.lam(t.bits)}, {t.order!r})"
         else:
@@ -151,6 +158,8 @@ class _Writer:
         return con
 
     def field_con(self, f: Field, ind: int, sizeof_map: dict, hoist=None) -> str:
+        if f.type.kind == "computed":
+            return f"Computed({self.lam(f.value)})"
         con = self.content(f, ind)
         if hoist:
             self.prelude.append((hoist, con))
@@ -276,6 +285,8 @@ def render(specs: SpecSet) -> dict:
         td = specs.types[name]
         w = _Writer(specs, name)
         con = w.field_con(td.field, 0, {})
+        if td.adapter:
+            con = f"rt.As({con}, {td.adapter!r})"
         w_all.used_enums |= w.used_enums
         for hname, hsrc in w.prelude:
             body.append(f"{hname} = {hsrc}")
@@ -341,6 +352,9 @@ def _catalog(specs, imports, rows) -> str:
             remaps.append(f"({cond}, {dict(sorted(r['map'].items()))!r})")
         if remaps:
             lines.append(f"        remaps=({', '.join(remaps)},),")
+        row_op = next(n.row_op for n in ev.names if n.code == code)
+        if row_op:
+            lines.append(f"        row_op={row_op!r},")
         legacy = next(n.legacy_post_header_len for n in ev.names if n.code == code)
         if legacy:
             lines.append(f"        legacy_post_header_len={dict(sorted(legacy.items()))!r},")

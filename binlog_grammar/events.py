@@ -29,10 +29,10 @@ class EventType:
     """One event type code: its name, the struct of its data, and what the FDE may say of it."""
 
     __slots__ = ("code", "name", "flavor", "struct", "post_header_len", "post_header_fields",
-                 "decode", "spec", "remaps", "legacy_post_header_len", "_whole")
+                 "decode", "spec", "remaps", "legacy_post_header_len", "row_op", "_whole")
 
     def __init__(self, code, name, flavor, struct, post_header_len, post_header_fields, decode, spec,
-                 remaps=(), legacy_post_header_len=None):
+                 remaps=(), legacy_post_header_len=None, row_op=None):
         self.code = code
         self.name = name
         self.flavor = flavor
@@ -44,6 +44,7 @@ class EventType:
         self.remaps = remaps  # ((condition on this event's data, {code in file: event type}),)
         # binlog v1/v3 files have no FDE: the post-header length of each type is fixed by version
         self.legacy_post_header_len = legacy_post_header_len or {}
+        self.row_op = row_op  # rows events: insert, update or delete (the images of each row)
         self._whole = rt.Sized(None, struct)
 
     def __repr__(self):

@@ -16,8 +16,9 @@ from .spec.expr import Version, version_compare
 
 __all__ = [
     "Version", "vcmp", "version", "remaining", "ctx", "length", "popcount", "tlv_value", "sizeof",
-    "Packed", "SvUint", "SvSint", "Text", "Bitmap", "Bits", "EnumInt", "FlagsInt", "EnumValue",
-    "FlagsValue", "Sized", "RepeatEos", "When", "TLVList", "NoCase", "RawBytes",
+    "Packed", "SvUint", "SvSint", "UIntN", "Text", "Bitmap", "Bits", "EnumInt", "FlagsInt", "EnumValue",
+    "FlagsValue", "Sized", "RepeatEos", "When", "TLVList", "NoCase", "RawBytes", "col", "rank",
+    "As", "DecimalBin", "JsonBinary",
 ]
 
 
@@ -76,6 +77,21 @@ def length(x) -> int:
 
 def popcount(bits) -> int:
     return sum(1 for b in bits if b)
+
+
+def rank(bits, i) -> int:
+    """Number of set bits before position i (the NULL-bit index of the i-th column)."""
+    return sum(1 for b in bits[:i] if b)
+
+
+def col(this):
+    """The column being decoded: ctx.columns at the nearest enclosing repeat index."""
+    c = this
+    while c is not None:
+        if "_index" in c:
+            return ctx(c, "columns")[c["_index"]]
+        c = c.get("_")
+    raise ExplicitError("col is used outside a row image (no column is being decoded)")
 
 
 def matches(text, pattern) -> bool:
@@ -187,6 +203,37 @@ class SvSint(SvUint):
 
 # ---------------------------------------------------------------------------------------------
 # strings and bitmaps
+
+class UIntN(Construct):
+    """An unsigned integer of a computed number of bytes (0 bytes hold the value 0)."""
+
+    def __init__(self, length, big_endian):
+        super().__init__()
+        self.length = length
+        self.big = big_endian
+
+    def _n(self, context, path):
+        n = self.length(context) if callable(self.length) else self.length
+        if n < 0:
+            raise ExplicitError(f"integer size {n} is negative", path=path)
+        return n
+
+    def _parse(self, stream, context, path):
+        data = stream_read(stream, self._n(context, path), path)
+        return int.from_bytes(data, "big" if self.big else "little")
+
+    def _build(self, obj, stream, context, path):
+        n = self._n(context, path)
+        try:
+            data = int(obj).to_bytes(n, "big" if self.big else "little")
+        except (OverflowError, TypeError, ValueError):
+            raise ExplicitError(f"{obj!r} does not fit in {n} unsigned bytes", path=path) from None
+        stream_write(stream, data, n, path)
+        return obj
+
+    def _sizeof(self, context, path):
+        return self._n(context, path)
+
 
 class Text(Adapter):
     """Bytes as text: UTF-8, with bytes that are not UTF-8 kept (surrogateescape), so any bytes
@@ -607,3 +654,73 @@ class _RawLength(Construct):
 
 
 RawLength = _RawLength()
+
+
+# ---------------------------------------------------------------------------------------------
+# Python values of column layouts, and the two algorithms the specs name as built-in types
+
+class As(Adapter):
+    """A spec type with `as: NAME`: the struct's fields <-> the Python value (pyvalues.ADAPTERS)."""
+
+    def __init__(self, subcon, name):
+        from .pyvalues import ADAPTERS
+
+        super().__init__(subcon)
+        self.name = name
+        self.adapter = ADAPTERS[name]
+
+    def _decode(self, obj, context, path):
+        try:
+            return self.adapter.decode(obj, _col_or_none(context))
+        except ValueError as e:
+            raise ExplicitError(f"{e} (path {path})") from None
+
+    def _encode(self, obj, context, path):
+        try:
+            return self.adapter.encode(obj, _col_or_none(context))
+        except ValueError as e:
+            raise ExplicitError(f"{e} (path {path})") from None
+
+
+def _col_or_none(context):
+    try:
+        return col(context)
+    except (ExplicitError, KeyError, IndexError, TypeError):
+        return None
+
+
+class _Algorithm(Construct):
+    """A built-in type implemented by a hand-written class, imported when first used."""
+
+    def __init__(self, module, name, *args):
+        super().__init__()
+        self._where = (module, name, args)
+        self._sub = None
+
+    @property
+    def sub(self):
+        if self._sub is None:
+            import importlib
+
+            module, name, args = self._where
+            self._sub = getattr(importlib.import_module(module, __package__), name)(*args)
+        return self._sub
+
+    def _parse(self, stream, context, path):
+        return self.sub._parsereport(stream, context, path)
+
+    def _build(self, obj, stream, context, path):
+        return self.sub._build(obj, stream, context, path)
+
+    def _sizeof(self, context, path):
+        return self.sub._sizeof(context, path)
+
+
+def DecimalBin(precision, scale):
+    """Type `decimal`: MySQL's packed DECIMAL digits (binlog_grammar.decimal)."""
+    return _Algorithm(".decimal", "DecimalBin", precision, scale)
+
+
+def JsonBinary():
+    """Type `json_binary`: MySQL's binary JSON document, the whole enclosing region (binlog_grammar.jsonb)."""
+    return _Algorithm(".jsonb", "JsonBinary")

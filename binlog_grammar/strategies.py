@@ -66,6 +66,9 @@ class _Gen:
         env.values = KnownValues(values, shadow)
         cut = False
         for f in fields:
+            if f.type.kind == "computed":  # no bytes: what the parse computes, not compared
+                values[f.id] = REBUILT
+                continue
             if f.cond is not None:
                 if E.uses_remaining(f.cond):
                     # present only if the condition can hold with bytes left, and the chain of
@@ -167,6 +170,16 @@ class _Gen:
             return self.draw(st.integers(-(1 << 63), (1 << 63) - 1))
         if k == "empty":
             return None
+        if k == "float":
+            return self.draw(st.floats(width=8 * t.width, allow_nan=False))
+        if k == "decimal":
+            try:
+                p, sc = (self.value(t.args[a], env) for a in ("precision", "scale"))
+            except LookupError:
+                raise Reject("decimal precision unknown") from None
+            return self.draw(_decimals(p, sc))
+        if k == "json_binary":
+            return self.draw(json_values())
         if k == "struct":
             return self.fields(t.fields, env, env.ctx, env.index)
         if k == "named":
@@ -230,6 +243,13 @@ class _Gen:
         return data
 
 
+def _decimals(precision, scale):
+    from decimal import Decimal
+
+    hi = 10 ** precision - 1
+    return st.integers(-hi, hi).map(lambda n: Decimal(n).scaleb(-scale))
+
+
 def _is_free_size(node, env):
     return True
 
@@ -282,3 +302,217 @@ def type_values(draw, specs: SpecSet, type_name: str, ctx: dict):
 
         reject()
     return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Row images: random tables (column types and metadata) and random rows of Python values.
+#
+# A column's metadata is drawn in the domain a server writes (a fact per metadata type, below),
+# built with the metadata struct and parsed back, so it carries the spec's computed fields. A
+# value is drawn from the column's value type in the specs: plain layouts from the spec itself,
+# types with `as:` from the Python domain of their adapter, `decimal` and `json_binary` from theirs.
+
+def _parsed_meta(name, raw):
+    from .generated import types as T
+
+    return getattr(T, name).parse(getattr(T, name).build(raw))
+
+
+def _meta_strategy(code_name):
+    """(type code, raw metadata) for a column of this real type, in the domain servers write."""
+    from .generated import enums
+
+    code = {n: c for c, n in enums.COLUMN_TYPE.items()}
+    string = st.integers(1, 1020).map(
+        lambda n: {"real_type": 0xFE ^ ((n >> 8) << 4) if n > 255 else 0xFE, "length": n & 0xFF})
+    fsp = st.integers(0, 6)
+    pick = {
+        "FLOAT": st.just(4), "DOUBLE": st.just(8),
+        "NEWDECIMAL": st.integers(1, 65).flatmap(
+            lambda p: st.integers(0, min(p, 30)).map(lambda s: {"precision": p, "scale": s})),
+        "BIT": st.integers(1, 64).map(lambda n: {"bits": n % 8, "bytes": n // 8}),
+        "TIME2": fsp, "DATETIME2": fsp, "TIMESTAMP2": fsp,
+        "VARCHAR": st.integers(1, 65535), "VARCHAR_COMPRESSED": st.integers(1, 65535),
+        "STRING": string,
+        "ENUM": st.sampled_from([1, 2]).map(lambda n: {"real_type": 0xF7, "length": n}),
+        "SET": st.sampled_from([1, 2, 3, 4, 8]).map(lambda n: {"real_type": 0xF8, "length": n}),
+        "BLOB": st.integers(1, 4), "BLOB_COMPRESSED": st.integers(1, 4),
+        "JSON": st.integers(1, 4), "GEOMETRY": st.integers(1, 4), "VECTOR": st.just(4),
+        "VAR_STRING": st.fixed_dictionaries({"real_type": st.integers(0, 255),
+                                             "length": st.integers(0, 255)}),
+    }
+    logged_as = {"ENUM": "STRING", "SET": "STRING"}
+    meta_type = {"FLOAT": "colmeta_size", "DOUBLE": "colmeta_size", "NEWDECIMAL": "colmeta_decimal",
+                 "BIT": "colmeta_bit", "TIME2": "colmeta_fsp", "DATETIME2": "colmeta_fsp",
+                 "TIMESTAMP2": "colmeta_fsp", "VARCHAR": "colmeta_varchar",
+                 "VARCHAR_COMPRESSED": "colmeta_varchar", "STRING": "colmeta_string",
+                 "ENUM": "colmeta_string", "SET": "colmeta_string", "BLOB": "colmeta_pack_length",
+                 "BLOB_COMPRESSED": "colmeta_pack_length", "JSON": "colmeta_pack_length",
+                 "GEOMETRY": "colmeta_pack_length", "VECTOR": "colmeta_pack_length",
+                 "VAR_STRING": "colmeta_string"}
+    wire = code[logged_as.get(code_name, code_name)]
+    if code_name not in pick:
+        return st.just((wire, None))
+    return pick[code_name].map(lambda raw: (wire, _parsed_meta(meta_type[code_name], raw)))
+
+
+ROW_COLUMN_TYPES = ["TINY", "SHORT", "INT24", "LONG", "LONGLONG", "FLOAT", "DOUBLE", "NEWDECIMAL",
+                    "YEAR", "DATE", "TIME", "TIME2", "DATETIME", "DATETIME2", "TIMESTAMP",
+                    "TIMESTAMP2", "BIT", "ENUM", "SET", "STRING", "VARCHAR", "BLOB", "JSON",
+                    "GEOMETRY", "VECTOR", "NULL", "VARCHAR_COMPRESSED", "BLOB_COMPRESSED",
+                    "VAR_STRING"]
+
+
+@st.composite
+def columns_strategy(draw, max_columns=8):
+    """A random table: a list of rows.Column with type, metadata, signedness and charset."""
+    from .generated import enums
+    from .rows import Column
+
+    out = []
+    json_i = 0
+    for i in range(draw(st.integers(1, max_columns))):
+        name = draw(st.sampled_from(ROW_COLUMN_TYPES))
+        code, meta = draw(_meta_strategy(name))
+        real = int(meta.type) if name in ("ENUM", "SET", "STRING") else code
+        c = Column(index=i, name=f"c{i}", type=code, type_name=enums.COLUMN_TYPE[real], real_type=real,
+                   meta=meta, unsigned=draw(st.booleans()),
+                   charset=draw(st.sampled_from(["utf8mb4", "latin1", "binary", None])),
+                   json_index=None, enum_values=None, set_values=None, nullable=True,
+                   fsp=int(meta) if name in ("TIME2", "DATETIME2", "TIMESTAMP2") else 0)
+        if name == "JSON":
+            c.json_index, json_i = json_i, json_i + 1
+        if name in ("ENUM", "SET") and draw(st.booleans()):
+            limit = (1 << (8 * int(meta.length))) - 1 if name == "ENUM" else 8 * int(meta.length)
+            n = draw(st.integers(1, min(limit, 12)))
+            c["enum_values" if name == "ENUM" else "set_values"] = [f"m{k}" for k in range(n)]
+        out.append(c)
+    return out
+
+
+def _frac(unit):
+    return st.just(0) if unit is None else st.integers(0, 999999 // unit).map(lambda x: x * unit)
+
+
+def _unit(fsp):
+    return {0: None, 1: 10000, 2: 10000, 3: 100, 4: 100, 5: 1, 6: 1}[fsp]
+
+
+def _adapter_value(adapter, col):
+    """The Python domain of an `as:` adapter for this column."""
+    import datetime as dt
+
+    fsp = col.fsp if col.real_type in _FSP_TYPES() else 0
+    unit = _unit(fsp)
+    if adapter == "year":
+        return st.one_of(st.just(0), st.integers(1901, 2155))
+    if adapter == "date":
+        return st.one_of(st.dates(dt.date(1000, 1, 1), dt.date(9999, 12, 31)),
+                         st.sampled_from(["0000-00-00", "2020-00-00", "2020-02-00"]))
+    if adapter == "datetime":
+        return st.one_of(
+            st.builds(lambda d, us: d.replace(microsecond=us),
+                      st.datetimes(dt.datetime(1000, 1, 1), dt.datetime(9999, 12, 31, 23, 59, 59)),
+                      _frac(unit)),
+            st.just("0000-00-00 00:00:00" + ("." + "0" * fsp if fsp else "")))
+    if adapter == "timestamp":
+        utc = dt.timezone.utc
+        return st.one_of(
+            st.builds(lambda s, us: dt.datetime.fromtimestamp(s, utc).replace(microsecond=us),
+                      st.integers(1, 2**31 - 1), _frac(unit)),
+            st.just("0000-00-00 00:00:00" + ("." + "0" * fsp if fsp else "")))
+    if adapter == "time":
+        return st.builds(lambda s, us, neg: (-1 if neg else 1) * dt.timedelta(seconds=s, microseconds=us),
+                         st.integers(0, 838 * 3600 + 59 * 60 + 59), _frac(unit), st.booleans())
+    if adapter in ("text", "compressed_text"):
+        limit = _max_bytes(col)
+        if col.charset in (None, "binary"):
+            return st.binary(max_size=min(limit, 40))
+        alphabet = st.characters(codec="utf-8" if col.charset == "utf8mb4" else "latin-1",
+                                 exclude_categories=("Cs",))
+        if col.charset == "latin1":
+            alphabet = st.sampled_from("abcXYZ é\u00e8\u00fc0-9")
+        return st.text(alphabet, max_size=min(limit // 4, 20))
+    if adapter == "enum":
+        if col.enum_values:
+            return st.sampled_from([""] + col.enum_values)
+        return st.integers(0, (1 << (8 * int(col.meta.length))) - 1)
+    if adapter == "set":
+        if col.set_values:
+            return st.frozensets(st.sampled_from(col.set_values))
+        return st.integers(0, (1 << (8 * int(col.meta.length))) - 1)
+    if adapter == "json":
+        return json_values()
+    if adapter == "vector":
+        return st.lists(st.floats(width=32, allow_nan=False), max_size=6)
+    if adapter == "geometry":
+        from .pyvalues import Geometry
+
+        return st.builds(Geometry, st.integers(0, 2**32 - 1), st.binary(max_size=30))
+    raise AssertionError(adapter)
+
+
+def _FSP_TYPES():
+    from .rows import TEMPORAL_FSP
+
+    return TEMPORAL_FSP
+
+
+def _max_bytes(col):
+    t = col.type_name
+    if t == "STRING":
+        return int(col.meta.max_length)
+    if t in ("VARCHAR", "VARCHAR_COMPRESSED"):
+        return int(col.meta)
+    if t == "VAR_STRING":
+        return min(255, int(col.meta.real_type) | int(col.meta.length) << 8)
+    return (1 << (8 * int(col.meta))) - 1 if col.meta else 255
+
+
+def json_values(max_leaves=12):
+    """JSON documents as binlog_grammar.jsonb maps them to Python."""
+    scalar = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1),
+                       st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=10))
+    return st.recursive(scalar, lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=4)),
+        max_leaves=max_leaves)
+
+
+@st.composite
+def column_value(draw, specs: SpecSet, col):
+    """A Python value for one (non-NULL) cell of this column, from the specs' value types."""
+    gen = _Gen(specs, draw)
+    env = E.Env({}, ctx={}, col=col)
+    return gen.cell(env)
+
+
+def _cell(self, env):
+    td = self.specs.types["column_value"]
+    t = td.field.type
+    key = self.value(t.switch_on, env)
+    for ckey, ctype, _src in t.cases:
+        if ckey == key:
+            return self.cell_type(ctype, env)
+    raise Reject(f"no value layout for column type {key}")
+
+
+def _cell_type(self, t, env):
+    if t.kind == "named":
+        td = self.specs.types[t.name]
+        if td.adapter:
+            return self.draw(_adapter_value(td.adapter, env.col))
+        return self.cell_type(td.field.type, env) if td.field.type.kind in ("switch", "decimal") \
+            else self.field(td.field, env)
+    if t.kind == "switch":
+        key = self.value(t.switch_on, env)
+        for ckey, ctype, _src in t.cases:
+            if ckey == key:
+                return self.cell_type(ctype, env)
+        return self.cell_type(t.default, env)
+    if t.kind == "float":
+        return self.draw(st.floats(width=8 * t.width, allow_nan=False))
+    return self.typed(t, env)
+
+
+_Gen.cell = _cell
+_Gen.cell_type = _cell_type

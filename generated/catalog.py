@@ -158,31 +158,37 @@ EVENTS = {
         code=20, name='PRE_GA_WRITE_ROWS_EVENT', flavor='mysql', struct=rows_event_pre_ga,
         post_header_len=(8, 6), post_header_fields=('table_id', 'flags'),
         decode=(),
+        row_op='insert',
         spec='specs/events/rows/rows_pre_ga.yaml'),
     21: EventType(
         code=21, name='PRE_GA_UPDATE_ROWS_EVENT', flavor='mysql', struct=rows_event_pre_ga,
         post_header_len=(8, 6), post_header_fields=('table_id', 'flags'),
         decode=(),
+        row_op='update',
         spec='specs/events/rows/rows_pre_ga.yaml'),
     22: EventType(
         code=22, name='PRE_GA_DELETE_ROWS_EVENT', flavor='mysql', struct=rows_event_pre_ga,
         post_header_len=(8, 6), post_header_fields=('table_id', 'flags'),
         decode=(),
+        row_op='delete',
         spec='specs/events/rows/rows_pre_ga.yaml'),
     23: EventType(
         code=23, name='WRITE_ROWS_EVENT_V1', flavor='mysql', struct=rows_event_v1,
         post_header_len=(8, 6), post_header_fields=('table_id', 'flags'),
         decode=(),
+        row_op='insert',
         spec='specs/events/rows/rows_v1.yaml'),
     24: EventType(
         code=24, name='UPDATE_ROWS_EVENT_V1', flavor='mysql', struct=rows_event_v1,
         post_header_len=(8, 6), post_header_fields=('table_id', 'flags'),
         decode=(),
+        row_op='update',
         spec='specs/events/rows/rows_v1.yaml'),
     25: EventType(
         code=25, name='DELETE_ROWS_EVENT_V1', flavor='mysql', struct=rows_event_v1,
         post_header_len=(8, 6), post_header_fields=('table_id', 'flags'),
         decode=(),
+        row_op='delete',
         spec='specs/events/rows/rows_v1.yaml'),
     26: EventType(
         code=26, name='INCIDENT_EVENT', flavor='mysql', struct=INCIDENT_EVENT,
@@ -208,16 +214,19 @@ EVENTS = {
         code=30, name='WRITE_ROWS_EVENT', flavor='mysql', struct=rows_event_v2,
         post_header_len=(10,), post_header_fields=('table_id', 'flags', 'extra_data_len'),
         decode=(),
+        row_op='insert',
         spec='specs/events/rows/rows_v2.yaml'),
     31: EventType(
         code=31, name='UPDATE_ROWS_EVENT', flavor='mysql', struct=rows_event_v2,
         post_header_len=(10,), post_header_fields=('table_id', 'flags', 'extra_data_len'),
         decode=(),
+        row_op='update',
         spec='specs/events/rows/rows_v2.yaml'),
     32: EventType(
         code=32, name='DELETE_ROWS_EVENT', flavor='mysql', struct=rows_event_v2,
         post_header_len=(10,), post_header_fields=('table_id', 'flags', 'extra_data_len'),
         decode=(),
+        row_op='delete',
         spec='specs/events/rows/rows_v2.yaml'),
     33: EventType(
         code=33, name='GTID_LOG_EVENT', flavor='mysql', struct=gtid_log_event,
@@ -253,6 +262,7 @@ EVENTS = {
         code=39, name='PARTIAL_UPDATE_ROWS_EVENT', flavor='mysql', struct=rows_event_v2,
         post_header_len=(10,), post_header_fields=('table_id', 'flags', 'extra_data_len'),
         decode=(),
+        row_op='update',
         spec='specs/events/rows/rows_v2.yaml'),
     40: EventType(
         code=40, name='TRANSACTION_PAYLOAD_EVENT', flavor='mysql', struct=TRANSACTION_PAYLOAD_EVENT,
@@ -303,31 +313,37 @@ EVENTS = {
         code=166, name='WRITE_ROWS_COMPRESSED_EVENT_V1', flavor='mariadb', struct=rows_compressed_event_v1,
         post_header_len=(8,), post_header_fields=('table_id', 'flags'),
         decode=(Decode('rows', 'mariadb_zlib', 'bytes', None),),
+        row_op='insert',
         spec='specs/events/rows/rows_compressed_v1.yaml'),
     167: EventType(
         code=167, name='UPDATE_ROWS_COMPRESSED_EVENT_V1', flavor='mariadb', struct=rows_compressed_event_v1,
         post_header_len=(8,), post_header_fields=('table_id', 'flags'),
         decode=(Decode('rows', 'mariadb_zlib', 'bytes', None),),
+        row_op='update',
         spec='specs/events/rows/rows_compressed_v1.yaml'),
     168: EventType(
         code=168, name='DELETE_ROWS_COMPRESSED_EVENT_V1', flavor='mariadb', struct=rows_compressed_event_v1,
         post_header_len=(8,), post_header_fields=('table_id', 'flags'),
         decode=(Decode('rows', 'mariadb_zlib', 'bytes', None),),
+        row_op='delete',
         spec='specs/events/rows/rows_compressed_v1.yaml'),
     169: EventType(
         code=169, name='WRITE_ROWS_COMPRESSED_EVENT', flavor='mariadb', struct=rows_compressed_event_v2,
         post_header_len=(10,), post_header_fields=('table_id', 'flags', 'extra_data_len'),
         decode=(Decode('rows', 'mariadb_zlib', 'bytes', None),),
+        row_op='insert',
         spec='specs/events/rows/rows_compressed_v2.yaml'),
     170: EventType(
         code=170, name='UPDATE_ROWS_COMPRESSED_EVENT', flavor='mariadb', struct=rows_compressed_event_v2,
         post_header_len=(10,), post_header_fields=('table_id', 'flags', 'extra_data_len'),
         decode=(Decode('rows', 'mariadb_zlib', 'bytes', None),),
+        row_op='update',
         spec='specs/events/rows/rows_compressed_v2.yaml'),
     171: EventType(
         code=171, name='DELETE_ROWS_COMPRESSED_EVENT', flavor='mariadb', struct=rows_compressed_event_v2,
         post_header_len=(10,), post_header_fields=('table_id', 'flags', 'extra_data_len'),
         decode=(Decode('rows', 'mariadb_zlib', 'bytes', None),),
+        row_op='delete',
         spec='specs/events/rows/rows_compressed_v2.yaml'),
     172: EventType(
         code=172, name='PARTIAL_ROW_DATA_EVENT', flavor='mariadb', struct=PARTIAL_ROW_DATA_EVENT,

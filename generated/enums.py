@@ -161,6 +161,13 @@ INTVAR_TYPE = {
     2: 'INSERT_ID_EVENT',  # The next AUTO_INCREMENT value the next statement uses.
 }
 
+# json_diff_operation (enum, specs/types/columns.yaml): Operation of one partial JSON update.
+JSON_DIFF_OPERATION = {
+    0: 'REPLACE',  # Replace the value at the path.
+    1: 'INSERT',  # Insert the value at the path (a new object member or array element).
+    2: 'REMOVE',  # Remove the value at the path.
+}
+
 # load_dup_handling (enum, specs/types/statement.yaml): What LOAD DATA does with rows that duplicate a unique key.
 LOAD_DUP_HANDLING = {
     0: 'LOAD_DUP_ERROR',  # Stop with an error.

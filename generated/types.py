@@ -43,9 +43,13 @@ colmeta_string = Struct(
     'real_type' / Int8ul,
     # length: Low byte of the maximum byte length (CHAR), or the value's storage size (ENUM, SET).
     'length' / Int8ul,
+    # type: The real type with the length bits restored (STRING, ENUM or SET).
+    'type' / Computed(lambda this: ((this['real_type'] | 48) if ((this['real_type'] & 48) != 48) else this['real_type'])),
+    # max_length: Maximum byte length of a CHAR column (up to 1020), the storage size of an ENUM or SET.
+    'max_length' / Computed(lambda this: ((this['length'] | (((this['real_type'] & 48) ^ 48) << 4)) if ((this['real_type'] & 48) != 48) else this['length'])),
 )
 
-# colmeta_typed_array (specs/types/rows.yaml:154): Element type and its metadata of a TYPED_ARRAY column (multi-valued index).
+# colmeta_typed_array (specs/types/rows.yaml:160): Element type and its metadata of a TYPED_ARRAY column (multi-valued index).
 colmeta_typed_array = Struct(
     # element_type: Type code of the array elements.
     'element_type' / rt.EnumInt(Int8ul, enums.COLUMN_TYPE),
@@ -71,6 +75,297 @@ colmeta_typed_array = Struct(
 # colmeta_varchar (specs/types/rows.yaml:124): Maximum length in bytes of a VARCHAR or VARBINARY column.
 colmeta_varchar = Int16ul
 
+# value_bit (specs/types/columns.yaml:137): BIT(n), big-endian, in (n + 7) / 8 bytes.
+value_bit = rt.UIntN(lambda this: (rt.col(this)['meta']['bytes'] + (1 if (rt.col(this)['meta']['bits'] > 0) else 0)), big_endian=True)
+
+# value_blob (specs/types/columns.yaml:300): BLOB and TEXT of every size - a length of as many bytes as the metadata says (1 to 4), then the value.
+value_blob = rt.As(Struct(
+    # length: Bytes of the value.
+    'length' / Rebuild(rt.UIntN(lambda this: rt.col(this)['meta'], big_endian=False), lambda this: rt.length(this['data'])),
+    # data: The value (bytes for BLOB, text in the column's character set for TEXT).
+    'data' / Bytes(lambda this: this['length']),
+), 'text')
+
+# compressed_data (specs/types/columns.yaml:322): A MariaDB compressed column value - empty for the empty string, else a header byte, then the value raw or zlib-compressed.
+compressed_data = Struct(
+    # header: 0: the value follows as is; else 0x80 | 8 (raw deflate, no zlib wrapper) | n, with n bytes of original length before the compressed stream.
+    'header' / rt.When(lambda this: (rt.remaining(this) > 0), Int8ul, by_value=True),
+    # original_length: Length of the value before compression, big-endian in n bytes.
+    'original_length' / rt.When(lambda this: ((this['header'] != None) and (this['header'] != 0)), rt.UIntN(lambda this: (this['header'] & 7), big_endian=True)),
+    # data: The value (header 0) or its compressed stream.
+    'data' / GreedyBytes,
+)
+
+_value_blob_compressed__stored = compressed_data
+# value_blob_compressed (specs/types/columns.yaml:315): MariaDB BLOB/TEXT COMPRESSED - a length like BLOB, then the stored value (a header byte and the data, see compressed_data).
+value_blob_compressed = rt.As(Struct(
+    # length: Bytes of the stored value.
+    'length' / Rebuild(rt.UIntN(lambda this: rt.col(this)['meta'], big_endian=False), lambda this: rt.sizeof(_value_blob_compressed__stored, this['stored'], this)),
+    # stored: The stored value.
+    'stored' / rt.Sized(lambda this: this['length'], _value_blob_compressed__stored),
+), 'compressed_text')
+
+# value_char (specs/types/columns.yaml:279): CHAR(n) and BINARY(n) - the value without its trailing pad, after a one-byte length when n is under 256 bytes, else two.
+value_char = rt.As(Struct(
+    # length: Bytes of the value.
+    'length' / Rebuild(rt.UIntN(lambda this: (1 if (rt.col(this)['meta']['max_length'] < 0x100) else 2), big_endian=False), lambda this: rt.length(this['data'])),
+    # data: The value in the column's character set.
+    'data' / Bytes(lambda this: this['length']),
+), 'text')
+
+# value_date (specs/types/columns.yaml:152): DATE, three bytes little-endian holding year * 512 + month * 32 + day.
+value_date = rt.As(Struct(
+    # raw: The packed date.
+    'raw' / Rebuild(Int24ul, lambda this: (((this['year'] << 9) | (this['month'] << 5)) | this['day'])),
+    # year: Year (0 to 9999).
+    'year' / Computed(lambda this: (this['raw'] >> 9)),
+    # month: Month (0 to 12).
+    'month' / Computed(lambda this: ((this['raw'] >> 5) & 15)),
+    # day: Day (0 to 31).
+    'day' / Computed(lambda this: (this['raw'] & 31)),
+), 'date')
+
+# value_datetime (specs/types/columns.yaml:199): DATETIME in the pre-5.6.4 format, eight bytes little-endian holding YYYYMMDDhhmmss as a decimal number.
+value_datetime = rt.As(Struct(
+    # raw: The date and time as a decimal number.
+    'raw' / Rebuild(Int64ul, lambda this: ((((((((((this['year'] * 100) + this['month']) * 100) + this['day']) * 100) + this['hour']) * 100) + this['minute']) * 100) + this['second'])),
+    # year: Year.
+    'year' / Computed(lambda this: (this['raw'] // 0x2540be400)),
+    # month: Month.
+    'month' / Computed(lambda this: ((this['raw'] // 0x5f5e100) % 100)),
+    # day: Day.
+    'day' / Computed(lambda this: ((this['raw'] // 0xf4240) % 100)),
+    # hour: Hour.
+    'hour' / Computed(lambda this: ((this['raw'] // 0x2710) % 100)),
+    # minute: Minute.
+    'minute' / Computed(lambda this: ((this['raw'] // 100) % 100)),
+    # second: Second.
+    'second' / Computed(lambda this: (this['raw'] % 100)),
+    # microsecond: No fraction in this format.
+    'microsecond' / Computed(lambda this: 0),
+), 'datetime')
+
+# value_datetime2 (specs/types/columns.yaml:216): DATETIME(fsp) in the 5.6.4 format - five bytes big-endian of packed date and time, then (fsp + 1) / 2 bytes of fraction.
+value_datetime2 = rt.As(Struct(
+    # frac_bytes: Bytes of fraction (0 to 3).
+    'frac_bytes' / Computed(lambda this: ((rt.col(this)['meta'] + 1) // 2)),
+    # frac_unit: Microseconds per unit of the stored fraction.
+    'frac_unit' / Computed(lambda this: (0x2710 if (this['frac_bytes'] == 1) else (100 if (this['frac_bytes'] == 2) else 1))),
+    # packed: Bit 39 set (the sign), bits 38-22 year * 13 + month, 21-17 day, 16-12 hour, 11-6 minute, 5-0 second.
+    'packed' / Rebuild(BytesInteger(5, signed=False, swapped=False), lambda this: (((((0x8000000000 | (((this['year'] * 13) + this['month']) << 22)) | (this['day'] << 17)) | (this['hour'] << 12)) | (this['minute'] << 6)) | this['second'])),
+    # frac: Fraction of a second in units of frac_unit microseconds.
+    'frac' / Rebuild(rt.UIntN(lambda this: this['frac_bytes'], big_endian=True), lambda this: (this['microsecond'] // this['frac_unit'])),
+    # year_month: year * 13 + month.
+    'year_month' / Computed(lambda this: ((this['packed'] >> 22) & 0x1ffff)),
+    # year: Year.
+    'year' / Computed(lambda this: (this['year_month'] // 13)),
+    # month: Month.
+    'month' / Computed(lambda this: (this['year_month'] % 13)),
+    # day: Day.
+    'day' / Computed(lambda this: ((this['packed'] >> 17) & 31)),
+    # hour: Hour.
+    'hour' / Computed(lambda this: ((this['packed'] >> 12) & 31)),
+    # minute: Minute.
+    'minute' / Computed(lambda this: ((this['packed'] >> 6) & 63)),
+    # second: Second.
+    'second' / Computed(lambda this: (this['packed'] & 63)),
+    # microsecond: Fraction in microseconds.
+    'microsecond' / Computed(lambda this: (this['frac'] * this['frac_unit'])),
+), 'datetime')
+
+# value_enum (specs/types/columns.yaml:265): ENUM, the 1-based index of the member (0 is the '' error value) in one or two bytes, as the metadata's length says.
+value_enum = rt.As(rt.UIntN(lambda this: rt.col(this)['meta']['length'], big_endian=False), 'enum')
+
+# value_geometry (specs/types/columns.yaml:348): GEOMETRY and the spatial types - a length of as many bytes as the metadata says, then a four-byte SRID and the WKB.
+value_geometry = rt.As(Struct(
+    # length: Bytes of SRID and WKB.
+    'length' / Rebuild(rt.UIntN(lambda this: rt.col(this)['meta'], big_endian=False), lambda this: (rt.length(this['wkb']) + 4)),
+    # srid: Spatial reference system id.
+    'srid' / Int32ul,
+    # wkb: The geometry in well-known binary.
+    'wkb' / Bytes(lambda this: (this['length'] - 4)),
+), 'geometry')
+
+# value_int24 (specs/types/columns.yaml:120): MEDIUMINT, three bytes little-endian.
+value_int24 = Switch(lambda this: (1 if rt.col(this)['unsigned'] else 0), {
+    1: Int24ul,
+}, default=Int24sl)
+
+_value_json__doc = rt.JsonBinary()
+# value_json (specs/types/columns.yaml:340): JSON (MySQL 5.7.8+) - a length of as many bytes as the metadata says, then the document in MySQL's binary JSON format.
+value_json = rt.As(Struct(
+    # length: Bytes of the document.
+    'length' / Rebuild(rt.UIntN(lambda this: rt.col(this)['meta'], big_endian=False), lambda this: rt.sizeof(_value_json__doc, this['doc'], this)),
+    # doc: The JSON document (0 bytes: JSON null).
+    'doc' / rt.Sized(lambda this: this['length'], _value_json__doc),
+), 'json')
+
+# value_long (specs/types/columns.yaml:123): INT, four bytes little-endian.
+value_long = Switch(lambda this: (1 if rt.col(this)['unsigned'] else 0), {
+    1: Int32ul,
+}, default=Int32sl)
+
+# value_longlong (specs/types/columns.yaml:126): BIGINT, eight bytes little-endian.
+value_longlong = Switch(lambda this: (1 if rt.col(this)['unsigned'] else 0), {
+    1: Int64ul,
+}, default=Int64sl)
+
+# value_newdecimal (specs/types/columns.yaml:130): DECIMAL(p,s) in MySQL's binary decimal format (groups of nine digits in four big-endian bytes, sign in the top bit).
+value_newdecimal = rt.DecimalBin(lambda this: rt.col(this)['meta']['precision'], lambda this: rt.col(this)['meta']['scale'])
+
+# value_set (specs/types/columns.yaml:271): SET, a bitmask of the members (bit 0 is the first member) in one to eight bytes, as the metadata's length says.
+value_set = rt.As(rt.UIntN(lambda this: rt.col(this)['meta']['length'], big_endian=False), 'set')
+
+# value_short (specs/types/columns.yaml:117): SMALLINT, two bytes little-endian.
+value_short = Switch(lambda this: (1 if rt.col(this)['unsigned'] else 0), {
+    1: Int16ul,
+}, default=Int16sl)
+
+# value_time (specs/types/columns.yaml:162): TIME in the pre-5.6.4 format, three bytes little-endian signed holding hh * 10000 + mm * 100 + ss.
+value_time = rt.As(Struct(
+    # raw: The time as a signed decimal number HHMMSS.
+    'raw' / Rebuild(Int24sl, lambda this: (((-1) if this['negative'] else 1) * (((this['hour'] * 0x2710) + (this['minute'] * 100)) + this['second']))),
+    # negative: The time is negative.
+    'negative' / Computed(lambda this: (this['raw'] < 0)),
+    # hour: Hours (0 to 838).
+    'hour' / Computed(lambda this: (abs(this['raw']) // 0x2710)),
+    # minute: Minutes.
+    'minute' / Computed(lambda this: ((abs(this['raw']) // 100) % 100)),
+    # second: Seconds.
+    'second' / Computed(lambda this: (abs(this['raw']) % 100)),
+    # microsecond: No fraction in this format.
+    'microsecond' / Computed(lambda this: 0),
+), 'time')
+
+# value_time2 (specs/types/columns.yaml:177): TIME(fsp) in the 5.6.4 format - 3 + (fsp + 1) / 2 bytes big-endian, an offset-binary signed fixed-point number of packed hh:mm:ss.
+value_time2 = rt.As(Struct(
+    # frac_bytes: Bytes of fraction (0 to 3).
+    'frac_bytes' / Computed(lambda this: ((rt.col(this)['meta'] + 1) // 2)),
+    # frac_unit: Microseconds per unit of the stored fraction.
+    'frac_unit' / Computed(lambda this: (0x2710 if (this['frac_bytes'] == 1) else (100 if (this['frac_bytes'] == 2) else 1))),
+    # raw: Integer part (bits 22-12 hours, 11-6 minutes, 5-0 seconds) then fraction, as one number offset by 0x800000 << (8 * frac_bytes); negative times are its two's complement.
+    'raw' / Rebuild(rt.UIntN(lambda this: (3 + this['frac_bytes']), big_endian=True), lambda this: ((((-1) if this['negative'] else 1) * (((((this['hour'] << 12) | (this['minute'] << 6)) | this['second']) << (this['frac_bytes'] * 8)) | (this['microsecond'] // this['frac_unit']))) + (0x800000 << (this['frac_bytes'] * 8)))),
+    # signed: The signed fixed-point value.
+    'signed' / Computed(lambda this: (this['raw'] - (0x800000 << (this['frac_bytes'] * 8)))),
+    # negative: The time is negative.
+    'negative' / Computed(lambda this: (this['signed'] < 0)),
+    # hms: Packed hours, minutes and seconds of the magnitude.
+    'hms' / Computed(lambda this: (abs(this['signed']) >> (this['frac_bytes'] * 8))),
+    # hour: Hours (0 to 838).
+    'hour' / Computed(lambda this: (this['hms'] >> 12)),
+    # minute: Minutes.
+    'minute' / Computed(lambda this: ((this['hms'] >> 6) & 63)),
+    # second: Seconds.
+    'second' / Computed(lambda this: (this['hms'] & 63)),
+    # microsecond: Fraction of the magnitude in microseconds.
+    'microsecond' / Computed(lambda this: ((abs(this['signed']) & ((1 << (this['frac_bytes'] * 8)) - 1)) * this['frac_unit'])),
+), 'time')
+
+# value_timestamp (specs/types/columns.yaml:241): TIMESTAMP in the pre-5.6.4 format, four bytes little-endian of seconds since the epoch (0 is the zero timestamp).
+value_timestamp = rt.As(Struct(
+    # seconds: Seconds since 1970-01-01 00:00:00 UTC.
+    'seconds' / Int32ul,
+    # microsecond: No fraction in this format.
+    'microsecond' / Computed(lambda this: 0),
+), 'timestamp')
+
+# value_timestamp2 (specs/types/columns.yaml:249): TIMESTAMP(fsp) in the 5.6.4 format - four bytes big-endian of seconds since the epoch, then (fsp + 1) / 2 bytes of fraction.
+value_timestamp2 = rt.As(Struct(
+    # frac_bytes: Bytes of fraction (0 to 3).
+    'frac_bytes' / Computed(lambda this: ((rt.col(this)['meta'] + 1) // 2)),
+    # frac_unit: Microseconds per unit of the stored fraction.
+    'frac_unit' / Computed(lambda this: (0x2710 if (this['frac_bytes'] == 1) else (100 if (this['frac_bytes'] == 2) else 1))),
+    # seconds: Seconds since 1970-01-01 00:00:00 UTC (0 is the zero timestamp).
+    'seconds' / Int32ub,
+    # frac: Fraction of a second in units of frac_unit microseconds.
+    'frac' / Rebuild(rt.UIntN(lambda this: this['frac_bytes'], big_endian=True), lambda this: (this['microsecond'] // this['frac_unit'])),
+    # microsecond: Fraction in microseconds.
+    'microsecond' / Computed(lambda this: (this['frac'] * this['frac_unit'])),
+), 'timestamp')
+
+# value_tiny (specs/types/columns.yaml:114): TINYINT, one byte.
+value_tiny = Switch(lambda this: (1 if rt.col(this)['unsigned'] else 0), {
+    1: Int8ul,
+}, default=Int8sl)
+
+# value_var_string (specs/types/columns.yaml:293): The VARCHAR of tables from before MySQL 5.0.3 - like VARCHAR, with the two metadata bytes read as one little-endian maximum.
+value_var_string = rt.As(Struct(
+    # length: Bytes of the value.
+    'length' / Rebuild(rt.UIntN(lambda this: (1 if ((rt.col(this)['meta']['real_type'] | (rt.col(this)['meta']['length'] << 8)) < 0x100) else 2), big_endian=False), lambda this: rt.length(this['data'])),
+    # data: The value in the column's character set.
+    'data' / Bytes(lambda this: this['length']),
+), 'text')
+
+# value_varchar (specs/types/columns.yaml:286): VARCHAR(n) and VARBINARY(n) - a one-byte length when the maximum is under 256 bytes, else two, then the value.
+value_varchar = rt.As(Struct(
+    # length: Bytes of the value.
+    'length' / Rebuild(rt.UIntN(lambda this: (1 if (rt.col(this)['meta'] < 0x100) else 2), big_endian=False), lambda this: rt.length(this['data'])),
+    # data: The value in the column's character set.
+    'data' / Bytes(lambda this: this['length']),
+), 'text')
+
+_value_varchar_compressed__stored = compressed_data
+# value_varchar_compressed (specs/types/columns.yaml:308): MariaDB VARCHAR(n) COMPRESSED - a length like VARCHAR, then the stored value (a header byte and the data, see compressed_data).
+value_varchar_compressed = rt.As(Struct(
+    # length: Bytes of the stored value.
+    'length' / Rebuild(rt.UIntN(lambda this: (1 if (rt.col(this)['meta'] < 0x100) else 2), big_endian=False), lambda this: rt.sizeof(_value_varchar_compressed__stored, this['stored'], this)),
+    # stored: The stored value.
+    'stored' / rt.Sized(lambda this: this['length'], _value_varchar_compressed__stored),
+), 'compressed_text')
+
+# value_vector (specs/types/columns.yaml:357): VECTOR (MySQL 9.0+) - a length of as many bytes as the metadata says, then the dimensions as little-endian 32-bit floats.
+value_vector = rt.As(Struct(
+    # length: Bytes of the vector.
+    'length' / Rebuild(rt.UIntN(lambda this: rt.col(this)['meta'], big_endian=False), lambda this: (rt.length(this['dims']) * 4)),
+    # dims: Each dimension.
+    'dims' / Array(lambda this: (this['length'] // 4), Float32l),
+), 'vector')
+
+# value_year (specs/types/columns.yaml:144): YEAR, one byte of years since 1900 (0 is the year 0000).
+value_year = rt.As(Struct(
+    # raw: Years since 1900, or 0.
+    'raw' / Rebuild(Int8ul, lambda this: (0 if (this['year'] == 0) else (this['year'] - 0x76c))),
+    # year: The year (0 for 0000).
+    'year' / Computed(lambda this: (0 if (this['raw'] == 0) else (this['raw'] + 0x76c))),
+), 'year')
+
+# column_value (specs/types/columns.yaml:71): The value of one column; its layout is chosen by the column's type code, or for a STRING column by the real type in its metadata (ENUM, SET or CHAR).
+column_value = Switch(lambda this: (rt.col(this)['meta']['type'] if (rt.col(this)['type'] == 254) else rt.col(this)['type']), {
+    1: value_tiny,  # column_type::TINY
+    2: value_short,  # column_type::SHORT
+    9: value_int24,  # column_type::INT24
+    3: value_long,  # column_type::LONG
+    8: value_longlong,  # column_type::LONGLONG
+    4: Float32l,  # column_type::FLOAT
+    5: Float64l,  # column_type::DOUBLE
+    6: Pass,  # column_type::NULL
+    246: value_newdecimal,  # column_type::NEWDECIMAL
+    13: value_year,  # column_type::YEAR
+    10: value_date,  # column_type::DATE
+    14: value_date,  # column_type::NEWDATE
+    11: value_time,  # column_type::TIME
+    19: value_time2,  # column_type::TIME2
+    12: value_datetime,  # column_type::DATETIME
+    18: value_datetime2,  # column_type::DATETIME2
+    7: value_timestamp,  # column_type::TIMESTAMP
+    17: value_timestamp2,  # column_type::TIMESTAMP2
+    16: value_bit,  # column_type::BIT
+    247: value_enum,  # column_type::ENUM
+    248: value_set,  # column_type::SET
+    254: value_char,  # column_type::STRING
+    15: value_varchar,  # column_type::VARCHAR
+    253: value_var_string,  # column_type::VAR_STRING
+    252: value_blob,  # column_type::BLOB
+    249: value_blob,  # column_type::TINY_BLOB
+    250: value_blob,  # column_type::MEDIUM_BLOB
+    251: value_blob,  # column_type::LONG_BLOB
+    245: value_json,  # column_type::JSON
+    255: value_geometry,  # column_type::GEOMETRY
+    242: value_vector,  # column_type::VECTOR
+    141: value_varchar_compressed,  # column_type::VARCHAR_COMPRESSED
+    140: value_blob_compressed,  # column_type::BLOB_COMPRESSED
+}, default=rt.NoCase('switch on ((col.type == column_type::STRING) ? col.meta.type : col.type)'))
+
 # common_header (specs/framing.yaml:14): The header in front of every event; 19 bytes in binlog v3 and v4, 13 in v1.
 common_header = Struct(
     # timestamp: Seconds since the epoch when the statement began (the source's clock).
@@ -89,6 +384,31 @@ common_header = Struct(
 
 # event_checksum (specs/framing.yaml:43): CRC-32 (ISO 3309, as zlib computes it) of the header and the event data.
 event_checksum = Int32ul
+
+_json_diff__doc = rt.JsonBinary()
+# json_diff (specs/types/columns.yaml:372): One change of a partial JSON update - the operation, the path it applies to, and the new value (not for REMOVE).
+json_diff = Struct(
+    # operation: What the change does.
+    'operation' / rt.EnumInt(Int8ul, enums.JSON_DIFF_OPERATION),
+    # path: JSON path of the changed value, e.g. $.a[2].
+    'path' / rt.Text(Prefixed(rt.Packed(), GreedyBytes)),
+    # value: The new value as a binary JSON document.
+    'value' / rt.When(lambda this: (this['operation'] != 2), Struct(
+        # length: Bytes of the document.
+        'length' / Rebuild(rt.Packed(), lambda this: rt.sizeof(_json_diff__doc, this['doc'], this)),
+        # doc: The new value.
+        'doc' / rt.Sized(lambda this: this['length'], _json_diff__doc),
+    )),
+)
+
+_json_diff_value__diffs = rt.RepeatEos(json_diff)
+# json_diff_value (specs/types/columns.yaml:366): A JSON column of a PARTIAL_UPDATE_ROWS_EVENT after image held as the changes to its before value.
+json_diff_value = Struct(
+    # length: Bytes of the diffs.
+    'length' / Rebuild(Int32ul, lambda this: rt.sizeof(_json_diff_value__diffs, this['diffs'], this)),
+    # diffs: Each change, applied in order.
+    'diffs' / rt.Sized(lambda this: this['length'], _json_diff_value__diffs),
+)
 
 # load_field_name (specs/types/statement.yaml:378): One column name of a LOAD DATA column list, NUL-terminated; its length is in field_name_lens.
 load_field_name = Struct(
@@ -322,7 +642,36 @@ query_status_vars = rt.TLVList(tag=Int8ul, length=None, end='eos', unknown='stop
         131: ('character_set_collations', query_sv_character_set_collations),
     })
 
-# rows_columns (specs/types/rows.yaml:259): Width of the table and the columns the row images hold.
+# row_image (specs/types/columns.yaml:36): One image of a row - its NULL bits, then the value of every present column that is not NULL, in column order.
+row_image = Struct(
+    # present: The columns this image holds (the event's column bitmap for this image).
+    'present' / Computed(lambda this: rt.ctx(this, 'images')[this['_']['_index']]),
+    # value_options: PARTIAL_UPDATE_ROWS_EVENT after images only; bit 0 (PARTIAL_JSON_UPDATES) says JSON columns may hold diffs.
+    'value_options' / rt.When(lambda this: ((rt.ctx(this, 'type_code') == 39) and (this['_']['_index'] == 1)), rt.Packed()),
+    # partial_bits: One bit per JSON column of the table (present or not), set when this image holds that column as a list of diffs.
+    'partial_bits' / rt.When(lambda this: ((this['value_options'] != None) and ((this['value_options'] & 1) == 1)), rt.Bitmap(lambda this: rt.ctx(this, 'json_columns'), 'lsb')),
+    # null_bits: One bit per present column (LSB first), set when its value is NULL.
+    'null_bits' / rt.Bitmap(lambda this: rt.popcount(this['present']), 'lsb'),
+    # cells: The value of each column of the table; null when the column is absent from the image or NULL.
+    'cells' / Array(lambda this: rt.length(rt.ctx(this, 'columns')), Switch(lambda this: (0 if ((not this['present'][this['_index']]) or this['null_bits'][rt.rank(this['present'], this['_index'])]) else (2 if (((this['partial_bits'] != None) and (rt.col(this)['json_index'] != None)) and this['partial_bits'][rt.col(this)['json_index']]) else 1)), {
+        1: column_value,
+        2: json_diff_value,
+    }, default=Pass)),
+)
+
+# row (specs/types/columns.yaml:27): One changed row - the images ctx.images names, in that order (before then after for an update).
+row = Struct(
+    # images: The before and/or after image of the row.
+    'images' / Array(lambda this: rt.length(rt.ctx(this, 'images')), row_image),
+)
+
+# row_images (specs/types/columns.yaml:18): The rows of one rows event, to the end of its row data.
+row_images = Struct(
+    # rows: Each changed row, in statement order.
+    'rows' / rt.RepeatEos(row),
+)
+
+# rows_columns (specs/types/rows.yaml:265): Width of the table and the columns the row images hold.
 rows_columns = Struct(
     # column_count: Number of columns of the table (the width of the bitmaps).
     'column_count' / Rebuild(rt.Packed(), lambda this: rt.length(this['columns_present'])),
@@ -332,7 +681,7 @@ rows_columns = Struct(
     'columns_present_after' / rt.When(lambda this: (((((rt.ctx(this, 'type_code') == 24) or (rt.ctx(this, 'type_code') == 31)) or (rt.ctx(this, 'type_code') == 39)) or (rt.ctx(this, 'type_code') == 167)) or (rt.ctx(this, 'type_code') == 170)), rt.Bitmap(lambda this: this['column_count'], 'lsb')),
 )
 
-# rows_ndb_info (specs/types/rows.yaml:212): Opaque extra row info written by the NDB cluster engine.
+# rows_ndb_info (specs/types/rows.yaml:218): Opaque extra row info written by the NDB cluster engine.
 rows_ndb_info = Struct(
     # ndb_len: Length of this entry after the type byte, counting this byte and the format byte.
     'ndb_len' / Rebuild(Int8ul, lambda this: (rt.length(this['data']) + 2)),
@@ -342,7 +691,7 @@ rows_ndb_info = Struct(
     'data' / Bytes(lambda this: (this['ndb_len'] - 2)),
 )
 
-# rows_partition_info (specs/types/rows.yaml:222): Partition of a partitioned table that the rows of this event belong to.
+# rows_partition_info (specs/types/rows.yaml:228): Partition of a partitioned table that the rows of this event belong to.
 rows_partition_info = Struct(
     # partition_id: Partition the rows are in (after the change for an update).
     'partition_id' / Int16ul,
@@ -350,7 +699,7 @@ rows_partition_info = Struct(
     'source_partition_id' / rt.When(lambda this: ((rt.ctx(this, 'type_code') == 31) or (rt.ctx(this, 'type_code') == 39)), Int16ul),
 )
 
-# rows_extra_row_info (specs/types/rows.yaml:231): Entries of the extra row info of a MySQL v2 rows event; an unknown type ends the list (the server skips the rest).
+# rows_extra_row_info (specs/types/rows.yaml:237): Entries of the extra row info of a MySQL v2 rows event; an unknown type ends the list (the server skips the rest).
 rows_extra_row_info = rt.TLVList(tag=Int8ul, length=None, end='eos', unknown='stop',
     tag_names=enums.ROWS_EXTRA_INFO_TYPE,
     cases={
@@ -360,7 +709,7 @@ rows_extra_row_info = rt.TLVList(tag=Int8ul, length=None, end='eos', unknown='st
         1: ('partition_info', rows_partition_info),
     })
 
-# rows_extra_row_info_mariadb (specs/types/rows.yaml:244): Entries of the extra row info of a MariaDB v2 rows event; MariaDB knows only the NDB entry and stops at any other.
+# rows_extra_row_info_mariadb (specs/types/rows.yaml:250): Entries of the extra row info of a MariaDB v2 rows event; MariaDB knows only the NDB entry and stops at any other.
 rows_extra_row_info_mariadb = rt.TLVList(tag=Int8ul, length=None, end='eos', unknown='stop',
     tag_names=enums.ROWS_EXTRA_INFO_TYPE,
     cases={
@@ -369,9 +718,9 @@ rows_extra_row_info_mariadb = rt.TLVList(tag=Int8ul, length=None, end='eos', unk
     })
 
 # rows_table_id (specs/types/rows.yaml:103): Number the server gave the table for this binlog; 4 bytes when the FDE announces a 6-byte post-header (trees before 5.1.4), else 6.
-rows_table_id = BytesInteger(lambda this: (4 if (rt.ctx(this, 'post_header_len') == 6) else 6), swapped=True)
+rows_table_id = rt.UIntN(lambda this: (4 if (rt.ctx(this, 'post_header_len') == 6) else 6), big_endian=False)
 
-# table_map_charset_pair (specs/types/rows.yaml:185): A character column whose collation differs from the default.
+# table_map_charset_pair (specs/types/rows.yaml:191): A character column whose collation differs from the default.
 table_map_charset_pair = Struct(
     # column_index: Index of the column among the columns this list counts (not among all columns).
     'column_index' / rt.Packed(),
@@ -379,7 +728,7 @@ table_map_charset_pair = Struct(
     'collation' / rt.Packed(),
 )
 
-# table_map_default_charset (specs/types/rows.yaml:191): Default collation of a class of columns, then the columns that use another one.
+# table_map_default_charset (specs/types/rows.yaml:197): Default collation of a class of columns, then the columns that use another one.
 table_map_default_charset = Struct(
     # default_collation: Collation number used by every column not listed after it.
     'default_collation' / rt.Packed(),
@@ -387,7 +736,7 @@ table_map_default_charset = Struct(
     'exceptions' / rt.RepeatEos(table_map_charset_pair),
 )
 
-# table_map_pk_part (specs/types/rows.yaml:203): One column of a primary key that may index a prefix of the column.
+# table_map_pk_part (specs/types/rows.yaml:209): One column of a primary key that may index a prefix of the column.
 table_map_pk_part = Struct(
     # column_index: Index of the column in the table.
     'column_index' / rt.Packed(),
@@ -395,7 +744,7 @@ table_map_pk_part = Struct(
     'prefix_length' / rt.Packed(),
 )
 
-# table_map_str_values (specs/types/rows.yaml:197): The member strings of one ENUM or SET column, in definition order.
+# table_map_str_values (specs/types/rows.yaml:203): The member strings of one ENUM or SET column, in definition order.
 table_map_str_values = Struct(
     # member_count: Number of members.
     'member_count' / Rebuild(rt.Packed(), lambda this: rt.length(this['members'])),

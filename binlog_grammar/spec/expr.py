@@ -20,6 +20,8 @@ FUNCTIONS = {  # name -> number of arguments
     "max": 2,
     "tlv": 2,
     "matches": 2,
+    "abs": 1,
+    "rank": 2,
 }
 
 _TOKEN = re.compile(
@@ -267,7 +269,7 @@ def uses_remaining(node) -> bool:
     return "remaining" in names_used(node)
 
 
-SPECIAL_NAMES = {"remaining", "_index", "_", "_parent"}
+SPECIAL_NAMES = {"remaining", "_index", "_", "_parent", "col"}
 
 
 def check(node, *, visible, enums, context, where, allow_underscore=False):
@@ -275,7 +277,7 @@ def check(node, *, visible, enums, context, where, allow_underscore=False):
     kind = node[0]
     if kind == "name":
         n = node[1]
-        if n in ("remaining", "_index", "_parent"):
+        if n in ("remaining", "_index", "_parent", "col"):
             return
         if n == "_":
             if not allow_underscore:
@@ -407,6 +409,8 @@ class Emitter:
                 return self.underscore
             if n == "_parent":
                 return f"{t}['_']"
+            if n == "col":
+                return f"rt.col({t})"
             return f"{t}[{n!r}]"
         if kind == "ctx":
             return f"rt.ctx({t}, {node[1]!r})"
@@ -420,10 +424,10 @@ class Emitter:
             f, args = node[1], node[2]
             if f == "sizeof":
                 return f"rt.sizeof({self.sizeof_ref(args[0][1])}, {self.emit(args[0])}, {t})"
-            if f in ("min", "max"):
+            if f in ("min", "max", "abs"):
                 return f"{f}({', '.join(self.emit(a) for a in args)})"
             fn = {"len": "rt.length", "popcount": "rt.popcount", "version": "rt.version",
-                  "tlv": "rt.tlv_value", "matches": "rt.matches"}[f]
+                  "tlv": "rt.tlv_value", "matches": "rt.matches", "rank": "rt.rank"}[f]
             return f"{fn}({', '.join(self.emit(a) for a in args)})"
         if kind == "bin":
             op = node[1]
@@ -484,9 +488,11 @@ def to_source(node) -> str:
 class Env:
     """What an interpreted expression sees: the fields so far, the parent env, context, index."""
 
-    def __init__(self, values, parent=None, ctx=None, index=None, remaining=None, sizeof=None):
+    def __init__(self, values, parent=None, ctx=None, index=None, remaining=None, sizeof=None,
+                 col=None):
         self.values = values
         self.parent = parent
+        self.col = col if col is not None else (parent.col if parent else None)
         self.ctx = ctx if ctx is not None else (parent.ctx if parent else {})
         self.index = index if index is not None else (parent.index if parent else None)
         self.remaining = remaining
@@ -518,6 +524,10 @@ def evaluate(node, env: Env, enums, underscore=None):
             return underscore
         if n == "_parent":
             return env.parent
+        if n == "col":
+            if env.col is None:
+                raise LookupError("col: no column is being decoded")
+            return env.col
         if n not in env.values:
             raise LookupError(n)
         return env.values[n]
@@ -543,8 +553,10 @@ def evaluate(node, env: Env, enums, underscore=None):
             return min(vals)
         if f == "max":
             return max(vals)
+        if f == "abs":
+            return abs(vals[0])
         return {"len": rt.length, "popcount": rt.popcount, "version": rt.version,
-                "tlv": rt.tlv_value, "matches": rt.matches}[f](*vals)
+                "tlv": rt.tlv_value, "matches": rt.matches, "rank": rt.rank}[f](*vals)
     if kind == "bin":
         return _apply_bin(node[1], ev(node[2]), ev(node[3]))
     if kind == "bool":

@@ -15,12 +15,13 @@ from . import expr as E
 from .model import ContextDef, EnumDef, EventDef, EventName, Field, SpecSet, TypeDef, TypeSpec
 
 INT_RE = re.compile(r"^(u|s)(8|16|24|32|40|48|56|64)(le|be)?$")
+FLOAT_RE = re.compile(r"^f(32|64)(le|be)$")
 SIMPLE_TYPES = {"packed", "sv_uint", "sv_sint", "bytes", "str", "bitmap", "struct", "empty",
-                "uintle", "uintbe"}
+                "uintle", "uintbe", "decimal", "json_binary"}
 FIELD_KEYS = {"id", "type", "doc", "doc-ref", "since", "until", "size", "if", "repeat",
               "repeat-until", "enum", "flags", "const", "rebuild", "pad", "prefix", "terminator",
-              "fields", "bits", "order", "decode"}
-TYPE_KEYS = (FIELD_KEYS - {"id"}) | {"doc"}
+              "fields", "bits", "order", "decode", "value", "precision", "scale"}
+TYPE_KEYS = (FIELD_KEYS - {"id", "value"}) | {"doc", "as"}
 EVENT_KEYS = {"event", "code", "events", "layout", "flavor", "doc", "doc-ref", "since", "until",
               "post_header_len", "post_header", "body", "types", "enums", "flags",
               "remaps_type_codes", "legacy_post_header_len"}
@@ -226,12 +227,20 @@ class _Builder:
             if k not in TYPE_KEYS:
                 raise SpecError(f"unknown key {k!r} in type {name!r}", rel, _line(body, k))
         spec = dict(body)
+        spec.pop("as", None)
         spec["id"] = name
         if "fields" in spec and "type" not in spec:
             spec["type"] = "struct"
         f = self._field(rel, spec, scope=[], where_struct=f"type {name}", is_typedef=True,
                         line=line)
-        return TypeDef(name, body["doc"], rel, line, f, body.get("doc-ref", ""))
+        adapter = body.get("as")
+        if adapter is not None:
+            from ..pyvalues import ADAPTERS
+
+            if adapter not in ADAPTERS:
+                raise SpecError(f"type {name!r}: unknown value adapter as: {adapter!r} (known: "
+                                f"{', '.join(sorted(ADAPTERS))})", rel, _line(body, "as", line))
+        return TypeDef(name, body["doc"], rel, line, f, body.get("doc-ref", ""), adapter)
 
     def _check_type_cycles(self):
         deps = {n: self._type_deps(td.field) for n, td in self.types.items()}
@@ -316,6 +325,15 @@ class _Builder:
             if width == 1 and m.group(3):
                 raise SpecError(f"type {t!r}: one byte has no byte order, write {t[:-2]}", rel, line, fid)
             return TypeSpec("int", t, width, m.group(1) == "s", m.group(3) or "le")
+        m = FLOAT_RE.match(t)
+        if m:
+            return TypeSpec("float", t, int(m.group(1)) // 8, True, m.group(2))
+        if t == "decimal":
+            if "precision" not in spec or "scale" not in spec:
+                raise SpecError("type decimal needs precision: and scale: expressions", rel, line, fid)
+            return TypeSpec("decimal", t, args={
+                k: self._expr(rel, _line(spec, k, line), fid, spec[k], scope)
+                for k in ("precision", "scale")})
         if t in ("uintle", "uintbe"):
             return TypeSpec("uintvar", t, endian=t[-2:])
         if t == "struct":
@@ -456,6 +474,8 @@ class _Builder:
                 raise SpecError(f"unknown key {k!r}", rel, _line(it, k, line), fid)
         if not is_typedef and not it.get("doc"):
             raise SpecError("every field needs a doc line", rel, line, fid)
+        if "value" in it:
+            return self._computed(rel, it, scope, fid, line)
         if "type" not in it:
             if "fields" in it:
                 it = dict(it, type="struct")
@@ -526,6 +546,20 @@ class _Builder:
             raise SpecError("fields applies to type struct", rel, line, fid)
         if ("bits" in it or "order" in it) and t.kind != "bitmap":
             raise SpecError("bits/order apply to bitmaps", rel, line, fid)
+        if ("precision" in it or "scale" in it) and t.kind != "decimal":
+            raise SpecError("precision/scale apply to type decimal", rel, line, fid)
+        return f
+
+    def _computed(self, rel, it, scope, fid, line):
+        """A field with `value:` is computed from the fields before it; it takes no bytes."""
+        extra = sorted(set(it) - {"id", "value", "doc", "doc-ref", "since", "until"})
+        if extra:
+            raise SpecError(f"a computed field (value:) takes only id, value, doc: drop {', '.join(extra)}",
+                            rel, line, fid)
+        node = self._expr(rel, _line(it, "value", line), fid, it["value"], set(scope))
+        f = Field(fid, TypeSpec("computed", "computed"), it.get("doc", ""), rel, line,
+                  doc_ref=it.get("doc-ref", ""), raw=it)
+        f.value = node
         return f
 
     def _decode(self, rel, line, fid, d, visible):
@@ -579,10 +613,11 @@ class _Builder:
                 if not isinstance(e, dict) or not isinstance(e.get("code"), int) or not e.get("name"):
                     raise SpecError("each entry of events: needs name and code", rel, _line(e, default=line))
                 for k in e:
-                    if k not in ("name", "code", "doc", "legacy_post_header_len"):
+                    if k not in ("name", "code", "doc", "legacy_post_header_len", "rows"):
                         raise SpecError(f"unknown key {k!r} in an events: entry", rel, _line(e, k, line))
                 names.append(EventName(e["name"], e["code"], e.get("doc", ""), _line(e, default=line),
-                                       self._legacy(rel, _line(e, default=line), e)))
+                                       self._legacy(rel, _line(e, default=line), e),
+                                       self._row_op(rel, _line(e, default=line), e)))
         for n in names:
             if not re.match(r"^[A-Z][A-Z0-9_]*$", n.name):
                 raise SpecError(f"event name {n.name!r} must be UPPER_CASE", rel, n.line)
@@ -609,6 +644,13 @@ class _Builder:
                       self._version(rel, line, None, doc.get("until")))
         ev.remaps = self._remaps(rel, doc, fields)
         return ev
+
+    def _row_op(self, rel, line, d):
+        """rows: insert|update|delete - a rows event, and which row images each of its rows holds."""
+        op = d.get("rows")
+        if op is not None and op not in ("insert", "update", "delete"):
+            raise SpecError("rows: must be insert, update or delete", rel, line)
+        return op
 
     def _legacy(self, rel, line, d):
         """legacy_post_header_len: {binlog version: length} for files without an FDE (v1, v3)."""

@@ -9,7 +9,8 @@ from typing import Any, Optional
 class TypeSpec:
     """One type: a built-in, a reference to a named type, or an inline struct/switch/tlv."""
 
-    kind: str  # int uintvar packed sv_uint sv_sint bytes str bitmap struct named switch tlv empty
+    kind: str  # int float uintvar packed sv_uint sv_sint bytes str bitmap struct named switch tlv
+    #            empty computed decimal json_binary
     name: str = ""  # int name (u16le), named type name
     width: int = 0
     signed: bool = False
@@ -25,6 +26,7 @@ class TypeSpec:
     end: Any = "eos"  # tlv: "eos" or end-mark tag number
     unknown: str = "stop"  # tlv
     tag_enum: Optional[str] = None  # tlv
+    args: dict = dc_field(default_factory=dict)  # decimal: {precision: AST, scale: AST}
 
     def describe(self) -> str:
         if self.kind in ("int", "named"):
@@ -56,6 +58,7 @@ class Field:
     prefix: Optional[TypeSpec] = None
     terminator: Optional[int] = None
     decode: Optional[dict] = None  # {codec, if (AST|None), as}
+    value: Any = None  # AST of a computed field (kind "computed": no bytes)
     section: str = ""  # post_header or body (event fields only)
     raw: dict = dc_field(default_factory=dict, repr=False)  # the YAML mapping (source text of expressions)
 
@@ -68,6 +71,7 @@ class TypeDef:
     line: int
     field: Field  # its type and modifiers (id == name)
     doc_ref: str = ""
+    adapter: Optional[str] = None  # `as:` the Python value adapter (binlog_grammar.pyvalues)
 
 
 @dataclass
@@ -91,6 +95,7 @@ class EventName:
     doc: str
     line: int
     legacy_post_header_len: dict = dc_field(default_factory=dict)  # binlog v1/v3: {version: len}
+    row_op: Optional[str] = None  # rows events: insert, update or delete (which images a row holds)
 
 
 @dataclass

@@ -1,0 +1,324 @@
+"""Python values of column layouts: the adapters a spec names with `as:`.
+
+A spec type with `as: NAME` parses into the Python value this module's adapter NAME makes from the
+struct's fields (computed fields included), and builds from that Python value by giving the struct
+back the fields it needs. The byte layout stays in the spec: an adapter only chooses the Python type,
+and it never reads or writes bytes.
+
+The mapping (also in README.md, "Column values"):
+
+| adapter | fields it reads | Python value |
+|---|---|---|
+| year | year | int (0 for YEAR 0000) |
+| date | year, month, day | datetime.date; str 'YYYY-MM-DD' when Python cannot hold it (zero date, zero month or day) |
+| datetime | year .. second, microsecond | naive datetime.datetime; str 'YYYY-MM-DD hh:mm:ss[.f]' when invalid |
+| timestamp | seconds, microsecond | datetime.datetime in UTC; the zero timestamp is str '0000-00-00 00:00:00[.0]' |
+| time | negative, hour, minute, second, microsecond | datetime.timedelta; str '-hh:mm:ss[.f]' when minute or second > 59 |
+| text | data | str in the column's character set; bytes for binary columns and unknown charsets |
+| enum | (the integer) | the member str when the members are known, else the 1-based index (0 is '') |
+| set | (the integer) | frozenset of member str when the members are known, else the bitmask int |
+| geometry | srid, wkb | Geometry(srid, wkb) |
+| json | doc | the document: dict, list, str, int, float, bool, None, Decimal, date/time values |
+| vector | dims | list of float |
+
+`col` is the column being decoded (binlog_grammar.rows.Column): its charset, fractional-seconds
+precision and ENUM/SET members come from the TABLE_MAP metadata or a user-supplied schema.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from typing import NamedTuple
+
+UTC = _dt.timezone.utc
+
+
+class Geometry(NamedTuple):
+    """A spatial value: its SRID and its WKB bytes (MySQL's internal geometry format)."""
+
+    srid: int
+    wkb: bytes
+
+
+# MySQL character set name -> Python codec. Names not here decode to bytes.
+CHARSET_CODECS = {
+    "utf8mb4": "utf-8", "utf8mb3": "utf-8", "utf8": "utf-8", "latin1": "cp1252",
+    "ascii": "ascii", "latin2": "iso8859-2", "latin5": "iso8859-9", "latin7": "iso8859-13",
+    "greek": "iso8859-7", "hebrew": "iso8859-8", "cp1250": "cp1250", "cp1251": "cp1251",
+    "cp1256": "cp1256", "cp1257": "cp1257", "cp850": "cp850", "cp852": "cp852", "cp866": "cp866",
+    "koi8r": "koi8-r", "koi8u": "koi8-u", "sjis": "shift_jis", "cp932": "cp932", "ujis": "euc-jp",
+    "eucjpms": "euc-jp", "gbk": "gbk", "gb2312": "gb2312", "gb18030": "gb18030", "big5": "big5",
+    "euckr": "euc-kr", "tis620": "tis-620", "macroman": "mac-roman", "macce": "mac-latin2",
+    "ucs2": "utf-16-be", "utf16": "utf-16-be", "utf16le": "utf-16-le", "utf32": "utf-32-be",
+}
+
+
+def codec_of(col):
+    """Python codec of a column, or None when its values are bytes (binary or unknown charset)."""
+    cs = col.get("charset") if col is not None else None
+    return CHARSET_CODECS.get(cs) if cs else None
+
+
+def _fsp(col) -> int:
+    return int(col.get("fsp") or 0) if col is not None else 0
+
+
+def _frac_text(us: int, fsp: int) -> str:
+    return "" if fsp <= 0 else "." + f"{us:06d}"[:fsp]
+
+
+_DATE_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_DT_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$")
+_TIME_RE = re.compile(r"^(-?)(\d{2,4}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$")
+
+
+def _us(text) -> int:
+    return int((text or "").ljust(6, "0")) if text else 0
+
+
+class _Adapter:
+    name = ""
+
+    def decode(self, obj, col):
+        raise NotImplementedError
+
+    def encode(self, value, col):
+        raise NotImplementedError
+
+    def _bad(self, value):
+        raise ValueError(f"{self.name}: cannot store {value!r} ({type(value).__name__})")
+
+
+class Year(_Adapter):
+    name = "year"
+
+    def decode(self, obj, col):
+        return obj["year"]
+
+    def encode(self, value, col):
+        if not isinstance(value, int):
+            self._bad(value)
+        return {"year": value}
+
+
+class Date(_Adapter):
+    name = "date"
+
+    def decode(self, obj, col):
+        y, m, d = obj["year"], obj["month"], obj["day"]
+        try:
+            return _dt.date(y, m, d)
+        except ValueError:
+            return f"{y:04d}-{m:02d}-{d:02d}"
+
+    def encode(self, value, col):
+        if isinstance(value, _dt.datetime):
+            self._bad(value)
+        if isinstance(value, _dt.date):
+            return {"year": value.year, "month": value.month, "day": value.day}
+        m = _DATE_RE.match(value) if isinstance(value, str) else None
+        if not m:
+            self._bad(value)
+        return {"year": int(m[1]), "month": int(m[2]), "day": int(m[3])}
+
+
+class DateTime(_Adapter):
+    name = "datetime"
+
+    def decode(self, obj, col):
+        parts = [obj[k] for k in ("year", "month", "day", "hour", "minute", "second", "microsecond")]
+        try:
+            return _dt.datetime(*parts)
+        except ValueError:
+            y, mo, d, h, mi, s, us = parts
+            return f"{y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}{_frac_text(us, _fsp(col))}"
+
+    def encode(self, value, col):
+        if isinstance(value, _dt.datetime):
+            if value.tzinfo is not None:
+                self._bad(value)
+            return {k: getattr(value, k) for k in
+                    ("year", "month", "day", "hour", "minute", "second", "microsecond")}
+        m = _DT_RE.match(value) if isinstance(value, str) else None
+        if not m:
+            self._bad(value)
+        return {"year": int(m[1]), "month": int(m[2]), "day": int(m[3]), "hour": int(m[4]),
+                "minute": int(m[5]), "second": int(m[6]), "microsecond": _us(m[7])}
+
+
+class Timestamp(_Adapter):
+    name = "timestamp"
+
+    def decode(self, obj, col):
+        s, us = obj["seconds"], obj["microsecond"]
+        if s == 0 and us == 0:
+            return "0000-00-00 00:00:00" + _frac_text(0, _fsp(col))
+        return _dt.datetime.fromtimestamp(s, UTC).replace(microsecond=us)
+
+    def encode(self, value, col):
+        if isinstance(value, str) and value.startswith("0000-00-00 00:00:00"):
+            return {"seconds": 0, "microsecond": 0}
+        if not isinstance(value, _dt.datetime) or value.tzinfo is None:
+            self._bad(value)
+        whole = value.replace(microsecond=0)
+        seconds = int((whole - _dt.datetime(1970, 1, 1, tzinfo=UTC)).total_seconds())
+        return {"seconds": seconds, "microsecond": value.microsecond}
+
+
+class Time(_Adapter):
+    name = "time"
+
+    def decode(self, obj, col):
+        neg, h, m, s, us = (obj[k] for k in ("negative", "hour", "minute", "second", "microsecond"))
+        if m > 59 or s > 59:
+            return f"{'-' if neg else ''}{h:02d}:{m:02d}:{s:02d}{_frac_text(us, max(_fsp(col), 0))}"
+        td = _dt.timedelta(hours=h, minutes=m, seconds=s, microseconds=us)
+        return -td if neg else td
+
+    def encode(self, value, col):
+        if isinstance(value, _dt.timedelta):
+            neg = value < _dt.timedelta(0)
+            mag = -value if neg else value
+            total_us = (mag.days * 86400 + mag.seconds) * 1_000_000 + mag.microseconds
+            secs, us = divmod(total_us, 1_000_000)
+            return {"negative": neg, "hour": secs // 3600, "minute": secs // 60 % 60,
+                    "second": secs % 60, "microsecond": us}
+        m = _TIME_RE.match(value) if isinstance(value, str) else None
+        if not m:
+            self._bad(value)
+        return {"negative": m[1] == "-", "hour": int(m[2]), "minute": int(m[3]),
+                "second": int(m[4]), "microsecond": _us(m[5])}
+
+
+class Text(_Adapter):
+    name = "text"
+
+    def decode(self, obj, col):
+        data = obj["data"]
+        codec = codec_of(col)
+        if codec is None:
+            return bytes(data)
+        return data.decode(codec, "surrogateescape")
+
+    def encode(self, value, col):
+        if isinstance(value, str):
+            codec = codec_of(col) or "utf-8"
+            return {"data": value.encode(codec, "surrogateescape")}
+        if isinstance(value, (bytes, bytearray)):
+            return {"data": bytes(value)}
+        self._bad(value)
+
+
+class CompressedText(_Adapter):
+    """MariaDB's compressed columns: the stored value, inflated, then as `text`.
+
+    Builds store the value uncompressed (header 0), which MariaDB reads back the same; a value the
+    server compressed therefore round-trips as a value, not byte for byte.
+    """
+
+    name = "compressed_text"
+    MAX = 1 << 32
+
+    def decode(self, obj, col):
+        stored = obj["stored"]
+        header, data = stored["header"], bytes(stored["data"])
+        if header:
+            data = _inflate(data, raw=bool(header & 8), expected=stored["original_length"])
+        return Text().decode({"data": data}, col)
+
+    def encode(self, value, col):
+        data = Text().encode(value, col)["data"]
+        if not data:
+            return {"stored": {"header": None, "original_length": None, "data": b""}}
+        return {"stored": {"header": 0, "original_length": None, "data": data}}
+
+
+def _inflate(data: bytes, raw: bool, expected: int) -> bytes:
+    import zlib
+
+    d = zlib.decompressobj(-15 if raw else 15)
+    try:
+        out = d.decompress(data, expected + 1)
+    except zlib.error as e:
+        raise ValueError(f"compressed column value: {e}") from None
+    if len(out) != expected:
+        raise ValueError(f"compressed column value inflates to {len(out)} bytes, header says {expected}")
+    return out
+
+
+class Enum(_Adapter):
+    name = "enum"
+
+    def decode(self, obj, col):
+        members = col.get("enum_values") if col is not None else None
+        if members is None:
+            return obj
+        if obj == 0:
+            return ""
+        if obj <= len(members):
+            return members[obj - 1]
+        return obj
+
+    def encode(self, value, col):
+        if isinstance(value, int):
+            return value
+        members = col.get("enum_values") if col is not None else None
+        if value == "":
+            return 0
+        if members is None or value not in members:
+            raise ValueError(f"enum: {value!r} is not a member of {members!r}")
+        return members.index(value) + 1
+
+
+class Set(_Adapter):
+    name = "set"
+
+    def decode(self, obj, col):
+        members = col.get("set_values") if col is not None else None
+        if members is None or obj >> len(members):
+            return obj
+        return frozenset(m for i, m in enumerate(members) if obj >> i & 1)
+
+    def encode(self, value, col):
+        if isinstance(value, int):
+            return value
+        members = col.get("set_values") if col is not None else None
+        if members is None or not set(value) <= set(members):
+            raise ValueError(f"set: {sorted(value)!r} are not all members of {members!r}")
+        return sum(1 << members.index(m) for m in value)
+
+
+class GeometryValue(_Adapter):
+    name = "geometry"
+
+    def decode(self, obj, col):
+        return Geometry(obj["srid"], bytes(obj["wkb"]))
+
+    def encode(self, value, col):
+        if not isinstance(value, Geometry):
+            self._bad(value)
+        return {"srid": value.srid, "wkb": value.wkb}
+
+
+class Json(_Adapter):
+    name = "json"
+
+    def decode(self, obj, col):
+        return obj["doc"]
+
+    def encode(self, value, col):
+        return {"doc": value}
+
+
+class Vector(_Adapter):
+    name = "vector"
+
+    def decode(self, obj, col):
+        return list(obj["dims"])
+
+    def encode(self, value, col):
+        return {"dims": list(value)}
+
+
+ADAPTERS = {a.name: a for a in (Year(), Date(), DateTime(), Timestamp(), Time(), Text(),
+                                 CompressedText(), Enum(), Set(), GeometryValue(), Json(), Vector())}

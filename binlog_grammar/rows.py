@@ -1,0 +1,320 @@
+"""Row changes: the rows of rows events, decoded with the TABLE_MAP_EVENT of their table.
+
+A TABLE_MAP_EVENT gives each column's type code and metadata; its optional metadata (MySQL 8
+binlog_row_metadata, MariaDB 10.5+) adds signedness, charsets, names, ENUM/SET members and the
+primary key. `Column` gathers that per column; the row images are then parsed by the spec type
+`row_images` (specs/types/columns.yaml) with the columns as context, and each row becomes a
+`RowChange`: op, before and after images keyed by column name.
+
+When the binlog lacks full metadata, `schemas` supplies what is missing, per table:
+    {"db.table": {"columns": [{"name": "id", "unsigned": True}, {"name": "note", "charset": "utf8mb4"}],
+                  "primary_key": ["id"]}}
+Column entries are by position; any key may be left out. `load_schemas(path)` reads that mapping
+from a JSON or YAML file.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from construct import ConstructError, Container
+
+from .errors import EventFormatError
+from .events import decompress, format_construct_error
+from .generated import enums
+from .generated import types as T
+from .pyvalues import Geometry  # noqa: F401  (re-exported: the Python value of spatial columns)
+from .reader import BinlogFile, inner_events
+
+TYPE = {name: code for code, name in enums.COLUMN_TYPE.items()}
+COLLATIONS = getattr(enums, "COLLATION", {})
+
+NUMERIC = {TYPE[n] for n in ("TINY", "SHORT", "INT24", "LONG", "LONGLONG", "NEWDECIMAL", "FLOAT",
+                             "DOUBLE")}
+CHARACTER = {TYPE[n] for n in ("STRING", "VAR_STRING", "VARCHAR", "BLOB", "TINY_BLOB",
+                               "MEDIUM_BLOB", "LONG_BLOB", "VARCHAR_COMPRESSED", "BLOB_COMPRESSED")}
+TEMPORAL_FSP = {TYPE[n] for n in ("TIME2", "DATETIME2", "TIMESTAMP2")}
+OPS = {"insert": "c", "update": "u", "delete": "d"}
+
+
+class Column(Container):
+    """One column of a mapped table. Expressions in the specs read it as `col`.
+
+    type: the type code the TABLE_MAP gives; type_name: the real type's name (a STRING column
+    whose metadata says ENUM or SET is ENUM or SET); meta: its parsed metadata; unsigned; charset
+    (character set name, 'binary', or None when unknown); collation (number); name; nullable;
+    json_index; enum_values / set_values (member strings, when known); fsp; in_primary_key.
+    """
+
+    def __repr__(self):
+        return f"Column({self.index}, {self.name!r}, {self.type_name})"
+
+
+@dataclass
+class Table:
+    """A table as its TABLE_MAP_EVENT (and a supplied schema) describe it."""
+
+    table_id: int
+    db: str
+    table: str
+    columns: list
+    primary_key: list = field(default_factory=list)  # column names
+    full_metadata: bool = False  # the binlog named the columns
+    has_metadata: bool = True  # False for TABLE_MAPs of the 5.1 development trees (types only)
+
+    @property
+    def json_columns(self) -> int:
+        return sum(1 for c in self.columns if c.json_index is not None)
+
+
+@dataclass
+class RowChange:
+    """One changed row, Debezium-style: op c (insert), u (update) or d (delete)."""
+
+    op: str
+    db: str
+    table: str
+    before: Optional[dict]
+    after: Optional[dict]
+    columns: list
+    file: str
+    pos: int
+    end_pos: int
+    event_type: str
+    table_id: int
+    timestamp: int
+    server_id: int
+    json_diffs: dict = field(default_factory=dict)  # column name -> [(op, path, value)]
+    primary_key: list = field(default_factory=list)
+
+
+def _collation_charset(collation) -> Optional[str]:
+    if collation is None:
+        return None
+    name = COLLATIONS.get(int(collation))
+    if name is None:
+        return None
+    return "binary" if name == "binary" else name.split("_", 1)[0]
+
+
+def _charsets(entry_default, entry_columns, count):
+    """Collation of each of `count` columns from a DEFAULT_CHARSET or a COLUMN_CHARSET entry."""
+    if entry_columns is not None:
+        return list(entry_columns) + [None] * (count - len(entry_columns))
+    if entry_default is not None:
+        out = [entry_default.default_collation] * count
+        for ex in entry_default.exceptions:
+            if ex.column_index < count:
+                out[ex.column_index] = ex.collation
+        return out
+    return [None] * count
+
+
+def table_from_event(data, schema: Optional[dict] = None) -> Table:
+    """The Table of a parsed TABLE_MAP_EVENT, completed by a supplied schema."""
+    types = [int(t) for t in data.column_types]
+    info = data.column_info
+    metas = list(info.metadata) if info is not None else [None] * len(types)
+    nulls = list(info.null_bitmap) if info is not None else [True] * len(types)
+    opt = {}
+    for entry in data.get("optional_metadata") or ():
+        if entry.get("id"):
+            opt.setdefault(entry["id"], entry["value"])
+    columns = []
+    json_i = 0
+    for i, (code, meta) in enumerate(zip(types, metas)):
+        real = code
+        if code == TYPE["STRING"] and meta is not None:
+            real = int(meta.type)
+        c = Column(index=i, name=f"@{i + 1}", type=code, type_name=enums.COLUMN_TYPE.get(real, str(real)),
+                   real_type=real, meta=meta, unsigned=False, charset=None, collation=None,
+                   nullable=bool(nulls[i]) if i < len(nulls) else True, json_index=None,
+                   enum_values=None, set_values=None, in_primary_key=False, geometry_type=None,
+                   fsp=int(meta) if code in TEMPORAL_FSP and meta is not None else 0)
+        if code == TYPE["JSON"]:
+            c.json_index = json_i
+            json_i += 1
+        columns.append(c)
+    # signedness: one bit per numeric column, in column order
+    bits = [b for entry in opt.get("signedness") or () for b in entry]
+    numeric = [c for c in columns if c.real_type in NUMERIC]
+    for c, b in zip(numeric, bits):
+        c.unsigned = bool(b)
+    character = [c for c in columns if c.real_type in CHARACTER]
+    for c, coll in zip(character, _charsets(opt.get("default_charset"), opt.get("column_charset"),
+                                            len(character))):
+        c.collation = coll
+        c.charset = _collation_charset(coll)
+    enum_set = [c for c in columns if c.type_name in ("ENUM", "SET")]
+    for c, coll in zip(enum_set, _charsets(opt.get("enum_and_set_default_charset"),
+                                           opt.get("enum_and_set_column_charset"), len(enum_set))):
+        c.collation = coll
+        c.charset = _collation_charset(coll)
+    for c, name in zip(columns, opt.get("column_name") or ()):
+        c.name = name
+    for c, vals in zip([c for c in columns if c.type_name == "ENUM"], opt.get("enum_str_value") or ()):
+        c.enum_values = list(vals.members)
+    for c, vals in zip([c for c in columns if c.type_name == "SET"], opt.get("set_str_value") or ()):
+        c.set_values = list(vals.members)
+    for c, g in zip([c for c in columns if c.type == TYPE["GEOMETRY"]], opt.get("geometry_type") or ()):
+        c.geometry_type = g
+    pk = [int(i) for i in opt.get("simple_primary_key") or ()]
+    pk += [int(p.column_index) for p in opt.get("primary_key_with_prefix") or ()]
+    t = Table(int(data.table_id), data.db, data.table, columns,
+              full_metadata="column_name" in opt, has_metadata=info is not None)
+    if schema:
+        _apply_schema(t, schema)
+        pk = pk or [i for i, c in enumerate(columns) if c.in_primary_key]
+    for i in pk:
+        if i < len(columns):
+            columns[i].in_primary_key = True
+    t.primary_key = [columns[i].name for i in pk if i < len(columns)]
+    return t
+
+
+def _apply_schema(t: Table, schema: dict):
+    cols = schema.get("columns") or []
+    for c, s in zip(t.columns, cols):
+        if isinstance(s, str):
+            s = {"name": s}
+        for key in ("name", "unsigned", "charset", "enum_values", "set_values"):
+            if s.get(key) is not None:
+                c[key] = list(s[key]) if key in ("enum_values", "set_values") else s[key]
+    names = [c.name for c in t.columns]
+    for n in schema.get("primary_key") or ():
+        if n in names:
+            t.columns[names.index(n)].in_primary_key = True
+
+
+def load_schemas(path) -> dict:
+    """Table schemas from a JSON or YAML file: {"db.table": {"columns": [...], "primary_key": [...]}}."""
+    import yaml
+
+    with open(path, encoding="utf-8") as fh:
+        data = yaml.safe_load(fh)
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a schema file maps 'db.table' to a table schema")
+    return data
+
+
+class RowDecoder:
+    """Keeps the TABLE_MAPs of one binlog file and turns its rows events into RowChanges."""
+
+    def __init__(self, schemas: Optional[dict] = None):
+        self.schemas = schemas or {}
+        self.tables: dict = {}
+
+    def table_map(self, ev) -> Table:
+        d = ev.data
+        t = table_from_event(d, self.schemas.get(f"{d.db}.{d.table}"))
+        self.tables[t.table_id] = t
+        return t
+
+    def rows_bytes(self, ev) -> bytes:
+        data = ev.data.rows
+        for dec in ev.type.decode:
+            if dec.field == "rows" and dec.applies(ev.data):
+                try:
+                    return decompress(dec.codec, data)
+                except Exception as e:  # noqa: BLE001 - any codec failure is bad input
+                    raise EventFormatError(f"cannot decompress the row images: {e}", ev.file,
+                                           ev.offset, ev.name) from None
+        return bytes(data)
+
+    def changes(self, ev) -> list:
+        op = ev.type.row_op
+        d = ev.data
+        t = self.tables.get(int(d.table_id))
+        if t is None:
+            raise EventFormatError(f"rows of table id {int(d.table_id)}, which no TABLE_MAP_EVENT "
+                                   f"before it maps", ev.file, ev.offset, ev.name)
+        present = list(d.columns.columns_present)
+        after = d.columns.get("columns_present_after")
+        images = {"insert": [present], "delete": [present],
+                  "update": [present, list(after) if after is not None else present]}[op]
+        if len(present) != len(t.columns):
+            raise EventFormatError(f"the rows event has {len(present)} columns, the TABLE_MAP of "
+                                   f"{t.db}.{t.table} {len(t.columns)}", ev.file, ev.offset, ev.name)
+        ctx = dict(ev.context, columns=t.columns, images=images, json_columns=t.json_columns)
+        try:
+            parsed = T.row_images.parse(self.rows_bytes(ev), **ctx)
+        except Exception as e:  # noqa: BLE001 - whatever bad bytes make a struct raise is bad input
+            msg = format_construct_error(e) if isinstance(e, ConstructError) else f"{type(e).__name__}: {e}"
+            if not t.has_metadata:
+                msg = ("its TABLE_MAP_EVENT carries no column metadata (written by a MySQL 5.1 "
+                       f"development tree), so the values cannot be sized ({msg})")
+            raise EventFormatError(f"row images of {t.db}.{t.table}: {msg}", ev.file, ev.offset,
+                                   ev.name) from None
+        out = []
+        for row in parsed.rows:
+            imgs = [_image_dict(t, img) for img in row.images]
+            before = imgs[0] if op in ("update", "delete") else None
+            after = imgs[-1] if op in ("update", "insert") else None
+            diffs = {}
+            if op == "update":
+                diffs = _apply_partial_json(t, row.images[-1], before, after, ev)
+            out.append(RowChange(OPS[op], t.db, t.table, before, after, t.columns, ev.file,
+                                 ev.offset, ev.end, ev.name, t.table_id, int(ev.header.timestamp),
+                                 int(ev.header.server_id), diffs, t.primary_key))
+        return out
+
+
+def _image_dict(t: Table, img) -> dict:
+    return {c.name: img.cells[c.index] for c in t.columns if img.present[c.index]}
+
+
+def _apply_partial_json(t: Table, img, before, after, ev) -> dict:
+    """Replace JSON diff lists in an after image by the value they make from the before image."""
+    if img.partial_bits is None:
+        return {}
+    from .jsonb import apply_json_diff
+
+    diffs = {}
+    for c in t.columns:
+        if c.json_index is None or not img.present[c.index] or not img.partial_bits[c.json_index]:
+            continue
+        cell = after.get(c.name)
+        if cell is None:
+            continue
+        steps = [(str(dd.operation.name if hasattr(dd.operation, "name") else dd.operation), dd.path,
+                  dd.value.doc if dd.value is not None else None) for dd in cell.diffs]
+        diffs[c.name] = steps
+        value = (before or {}).get(c.name)
+        try:
+            for op, path, v in steps:
+                value = apply_json_diff(value, op, path, v)
+        except ValueError as e:
+            raise EventFormatError(f"partial JSON update of {t.table}.{c.name}: {e}", ev.file,
+                                   ev.offset, ev.name) from None
+        after[c.name] = value
+    return diffs
+
+
+def iter_row_changes(paths, schemas: Optional[dict] = None, verify_checksum: bool = True):
+    """Every row change of the rows events in these binlog files, in order.
+
+    TABLE_MAPs are kept per file; TRANSACTION_PAYLOAD_EVENTs are opened.
+    """
+    if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
+        paths = [paths]
+    for path in paths:
+        decoder = RowDecoder(schemas)
+        f = BinlogFile(path, verify_checksum)
+        for ev in f:
+            for e in _with_inner(ev, f.state, verify_checksum):
+                yield from _event_changes(decoder, e)
+
+
+def _with_inner(ev, state, verify_checksum):
+    yield ev
+    if ev.type is not None and any(d.target == "events" for d in ev.type.decode):
+        yield from inner_events(ev, state, verify_checksum)
+
+
+def _event_changes(decoder: RowDecoder, ev):
+    if ev.type is None:
+        return
+    if ev.type.name == "TABLE_MAP_EVENT":
+        decoder.table_map(ev)
+    elif ev.type.row_op:
+        yield from decoder.changes(ev)
