@@ -193,9 +193,9 @@ class Model:
     # -- sizes ------------------------------------------------------------------------------
     def type_fixed(self, t: TypeSpec):
         k = t.kind
-        if k == "int":
+        if k in ("int", "float"):
             return t.width
-        if k == "empty":
+        if k in ("empty", "computed"):
             return 0
         if k == "named":
             return self.field_fixed(self.specs.types[t.name].field)
@@ -290,8 +290,15 @@ class Model:
         out = []
         if f.repeat is not None or f.repeat_until is not None:
             out.append(T("array of "))
-        if k == "int":
+        if k in ("int", "float"):
             out.append(C(t.name))
+        elif k == "computed":
+            out += [T("computed: "), C(src(f.value))]
+        elif k == "decimal":
+            out += [C("decimal"), T(" (precision "), C(src(t.args["precision"])), T(", scale "),
+                    C(src(t.args["scale"])), T(")")]
+        elif k == "json_binary":
+            out.append(C("json_binary"))
         elif k == "uintvar":
             out.append(C(f"uint{t.endian}"))
         elif k in ("packed", "sv_uint", "sv_sint", "empty"):
@@ -1026,6 +1033,8 @@ class Builder:
         size = self.m.field_fixed(td.field)
         blocks = [H(3, [C(name)], name), P(T(td.doc)),
                   FACTS([("Size", [T(f"{size} bytes")] if size is not None else [T("varies")]),
+                         ("Python value", [C(td.adapter), T(" (binlog_grammar/pyvalues.py)")]
+                          if td.adapter else None),
                          ("Source", [T(td.doc_ref)] if td.doc_ref else None),
                          ("Spec", [SRC(f"{td.file}#L{td.line}" if td.line else td.file)]),
                          ("Used by", join([[L(label, pg, anc)] for pg, anc, label in users]) if users else None)])]

@@ -14,7 +14,7 @@ The mapping (also in README.md, "Column values"):
 | datetime | year .. second, microsecond | naive datetime.datetime; str 'YYYY-MM-DD hh:mm:ss[.f]' when invalid |
 | timestamp | seconds, microsecond | datetime.datetime in UTC; the zero timestamp is str '0000-00-00 00:00:00[.0]' |
 | time | negative, hour, minute, second, microsecond | datetime.timedelta; str '-hh:mm:ss[.f]' when minute or second > 59 |
-| text | data | str in the column's character set; bytes for binary columns and unknown charsets |
+| text | data | str in the column's character set; bytes for binary columns and unknown charsets (BINARY(n) padded back to n bytes with 0x00, as SELECT shows it) |
 | enum | (the integer) | the member str when the members are known, else the 1-based index (0 is '') |
 | set | (the integer) | frozenset of member str when the members are known, else the bitmask int |
 | geometry | srid, wkb | Geometry(srid, wkb) |
@@ -190,6 +190,14 @@ class Time(_Adapter):
                 "second": int(m[4]), "microsecond": _us(m[5])}
 
 
+def _binary_char_length(col):
+    """BINARY(n): the server logs the value without its trailing 0x00 pad; n is its full length."""
+    if col is None or col.get("type_name") != "STRING" or col.get("charset") != "binary":
+        return None
+    meta = col.get("meta")
+    return int(meta["max_length"]) if meta is not None else None
+
+
 class Text(_Adapter):
     name = "text"
 
@@ -197,6 +205,9 @@ class Text(_Adapter):
         data = obj["data"]
         codec = codec_of(col)
         if codec is None:
+            pad_to = _binary_char_length(col)
+            if pad_to is not None and len(data) < pad_to:
+                return bytes(data) + b"\0" * (pad_to - len(data))
             return bytes(data)
         return data.decode(codec, "surrogateescape")
 
@@ -205,6 +216,8 @@ class Text(_Adapter):
             codec = codec_of(col) or "utf-8"
             return {"data": value.encode(codec, "surrogateescape")}
         if isinstance(value, (bytes, bytearray)):
+            if _binary_char_length(col) is not None:
+                value = bytes(value).rstrip(b"\0")
             return {"data": bytes(value)}
         self._bad(value)
 
