@@ -15,7 +15,7 @@ from a JSON or YAML file.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 from construct import ConstructError, Container
 
@@ -24,6 +24,7 @@ from .events import decompress, format_construct_error
 from .generated import enums
 from .generated import types as T
 from .pyvalues import Geometry  # noqa: F401  (re-exported: the Python value of spatial columns)
+from .pyvalues import codec_of
 from .reader import BinlogFile, inner_events
 
 TYPE = {name: code for code, name in enums.COLUMN_TYPE.items()}
@@ -31,8 +32,11 @@ COLLATIONS = getattr(enums, "COLLATION", {})
 
 NUMERIC = {TYPE[n] for n in ("TINY", "SHORT", "INT24", "LONG", "LONGLONG", "NEWDECIMAL", "FLOAT",
                              "DOUBLE")}
+# Columns the charset lists of the optional metadata count (GEOMETRY too: its field class is a
+# BLOB; MySQL and MariaDB libbinlogevents/log_event_client.cc, is_character_type).
 CHARACTER = {TYPE[n] for n in ("STRING", "VAR_STRING", "VARCHAR", "BLOB", "TINY_BLOB",
-                               "MEDIUM_BLOB", "LONG_BLOB", "VARCHAR_COMPRESSED", "BLOB_COMPRESSED")}
+                               "MEDIUM_BLOB", "LONG_BLOB", "VARCHAR_COMPRESSED", "BLOB_COMPRESSED",
+                               "GEOMETRY")}
 TEMPORAL_FSP = {TYPE[n] for n in ("TIME2", "DATETIME2", "TIMESTAMP2")}
 OPS = {"insert": "c", "update": "u", "delete": "d"}
 
@@ -67,6 +71,21 @@ class Table:
         return sum(1 for c in self.columns if c.json_index is not None)
 
 
+class JsonDiff(NamedTuple):
+    """One change of a partial JSON update: op REPLACE, INSERT or REMOVE, a JSON path, the value."""
+
+    op: str
+    path: str
+    value: Any
+
+
+class PartialJson(NamedTuple):
+    """The after value of a JSON column when the image holds only its diffs and the before image
+    lacks the column (binlog_row_image=MINIMAL): the diffs, to apply to the stored value."""
+
+    diffs: tuple
+
+
 @dataclass
 class RowChange:
     """One changed row, Debezium-style: op c (insert), u (update) or d (delete)."""
@@ -95,6 +114,14 @@ def _collation_charset(collation) -> Optional[str]:
     if name is None:
         return None
     return "binary" if name == "binary" else name.split("_", 1)[0]
+
+
+def _member(text: str, c: Column) -> str:
+    """An ENUM/SET member string is written in the column's charset, not in UTF-8."""
+    codec = codec_of(c)
+    if codec is None or codec == "utf-8":
+        return text
+    return text.encode("utf-8", "surrogateescape").decode(codec, "surrogateescape")
 
 
 def _charsets(entry_default, entry_columns, count):
@@ -153,9 +180,9 @@ def table_from_event(data, schema: Optional[dict] = None) -> Table:
     for c, name in zip(columns, opt.get("column_name") or ()):
         c.name = name
     for c, vals in zip([c for c in columns if c.type_name == "ENUM"], opt.get("enum_str_value") or ()):
-        c.enum_values = list(vals.members)
+        c.enum_values = [_member(m, c) for m in vals.members]
     for c, vals in zip([c for c in columns if c.type_name == "SET"], opt.get("set_str_value") or ()):
-        c.set_values = list(vals.members)
+        c.set_values = [_member(m, c) for m in vals.members]
     for c, g in zip([c for c in columns if c.type == TYPE["GEOMETRY"]], opt.get("geometry_type") or ()):
         c.geometry_type = g
     pk = [int(i) for i in opt.get("simple_primary_key") or ()]
@@ -276,10 +303,14 @@ def _apply_partial_json(t: Table, img, before, after, ev) -> dict:
         cell = after.get(c.name)
         if cell is None:
             continue
-        steps = [(str(dd.operation.name if hasattr(dd.operation, "name") else dd.operation), dd.path,
-                  dd.value.doc if dd.value is not None else None) for dd in cell.diffs]
+        steps = [JsonDiff(enums.JSON_DIFF_OPERATION.get(int(dd.operation), str(int(dd.operation))),
+                          dd.path, dd.value.doc if dd.value is not None else None)
+                 for dd in cell.diffs]
         diffs[c.name] = steps
-        value = (before or {}).get(c.name)
+        if c.name not in (before or {}):
+            after[c.name] = PartialJson(tuple(steps))
+            continue
+        value = before[c.name]
         try:
             for op, path, v in steps:
                 value = apply_json_diff(value, op, path, v)

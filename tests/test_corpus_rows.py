@@ -65,3 +65,28 @@ def test_minimal_metadata_signedness_and_charset():
     assert ch.after["@3"] == "a"                      # CHAR(8) utf8mb4: str, not bytes
     assert ch.after["@5"] == 3230202323                # INT UNSIGNED (-1064764973 signed)
     assert set(ch.after) == {"@1", "@3", "@5"}        # binlog_row_image=MINIMAL-style partial image
+
+
+@needs_corpus
+def test_json_and_partial_json_updates():
+    """MySQL 8.0.22: binary JSON in inserts and full updates, then a PARTIAL_UPDATE_ROWS_EVENT
+    (binlog_row_value_options=PARTIAL_JSON, binlog_row_image=MINIMAL) whose after images hold only
+    a REPLACE of $.age. The statements are in the file's QUERY events; the layout is MySQL's
+    Json_diff_vector::write_binary."""
+    from binlog_grammar.rows import JsonDiff, PartialJson
+
+    changes, err = _changes(CORPUS / "json.binlog.000001")
+    assert err is None
+    inserts = [c for c in changes if c.op == "c"]
+    people = [("Joe", 24, "x"), ("Sue", 32, "y"), ("Pete", 40, "z")] * 2
+    assert [c.after for c in inserts] == [
+        {"@1": i + 1, "@2": {"age": age, "data": ch * 10, "name": name}, "@3": name, "@4": age}
+        for i, (name, age, ch) in enumerate(people)]
+    full, partial = [c for c in changes if c.event_type == "UPDATE_ROWS_EVENT"], \
+        [c for c in changes if c.event_type == "PARTIAL_UPDATE_ROWS_EVENT"]
+    assert [c.after["@4"] for c in full] == [25, 33, 41, 25, 33, 41]
+    assert [c.before for c in partial] == [{"@1": i} for i in range(1, 7)]
+    for c, age in zip(partial, [26, 34, 42, 26, 34, 42]):
+        assert c.after["@2"] == PartialJson((JsonDiff("REPLACE", "$.age", age),))
+        assert c.json_diffs == {"@2": [JsonDiff("REPLACE", "$.age", age)]}
+        assert c.after["@4"] == age and set(c.after) == {"@2", "@3", "@4"}
