@@ -26,6 +26,7 @@ precision and ENUM/SET members come from the TABLE_MAP metadata or a user-suppli
 """
 from __future__ import annotations
 
+import codecs
 import datetime as _dt
 import re
 from typing import NamedTuple
@@ -40,6 +41,20 @@ class Geometry(NamedTuple):
     wkb: bytes
 
 
+def _latin1_gaps(err):
+    """MySQL's latin1 is cp1252 whose five unassigned bytes (0x81 0x8D 0x8F 0x90 0x9D) stand for
+    U+0081 ... (strings/ctype-latin1.cc); Python's cp1252 leaves them out."""
+    if isinstance(err, UnicodeDecodeError):
+        return "".join(chr(b) for b in err.object[err.start:err.end]), err.end
+    chars = err.object[err.start:err.end]
+    if all(ord(c) in (0x81, 0x8D, 0x8F, 0x90, 0x9D) for c in chars):
+        return bytes(ord(c) for c in chars), err.end
+    return codecs.lookup_error("surrogateescape")(err)
+
+
+codecs.register_error("binlog_grammar_latin1", _latin1_gaps)
+
+
 # MySQL character set name -> Python codec. Names not here decode to bytes.
 CHARSET_CODECS = {
     "utf8mb4": "utf-8", "utf8mb3": "utf-8", "utf8": "utf-8", "latin1": "cp1252",
@@ -51,6 +66,11 @@ CHARSET_CODECS = {
     "euckr": "euc-kr", "tis620": "tis-620", "macroman": "mac-roman", "macce": "mac-latin2",
     "ucs2": "utf-16-be", "utf16": "utf-16-be", "utf16le": "utf-16-le", "utf32": "utf-32-be",
 }
+
+
+def errors_of(codec) -> str:
+    """The error handler that keeps every byte: MySQL's latin1 gaps, else surrogateescape."""
+    return "binlog_grammar_latin1" if codec == "cp1252" else "surrogateescape"
 
 
 def codec_of(col):
@@ -209,12 +229,12 @@ class Text(_Adapter):
             if pad_to is not None and len(data) < pad_to:
                 return bytes(data) + b"\0" * (pad_to - len(data))
             return bytes(data)
-        return data.decode(codec, "surrogateescape")
+        return bytes(data).decode(codec, errors_of(codec))
 
     def encode(self, value, col):
         if isinstance(value, str):
             codec = codec_of(col) or "utf-8"
-            return {"data": value.encode(codec, "surrogateescape")}
+            return {"data": value.encode(codec, errors_of(codec))}
         if isinstance(value, (bytes, bytearray)):
             if _binary_char_length(col) is not None:
                 value = bytes(value).rstrip(b"\0")

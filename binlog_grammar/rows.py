@@ -24,7 +24,7 @@ from .events import decompress, format_construct_error
 from .generated import enums
 from .generated import types as T
 from .pyvalues import Geometry  # noqa: F401  (re-exported: the Python value of spatial columns)
-from .pyvalues import codec_of
+from .pyvalues import codec_of, errors_of
 from .reader import BinlogFile, inner_events
 
 TYPE = {name: code for code, name in enums.COLUMN_TYPE.items()}
@@ -121,7 +121,7 @@ def _member(text: str, c: Column) -> str:
     codec = codec_of(c)
     if codec is None or codec == "utf-8":
         return text
-    return text.encode("utf-8", "surrogateescape").decode(codec, "surrogateescape")
+    return text.encode("utf-8", "surrogateescape").decode(codec, errors_of(codec))
 
 
 def _charsets(entry_default, entry_columns, count):

@@ -247,7 +247,9 @@ def _decimals(precision, scale):
     from decimal import Decimal
 
     hi = 10 ** precision - 1
-    return st.integers(-hi, hi).map(lambda n: Decimal(n).scaleb(-scale))
+    # built from digits, not arithmetic: Decimal arithmetic rounds past 28 digits
+    return st.integers(-hi, hi).map(
+        lambda n: Decimal((int(n < 0), tuple(int(d) for d in str(abs(n))), -scale)))
 
 
 def _is_free_size(node, env):

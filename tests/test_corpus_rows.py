@@ -90,3 +90,12 @@ def test_json_and_partial_json_updates():
         assert c.after["@2"] == PartialJson((JsonDiff("REPLACE", "$.age", age),))
         assert c.json_diffs == {"@2": [JsonDiff("REPLACE", "$.age", age)]}
         assert c.after["@4"] == age and set(c.after) == {"@2", "@3", "@4"}
+
+
+@needs_corpus
+def test_rows_inside_a_compressed_transaction():
+    """MySQL 8.0.32, binlog_transaction_compression=ON: the only rows event is inside a zstd
+    TRANSACTION_PAYLOAD_EVENT (mariadb-binlog cannot read it)."""
+    (ch,), err = _changes(CORPUS / "transaction_compression.000001")
+    assert err is None
+    assert (ch.op, ch.db, ch.table, ch.after) == ("c", "test", "tb1", {"@1": 1})

@@ -106,3 +106,19 @@ def test_negative_time_keeps_its_fraction(text, fsp):
                                    "cells": [td]}]}]}
     data = T.row_images.build(value, **ctx)
     assert T.row_images.parse(data, **ctx).rows[0].images[0].cells[0] == td
+
+
+def test_vector_values():
+    """MySQL 9's VECTOR (documented as dimensions of 4-byte IEEE floats, little-endian, after a
+    length of the column's pack length): no MariaDB or corpus binlog has one, so the bytes are
+    written here from that description."""
+    import struct
+
+    from binlog_grammar.rows import Column
+
+    col = Column(index=0, type=242, real_type=242, meta=4, json_index=None)
+    ctx = {"columns": [col], "images": [[True]], "json_columns": 0, "type_code": 30}
+    data = b"\x00" + struct.pack("<I", 12) + struct.pack("<3f", 1.0, -2.5, 0.125)
+    parsed = T.row_images.parse(data, **ctx)
+    assert parsed.rows[0].images[0].cells == [[1.0, -2.5, 0.125]]
+    assert T.row_images.build(parsed, **ctx) == data

@@ -1,0 +1,773 @@
+"""MySQL's binary JSON (the storage format of JSON columns), as a construct class that parses and
+builds, plus the text MySQL prints for a JSON value and the partial-update diffs of
+PARTIAL_UPDATE_ROWS_EVENT.
+
+doc-ref: sql-common/json_binary.h (the format), sql-common/json_binary.cc (serialize, parse_binary),
+sql-common/json_dom.cc (Json_wrapper::to_string, Json_decimal, Json_datetime), sql/json_diff.cc
+(apply_json_diffs), strings/dtoa.cc (my_gcvt), mysys/base64.cc (mysql-server; 5.7 has them under sql/).
+
+Layout (all integers little-endian)::
+
+    document  := type value                 (0 bytes: the JSON null literal)
+    type      := 0x00 small object | 0x01 large object | 0x02 small array | 0x03 large array
+               | 0x04 literal | 0x05 int16 | 0x06 uint16 | 0x07 int32 | 0x08 uint32
+               | 0x09 int64 | 0x0A uint64 | 0x0B double | 0x0C string | 0x0F opaque
+    object    := count size key-entry{count} value-entry{count} key* value*
+    array     := count size value-entry{count} value*
+    count, size, offset := uint16 in the small format, uint32 in the large one
+    key-entry   := key-offset key-length(uint16)
+    value-entry := type offset-or-inlined-value
+    literal   := 0x00 null | 0x01 true | 0x02 false
+    string    := data-length utf8mb4-bytes
+    opaque    := field-type(uint8) data-length bytes
+    data-length := 7 bits a byte, least significant first, high bit set when a byte follows
+
+Offsets count from the start of their object or array (the byte after its type). Literals,
+int16 and uint16 are stored in the value entry itself ("inlined"); in the large format int32 and
+uint32 are too. Object keys are sorted by length, then bytewise. Values are read through their
+offsets, never sequentially: a document updated in place (partial JSON update) may have unused
+bytes between values.
+
+Python values: object -> dict (keys in stored order), array -> list, null/true/false ->
+None/True/False, every integer type -> int, double -> float, string -> str (bytes that are not
+UTF-8 kept with surrogateescape), opaque NEWDECIMAL -> decimal.Decimal, DATE -> datetime.date,
+TIME -> datetime.timedelta, DATETIME and TIMESTAMP -> datetime.datetime, any other opaque value
+(or a temporal one that is not a valid value, such as a zero date) -> JsonOpaque.
+
+Building writes what MySQL's serializer writes for the value: the small format unless an offset
+or size does not fit 16 bits (then that container, and every small container holding it, uses
+the large one), keys sorted, the smallest integer type (int16, int32, int64; uint64 only above
+the int64 range), a Decimal as an opaque NEWDECIMAL with the precision and scale of its digits,
+date/datetime/timedelta as opaque DATE/DATETIME/TIME. What cannot be rebuilt byte for byte from
+the Python value alone: integers MySQL typed by their origin (uint16/uint32 from UNSIGNED
+columns, uint64 for text numbers above 2**32), a DECIMAL column's declared precision, TIMESTAMP
+(rebuilt as DATETIME), non-minimal lengths, and the unused bytes of documents updated in place.
+"""
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import decimal as _pydecimal
+import json as _json
+import math
+import struct
+from dataclasses import dataclass
+
+from construct import Construct, ExplicitError, SizeofError, stream_read_entire, stream_write
+
+from .decimal import decimal_size, decode_decimal, encode_decimal
+
+__all__ = ["JsonBinary", "JsonBinaryError", "JsonOpaque", "MAX_DEPTH", "apply_json_diff",
+           "decode_json_binary", "encode_json_binary", "json_text", "parse_json_path"]
+
+# value types (json_binary.cc, JSONB_TYPE_*)
+SMALL_OBJECT, LARGE_OBJECT, SMALL_ARRAY, LARGE_ARRAY = 0x00, 0x01, 0x02, 0x03
+LITERAL, INT16, UINT16, INT32, UINT32, INT64, UINT64, DOUBLE, STRING = range(0x04, 0x0D)
+OPAQUE = 0x0F
+NULL_LITERAL, TRUE_LITERAL, FALSE_LITERAL = 0x00, 0x01, 0x02
+
+# MySQL field types an opaque value may carry (include/field_types.h, enum_field_types)
+FIELD_TIMESTAMP, FIELD_DATE, FIELD_TIME, FIELD_DATETIME = 7, 10, 11, 12
+FIELD_VAR_STRING, FIELD_NEWDECIMAL = 253, 246
+
+#: Deepest nesting of arrays and objects MySQL accepts (JSON_DOCUMENT_MAX_DEPTH).
+MAX_DEPTH = 100
+_DECIMAL_MAX_PRECISION, _DECIMAL_MAX_SCALE = 65, 30  # DECIMAL_MAX_PRECISION / DECIMAL_MAX_SCALE
+_TIME_MAX = _dt.timedelta(hours=838, minutes=59, seconds=59)  # TIME_MAX_VALUE
+_INTS = {INT16: (2, True), UINT16: (2, False), INT32: (4, True), UINT32: (4, False),
+         INT64: (8, True), UINT64: (8, False)}
+_SCALAR_NAMES = {LITERAL: "literal", INT16: "int16", UINT16: "uint16", INT32: "int32",
+                 UINT32: "uint32", INT64: "int64", UINT64: "uint64", DOUBLE: "double",
+                 STRING: "string", OPAQUE: "opaque"}
+
+
+class JsonBinaryError(ExplicitError):
+    """A binary JSON document that cannot be parsed, or a value that cannot be built into one."""
+
+
+@dataclass(frozen=True)
+class JsonOpaque:
+    """An opaque JSON value this module does not turn into a Python value: the MySQL field type
+    (enum_field_types) and the raw data."""
+
+    field_type: int
+    data: bytes
+
+
+def _key_order(key_bytes: bytes):
+    """MySQL's order of object keys: shorter first, then bytewise."""
+    return len(key_bytes), key_bytes
+
+
+def _utf8(text: str, what: str) -> bytes:
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raise JsonBinaryError(f"{what} {text!r} cannot be stored as utf8mb4") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# temporal and decimal opaque values
+
+def _pack_temporal(value) -> tuple[int, int]:
+    """(field type, packed int64) of a date, datetime or timedelta (my_time.cc,
+    TIME_to_longlong_{date,datetime,time}_packed: integer part << 24 | microseconds)."""
+    if isinstance(value, _dt.datetime):
+        if value.tzinfo is not None:
+            raise JsonBinaryError(f"cannot store an aware datetime ({value!r}) in JSON: MySQL "
+                                  f"DATETIME has no time zone")
+        ymd = ((value.year * 13 + value.month) << 5) | value.day
+        hms = (value.hour << 12) | (value.minute << 6) | value.second
+        return FIELD_DATETIME, (((ymd << 17) | hms) << 24) + value.microsecond
+    if isinstance(value, _dt.date):
+        ymd = ((value.year * 13 + value.month) << 5) | value.day
+        return FIELD_DATE, (ymd << 17) << 24
+    if abs(value) > _TIME_MAX:
+        raise JsonBinaryError(f"{value!r} is outside MySQL's TIME range (-838:59:59 to 838:59:59)")
+    micros = value // _dt.timedelta(microseconds=1)
+    seconds, frac = divmod(abs(micros), 1_000_000)
+    hms = (seconds // 3600 << 12) | (seconds // 60 % 60 << 6) | seconds % 60
+    packed = (hms << 24) + frac
+    return FIELD_TIME, -packed if micros < 0 else packed
+
+
+def _unpack_temporal(field_type: int, data: bytes):
+    """The date/datetime/timedelta of an opaque temporal value, or None when the bytes are not
+    exactly what that value packs to (zero dates, out-of-range fields, stray bits)."""
+    if len(data) != 8:
+        return None
+    packed = int.from_bytes(data, "little", signed=True)
+    magnitude = abs(packed)
+    frac, intpart = magnitude & 0xFFFFFF, magnitude >> 24
+    try:
+        if field_type == FIELD_TIME:
+            hour, minute, second = (intpart >> 12) % 1024, (intpart >> 6) % 64, intpart % 64
+            value = _dt.timedelta(hours=hour, minutes=minute, seconds=second, microseconds=frac)
+            value = -value if packed < 0 else value
+        else:
+            ymd, hms = intpart >> 17, intpart & 0x1FFFF
+            year, month, day = (ymd >> 5) // 13, (ymd >> 5) % 13, ymd & 31
+            if field_type == FIELD_DATE:
+                value = _dt.date(year, month, day)
+            else:
+                value = _dt.datetime(year, month, day, hms >> 12, (hms >> 6) & 63, hms & 63, frac)
+        if _pack_temporal(value)[1] != packed:
+            return None
+    except (ValueError, OverflowError, JsonBinaryError):
+        return None
+    return value
+
+
+def _decimal_precision_scale(value: _pydecimal.Decimal) -> tuple[int, int]:
+    """Precision and scale of a Decimal as MySQL's my_decimal has them (intg + frac, frac): at
+    least one integer digit, as string2decimal counts the 0 of "0.5"."""
+    _sign, digits, exponent = value.as_tuple()
+    scale = max(0, -exponent)
+    return max(1, len(digits) + exponent) + scale, scale
+
+
+def _opaque_value(field_type: int, data: bytes):
+    if field_type == FIELD_NEWDECIMAL and len(data) >= 2:
+        precision, scale = data[0], data[1]  # Json_decimal::get_binary: precision, scale, digits
+        if precision > _DECIMAL_MAX_PRECISION or scale > _DECIMAL_MAX_SCALE:
+            return JsonOpaque(field_type, data)  # no SQL DECIMAL value is that wide
+        try:
+            if decimal_size(precision, scale) == len(data) - 2:
+                return decode_decimal(data[2:], precision, scale)
+        except ValueError:
+            pass
+    elif field_type in (FIELD_DATE, FIELD_TIME, FIELD_DATETIME, FIELD_TIMESTAMP):
+        value = _unpack_temporal(field_type, data)
+        if value is not None:
+            return value
+    return JsonOpaque(field_type, data)
+
+
+# ---------------------------------------------------------------------------------------------
+# reading
+
+def _error(message: str):
+    raise JsonBinaryError(message)
+
+
+class _Reader:
+    """Reads values by offset, checking each against the bounds of its container."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+
+    def uint(self, pos: int, size: int) -> int:
+        return int.from_bytes(self.data[pos:pos + size], "little")
+
+    def value(self, vtype: int, pos: int, end: int, depth: int):
+        """The value of type `vtype` whose bytes start at `pos`; `end` bounds the region it
+        lives in. Returns (value, bytes it takes)."""
+        if vtype in (SMALL_OBJECT, LARGE_OBJECT, SMALL_ARRAY, LARGE_ARRAY):
+            return self.container(vtype, pos, end, depth + 1)
+        return self.scalar(vtype, pos, end)
+
+    def scalar(self, vtype: int, pos: int, end: int):
+        data = self.data
+        name = _SCALAR_NAMES.get(vtype)
+        if name is None:
+            _error(f"unknown JSON value type 0x{vtype:02X} at byte {pos}")
+        if vtype == LITERAL:
+            if end - pos < 1:
+                _error(f"literal at byte {pos} is cut short")
+            lit = data[pos]
+            if lit not in (NULL_LITERAL, TRUE_LITERAL, FALSE_LITERAL):
+                _error(f"unknown JSON literal 0x{lit:02X} at byte {pos}")
+            return {NULL_LITERAL: None, TRUE_LITERAL: True, FALSE_LITERAL: False}[lit], 1
+        if vtype in _INTS:
+            size, signed = _INTS[vtype]
+            if end - pos < size:
+                _error(f"{name} at byte {pos} needs {size} bytes, {end - pos} left")
+            return int.from_bytes(data[pos:pos + size], "little", signed=signed), size
+        if vtype == DOUBLE:
+            if end - pos < 8:
+                _error(f"double at byte {pos} needs 8 bytes, {end - pos} left")
+            return struct.unpack_from("<d", data, pos)[0], 8
+        start = pos
+        if vtype == OPAQUE:
+            if end - pos < 1:
+                _error(f"opaque value at byte {pos} is cut short")
+            field_type = data[pos]
+            pos += 1
+        length, nlen = self.varlen(pos, end, name)
+        pos += nlen
+        if end - pos < length:
+            _error(f"{name} at byte {start} claims {length} bytes, {end - pos} left")
+        raw = bytes(data[pos:pos + length])
+        taken = pos + length - start
+        if vtype == STRING:
+            return raw.decode("utf-8", "surrogateescape"), taken
+        return _opaque_value(field_type, raw), taken
+
+    def varlen(self, pos: int, end: int, what: str) -> tuple[int, int]:
+        """A data-length (json_binary.cc, read_variable_length): at most 5 bytes, < 2**32."""
+        value = 0
+        for i in range(min(5, end - pos)):
+            byte = self.data[pos + i]
+            value |= (byte & 0x7F) << (7 * i)
+            if not byte & 0x80:
+                if value > 0xFFFFFFFF:
+                    break
+                return value, i + 1
+        _error(f"{what} at byte {pos} has a bad or cut-short length")
+
+    def container(self, vtype: int, pos: int, end: int, depth: int):
+        large = vtype in (LARGE_OBJECT, LARGE_ARRAY)
+        is_object = vtype in (SMALL_OBJECT, LARGE_OBJECT)
+        kind = ("large " if large else "small ") + ("object" if is_object else "array")
+        if depth > MAX_DEPTH:
+            _error(f"JSON document nested deeper than {MAX_DEPTH} levels (at byte {pos})")
+        osize = 4 if large else 2
+        if end - pos < 2 * osize:
+            _error(f"{kind} at byte {pos} is cut short: its header needs {2 * osize} bytes, "
+                   f"{end - pos} left")
+        count, size = self.uint(pos, osize), self.uint(pos + osize, osize)
+        if size > end - pos:
+            _error(f"{kind} at byte {pos} claims {size} bytes, {end - pos} left")
+        key_entry, value_entry = 2 + osize, 1 + osize
+        header = 2 * osize + count * ((key_entry if is_object else 0) + value_entry)
+        if header > size:
+            _error(f"{kind} at byte {pos} claims {count} members, too many for its {size} bytes")
+        values_at = pos + 2 * osize + (count * key_entry if is_object else 0)
+        out = []
+        for i in range(count):
+            entry = values_at + i * value_entry
+            etype = self.data[entry]
+            inlined = etype in (LITERAL, INT16, UINT16) or (large and etype in (INT32, UINT32))
+            if inlined:
+                value, _n = self.scalar(etype, entry + 1, entry + value_entry)
+            else:
+                offset = self.uint(entry + 1, osize)
+                if not header <= offset < size:
+                    _error(f"{kind} at byte {pos}: member {i} has offset {offset}, outside "
+                           f"its value area ({header} to {size})")
+                value, _n = self.value(etype, pos + offset, pos + size, depth)
+            out.append(value)
+        if not is_object:
+            return out, size
+        obj = {}
+        for i in range(count):
+            entry = pos + 2 * osize + i * key_entry
+            offset, length = self.uint(entry, osize), self.uint(entry + osize, 2)
+            if offset < header or offset + length > size:
+                _error(f"{kind} at byte {pos}: key {i} ({length} bytes at offset {offset}) lies "
+                       f"outside its key area ({header} to {size})")
+            key = bytes(self.data[pos + offset:pos + offset + length]).decode("utf-8", "surrogateescape")
+            if key in obj:
+                _error(f"{kind} at byte {pos} has the key {key!r} twice")
+            obj[key] = out[i]
+        return obj, size
+
+
+def decode_json_binary(data: bytes):
+    """The Python value of a whole binary JSON document. The empty document is None (MySQL reads
+    0 bytes as the JSON null literal: json_binary.cc, parse_binary)."""
+    if len(data) == 0:
+        return None
+    value, taken = _Reader(data).value(data[0], 1, len(data), 0)
+    if 1 + taken != len(data):
+        _error(f"{len(data) - 1 - taken} byte(s) after the end of the JSON document")
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# writing
+
+class _TooBig(Exception):
+    """An offset or size does not fit the small format: retry with the large one."""
+
+
+def _varlen(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _inline(value, large: bool):
+    """(type, number) when MySQL stores `value` in its value entry (attempt_inline_value)."""
+    if value is None:
+        return LITERAL, NULL_LITERAL
+    if isinstance(value, bool):
+        return LITERAL, TRUE_LITERAL if value else FALSE_LITERAL
+    if isinstance(value, int):
+        if -(1 << 15) <= value < (1 << 15):
+            return INT16, value
+        if large and -(1 << 31) <= value < (1 << 31):
+            return INT32, value
+    return None
+
+
+def _scalar_bytes(value) -> tuple[int, bytes]:
+    """(type, bytes) of a scalar (json_binary.cc, serialize_json_value)."""
+    if value is None:
+        return LITERAL, bytes([NULL_LITERAL])
+    if isinstance(value, bool):
+        return LITERAL, bytes([TRUE_LITERAL if value else FALSE_LITERAL])
+    if isinstance(value, int):
+        if -(1 << 15) <= value < (1 << 15):
+            return INT16, value.to_bytes(2, "little", signed=True)
+        if -(1 << 31) <= value < (1 << 31):
+            return INT32, value.to_bytes(4, "little", signed=True)
+        if -(1 << 63) <= value < (1 << 63):
+            return INT64, value.to_bytes(8, "little", signed=True)
+        if 0 <= value < (1 << 64):
+            return UINT64, value.to_bytes(8, "little")
+        raise JsonBinaryError(f"integer {value} does not fit MySQL's JSON integers (int64/uint64)")
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise JsonBinaryError(f"{value!r} cannot be stored in JSON (MySQL accepts finite doubles only)")
+        return DOUBLE, struct.pack("<d", value)
+    if isinstance(value, str):
+        raw = _utf8(value, "string")
+        if len(raw) > 0xFFFFFFFF:
+            raise JsonBinaryError("string longer than 4 GiB")
+        return STRING, _varlen(len(raw)) + raw
+    if isinstance(value, _pydecimal.Decimal):
+        if not value.is_finite():
+            raise JsonBinaryError(f"{value!r} cannot be stored in JSON")
+        precision, scale = _decimal_precision_scale(value)
+        if precision > _DECIMAL_MAX_PRECISION or scale > _DECIMAL_MAX_SCALE:
+            raise JsonBinaryError(f"{value!r} needs DECIMAL({precision},{scale}); MySQL allows "
+                                  f"at most DECIMAL({_DECIMAL_MAX_PRECISION},{_DECIMAL_MAX_SCALE})")
+        value = JsonOpaque(FIELD_NEWDECIMAL, bytes([precision, scale])
+                           + encode_decimal(value, precision, scale))
+    elif isinstance(value, (_dt.date, _dt.timedelta)):  # datetime is a date
+        field_type, packed = _pack_temporal(value)
+        value = JsonOpaque(field_type, packed.to_bytes(8, "little", signed=True))
+    if isinstance(value, JsonOpaque):
+        if not (isinstance(value.field_type, int) and 0 <= value.field_type <= 255):
+            raise JsonBinaryError(f"opaque field type {value.field_type!r} is not a byte")
+        data = bytes(value.data)
+        return OPAQUE, bytes([value.field_type]) + _varlen(len(data)) + data
+    raise JsonBinaryError(f"a {type(value).__name__} cannot be stored in JSON")
+
+
+def _append_value(dest: bytearray, value, depth: int, small_parent: bool) -> int:
+    """Append `value` to dest; return its type. A container goes small if it can; a small
+    container holding one that cannot is too big itself (serialize_json_value)."""
+    if isinstance(value, (dict, list, tuple)):
+        is_object = isinstance(value, dict)
+        start = len(dest)
+        try:
+            _append_container(dest, value, is_object, False, depth)
+            return SMALL_OBJECT if is_object else SMALL_ARRAY
+        except _TooBig:
+            if small_parent:
+                raise
+            del dest[start:]
+        _append_container(dest, value, is_object, True, depth)
+        return LARGE_OBJECT if is_object else LARGE_ARRAY
+    vtype, data = _scalar_bytes(value)
+    dest += data
+    return vtype
+
+
+def _append_container(dest: bytearray, value, is_object: bool, large: bool, depth: int) -> None:
+    """serialize_json_object / serialize_json_array."""
+    depth += 1
+    if depth > MAX_DEPTH:
+        raise JsonBinaryError(f"JSON value nested deeper than {MAX_DEPTH} levels")
+    osize, limit = (4, 0xFFFFFFFF) if large else (2, 0xFFFF)
+
+    def fits(n):
+        if n <= limit:
+            return True
+        if large:
+            raise JsonBinaryError("JSON document larger than 4 GiB")
+        raise _TooBig()
+
+    if is_object:
+        keyed = []
+        for key, member in value.items():
+            if not isinstance(key, str):
+                raise JsonBinaryError(f"JSON object keys must be str, not {type(key).__name__}")
+            keyed.append((_utf8(key, "key"), member))
+        keyed.sort(key=lambda kv: _key_order(kv[0]))
+        for (a, _), (b, _) in zip(keyed, keyed[1:]):
+            if a == b:
+                raise JsonBinaryError(f"two keys are the same utf8mb4 bytes {a!r}")
+        members = [m for _, m in keyed]
+    else:
+        members = list(value)
+    count = len(members)
+    fits(count)
+    start = len(dest)
+    dest += count.to_bytes(osize, "little") + bytes(osize)
+    value_entry = 1 + osize
+    if is_object:
+        offset = 2 * osize + count * (2 + osize + value_entry)
+        for key, _ in keyed:
+            if len(key) > 0xFFFF:
+                raise JsonBinaryError(f"JSON key of {len(key)} bytes; keys are limited to 65535")
+            fits(offset)
+            dest += offset.to_bytes(osize, "little") + len(key).to_bytes(2, "little")
+            offset += len(key)
+    entry = len(dest)
+    dest += bytes(count * value_entry)
+    if is_object:
+        for key, _ in keyed:
+            dest += key
+    mask = limit
+    for member in members:
+        inline = _inline(member, large)
+        if inline is not None:
+            dest[entry] = inline[0]
+            dest[entry + 1:entry + value_entry] = (inline[1] & mask).to_bytes(osize, "little")
+        else:
+            offset = len(dest) - start
+            fits(offset)
+            dest[entry + 1:entry + value_entry] = offset.to_bytes(osize, "little")
+            dest[entry] = _append_value(dest, member, depth, small_parent=not large)
+        entry += value_entry
+    size = len(dest) - start
+    fits(size)
+    dest[start + osize:start + 2 * osize] = size.to_bytes(osize, "little")
+
+
+def encode_json_binary(value) -> bytes:
+    """MySQL's binary JSON document for a Python value (json_binary.cc, serialize)."""
+    dest = bytearray(1)
+    dest[0] = _append_value(dest, value, 0, small_parent=False)
+    return bytes(dest)
+
+
+class JsonBinary(Construct):
+    """A MySQL binary JSON document taking every byte of its stream (use it inside a sized
+    region). Parses to the Python value (see the module docstring) and builds one back; the
+    empty document (0 bytes) parses to None, as MySQL reads it as the JSON null literal."""
+
+    def _parse(self, stream, context, path):
+        data = stream_read_entire(stream, path)
+        try:
+            return decode_json_binary(data)
+        except JsonBinaryError as e:
+            raise JsonBinaryError(str(e), path=path) from None
+
+    def _build(self, obj, stream, context, path):
+        try:
+            data = encode_json_binary(obj)
+        except JsonBinaryError as e:
+            raise JsonBinaryError(str(e), path=path) from None
+        except RecursionError:
+            raise JsonBinaryError("JSON value nested too deeply", path=path) from None
+        stream_write(stream, data, len(data), path)
+        return obj
+
+    def _sizeof(self, context, path):
+        raise SizeofError("a JSON document has no fixed size", path=path)
+
+
+# ---------------------------------------------------------------------------------------------
+# text
+
+def _quote(text: str) -> str:
+    """A JSON string as MySQL writes it (json_dom.cc, double_quote / escape_character)."""
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch == '"' or ch == "\\":
+            out.append("\\" + ch)
+        elif code <= 0x1F:
+            out.append({8: "\\b", 9: "\\t", 10: "\\n", 12: "\\f", 13: "\\r"}.get(code, f"\\u00{code:02x}"))
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _double_text(x: float) -> str:
+    """A double as my_gcvt(x, MY_GCVT_ARG_DOUBLE, MY_GCVT_MAX_FIELD_WIDTH) prints it, with ".0"
+    added when it shows neither a point nor an exponent (json_dom.cc, wrapper_to_string).
+
+    The digits are the shortest that read back as x (dtoa mode 4 with 34 digits allowed, like
+    repr); my_gcvt picks the fixed format for a decimal exponent from -14 to 15 and the 'e'
+    format (no '+', no zero padding) otherwise."""
+    sign = "-" if math.copysign(1.0, x) < 0 else ""
+    if x == 0:
+        body = "0"
+    else:
+        _s, digit_tuple, exponent = _pydecimal.Decimal(repr(abs(x))).as_tuple()
+        digits = "".join(map(str, digit_tuple))
+        decpt = len(digits) + exponent
+        digits = digits.rstrip("0")
+        n = len(digits)
+        width = 34 - (1 if x < 0 else 0)  # DBL_DIG + 4 + MAX_DECPT_FOR_F_FORMAT, less the sign
+        exp_len = 1 + (decpt >= 101 or decpt <= -99) + (decpt >= 11 or decpt <= -9)
+        have_space = (n - decpt + 2 if decpt <= 0 else n + 1 if decpt < n else decpt) <= width
+        force_e = decpt <= 0 and width <= 2 - decpt and width >= 3 + exp_len
+        # MAX_DECPT_FOR_F_FORMAT is DBL_DIG (15): fixed format only for exponents -14..15
+        f_keeps_most_digits = (decpt <= width and not force_e
+                               and (decpt >= -1 or (decpt == -2 and (n > 1 or not force_e))))
+        use_f = ((have_space or f_keeps_most_digits)
+                 and (not have_space or (decpt >= -15 + 1 and (decpt <= 15 or n > decpt))))
+        if use_f:
+            if decpt <= 0:
+                body = "0." + "0" * -decpt + digits
+            elif decpt < n:
+                body = digits[:decpt] + "." + digits[decpt:]
+            else:
+                body = digits + "0" * (decpt - n)
+        else:
+            e = decpt - 1
+            mantissa = digits[0] + ("." + digits[1:] if n > 1 else "")
+            body = f"{mantissa}e{'-' if e < 0 else ''}{abs(e)}"
+    if "." not in body and "e" not in body:
+        body += ".0"
+    return sign + body
+
+
+def _temporal_text(value) -> str:
+    """my_TIME_to_str(t, 6): dates plain, times and datetimes with six fraction digits."""
+    if isinstance(value, _dt.datetime):
+        return (f"{value.year:04d}-{value.month:02d}-{value.day:02d} "
+                f"{value.hour:02d}:{value.minute:02d}:{value.second:02d}.{value.microsecond:06d}")
+    if isinstance(value, _dt.date):
+        return f"{value.year:04d}-{value.month:02d}-{value.day:02d}"
+    micros = value // _dt.timedelta(microseconds=1)
+    seconds, frac = divmod(abs(micros), 1_000_000)
+    return (f"{'-' if micros < 0 else ''}{seconds // 3600:02d}:{seconds // 60 % 60:02d}:"
+            f"{seconds % 60:02d}.{frac:06d}")
+
+
+def _base64_text(data: bytes) -> str:
+    """mysys base64_encode: standard alphabet with padding, a newline after every 76 characters."""
+    flat = base64.b64encode(data).decode("ascii")
+    return "\n".join(flat[i:i + 76] for i in range(0, len(flat), 76))
+
+
+def json_text(value) -> str:
+    """The text MySQL shows for a JSON value (Json_wrapper::to_string, as SELECT prints a JSON
+    column): ``{"a": 1, "b": [1, 2]}``, keys in MySQL's order, strings quoted and escaped, doubles
+    as my_gcvt prints them (1.5, 1e100, 1.0), decimals in plain digits, temporal values quoted
+    (datetimes with six fraction digits), other opaque values as "base64:typeN:<data>".
+    ValueError for anything that is not a JSON value."""
+    try:
+        return _text(value, 0)
+    except JsonBinaryError as e:  # a key that is not utf8mb4
+        raise ValueError(str(e)) from None
+
+
+def _text(value, depth: int) -> str:
+    if isinstance(value, dict):
+        if depth + 1 > MAX_DEPTH:
+            raise ValueError(f"JSON value nested deeper than {MAX_DEPTH} levels")
+        items = sorted(value.items(), key=lambda kv: _key_order(_utf8(kv[0], "key")))
+        return "{" + ", ".join(f"{_quote(k)}: {_text(v, depth + 1)}" for k, v in items) + "}"
+    if isinstance(value, (list, tuple)):
+        if depth + 1 > MAX_DEPTH:
+            raise ValueError(f"JSON value nested deeper than {MAX_DEPTH} levels")
+        return "[" + ", ".join(_text(v, depth + 1) for v in value) + "]"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _double_text(value)
+    if isinstance(value, str):
+        return _quote(value)
+    if isinstance(value, _pydecimal.Decimal):
+        return format(value, "f")
+    if isinstance(value, (_dt.date, _dt.timedelta)):
+        return _quote(_temporal_text(value))
+    if isinstance(value, JsonOpaque):
+        data = bytes(value.data)
+        if value.field_type == FIELD_VAR_STRING:  # printed as the string it holds
+            return _quote(data.decode("utf-8", "surrogateescape"))
+        return _quote(f"base64:type{value.field_type}:{_base64_text(data)}")
+    raise ValueError(f"a {type(value).__name__} is not a JSON value")
+
+
+# ---------------------------------------------------------------------------------------------
+# partial updates
+
+def _is_identifier(name: str) -> bool:
+    """An ECMAScript identifier, as MySQL requires of an unquoted member name (json_path.cc)."""
+    return name.replace("$", "_").isidentifier()
+
+
+def parse_json_path(text: str) -> list:
+    """The legs of a concrete MySQL JSON path: ``$`` -> [], ``$.a[2]."b c"`` -> ['a', 2, 'b c'].
+    Members are str, array cells int. Wildcards, ranges and ``last`` are not concrete paths (the
+    binlog never holds them) and raise ValueError, as does any syntax error."""
+    if not isinstance(text, str):
+        raise ValueError(f"a JSON path is a str, not {type(text).__name__}")
+    pos, end = 0, len(text)
+
+    def skip_space():
+        nonlocal pos
+        while pos < end and text[pos].isspace():
+            pos += 1
+
+    def bad(what):
+        return ValueError(f"JSON path {text!r}: {what} at character {pos}")
+
+    skip_space()
+    if pos >= end or text[pos] != "$":
+        raise bad("it must start with '$'")
+    pos += 1
+    legs: list = []
+    while True:
+        skip_space()
+        if pos >= end:
+            return legs
+        ch = text[pos]
+        if ch == ".":
+            pos += 1
+            skip_space()
+            if pos < end and text[pos] == '"':
+                try:
+                    name, pos = _json.decoder.scanstring(text, pos + 1, True)
+                except ValueError as e:
+                    raise bad(f"bad quoted member name ({e})") from None
+            else:
+                start = pos
+                while pos < end and not (text[pos].isspace() or text[pos] in '.["*'):
+                    pos += 1
+                name = text[start:pos]
+                if not name:
+                    raise bad("a member name (wildcards are not concrete paths)" if pos < end and
+                              text[pos] == "*" else "a member name is missing")
+                if not _is_identifier(name):
+                    raise bad(f"{name!r} must be quoted")
+            legs.append(name)
+        elif ch == "[":
+            pos += 1
+            skip_space()
+            start = pos
+            while pos < end and text[pos].isdigit():
+                pos += 1
+            digits = text[start:pos]
+            skip_space()
+            if not digits.isascii() or not digits or pos >= end or text[pos] != "]":
+                raise bad("an array index must be a non-negative integer ('last', ranges and "
+                          "wildcards are not concrete paths)")
+            pos += 1
+            legs.append(int(digits))
+        else:
+            raise bad(f"unexpected {ch!r}")
+
+
+def _path_text(legs) -> str:
+    out = "$"
+    for leg in legs:
+        if isinstance(leg, int):
+            out += f"[{leg}]"
+        else:
+            out += "." + (leg if _is_identifier(leg) else _quote(leg))
+    return out
+
+
+_OPERATIONS = {0: "REPLACE", 1: "INSERT", 2: "REMOVE"}
+
+
+def apply_json_diff(doc, op, path, value=None):
+    """The document after one partial-update diff, as MySQL applies it (json_diff.cc,
+    apply_json_diffs). `op` is "REPLACE", "INSERT" or "REMOVE" (or 0, 1, 2); `path` a JSON path
+    text or a list of legs; `value` the new value (for REMOVE it is ignored).
+
+    REPLACE: the path must exist; its value is replaced. INSERT: the parent must exist; into an
+    object the member must be new (it is placed in MySQL's key order), into an array the value goes
+    at the index (at the end when the index is past it) and later elements shift. REMOVE: the
+    member or element must exist. The root itself cannot be the target. No auto-wrapping: a
+    member leg needs an object, a cell leg an array. `doc` is not changed: the containers on the
+    path are copied, everything else is shared. A diff that cannot apply raises ValueError naming
+    the path.
+    """
+    operation = _OPERATIONS.get(op) if isinstance(op, int) else str(getattr(op, "name", op)).upper()
+    if operation not in ("REPLACE", "INSERT", "REMOVE"):
+        raise ValueError(f"unknown JSON diff operation {op!r}")
+    legs = parse_json_path(path) if isinstance(path, str) else list(path)
+    where = path if isinstance(path, str) else _path_text(legs)
+    if not legs:
+        raise ValueError(f"{operation} of path {where}: a partial update cannot target the root")
+
+    def child(node, leg, depth):
+        if isinstance(node, dict) and isinstance(leg, str) and leg in node:
+            return node[leg]
+        if isinstance(node, list) and isinstance(leg, int) and 0 <= leg < len(node):
+            return node[leg]
+        raise ValueError(f"{operation} of path {where}: {_path_text(legs[:depth + 1])} does not exist")
+
+    def with_child(node, leg, new):
+        copy = dict(node) if isinstance(node, dict) else list(node)
+        copy[leg] = new
+        return copy
+
+    def at(node, depth):
+        leg = legs[depth]
+        if depth < len(legs) - 1:
+            return with_child(node, leg, at(child(node, leg, depth), depth + 1))
+        if operation == "REPLACE":
+            child(node, leg, depth)
+            return with_child(node, leg, value)
+        if operation == "REMOVE":
+            child(node, leg, depth)
+            copy = dict(node) if isinstance(node, dict) else list(node)
+            del copy[leg]
+            return copy
+        if isinstance(node, dict) and isinstance(leg, str):
+            if leg in node:
+                raise ValueError(f"INSERT of path {where}: the member already exists")
+            order = _key_order(_utf8(leg, "key"))
+            items = list(node.items())
+            at_index = next((i for i, (k, _) in enumerate(items)
+                             if _key_order(_utf8(k, "key")) > order), len(items))
+            items.insert(at_index, (leg, value))
+            return dict(items)
+        if isinstance(node, list) and isinstance(leg, int):
+            copy = list(node)
+            copy.insert(min(leg, len(copy)), value)
+            return copy
+        raise ValueError(f"INSERT of path {where}: {_path_text(legs[:depth])} is not "
+                         f"{'an object' if isinstance(leg, str) else 'an array'}")
+
+    return at(doc, 0)

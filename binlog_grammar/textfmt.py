@@ -1,0 +1,371 @@
+"""Column values as text, the way `mariadb-binlog -vv --base64-output=decode-rows` prints them.
+
+mariadb-binlog prints each column of a row image as
+
+    ###   @3='Paris' /* VARSTRING(30) meta=30 nullable=1 is_null=0 */
+
+`vv_value(value, col)` gives the text after `@N=` (here `'Paris'`) from the Python value that
+`binlog_grammar.rows` decoded, and `vv_type(col, is_null)` the text inside the comment (here
+`VARSTRING(30) meta=30 nullable=1 is_null=0`). `col` is the `rows.Column` of the value.
+
+mariadb-binlog prints from the bytes alone: it ignores the signedness, charset and ENUM/SET member
+metadata of the TABLE_MAP. So this module turns the Python value back into what those bytes say:
+
+| column type | text |
+|---|---|
+| TINYINT .. BIGINT | the value read as signed; when that is negative, the unsigned reading follows in parentheses: `-1 (255)` |
+| DECIMAL(p,s) | every digit, exactly s after the point: `-3.10`, `0.00` |
+| FLOAT | C's `%-20g`: six significant digits, left-justified in 20 characters (trailing spaces included) |
+| DOUBLE | C's `%.20g`: up to 20 significant digits: `0.25`, `-1.0000000000000000525e+300` |
+| YEAR | `%04d` of the stored byte + 1900, so YEAR 0000 prints as `1900` |
+| DATE | `'YYYY:MM:DD'` with colons (`'0000:00:00'` for the zero date) |
+| DATETIME (old format) | `'YYYY-MM-DD hh:mm:ss'` |
+| DATETIME(n) | `'YYYY-MM-DD hh:mm:ss'` and n fraction digits when n > 0 |
+| TIMESTAMP (old format) | seconds since the epoch: `1709287201` |
+| TIMESTAMP(n) | seconds since the epoch, then n fraction digits when n > 0: `1709287201.001`; the zero timestamp is `0` / `0.000` |
+| TIME, TIME(n) | `'[-]hh:mm:ss'` (more hour digits when needed) and n fraction digits when n > 0 |
+| BIT(n) | `b'...'` with exactly n binary digits |
+| ENUM | the 1-based member index (0 is the '' error value) |
+| SET | `b'...'`: the stored bytes in storage order (least significant first), each as 8 binary digits most significant bit first |
+| CHAR, VARCHAR, BINARY, VARBINARY, BLOB, TEXT | the stored bytes in single quotes; bytes below 0x20 as `\\xNN`, every other byte as is (quotes and backslashes are not escaped, so the value never spans lines) |
+| GEOMETRY | like a string: the 4-byte SRID then the WKB |
+| SQL NULL | `NULL` |
+
+Strings are bytes in the column's character set, and mariadb-binlog writes those bytes unchanged,
+whatever the charset. To carry them in a `str`, the quoted text is decoded as UTF-8 with
+`surrogateescape`: for UTF-8 (and ASCII) columns that is the plain text, and for any other charset
+`text.encode("utf-8", "surrogateescape")` gives back mariadb-binlog's exact bytes.
+
+A BINARY(n) value comes from rows.py padded to n bytes with 0x00, as SELECT shows it; the binlog
+stores it without the pad, and so does this text.
+
+Types mariadb-binlog cannot print get a form of this module's choosing, checked against no oracle:
+JSON (MySQL binary JSON) as MySQL's JSON text in quotes (`'{"a": [1, 2]}'`; DECIMAL members as
+their digits, temporal members as quoted strings with six fraction digits, other opaque members as
+"base64:typeN:..."; a partial update whose before value the binlog lacks as the nested calls that
+apply its diffs: `JSON_REPLACE(@2, '$.age', 26)`), and VECTOR as its stored bytes in quotes. MariaDB's compressed columns (VARCHAR/BLOB COMPRESSED) print in
+mariadb-binlog as their stored, compressed bytes; rows.py inflates them and the compressed form is
+not kept, so `vv_value` gives the inflated value in quotes there.
+
+Sources (facts only): MariaDB sql/log_event_client.cc (log_event_print_value, my_b_write_quoted,
+my_b_write_bit), sql/rpl_utility.cc (table_def: which metadata each type carries and how it is
+read into one number), sql-common/my_time.c (my_datetime_to_str, my_time_to_str,
+my_timeval_to_str), strings/decimal.c (decimal2string).
+"""
+from __future__ import annotations
+
+import calendar
+import datetime as _dt
+import decimal
+import re
+import struct
+from typing import Any
+
+from .generated import enums
+from .pyvalues import Geometry, Text
+
+__all__ = ["vv_value", "vv_type", "vv_meta", "quote_bytes", "value_bytes"]
+
+_CODE = {name: code for code, name in enums.COLUMN_TYPE.items()}
+_INT_WIDTH = {_CODE["TINY"]: 1, _CODE["SHORT"]: 2, _CODE["INT24"]: 3, _CODE["LONG"]: 4,
+              _CODE["LONGLONG"]: 8}
+_INT_NAME = {_CODE["TINY"]: "TINYINT", _CODE["SHORT"]: "SHORTINT", _CODE["INT24"]: "MEDIUMINT",
+             _CODE["LONG"]: "INT", _CODE["LONGLONG"]: "LONGINT"}
+_BLOB_NAME = {1: "TINYBLOB/TINYTEXT", 2: "BLOB/TEXT", 3: "MEDIUMBLOB/MEDIUMTEXT",
+              4: "LONGBLOB/LONGTEXT"}
+_BLOBS = {_CODE[n] for n in ("BLOB", "TINY_BLOB", "MEDIUM_BLOB", "LONG_BLOB")}
+_VARCHARS = {_CODE["VARCHAR"], _CODE["VAR_STRING"]}
+
+_DATE_TEXT = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_DATETIME_TEXT = re.compile(r"^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$")
+_TIME_TEXT = re.compile(r"^(-?)(\d{2,4}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$")
+
+
+# ---------------------------------------------------------------------------------------------
+# The column as mariadb-binlog sees it
+
+def _get(col, key, default=None):
+    value = col.get(key) if col is not None else None
+    return default if value is None else value
+
+
+def _print_type(col) -> int:
+    """The type code mariadb-binlog switches on: a STRING column's real type when its metadata
+    names ENUM or SET (as table_def::type() does), else the TABLE_MAP code."""
+    code = int(col.type)
+    if code == _CODE["STRING"]:
+        meta = col.get("meta")
+        if meta is not None and int(meta.real_type) in (_CODE["ENUM"], _CODE["SET"]):
+            return int(meta.real_type)
+    return code
+
+
+def vv_meta(col) -> int:
+    """The column's metadata as the one number mariadb-binlog prints after `meta=`.
+
+    Two-byte metadata is read as MariaDB's table_def reads it: CHAR/ENUM/SET real type in the high
+    byte and length in the low byte; DECIMAL precision high, scale low; BIT whole bytes high, extra
+    bits low; VARCHAR the little-endian maximum. Types MariaDB keeps no metadata for (the integers,
+    the old temporal types, VAR_STRING) print 0; MySQL's JSON and VECTOR, which mariadb-binlog
+    cannot print, show their one metadata byte (the length-prefix size), as MySQL's tool does.
+    """
+    code = int(col.type)
+    meta = col.get("meta")
+    if meta is None:
+        return 0
+    if code in (_CODE["STRING"], _CODE["ENUM"], _CODE["SET"]):
+        return int(meta.real_type) << 8 | int(meta.length)
+    if code == _CODE["NEWDECIMAL"]:
+        return int(meta.precision) << 8 | int(meta.scale)
+    if code == _CODE["BIT"]:
+        return int(meta.bytes) << 8 | int(meta.bits)
+    if code in (_CODE["VARCHAR"], _CODE["VARCHAR_COMPRESSED"]) or code in _BLOBS or code in (
+            _CODE["BLOB_COMPRESSED"], _CODE["FLOAT"], _CODE["DOUBLE"], _CODE["GEOMETRY"],
+            _CODE["TIME2"], _CODE["DATETIME2"], _CODE["TIMESTAMP2"], _CODE["JSON"],
+            _CODE["VECTOR"]):
+        return int(meta)
+    return 0
+
+
+def _string_length(col) -> int:
+    """The length mariadb-binlog shows in STRING(n): the CHAR column's maximum byte length."""
+    meta = col.get("meta")
+    return int(meta.max_length) if meta is not None else 0
+
+
+def _type_name(col) -> str:
+    code = _print_type(col)
+    meta = vv_meta(col)
+    if code in _INT_NAME:
+        return _INT_NAME[code]
+    if code == _CODE["NEWDECIMAL"]:
+        return f"DECIMAL({meta >> 8},{meta & 0xFF})"
+    if code in (_CODE["FLOAT"], _CODE["DOUBLE"], _CODE["TIMESTAMP"], _CODE["DATETIME"],
+                _CODE["TIME"], _CODE["YEAR"], _CODE["GEOMETRY"], _CODE["JSON"], _CODE["VECTOR"]):
+        return enums.COLUMN_TYPE[code]
+    if code == _CODE["BIT"]:
+        return f"BIT({(meta >> 8) * 8 + (meta & 0xFF)})"
+    if code == _CODE["TIMESTAMP2"]:
+        return f"TIMESTAMP({meta})"
+    if code == _CODE["DATETIME2"]:
+        return f"DATETIME({meta})"
+    if code == _CODE["TIME2"]:
+        return f"TIME({meta})"
+    if code in (_CODE["DATE"], _CODE["NEWDATE"]):
+        return "DATE"
+    if code == _CODE["ENUM"]:
+        return "ENUM(1 byte)" if meta & 0xFF == 1 else f"ENUM({meta & 0xFF} bytes)"
+    if code == _CODE["SET"]:
+        return f"SET({meta & 0xFF} bytes)"
+    if code in _BLOBS or code == _CODE["BLOB_COMPRESSED"]:
+        suffix = " COMPRESSED" if code == _CODE["BLOB_COMPRESSED"] else ""
+        return _BLOB_NAME.get(meta, f"BLOB({meta})") + suffix
+    if code in _VARCHARS or code == _CODE["VARCHAR_COMPRESSED"]:
+        suffix = " COMPRESSED" if code == _CODE["VARCHAR_COMPRESSED"] else ""
+        return f"VARSTRING({meta}){suffix}"
+    if code == _CODE["STRING"]:
+        return f"STRING({_string_length(col)})"
+    return enums.COLUMN_TYPE.get(code, f"TYPE{code}")
+
+
+def vv_type(col, is_null: bool = False) -> str:
+    """The type comment mariadb-binlog -vv prints after a value, without the `/* */`:
+    `INT meta=0 nullable=0 is_null=0`. `is_null` says whether this value is SQL NULL."""
+    nullable = 1 if _get(col, "nullable", True) else 0
+    null = 1 if is_null else 0
+    return f"{_type_name(col)} meta={vv_meta(col)} nullable={nullable} is_null={null}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Values
+
+def quote_bytes(data: bytes) -> str:
+    """Bytes in single quotes as mariadb-binlog writes them: bytes below 0x20 as \\xNN (lower-case
+    hex), every other byte unchanged (quote and backslash included). The result is the UTF-8
+    reading of those bytes, with surrogateescape for bytes that are not UTF-8."""
+    out = bytearray(b"'")
+    for b in data:
+        if b > 0x1F:
+            out.append(b)
+        else:
+            out += b"\\x%02x" % b
+    out += b"'"
+    return out.decode("utf-8", "surrogateescape")
+
+
+def value_bytes(value, col) -> bytes:
+    """The stored bytes of a string-like value: a str in the column's charset (UTF-8 when it is
+    not known), bytes as they are, a BINARY(n) value without the 0x00 pad rows.py added back."""
+    if isinstance(value, Geometry):
+        return struct.pack("<I", value.srid) + bytes(value.wkb)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        value = bytes(value)
+    return Text().encode(value, col)["data"]
+
+
+def _int_text(value: int, width: int) -> str:
+    bits = 8 * width
+    unsigned = int(value) & ((1 << bits) - 1)
+    signed = unsigned - (1 << bits) if unsigned >> (bits - 1) else unsigned
+    return f"{signed} ({unsigned})" if signed < 0 else str(signed)
+
+
+def _fraction(us: int, digits: int) -> str:
+    return "." + f"{us:06d}"[:digits] if digits > 0 else ""
+
+
+def _us(text) -> int:
+    return int(text.ljust(6, "0")) if text else 0
+
+
+def _date_parts(value):
+    if isinstance(value, _dt.date):
+        return value.year, value.month, value.day
+    m = _DATE_TEXT.match(value) if isinstance(value, str) else None
+    if not m:
+        raise ValueError(f"not a DATE value: {value!r}")
+    return int(m[1]), int(m[2]), int(m[3])
+
+
+def _datetime_parts(value):
+    if isinstance(value, _dt.datetime):
+        return (value.year, value.month, value.day, value.hour, value.minute, value.second,
+                value.microsecond)
+    m = _DATETIME_TEXT.match(value) if isinstance(value, str) else None
+    if not m:
+        raise ValueError(f"not a DATETIME value: {value!r}")
+    return tuple(int(g) for g in m.groups()[:6]) + (_us(m[7]),)
+
+
+def _time_parts(value):
+    """(negative, hours, minutes, seconds, microseconds) of a TIME value."""
+    if isinstance(value, _dt.timedelta):
+        negative = value < _dt.timedelta(0)
+        mag = -value if negative else value
+        total_us = (mag.days * 86400 + mag.seconds) * 1_000_000 + mag.microseconds
+        secs, us = divmod(total_us, 1_000_000)
+        return negative, secs // 3600, secs // 60 % 60, secs % 60, us
+    m = _TIME_TEXT.match(value) if isinstance(value, str) else None
+    if not m:
+        raise ValueError(f"not a TIME value: {value!r}")
+    return m[1] == "-", int(m[2]), int(m[3]), int(m[4]), _us(m[5])
+
+
+def _timestamp_parts(value):
+    """(seconds since the epoch, microseconds) of a TIMESTAMP value."""
+    if isinstance(value, str):
+        if value.startswith("0000-00-00 00:00:00"):
+            return 0, 0
+        raise ValueError(f"not a TIMESTAMP value: {value!r}")
+    if value.tzinfo is None:
+        raise ValueError(f"a TIMESTAMP value is an aware datetime, not {value!r}")
+    return calendar.timegm(value.utctimetuple()), value.microsecond
+
+
+def _enum_index(value, col) -> int:
+    if isinstance(value, int):
+        return value
+    if value == "":
+        return 0
+    members = col.get("enum_values") or []
+    if value not in members:
+        raise ValueError(f"ENUM value {value!r} is not one of {members!r}")
+    return members.index(value) + 1
+
+
+def _set_mask(value, col) -> int:
+    if isinstance(value, int):
+        return value
+    members = col.get("set_values") or []
+    missing = set(value) - set(members)
+    if missing:
+        raise ValueError(f"SET members {sorted(missing)!r} are not among {members!r}")
+    return sum(1 << members.index(m) for m in value)
+
+
+def _bits(data: bytes, nbits: int) -> str:
+    """b'...' of the last nbits bits of data, most significant first."""
+    digits = "".join(f"{b:08b}" for b in data)
+    return "b'" + digits[len(digits) - nbits:] + "'"
+
+
+def _json_text(value) -> str:
+    """A JSON document as MySQL writes its text (binlog_grammar.jsonb.json_text)."""
+    from .jsonb import json_text
+
+    return json_text(value)
+
+
+def _sql_quote(text: str) -> str:
+    return quote_bytes(text.encode("utf-8", "surrogateescape"))
+
+
+def _partial_json_text(value, col) -> str:
+    """The diffs of a partial JSON update applied to the column, as nested JSON_REPLACE /
+    JSON_INSERT / JSON_REMOVE calls on `@N`: `JSON_REPLACE(@2, '$.age', 26)`. A string value is a
+    quoted SQL string, a number its digits, anything else CAST('<JSON text>' AS JSON)."""
+    text = f"@{int(col.index) + 1}"
+    for diff in value.diffs:
+        if diff.op == "REMOVE":
+            text = f"JSON_REMOVE({text}, {_sql_quote(str(diff.path))})"
+            continue
+        v = diff.value
+        if isinstance(v, str):
+            arg = _sql_quote(v)
+        elif isinstance(v, (int, float, decimal.Decimal)) and not isinstance(v, bool):
+            arg = _json_text(v)
+        else:
+            arg = f"CAST({_sql_quote(_json_text(v))} AS JSON)"
+        text = f"JSON_{diff.op}({text}, {_sql_quote(str(diff.path))}, {arg})"
+    return text
+
+
+def vv_value(value: Any, col) -> str:
+    """The text mariadb-binlog -vv prints for this column value (after `@N=`), from the Python
+    value rows.py decoded for `col`. See the module docstring for each type."""
+    if value is None:
+        return "NULL"
+    code = _print_type(col)
+    meta = vv_meta(col)
+    if code in _INT_WIDTH:
+        return _int_text(value, _INT_WIDTH[code])
+    if code == _CODE["NEWDECIMAL"]:
+        return format(decimal.Decimal(value), "f")
+    if code == _CODE["FLOAT"]:
+        return format(float(value), "<20g")
+    if code == _CODE["DOUBLE"]:
+        return format(float(value), ".20g")
+    if code == _CODE["YEAR"]:
+        stored = 0 if value == 0 else int(value) - 1900
+        return f"{stored + 1900:04d}"
+    if code in (_CODE["DATE"], _CODE["NEWDATE"]):
+        y, m, d = _date_parts(value)
+        return f"'{y:04d}:{m:02d}:{d:02d}'"
+    if code in (_CODE["DATETIME"], _CODE["DATETIME2"]):
+        y, mo, d, h, mi, s, us = _datetime_parts(value)
+        digits = meta if code == _CODE["DATETIME2"] else 0
+        return f"'{y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}{_fraction(us, digits)}'"
+    if code in (_CODE["TIMESTAMP"], _CODE["TIMESTAMP2"]):
+        secs, us = _timestamp_parts(value)
+        if code == _CODE["TIMESTAMP"]:
+            return str(secs - (1 << 32) if secs >> 31 else secs)  # printed with %d
+        return f"{secs}{_fraction(us, meta)}"
+    if code in (_CODE["TIME"], _CODE["TIME2"]):
+        neg, h, m, s, us = _time_parts(value)
+        digits = meta if code == _CODE["TIME2"] else 0
+        return f"'{'-' if neg else ''}{h:02d}:{m:02d}:{s:02d}{_fraction(us, digits)}'"
+    if code == _CODE["BIT"]:
+        nbits = (meta >> 8) * 8 + (meta & 0xFF)
+        return _bits(int(value).to_bytes((nbits + 7) // 8, "big"), nbits)
+    if code == _CODE["ENUM"]:
+        return str(_enum_index(value, col))
+    if code == _CODE["SET"]:
+        size = meta & 0xFF
+        return _bits(_set_mask(value, col).to_bytes(size, "little"), size * 8)
+    if code == _CODE["JSON"]:
+        if hasattr(value, "diffs"):  # rows.PartialJson: the diffs of a partial update
+            return _partial_json_text(value, col)
+        return _sql_quote(_json_text(value))
+    if code == _CODE["VECTOR"]:
+        return quote_bytes(b"".join(struct.pack("<f", float(v)) for v in value))
+    return quote_bytes(value_bytes(value, col))
