@@ -1,7 +1,8 @@
 """The `binlog-grammar` command.
 
 Exit status: 0 success; 1 the input had problems (a damaged event, a failed rebuild or checksum,
-generated files that differ from the specs); 2 usage errors and spec errors.
+generated files that differ from the specs; everything before the damage has been written);
+2 usage errors and spec errors.
 """
 from __future__ import annotations
 
@@ -98,6 +99,175 @@ def _verify_text(r) -> str:
     return "\n".join(lines)
 
 
+# ---------------------------------------------------------------------------------------------
+# reading commands: dump, stats, sql, flashback
+
+class _Progress:
+    """A progress bar on stderr, only when it is a terminal and the input is large."""
+
+    def __init__(self, enabled):
+        self.enabled = enabled
+        self.last = 0.0
+
+    def __call__(self, done, total):
+        import time
+
+        now = time.monotonic()
+        if not self.enabled or total < (8 << 20) or now - self.last < 0.2:
+            return
+        self.last = now
+        frac = min(1.0, done / total)
+        bar = "#" * int(frac * 30)
+        sys.stderr.write(f"\r[{bar:<30}] {frac:6.1%} {done >> 20}/{total >> 20} MiB")
+        sys.stderr.flush()
+
+    def close(self):
+        if self.enabled and self.last:
+            sys.stderr.write("\r" + " " * 60 + "\r")
+            sys.stderr.flush()
+
+
+def _datetime(text):
+    import datetime as dt
+
+    try:
+        d = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date and time: {text!r} (write 2024-01-31 12:00:00)")
+    return d if d.tzinfo else d.replace(tzinfo=dt.timezone.utc)
+
+
+def _gtid_set(text):
+    from .stream import GtidSet
+
+    try:
+        return GtidSet(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
+def _add_reading_options(p):
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="binlog files, read in order, or a binlog .index file")
+    f = p.add_argument_group("filters (shared by dump, stats, sql, flashback)")
+    f.add_argument("--start-position", type=int, help="skip events before this offset of the first file")
+    f.add_argument("--stop-position", type=int, help="stop at the event at or after this offset of the last file")
+    f.add_argument("--start-datetime", type=_datetime, help="skip events before this time (UTC unless an offset is given)")
+    f.add_argument("--stop-datetime", type=_datetime, help="skip events at or after this time")
+    f.add_argument("--include-gtids", type=_gtid_set, help="keep only these transactions (MySQL uuid:1-5 or MariaDB d-s-n)")
+    f.add_argument("--exclude-gtids", type=_gtid_set, help="drop these transactions")
+    f.add_argument("--database", action="append", default=[], help="keep only this database (repeatable)")
+    f.add_argument("--table", action="append", default=[], help="keep only db.table (shell patterns; repeatable)")
+    f.add_argument("--exclude-table", action="append", default=[], help="drop db.table (shell patterns; repeatable)")
+    r = p.add_argument_group("reading")
+    r.add_argument("--no-checksum", action="store_true", help="do not verify CRC32s")
+    r.add_argument("--skip-damaged", action="store_true",
+                   help="step over damaged events to the next valid one and say how many bytes were skipped")
+    r.add_argument("--schema", help="JSON or YAML file of table schemas for binlogs without full metadata")
+    r.add_argument("--no-progress", action="store_true", help="no progress bar even on a terminal")
+
+
+def _open(args):
+    from .rows import load_schemas
+    from .stream import Filters, open_stream
+
+    flt = Filters(args.start_position, args.stop_position, args.start_datetime, args.stop_datetime,
+                  args.include_gtids, args.exclude_gtids, args.database, args.table, args.exclude_table)
+    schemas = None
+    if args.schema:
+        try:
+            schemas = load_schemas(args.schema)
+        except (OSError, ValueError) as e:
+            raise _Usage(f"--schema: {e}") from None
+    progress = _Progress(not args.no_progress and sys.stderr.isatty())
+    return open_stream(args.files, flt, not args.no_checksum, schemas, args.skip_damaged, progress), progress
+
+
+class _Usage(Exception):
+    pass
+
+
+def _report_damage(stream) -> int:
+    for d in stream.damage:
+        print(f"binlog-grammar: skipped {d.skipped_bytes} damaged bytes of {d.file} at offset "
+              f"{d.offset} ({d.event_type or 'unknown event'}): {d.message}", file=sys.stderr)
+    return 1 if stream.damage else 0
+
+
+def _stdout():
+    """stdout that writes undecodable bytes back as they were (values keep them as surrogates)."""
+    out = sys.stdout
+    try:
+        out.reconfigure(errors="surrogateescape")
+    except (AttributeError, ValueError):
+        pass
+    return out
+
+
+def _cmd_dump(args) -> int:
+    from . import dump
+
+    stream, progress = _open(args)
+    out = _stdout()
+    try:
+        if args.hexdump:
+            from .hexdump import render
+
+            for se in stream.events():
+                out.write(render(se) + "\n")
+        elif args.format == "jsonl":
+            for se in stream.events():
+                if args.rows_only and not (se.event.type is not None and se.event.type.row_op):
+                    continue
+                for line in dump.jsonl_lines(se):
+                    out.write(line + "\n")
+        else:
+            for se in stream.events():
+                for line in dump.text_lines(se):
+                    out.write(line + "\n")
+    finally:
+        progress.close()
+        out.flush()
+    return _report_damage(stream)
+
+
+def _cmd_stats(args) -> int:
+    from .stats import Stats
+
+    stream, progress = _open(args)
+    st = Stats(top=args.top)
+    try:
+        for item in stream._grouped():
+            if hasattr(item, "events"):
+                st.add_transaction(item)
+            else:
+                st.add_event(item)
+    finally:
+        progress.close()
+    print(json.dumps(st.as_dict(), indent=2) if args.json else st.text())
+    return _report_damage(stream)
+
+
+def _cmd_sql(args, flashback=False) -> int:
+    from .sqlgen import render_sql
+
+    stream, progress = _open(args)
+    try:
+        txs = stream.transactions()
+        if flashback:
+            txs = list(txs)  # the inverse runs from the last transaction back
+        out = _stdout()
+        for line in render_sql(txs, flashback=flashback):
+            out.write(line + "\n")
+    except ValueError as e:
+        print(f"binlog-grammar: {e}", file=sys.stderr)
+        return 1
+    finally:
+        progress.close()
+        sys.stdout.flush()
+    return _report_damage(stream)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="binlog-grammar",
                                 description="Grammar-driven MySQL/MariaDB binlog tools.")
@@ -125,6 +295,30 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--json", action="store_true", help="one JSON object per file")
     v.add_argument("--no-checksum", action="store_true", help="do not verify CRC32s")
     v.set_defaults(func=_cmd_verify)
+
+    du = sub.add_parser("dump", help="print events and row changes (mysqlbinlog -vv style, or JSON lines)")
+    _add_reading_options(du)
+    du.add_argument("--format", choices=["text", "jsonl"], default="text",
+                    help="text (mysqlbinlog -vv style, the default) or jsonl (one JSON object per line; "
+                         "row changes in the Debezium envelope)")
+    du.add_argument("--rows-only", action="store_true", help="jsonl: only row changes")
+    du.add_argument("--hexdump", action="store_true",
+                    help="hex view of every event with each byte run labelled by its spec field")
+    du.set_defaults(func=_cmd_dump)
+
+    stt = sub.add_parser("stats", help="counts and bytes by event type, by table, by transaction size")
+    _add_reading_options(stt)
+    stt.add_argument("--json", action="store_true", help="the figures as one JSON object")
+    stt.add_argument("--top", type=int, default=10, help="how many largest/longest transactions to list")
+    stt.set_defaults(func=_cmd_stats)
+
+    sq = sub.add_parser("sql", help="replayable SQL from the row changes, transaction by transaction")
+    _add_reading_options(sq)
+    sq.set_defaults(func=_cmd_sql)
+
+    fb = sub.add_parser("flashback", help="SQL that undoes the row changes, last transaction first")
+    _add_reading_options(fb)
+    fb.set_defaults(func=lambda a: _cmd_sql(a, flashback=True))
     return p
 
 
@@ -135,6 +329,9 @@ def main(argv=None) -> int:
         return args.func(args)
     except SpecError as e:
         print(f"binlog-grammar: spec error: {e}", file=sys.stderr)
+        return 2
+    except _Usage as e:
+        print(f"binlog-grammar: {e}", file=sys.stderr)
         return 2
     except BinlogGrammarError as e:
         print(f"binlog-grammar: {e}", file=sys.stderr)

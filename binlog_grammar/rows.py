@@ -248,10 +248,11 @@ class RowDecoder:
                                            ev.offset, ev.name) from None
         return bytes(data)
 
-    def changes(self, ev) -> list:
+    def changes(self, ev, table: Optional[Table] = None) -> list:
+        """The RowChanges of a rows event, with its table as mapped when the event was read."""
         op = ev.type.row_op
         d = ev.data
-        t = self.tables.get(int(d.table_id))
+        t = table or self.tables.get(int(d.table_id))
         if t is None:
             raise EventFormatError(f"rows of table id {int(d.table_id)}, which no TABLE_MAP_EVENT "
                                    f"before it maps", ev.file, ev.offset, ev.name)

@@ -1,0 +1,92 @@
+"""What `binlog-grammar stats` counts: events and bytes by type, row changes and bytes by table,
+transactions by size, and the largest and longest transactions."""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+SIZE_BUCKETS = [(1 << 10, "< 1 KiB"), (1 << 14, "1-16 KiB"), (1 << 17, "16-128 KiB"),
+                (1 << 20, "128 KiB-1 MiB"), (1 << 24, "1-16 MiB"), (None, ">= 16 MiB")]
+
+
+class Stats:
+    def __init__(self, top=10):
+        self.top = top
+        self.events = Counter()
+        self.event_bytes = Counter()
+        self.table_ops = defaultdict(Counter)  # db.table -> {c, u, d, bytes}
+        self.tx_count = 0
+        self.tx_ends = Counter()
+        self.tx_sizes = Counter()
+        self.largest = []  # (size, tx summary)
+        self.longest = []  # (seconds, tx summary)
+        self.files = set()
+
+    def add_transaction(self, tx):
+        self.tx_count += 1
+        self.tx_ends[tx.end] += 1
+        size = tx.size
+        for limit, label in SIZE_BUCKETS:
+            if limit is None or size < limit:
+                self.tx_sizes[label] += 1
+                break
+        changes = 0
+        for se in tx.events:
+            self.add_event(se)
+            changes += len(se.changes) if se.event.type is not None and se.event.type.row_op else 0
+        stamps = [int(se.event.header.timestamp) for se in tx.events]
+        summary = {"gtid": tx.gtid, "file": tx.file, "pos": tx.start_pos, "end_pos": tx.end_pos,
+                   "bytes": size, "changes": changes, "seconds": max(stamps) - min(stamps),
+                   "end": tx.end}
+        self.largest = sorted(self.largest + [(size, summary)], key=lambda x: -x[0])[:self.top]
+        self.longest = sorted(self.longest + [(summary["seconds"], summary)],
+                              key=lambda x: -x[0])[:self.top]
+
+    def add_event(self, se):
+        ev = se.event
+        self.files.add(ev.file)
+        self.events[ev.name] += 1
+        if not ev.inner:
+            self.event_bytes[ev.name] += len(ev.raw)
+        if ev.type is not None and ev.type.row_op and se.table is not None:
+            key = f"{se.table.db}.{se.table.table}"
+            t = self.table_ops[key]
+            t["bytes"] += len(ev.raw)
+            for ch in se.changes:
+                t[ch.op] += 1
+
+    def as_dict(self) -> dict:
+        return {
+            "files": sorted(self.files),
+            "events": {k: {"count": v, "bytes": self.event_bytes[k]}
+                       for k, v in sorted(self.events.items(), key=lambda x: -x[1])},
+            "tables": {k: {"insert": v["c"], "update": v["u"], "delete": v["d"], "bytes": v["bytes"]}
+                       for k, v in sorted(self.table_ops.items())},
+            "transactions": {"count": self.tx_count, "by_end": dict(self.tx_ends),
+                             "by_size": {label: self.tx_sizes[label] for _l, label in SIZE_BUCKETS}},
+            "largest_transactions": [s for _n, s in self.largest],
+            "longest_transactions": [s for _n, s in self.longest],
+        }
+
+    def text(self) -> str:
+        d = self.as_dict()
+        out = [f"files: {len(d['files'])}", "", "events by type:",
+               f"  {'type':<32} {'count':>10} {'bytes':>14}"]
+        for k, v in d["events"].items():
+            out.append(f"  {k:<32} {v['count']:>10} {v['bytes']:>14}")
+        out += ["", "row changes by table:",
+                f"  {'table':<40} {'insert':>9} {'update':>9} {'delete':>9} {'bytes':>12}"]
+        for k, v in d["tables"].items():
+            out.append(f"  {k:<40} {v['insert']:>9} {v['update']:>9} {v['delete']:>9} {v['bytes']:>12}")
+        t = d["transactions"]
+        out += ["", f"transactions: {t['count']} ("
+                + ", ".join(f"{k} {v}" for k, v in sorted(t["by_end"].items())) + ")"]
+        for label, n in t["by_size"].items():
+            out.append(f"  {label:<16} {n:>10}")
+        for title, key in (("largest transactions", "largest_transactions"),
+                           ("longest transactions (seconds between first and last event)",
+                            "longest_transactions")):
+            out += ["", f"{title}:"]
+            for s in d[key]:
+                out.append(f"  {s['bytes']:>12} bytes {s['seconds']:>6} s {s['changes']:>8} changes  "
+                           f"{s['file']}:{s['pos']}  {s['gtid'] or '-'}  {s['end']}")
+        return "\n".join(out)

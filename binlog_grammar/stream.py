@@ -1,0 +1,444 @@
+"""The reading API over one file, several files or a binlog index: events in order, their row
+changes, transactions, and the filters every command shares.
+
+    s = open_stream(["mariadb-bin.index"], Filters(tables=["shop.orders"]))
+    for tx in s.transactions():
+        print(tx.gtid, tx.end, len(tx.changes))
+
+Events are framed and parsed one at a time (memory stays flat); row images are decoded only when
+`StreamEvent.changes` is read, so events that filters drop are never decoded. TABLE_MAPs are kept
+per file, FORMAT_DESCRIPTION_EVENTs set each file's post-header lengths and checksum algorithm, and
+the events inside TRANSACTION_PAYLOAD_EVENTs are yielded after their payload event.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import fnmatch
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Optional
+
+from . import runtime as rt
+from .errors import BinlogError
+from .reader import BinlogFile, inner_events
+from .rows import RowDecoder, Table
+
+# Events that open a transaction (the GTID of what follows), by name.
+_GTID_EVENTS = {"GTID_LOG_EVENT", "ANONYMOUS_GTID_LOG_EVENT", "GTID_TAGGED_LOG_EVENT", "GTID_EVENT"}
+MARIADB_FL_STANDALONE = 0x01  # GTID_EVENT flags2: a single statement without BEGIN/COMMIT
+
+
+# ---------------------------------------------------------------------------------------------
+# inputs
+
+def expand_inputs(inputs: Iterable) -> list:
+    """Binlog paths in reading order: files as given, a `.index` file replaced by the files it lists
+    (relative names resolve against the index's folder)."""
+    out = []
+    for item in inputs:
+        path = os.fspath(item)
+        if os.path.isdir(path):
+            raise BinlogError("is a directory, not a binlog file", path)
+        if path.endswith(".index"):
+            try:
+                with open(path, encoding="utf-8", errors="replace") as fh:
+                    names = [ln.strip() for ln in fh if ln.strip()]
+            except OSError as e:
+                raise BinlogError(e.strerror or str(e), path) from None
+            base = os.path.dirname(path)
+            out += [n if os.path.isabs(n) else os.path.join(base, os.path.basename(n)) for n in names]
+        else:
+            out.append(path)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# GTIDs and GTID sets
+
+def gtid_of(ev) -> Optional[str]:
+    """The GTID an event announces, as text: MySQL `uuid:gno` (`uuid:tag:gno` when tagged),
+    MariaDB `domain-server-seq`; None for anonymous transactions and other events."""
+    name = ev.name
+    d = ev.data
+    if name == "GTID_LOG_EVENT":
+        return f"{_uuid(bytes(d.sid))}:{int(d.gno)}"
+    if name == "GTID_TAGGED_LOG_EVENT":
+        uuid = rt.tlv_value(d.fields, "uuid")
+        tag = rt.tlv_value(d.fields, "tag")
+        gno = rt.tlv_value(d.fields, "gno")
+        if uuid is None or gno is None:
+            return None
+        u = _uuid(bytes(uuid))
+        return f"{u}:{tag}:{gno}" if tag else f"{u}:{gno}"
+    if name == "GTID_EVENT":
+        return f"{int(d.domain_id)}-{int(ev.header.server_id)}-{int(d.seq_no)}"
+    return None
+
+
+def _uuid(b: bytes) -> str:
+    h = b.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+_MYSQL_GTID = re.compile(r"^([0-9a-fA-F-]{36})((?::[A-Za-z_][A-Za-z0-9_]*)?)((?::\d+(?:-\d+)?)+)$")
+_MARIADB_GTID = re.compile(r"^(\d+)-(\d+)-(\d+)(?:-(\d+))?$")
+
+
+class GtidSet:
+    """A set of GTIDs: MySQL `uuid[:tag]:1-5:7,...`, and MariaDB `domain-server-seq` (one GTID)
+    or `domain-server-first-last` (a range of sequence numbers)."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.mysql = {}  # (uuid, tag) -> [(lo, hi)]
+        self.mariadb = []  # (domain, server, lo, hi)
+        for part in (p.strip() for p in text.replace("\n", ",").split(",")):
+            if not part:
+                continue
+            m = _MYSQL_GTID.match(part)
+            if m:
+                key = (m[1].lower(), m[2][1:] if m[2] else "")
+                for iv in m[3].split(":")[1:]:
+                    lo, _, hi = iv.partition("-")
+                    self.mysql.setdefault(key, []).append((int(lo), int(hi or lo)))
+                continue
+            m = _MARIADB_GTID.match(part)
+            if m:
+                d, s, lo, hi = int(m[1]), int(m[2]), int(m[3]), m[4]
+                self.mariadb.append((d, s, lo, int(hi) if hi else lo))
+                continue
+            raise ValueError(f"not a GTID set element: {part!r} (MySQL uuid[:tag]:1-5 or MariaDB "
+                             f"domain-server-seq)")
+
+    def __contains__(self, gtid: Optional[str]) -> bool:
+        if not gtid:
+            return False
+        m = _MARIADB_GTID.match(gtid)
+        if m:
+            d, s, n = int(m[1]), int(m[2]), int(m[3])
+            return any(d == a and s == b and lo <= n <= hi for a, b, lo, hi in self.mariadb)
+        parts = gtid.split(":")
+        key = (parts[0].lower(), parts[1] if len(parts) == 3 else "")
+        n = int(parts[-1])
+        return any(lo <= n <= hi for lo, hi in self.mysql.get(key, ()))
+
+    def __repr__(self):
+        return f"GtidSet({self.text!r})"
+
+
+# ---------------------------------------------------------------------------------------------
+# filters
+
+@dataclass
+class Filters:
+    """What to keep. Positions apply to the first file (start) and the last file (stop), as in
+    mysqlbinlog; datetimes to event timestamps (start inclusive, stop exclusive); GTID sets to
+    whole transactions; databases and tables (`db.table`, shell patterns) to row changes, table
+    maps and statements (by their default database)."""
+
+    start_position: Optional[int] = None
+    stop_position: Optional[int] = None
+    start_datetime: Optional[_dt.datetime] = None
+    stop_datetime: Optional[_dt.datetime] = None
+    include_gtids: Optional[GtidSet] = None
+    exclude_gtids: Optional[GtidSet] = None
+    databases: list = field(default_factory=list)
+    tables: list = field(default_factory=list)
+    exclude_tables: list = field(default_factory=list)
+
+    def table_ok(self, db: Optional[str], table: Optional[str]) -> bool:
+        if self.databases and db not in self.databases:
+            return False
+        name = f"{db}.{table}"
+        if self.tables and not any(fnmatch.fnmatchcase(name, p) for p in self.tables):
+            return False
+        return not any(fnmatch.fnmatchcase(name, p) for p in self.exclude_tables)
+
+    def gtid_ok(self, gtid: Optional[str]) -> bool:
+        if self.include_gtids is not None and gtid not in self.include_gtids:
+            return False
+        return not (self.exclude_gtids is not None and gtid in self.exclude_gtids)
+
+    def time_ok(self, ts: int) -> bool:
+        if self.start_datetime is not None and ts < _epoch(self.start_datetime):
+            return False
+        return not (self.stop_datetime is not None and ts >= _epoch(self.stop_datetime))
+
+
+def _epoch(d: _dt.datetime) -> int:
+    if d.tzinfo is None:
+        d = d.replace(tzinfo=_dt.timezone.utc)
+    return int(d.timestamp())
+
+
+# ---------------------------------------------------------------------------------------------
+# events and transactions
+
+class StreamEvent:
+    """One event of the stream with what the stream knows about it."""
+
+    __slots__ = ("event", "table", "gtid", "_decoder", "_changes", "tx_seq")
+
+    def __init__(self, event, table=None, gtid=None, decoder=None, tx_seq=None):
+        self.event = event
+        self.table: Optional[Table] = table
+        self.gtid = gtid
+        self.tx_seq = tx_seq  # number of the enclosing transaction in the stream (1-based)
+        self._decoder = decoder
+        self._changes = None
+
+    @property
+    def changes(self) -> list:
+        """The row changes of a rows event (decoded on first use), else []."""
+        if self._changes is None:
+            ev = self.event
+            if ev.type is not None and ev.type.row_op and self._decoder is not None:
+                self._changes = self._decoder.changes(ev, self.table)
+            else:
+                self._changes = []
+        return self._changes
+
+    def __repr__(self):
+        return f"StreamEvent({self.event.file}:{self.event.offset} {self.event.name})"
+
+
+@dataclass
+class Transaction:
+    """Events from a GTID (or BEGIN) to the XID/COMMIT/ROLLBACK that ends them, or one
+    statement logged on its own (DDL)."""
+
+    gtid: Optional[str]
+    file: str
+    start_pos: int
+    end_pos: int = 0
+    timestamp: int = 0
+    server_id: int = 0
+    events: list = field(default_factory=list)
+    end: str = "incomplete"  # commit, rollback, ddl, xa_prepare, incomplete
+    seq: int = 0
+
+    @property
+    def changes(self) -> list:
+        return [c for se in self.events for c in se.changes]
+
+    @property
+    def size(self) -> int:
+        return sum(len(se.event.raw) for se in self.events if not se.event.inner)
+
+
+def _query_kind(ev) -> str:
+    q = ev.data.query.strip().rstrip(";").upper()
+    if q in ("BEGIN", "START TRANSACTION") or q.startswith("XA START") or q.startswith("XA BEGIN"):
+        return "begin"
+    if q == "COMMIT" or q.startswith("XA COMMIT"):
+        return "commit"
+    if q == "ROLLBACK" or q.startswith("XA ROLLBACK"):
+        return "rollback"
+    if q.startswith("XA END"):
+        return "inside"
+    if q.startswith("SAVEPOINT") or q.startswith("ROLLBACK TO"):
+        return "inside"
+    return "statement"
+
+
+class Stream:
+    """Iterate events (`events()`) or transactions (`transactions()`) of the inputs."""
+
+    def __init__(self, inputs, filters: Optional[Filters] = None, verify_checksum=True,
+                 schemas=None, skip_damaged=False, progress: Optional[Callable] = None):
+        self.paths = expand_inputs(inputs)
+        self.filters = filters or Filters()
+        self.verify_checksum = verify_checksum
+        self.schemas = schemas
+        self.skip_damaged = skip_damaged
+        self.progress = progress
+        self.damage = []  # what skip_damaged stepped over (reader.Damage records)
+        self.total_bytes = sum(_size(p) for p in self.paths)
+
+    # -- raw events, with tables and GTIDs attached ----------------------------------------
+    def _all_events(self):
+        done = 0
+        seq = 0
+        for i, path in enumerate(self.paths):
+            decoder = RowDecoder(self.schemas)
+            kwargs = {"skip_damaged": True} if self.skip_damaged else {}
+            f = BinlogFile(path, self.verify_checksum, **kwargs)
+            gtid = None
+            for ev in f:
+                if self.progress is not None:
+                    self.progress(done + ev.end, self.total_bytes)
+                if ev.type is not None and ev.type.name in _GTID_EVENTS:
+                    gtid = gtid_of(ev)
+                    seq += 1
+                for e in _with_inner(ev, f.state, self.verify_checksum):
+                    table = None
+                    if e.type is not None and e.type.name == "TABLE_MAP_EVENT":
+                        table = decoder.table_map(e)
+                    elif e.type is not None and e.type.row_op:
+                        table = decoder.tables.get(int(e.data.table_id))
+                    yield i, StreamEvent(e, table, gtid, decoder, seq)
+            self.damage += getattr(f, "damage", [])
+            done += _size(path)
+
+    def _position_ok(self, i, ev) -> bool:
+        flt = self.filters
+        if i == 0 and flt.start_position is not None and ev.offset < flt.start_position:
+            return False
+        last = len(self.paths) - 1
+        return not (i == last and flt.stop_position is not None and ev.offset >= flt.stop_position)
+
+    def _event_ok(self, se: StreamEvent) -> bool:
+        flt = self.filters
+        ev = se.event
+        if not flt.time_ok(int(ev.header.timestamp)):
+            return False
+        if se.table is not None:
+            return flt.table_ok(se.table.db, se.table.table)
+        if ev.type is not None and ev.type.name in ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT") \
+                and (flt.databases or flt.tables):
+            return _query_kind(ev) != "statement" or not flt.databases or ev.data.db in flt.databases
+        return True
+
+    def events(self):
+        """Every event the filters keep, in order (GTID filters drop whole transactions)."""
+        for tx_or_event in self._grouped():
+            if isinstance(tx_or_event, Transaction):
+                yield from tx_or_event.events
+            else:
+                yield tx_or_event
+
+    def transactions(self):
+        """Every transaction the filters keep, in order (events outside transactions dropped)."""
+        for item in self._grouped():
+            if isinstance(item, Transaction) and item.events:
+                yield item
+
+    def _grouped(self):
+        """Transactions and the events between them, with the filters applied."""
+        tx: Optional[Transaction] = None
+        in_begin = False
+        standalone = False
+        for i, se in self._all_events():
+            ev = se.event
+            if not self._position_ok(i, ev):
+                continue
+            name = ev.type.name if ev.type is not None else None
+            if name in _GTID_EVENTS:
+                if tx is not None:
+                    yield from self._finish(tx)
+                tx = self._new_tx(se)
+                in_begin = False
+                standalone = name == "GTID_EVENT" and bool(int(ev.data.flags2) & MARIADB_FL_STANDALONE)
+                self._add(tx, se)
+                continue
+            if name in ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT"):
+                kind = _query_kind(ev)
+                if kind == "begin":
+                    if tx is None or in_begin:
+                        if tx is not None:
+                            yield from self._finish(tx)
+                        tx = self._new_tx(se)
+                    in_begin = True
+                    self._add(tx, se)
+                    continue
+                if kind in ("commit", "rollback") and tx is not None:
+                    self._add(tx, se)
+                    tx.end = kind
+                    yield from self._finish(tx)
+                    tx, in_begin = None, False
+                    continue
+                if kind == "statement" and not in_begin:
+                    if tx is None:
+                        tx = self._new_tx(se)
+                    self._add(tx, se)
+                    tx.end = "ddl"
+                    yield from self._finish(tx)
+                    tx, in_begin = None, False
+                    continue
+            if name == "XID_EVENT" and tx is not None:
+                self._add(tx, se)
+                tx.end = "commit"
+                yield from self._finish(tx)
+                tx, in_begin = None, False
+                continue
+            if name == "XA_PREPARE_LOG_EVENT" and tx is not None:
+                self._add(tx, se)
+                tx.end = "xa_prepare"
+                yield from self._finish(tx)
+                tx, in_begin = None, False
+                continue
+            if tx is not None and (in_begin or standalone or se.event.inner or _in_tx(name)):
+                self._add(tx, se)
+                continue
+            if tx is not None and not _in_tx(name):
+                # an event between transactions (ROTATE, FORMAT_DESCRIPTION, ...)
+                if self._event_ok(se):
+                    yield se
+                continue
+            if self._event_ok(se):
+                yield se
+        if tx is not None:
+            yield from self._finish(tx)
+
+    def _new_tx(self, se: StreamEvent) -> Transaction:
+        ev = se.event
+        return Transaction(se.gtid if ev.type is not None and ev.type.name in _GTID_EVENTS else None,
+                           ev.file, ev.offset, timestamp=int(ev.header.timestamp),
+                           server_id=int(ev.header.server_id), seq=se.tx_seq or 0)
+
+    def _add(self, tx: Transaction, se: StreamEvent):
+        tx.events.append(se)
+        if not se.event.inner:
+            tx.end_pos = se.event.end
+
+    def _finish(self, tx: Transaction):
+        flt = self.filters
+        if not flt.gtid_ok(tx.gtid):
+            return
+        kept = [se for se in tx.events if self._event_ok(se)]
+        if (flt.databases or flt.tables or flt.exclude_tables) and not any(
+                se.table is not None or _is_statement(se) for se in kept):
+            return
+        if (flt.start_datetime or flt.stop_datetime) and not kept:
+            return
+        tx.events = kept
+        yield tx
+
+
+def _is_statement(se: StreamEvent) -> bool:
+    ev = se.event
+    return ev.type is not None and ev.type.name in ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT") \
+        and _query_kind(ev) == "statement"
+
+
+def _in_tx(name) -> bool:
+    """Events that belong to the transaction around them even without BEGIN (MariaDB's standalone
+    GTID groups, MySQL's rows of a DDL's own transaction)."""
+    return name in ("TABLE_MAP_EVENT", "ANNOTATE_ROWS_EVENT", "ROWS_QUERY_LOG_EVENT", "INTVAR_EVENT",
+                    "RAND_EVENT", "USER_VAR_EVENT", "TRANSACTION_PAYLOAD_EVENT",
+                    "TRANSACTION_CONTEXT_EVENT", "VIEW_CHANGE_EVENT") \
+        or (name or "").endswith("ROWS_EVENT") or (name or "").endswith("ROWS_EVENT_V1") \
+        or "ROWS_COMPRESSED_EVENT" in (name or "")
+
+
+def _with_inner(ev, state, verify_checksum):
+    yield ev
+    if ev.type is not None and any(d.target == "events" for d in ev.type.decode):
+        yield from inner_events(ev, state, verify_checksum)
+
+
+def _size(path) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def open_stream(inputs, filters: Optional[Filters] = None, verify_checksum=True, schemas=None,
+                skip_damaged=False, progress=None) -> Stream:
+    return Stream(inputs, filters, verify_checksum, schemas, skip_damaged, progress)
+
+
+__all__ = ["open_stream", "Stream", "StreamEvent", "Transaction", "Filters", "GtidSet", "gtid_of",
+           "expand_inputs"]
