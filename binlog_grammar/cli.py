@@ -268,6 +268,12 @@ def _cmd_sql(args, flashback=False) -> int:
     return _report_damage(stream)
 
 
+def _cmd_pipeline(args) -> int:
+    from .spark.pipeline import run_pipeline
+
+    return run_pipeline(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="binlog-grammar",
                                 description="Grammar-driven MySQL/MariaDB binlog tools.")
@@ -319,6 +325,20 @@ def build_parser() -> argparse.ArgumentParser:
     fb = sub.add_parser("flashback", help="SQL that undoes the row changes, last transaction first")
     _add_reading_options(fb)
     fb.set_defaults(func=lambda a: _cmd_sql(a, flashback=True))
+
+    pl = sub.add_parser("pipeline", help="binlogs to a Parquet change log and per-table snapshots, on Spark")
+    pl.add_argument("--input", nargs="+", required=True, metavar="PATH",
+                    help="binlog files, globs or .index files (any filesystem Spark reads)")
+    pl.add_argument("--output", required=True, help="output folder (changes/, snapshots/, state)")
+    pl.add_argument("--master", default="local[*]", help="Spark master (default: local[*])")
+    pl.add_argument("--table", action="append", default=[], help="keep only db.table (repeatable)")
+    pl.add_argument("--exclude-table", action="append", default=[], help="drop db.table (repeatable)")
+    pl.add_argument("--schema", help="JSON or YAML file of table schemas (names, keys) for binlogs "
+                                     "without full metadata")
+    pl.add_argument("--no-checksum", action="store_true", help="do not verify CRC32s")
+    pl.add_argument("--split-bytes", type=int, default=64 << 20,
+                    help="split files larger than this at transaction boundaries (default 64 MiB)")
+    pl.set_defaults(func=_cmd_pipeline)
     return p
 
 
