@@ -277,13 +277,16 @@ def _cmd_pipeline(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="binlog-grammar",
                                 description="Grammar-driven MySQL/MariaDB binlog tools.")
+    p.add_argument("--specs", dest="user_specs", action="append", default=[], metavar="DIR",
+                   help="read with the project's specs plus the spec files (events, types, version "
+                        "overlays) of this folder (repeatable); compiled once into ~/.cache/binlog-grammar")
     sub = p.add_subparsers(dest="command", required=True)
 
     g = sub.add_parser("generate", help="compile specs/ into construct modules under generated/")
     g.add_argument("--specs", help="specs folder (default: the project's specs/)")
     g.add_argument("--extra-specs", action="append", default=[],
                    help="another folder of spec files to load with the main ones (repeatable)")
-    g.add_argument("--output", help="where to write (default: generated/)")
+    g.add_argument("--output", "--out", help="where to write (default: generated/)")
     g.add_argument("--check", action="store_true",
                    help="do not write; exit 1 if the committed files differ from a fresh generation")
     g.set_defaults(func=_cmd_generate)
@@ -346,6 +349,10 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if args.user_specs and args.command not in ("generate", "docs"):
+            from .grammar import use_specs
+
+            use_specs(args.user_specs)
         return args.func(args)
     except SpecError as e:
         print(f"binlog-grammar: spec error: {e}", file=sys.stderr)

@@ -6,7 +6,6 @@ from binlog_grammar import runtime as rt
 from binlog_grammar.events import EventType, Decode
 from binlog_grammar.generated.events.control_format_description import FORMAT_DESCRIPTION_EVENT
 from binlog_grammar.generated.events.gtid_gtid_log_event import gtid_log_event
-from binlog_grammar.generated.events.gtid_gtid_tagged_log_event import GTID_TAGGED_LOG_EVENT
 from binlog_grammar.generated.events.gtid_previous_gtids_log_event import PREVIOUS_GTIDS_LOG_EVENT
 from binlog_grammar.generated.events.gtid_transaction_context_event import TRANSACTION_CONTEXT_EVENT
 from binlog_grammar.generated.events.gtid_transaction_payload_event import TRANSACTION_PAYLOAD_EVENT
@@ -42,6 +41,7 @@ from binlog_grammar.generated.events.statement_stop import STOP_EVENT
 from binlog_grammar.generated.events.statement_user_var import USER_VAR_EVENT
 from binlog_grammar.generated.events.statement_xa_prepare import XA_PREPARE_LOG_EVENT
 from binlog_grammar.generated.events.statement_xid import XID_EVENT
+from binlog_grammar.generated.events.versions_mysql_8_3_0_gtid_tagged_log_event import GTID_TAGGED_LOG_EVENT
 
 EVENTS = {
     0: EventType(
@@ -278,7 +278,7 @@ EVENTS = {
         code=42, name='GTID_TAGGED_LOG_EVENT', flavor='mysql', struct=GTID_TAGGED_LOG_EVENT,
         post_header_len=(0,), post_header_fields=(),
         decode=(),
-        spec='specs/events/gtid/gtid_tagged_log_event.yaml'),
+        spec='specs/versions/mysql-8.3.0/gtid_tagged_log_event.yaml'),
     160: EventType(
         code=160, name='ANNOTATE_ROWS_EVENT', flavor='mariadb', struct=ANNOTATE_ROWS_EVENT,
         post_header_len=(0,), post_header_fields=(),

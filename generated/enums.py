@@ -1438,7 +1438,7 @@ EVENT_TYPE = {
     172: 'PARTIAL_ROW_DATA_EVENT',  # One fragment of a rows event too large for a replica's slave_max_allowed_packet (MariaDB 12.3+); the replica joins the chunks of a group in order and runs the original rows event
 }
 
-# gtid_tagged_field (enum, specs/events/gtid/gtid_tagged_log_event.yaml): Field ids of the serialized GTID_TAGGED_LOG_EVENT, in the order of Gtid_event::define_fields.
+# gtid_tagged_field (enum, specs/versions/mysql-8.3.0/gtid_tagged_log_event.yaml): Field ids of the serialized GTID_TAGGED_LOG_EVENT, in the order of Gtid_event::define_fields.
 GTID_TAGGED_FIELD = {
     0: 'GTID_FLAGS',
     1: 'UUID',

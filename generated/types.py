@@ -9,10 +9,10 @@ from binlog_grammar.generated import enums  # noqa: F401
 # binlog_magic (specs/framing.yaml:7): The four bytes every binlog and relay log file starts with (0xFE 'b' 'i' 'n').
 binlog_magic = Const(b'\xfebin', Bytes(4))
 
-# colmeta_array_varchar (specs/types/rows.yaml:128): Maximum length in bytes of a VARCHAR element of a TYPED_ARRAY column (three bytes there).
+# colmeta_array_varchar (specs/types/rows.yaml:126): Maximum length in bytes of a VARCHAR element of a TYPED_ARRAY column (three bytes there).
 colmeta_array_varchar = Int24ul
 
-# colmeta_bit (specs/types/rows.yaml:132): Length of a BIT(n) column.
+# colmeta_bit (specs/types/rows.yaml:130): Length of a BIT(n) column.
 colmeta_bit = Struct(
     # bits: Bits in the last partial byte (n % 8).
     'bits' / Int8ul,
@@ -20,7 +20,7 @@ colmeta_bit = Struct(
     'bytes' / Int8ul,
 )
 
-# colmeta_decimal (specs/types/rows.yaml:138): Precision and scale of a DECIMAL(p,s) column.
+# colmeta_decimal (specs/types/rows.yaml:136): Precision and scale of a DECIMAL(p,s) column.
 colmeta_decimal = Struct(
     # precision: Total number of digits.
     'precision' / Int8ul,
@@ -28,16 +28,16 @@ colmeta_decimal = Struct(
     'scale' / Int8ul,
 )
 
-# colmeta_fsp (specs/types/rows.yaml:120): Fractional-seconds precision (0 to 6) of a TIME2, DATETIME2 or TIMESTAMP2 column.
+# colmeta_fsp (specs/types/rows.yaml:118): Fractional-seconds precision (0 to 6) of a TIME2, DATETIME2 or TIMESTAMP2 column.
 colmeta_fsp = Int8ul
 
-# colmeta_pack_length (specs/types/rows.yaml:116): Bytes of the length prefix in front of the value (1 to 4) of a BLOB, TEXT, JSON, GEOMETRY or VECTOR column.
+# colmeta_pack_length (specs/types/rows.yaml:114): Bytes of the length prefix in front of the value (1 to 4) of a BLOB, TEXT, JSON, GEOMETRY or VECTOR column.
 colmeta_pack_length = Int8ul
 
-# colmeta_size (specs/types/rows.yaml:112): Storage size in bytes of a FLOAT (4) or DOUBLE (8) column.
+# colmeta_size (specs/types/rows.yaml:110): Storage size in bytes of a FLOAT (4) or DOUBLE (8) column.
 colmeta_size = Int8ul
 
-# colmeta_string (specs/types/rows.yaml:144): Real type and length of a CHAR, BINARY, ENUM or SET column (logged as STRING), or of an old VAR_STRING.
+# colmeta_string (specs/types/rows.yaml:142): Real type and length of a CHAR, BINARY, ENUM or SET column (logged as STRING), or of an old VAR_STRING.
 colmeta_string = Struct(
     # real_type: The column's real type (STRING 254, ENUM 247, SET 248); for CHAR longer than 255 bytes bits 4-5 are flipped and carry bits 8-9 of the length.
     'real_type' / Int8ul,
@@ -49,7 +49,7 @@ colmeta_string = Struct(
     'max_length' / Computed(lambda this: ((this['length'] | (((this['real_type'] & 48) ^ 48) << 4)) if ((this['real_type'] & 48) != 48) else this['length'])),
 )
 
-# colmeta_typed_array (specs/types/rows.yaml:160): Element type and its metadata of a TYPED_ARRAY column (multi-valued index).
+# colmeta_typed_array (specs/types/rows.yaml:158): Element type and its metadata of a TYPED_ARRAY column (multi-valued index).
 colmeta_typed_array = Struct(
     # element_type: Type code of the array elements.
     'element_type' / rt.EnumInt(Int8ul, enums.COLUMN_TYPE),
@@ -72,13 +72,13 @@ colmeta_typed_array = Struct(
     }, default=Pass),
 )
 
-# colmeta_varchar (specs/types/rows.yaml:124): Maximum length in bytes of a VARCHAR or VARBINARY column.
+# colmeta_varchar (specs/types/rows.yaml:122): Maximum length in bytes of a VARCHAR or VARBINARY column.
 colmeta_varchar = Int16ul
 
-# value_bit (specs/types/columns.yaml:137): BIT(n), big-endian, in (n + 7) / 8 bytes.
+# value_bit (specs/types/columns.yaml:136): BIT(n), big-endian, in (n + 7) / 8 bytes.
 value_bit = rt.UIntN(lambda this: (rt.col(this)['meta']['bytes'] + (1 if (rt.col(this)['meta']['bits'] > 0) else 0)), big_endian=True)
 
-# value_blob (specs/types/columns.yaml:300): BLOB and TEXT of every size - a length of as many bytes as the metadata says (1 to 4), then the value.
+# value_blob (specs/types/columns.yaml:299): BLOB and TEXT of every size - a length of as many bytes as the metadata says (1 to 4), then the value.
 value_blob = rt.As(Struct(
     # length: Bytes of the value.
     'length' / Rebuild(rt.UIntN(lambda this: rt.col(this)['meta'], big_endian=False), lambda this: rt.length(this['data'])),
@@ -86,7 +86,7 @@ value_blob = rt.As(Struct(
     'data' / Bytes(lambda this: this['length']),
 ), 'text')
 
-# compressed_data (specs/types/columns.yaml:322): A MariaDB compressed column value - empty for the empty string, else a header byte, then the value raw or zlib-compressed.
+# compressed_data (specs/types/columns.yaml:321): A MariaDB compressed column value - empty for the empty string, else a header byte, then the value raw or zlib-compressed.
 compressed_data = Struct(
     # header: 0: the value follows as is; else 0x80 | 8 (raw deflate, no zlib wrapper) | n, with n bytes of original length before the compressed stream.
     'header' / rt.When(lambda this: (rt.remaining(this) > 0), Int8ul, by_value=True),
@@ -97,7 +97,7 @@ compressed_data = Struct(
 )
 
 _value_blob_compressed__stored = compressed_data
-# value_blob_compressed (specs/types/columns.yaml:315): MariaDB BLOB/TEXT COMPRESSED - a length like BLOB, then the stored value (a header byte and the data, see compressed_data).
+# value_blob_compressed (specs/types/columns.yaml:314): MariaDB BLOB/TEXT COMPRESSED - a length like BLOB, then the stored value (a header byte and the data, see compressed_data).
 value_blob_compressed = rt.As(Struct(
     # length: Bytes of the stored value.
     'length' / Rebuild(rt.UIntN(lambda this: rt.col(this)['meta'], big_endian=False), lambda this: rt.sizeof(_value_blob_compressed__stored, this['stored'], this)),
@@ -105,7 +105,7 @@ value_blob_compressed = rt.As(Struct(
     'stored' / rt.Sized(lambda this: this['length'], _value_blob_compressed__stored),
 ), 'compressed_text')
 
-# value_char (specs/types/columns.yaml:279): CHAR(n) and BINARY(n) - the value without its trailing pad, after a one-byte length when n is under 256 bytes, else two.
+# value_char (specs/types/columns.yaml:278): CHAR(n) and BINARY(n) - the value without its trailing pad, after a one-byte length when n is under 256 bytes, else two.
 value_char = rt.As(Struct(
     # length: Bytes of the value.
     'length' / Rebuild(rt.UIntN(lambda this: (1 if (rt.col(this)['meta']['max_length'] < 0x100) else 2), big_endian=False), lambda this: rt.length(this['data'])),
@@ -113,7 +113,7 @@ value_char = rt.As(Struct(
     'data' / Bytes(lambda this: this['length']),
 ), 'text')
 
-# value_date (specs/types/columns.yaml:152): DATE, three bytes little-endian holding year * 512 + month * 32 + day.
+# value_date (specs/types/columns.yaml:151): DATE, three bytes little-endian holding year * 512 + month * 32 + day.
 value_date = rt.As(Struct(
     # raw: The packed date.
     'raw' / Rebuild(Int24ul, lambda this: (((this['year'] << 9) | (this['month'] << 5)) | this['day'])),
@@ -125,7 +125,7 @@ value_date = rt.As(Struct(
     'day' / Computed(lambda this: (this['raw'] & 31)),
 ), 'date')
 
-# value_datetime (specs/types/columns.yaml:199): DATETIME in the pre-5.6.4 format, eight bytes little-endian holding YYYYMMDDhhmmss as a decimal number.
+# value_datetime (specs/types/columns.yaml:198): DATETIME in the pre-5.6.4 format, eight bytes little-endian holding YYYYMMDDhhmmss as a decimal number.
 value_datetime = rt.As(Struct(
     # raw: The date and time as a decimal number.
     'raw' / Rebuild(Int64ul, lambda this: ((((((((((this['year'] * 100) + this['month']) * 100) + this['day']) * 100) + this['hour']) * 100) + this['minute']) * 100) + this['second'])),
@@ -145,7 +145,7 @@ value_datetime = rt.As(Struct(
     'microsecond' / Computed(lambda this: 0),
 ), 'datetime')
 
-# value_datetime2 (specs/types/columns.yaml:216): DATETIME(fsp) in the 5.6.4 format - five bytes big-endian of packed date and time, then (fsp + 1) / 2 bytes of fraction.
+# value_datetime2 (specs/types/columns.yaml:215): DATETIME(fsp) in the 5.6.4 format - five bytes big-endian of packed date and time, then (fsp + 1) / 2 bytes of fraction.
 value_datetime2 = rt.As(Struct(
     # frac_bytes: Bytes of fraction (0 to 3).
     'frac_bytes' / Computed(lambda this: ((rt.col(this)['meta'] + 1) // 2)),
@@ -173,10 +173,10 @@ value_datetime2 = rt.As(Struct(
     'microsecond' / Computed(lambda this: (this['frac'] * this['frac_unit'])),
 ), 'datetime')
 
-# value_enum (specs/types/columns.yaml:265): ENUM, the 1-based index of the member (0 is the '' error value) in one or two bytes, as the metadata's length says.
+# value_enum (specs/types/columns.yaml:264): ENUM, the 1-based index of the member (0 is the '' error value) in one or two bytes, as the metadata's length says.
 value_enum = rt.As(rt.UIntN(lambda this: rt.col(this)['meta']['length'], big_endian=False), 'enum')
 
-# value_geometry (specs/types/columns.yaml:348): GEOMETRY and the spatial types - a length of as many bytes as the metadata says, then a four-byte SRID and the WKB.
+# value_geometry (specs/types/columns.yaml:347): GEOMETRY and the spatial types - a length of as many bytes as the metadata says, then a four-byte SRID and the WKB.
 value_geometry = rt.As(Struct(
     # length: Bytes of SRID and WKB.
     'length' / Rebuild(rt.UIntN(lambda this: rt.col(this)['meta'], big_endian=False), lambda this: (rt.length(this['wkb']) + 4)),
@@ -186,13 +186,13 @@ value_geometry = rt.As(Struct(
     'wkb' / Bytes(lambda this: (this['length'] - 4)),
 ), 'geometry')
 
-# value_int24 (specs/types/columns.yaml:120): MEDIUMINT, three bytes little-endian.
+# value_int24 (specs/types/columns.yaml:119): MEDIUMINT, three bytes little-endian.
 value_int24 = Switch(lambda this: (1 if rt.col(this)['unsigned'] else 0), {
     1: Int24ul,
 }, default=Int24sl)
 
 _value_json__doc = rt.JsonBinary()
-# value_json (specs/types/columns.yaml:340): JSON (MySQL 5.7.8+) - a length of as many bytes as the metadata says, then the document in MySQL's binary JSON format.
+# value_json (specs/types/columns.yaml:339): JSON (MySQL 5.7.8+) - a length of as many bytes as the metadata says, then the document in MySQL's binary JSON format.
 value_json = rt.As(Struct(
     # length: Bytes of the document.
     'length' / Rebuild(rt.UIntN(lambda this: rt.col(this)['meta'], big_endian=False), lambda this: rt.sizeof(_value_json__doc, this['doc'], this)),
@@ -200,28 +200,28 @@ value_json = rt.As(Struct(
     'doc' / rt.Sized(lambda this: this['length'], _value_json__doc),
 ), 'json')
 
-# value_long (specs/types/columns.yaml:123): INT, four bytes little-endian.
+# value_long (specs/types/columns.yaml:122): INT, four bytes little-endian.
 value_long = Switch(lambda this: (1 if rt.col(this)['unsigned'] else 0), {
     1: Int32ul,
 }, default=Int32sl)
 
-# value_longlong (specs/types/columns.yaml:126): BIGINT, eight bytes little-endian.
+# value_longlong (specs/types/columns.yaml:125): BIGINT, eight bytes little-endian.
 value_longlong = Switch(lambda this: (1 if rt.col(this)['unsigned'] else 0), {
     1: Int64ul,
 }, default=Int64sl)
 
-# value_newdecimal (specs/types/columns.yaml:130): DECIMAL(p,s) in MySQL's binary decimal format (groups of nine digits in four big-endian bytes, sign in the top bit).
+# value_newdecimal (specs/types/columns.yaml:129): DECIMAL(p,s) in MySQL's binary decimal format (groups of nine digits in four big-endian bytes, sign in the top bit).
 value_newdecimal = rt.DecimalBin(lambda this: rt.col(this)['meta']['precision'], lambda this: rt.col(this)['meta']['scale'])
 
-# value_set (specs/types/columns.yaml:271): SET, a bitmask of the members (bit 0 is the first member) in one to eight bytes, as the metadata's length says.
+# value_set (specs/types/columns.yaml:270): SET, a bitmask of the members (bit 0 is the first member) in one to eight bytes, as the metadata's length says.
 value_set = rt.As(rt.UIntN(lambda this: rt.col(this)['meta']['length'], big_endian=False), 'set')
 
-# value_short (specs/types/columns.yaml:117): SMALLINT, two bytes little-endian.
+# value_short (specs/types/columns.yaml:116): SMALLINT, two bytes little-endian.
 value_short = Switch(lambda this: (1 if rt.col(this)['unsigned'] else 0), {
     1: Int16ul,
 }, default=Int16sl)
 
-# value_time (specs/types/columns.yaml:162): TIME in the pre-5.6.4 format, three bytes little-endian signed holding hh * 10000 + mm * 100 + ss.
+# value_time (specs/types/columns.yaml:161): TIME in the pre-5.6.4 format, three bytes little-endian signed holding hh * 10000 + mm * 100 + ss.
 value_time = rt.As(Struct(
     # raw: The time as a signed decimal number HHMMSS.
     'raw' / Rebuild(Int24sl, lambda this: (((-1) if this['negative'] else 1) * (((this['hour'] * 0x2710) + (this['minute'] * 100)) + this['second']))),
@@ -237,7 +237,7 @@ value_time = rt.As(Struct(
     'microsecond' / Computed(lambda this: 0),
 ), 'time')
 
-# value_time2 (specs/types/columns.yaml:177): TIME(fsp) in the 5.6.4 format - 3 + (fsp + 1) / 2 bytes big-endian, an offset-binary signed fixed-point number of packed hh:mm:ss.
+# value_time2 (specs/types/columns.yaml:176): TIME(fsp) in the 5.6.4 format - 3 + (fsp + 1) / 2 bytes big-endian, an offset-binary signed fixed-point number of packed hh:mm:ss.
 value_time2 = rt.As(Struct(
     # frac_bytes: Bytes of fraction (0 to 3).
     'frac_bytes' / Computed(lambda this: ((rt.col(this)['meta'] + 1) // 2)),
@@ -261,7 +261,7 @@ value_time2 = rt.As(Struct(
     'microsecond' / Computed(lambda this: ((abs(this['signed']) & ((1 << (this['frac_bytes'] * 8)) - 1)) * this['frac_unit'])),
 ), 'time')
 
-# value_timestamp (specs/types/columns.yaml:241): TIMESTAMP in the pre-5.6.4 format, four bytes little-endian of seconds since the epoch (0 is the zero timestamp).
+# value_timestamp (specs/types/columns.yaml:240): TIMESTAMP in the pre-5.6.4 format, four bytes little-endian of seconds since the epoch (0 is the zero timestamp).
 value_timestamp = rt.As(Struct(
     # seconds: Seconds since 1970-01-01 00:00:00 UTC.
     'seconds' / Int32ul,
@@ -269,7 +269,7 @@ value_timestamp = rt.As(Struct(
     'microsecond' / Computed(lambda this: 0),
 ), 'timestamp')
 
-# value_timestamp2 (specs/types/columns.yaml:249): TIMESTAMP(fsp) in the 5.6.4 format - four bytes big-endian of seconds since the epoch, then (fsp + 1) / 2 bytes of fraction.
+# value_timestamp2 (specs/types/columns.yaml:248): TIMESTAMP(fsp) in the 5.6.4 format - four bytes big-endian of seconds since the epoch, then (fsp + 1) / 2 bytes of fraction.
 value_timestamp2 = rt.As(Struct(
     # frac_bytes: Bytes of fraction (0 to 3).
     'frac_bytes' / Computed(lambda this: ((rt.col(this)['meta'] + 1) // 2)),
@@ -283,12 +283,12 @@ value_timestamp2 = rt.As(Struct(
     'microsecond' / Computed(lambda this: (this['frac'] * this['frac_unit'])),
 ), 'timestamp')
 
-# value_tiny (specs/types/columns.yaml:114): TINYINT, one byte.
+# value_tiny (specs/types/columns.yaml:113): TINYINT, one byte.
 value_tiny = Switch(lambda this: (1 if rt.col(this)['unsigned'] else 0), {
     1: Int8ul,
 }, default=Int8sl)
 
-# value_var_string (specs/types/columns.yaml:293): The VARCHAR of tables from before MySQL 5.0.3 - like VARCHAR, with the two metadata bytes read as one little-endian maximum.
+# value_var_string (specs/types/columns.yaml:292): The VARCHAR of tables from before MySQL 5.0.3 - like VARCHAR, with the two metadata bytes read as one little-endian maximum.
 value_var_string = rt.As(Struct(
     # length: Bytes of the value.
     'length' / Rebuild(rt.UIntN(lambda this: (1 if ((rt.col(this)['meta']['real_type'] | (rt.col(this)['meta']['length'] << 8)) < 0x100) else 2), big_endian=False), lambda this: rt.length(this['data'])),
@@ -296,7 +296,7 @@ value_var_string = rt.As(Struct(
     'data' / Bytes(lambda this: this['length']),
 ), 'text')
 
-# value_varchar (specs/types/columns.yaml:286): VARCHAR(n) and VARBINARY(n) - a one-byte length when the maximum is under 256 bytes, else two, then the value.
+# value_varchar (specs/types/columns.yaml:285): VARCHAR(n) and VARBINARY(n) - a one-byte length when the maximum is under 256 bytes, else two, then the value.
 value_varchar = rt.As(Struct(
     # length: Bytes of the value.
     'length' / Rebuild(rt.UIntN(lambda this: (1 if (rt.col(this)['meta'] < 0x100) else 2), big_endian=False), lambda this: rt.length(this['data'])),
@@ -305,7 +305,7 @@ value_varchar = rt.As(Struct(
 ), 'text')
 
 _value_varchar_compressed__stored = compressed_data
-# value_varchar_compressed (specs/types/columns.yaml:308): MariaDB VARCHAR(n) COMPRESSED - a length like VARCHAR, then the stored value (a header byte and the data, see compressed_data).
+# value_varchar_compressed (specs/types/columns.yaml:307): MariaDB VARCHAR(n) COMPRESSED - a length like VARCHAR, then the stored value (a header byte and the data, see compressed_data).
 value_varchar_compressed = rt.As(Struct(
     # length: Bytes of the stored value.
     'length' / Rebuild(rt.UIntN(lambda this: (1 if (rt.col(this)['meta'] < 0x100) else 2), big_endian=False), lambda this: rt.sizeof(_value_varchar_compressed__stored, this['stored'], this)),
@@ -313,7 +313,7 @@ value_varchar_compressed = rt.As(Struct(
     'stored' / rt.Sized(lambda this: this['length'], _value_varchar_compressed__stored),
 ), 'compressed_text')
 
-# value_vector (specs/types/columns.yaml:357): VECTOR (MySQL 9.0+) - a length of as many bytes as the metadata says, then the dimensions as little-endian 32-bit floats.
+# value_vector (specs/versions/mysql-9.0.0.yaml:31): VECTOR (MySQL 9.0+) - a length of as many bytes as the metadata says, then the dimensions as little-endian 32-bit floats.
 value_vector = rt.As(Struct(
     # length: Bytes of the vector.
     'length' / Rebuild(rt.UIntN(lambda this: rt.col(this)['meta'], big_endian=False), lambda this: (rt.length(this['dims']) * 4)),
@@ -321,7 +321,7 @@ value_vector = rt.As(Struct(
     'dims' / Array(lambda this: (this['length'] // 4), Float32l),
 ), 'vector')
 
-# value_year (specs/types/columns.yaml:144): YEAR, one byte of years since 1900 (0 is the year 0000).
+# value_year (specs/types/columns.yaml:143): YEAR, one byte of years since 1900 (0 is the year 0000).
 value_year = rt.As(Struct(
     # raw: Years since 1900, or 0.
     'raw' / Rebuild(Int8ul, lambda this: (0 if (this['year'] == 0) else (this['year'] - 0x76c))),
@@ -361,9 +361,9 @@ column_value = Switch(lambda this: (rt.col(this)['meta']['type'] if (rt.col(this
     251: value_blob,  # column_type::LONG_BLOB
     245: value_json,  # column_type::JSON
     255: value_geometry,  # column_type::GEOMETRY
-    242: value_vector,  # column_type::VECTOR
     141: value_varchar_compressed,  # column_type::VARCHAR_COMPRESSED
     140: value_blob_compressed,  # column_type::BLOB_COMPRESSED
+    242: value_vector,  # column_type::VECTOR
 }, default=rt.NoCase('switch on ((col.type == column_type::STRING) ? col.meta.type : col.type)'))
 
 # common_header (specs/framing.yaml:14): The header in front of every event; 19 bytes in binlog v3 and v4, 13 in v1.
@@ -386,7 +386,7 @@ common_header = Struct(
 event_checksum = Int32ul
 
 _json_diff__doc = rt.JsonBinary()
-# json_diff (specs/types/columns.yaml:372): One change of a partial JSON update - the operation, the path it applies to, and the new value (not for REMOVE).
+# json_diff (specs/types/columns.yaml:363): One change of a partial JSON update - the operation, the path it applies to, and the new value (not for REMOVE).
 json_diff = Struct(
     # operation: What the change does.
     'operation' / rt.EnumInt(Int8ul, enums.JSON_DIFF_OPERATION),
@@ -402,7 +402,7 @@ json_diff = Struct(
 )
 
 _json_diff_value__diffs = rt.RepeatEos(json_diff)
-# json_diff_value (specs/types/columns.yaml:366): A JSON column of a PARTIAL_UPDATE_ROWS_EVENT after image held as the changes to its before value.
+# json_diff_value (specs/types/columns.yaml:357): A JSON column of a PARTIAL_UPDATE_ROWS_EVENT after image held as the changes to its before value.
 json_diff_value = Struct(
     # length: Bytes of the diffs.
     'length' / Rebuild(Int32ul, lambda this: rt.sizeof(_json_diff_value__diffs, this['diffs'], this)),
@@ -671,7 +671,7 @@ row_images = Struct(
     'rows' / rt.RepeatEos(row),
 )
 
-# rows_columns (specs/types/rows.yaml:265): Width of the table and the columns the row images hold.
+# rows_columns (specs/types/rows.yaml:263): Width of the table and the columns the row images hold.
 rows_columns = Struct(
     # column_count: Number of columns of the table (the width of the bitmaps).
     'column_count' / Rebuild(rt.Packed(), lambda this: rt.length(this['columns_present'])),
@@ -681,7 +681,7 @@ rows_columns = Struct(
     'columns_present_after' / rt.When(lambda this: (((((rt.ctx(this, 'type_code') == 24) or (rt.ctx(this, 'type_code') == 31)) or (rt.ctx(this, 'type_code') == 39)) or (rt.ctx(this, 'type_code') == 167)) or (rt.ctx(this, 'type_code') == 170)), rt.Bitmap(lambda this: this['column_count'], 'lsb')),
 )
 
-# rows_ndb_info (specs/types/rows.yaml:218): Opaque extra row info written by the NDB cluster engine.
+# rows_ndb_info (specs/types/rows.yaml:216): Opaque extra row info written by the NDB cluster engine.
 rows_ndb_info = Struct(
     # ndb_len: Length of this entry after the type byte, counting this byte and the format byte.
     'ndb_len' / Rebuild(Int8ul, lambda this: (rt.length(this['data']) + 2)),
@@ -691,7 +691,7 @@ rows_ndb_info = Struct(
     'data' / Bytes(lambda this: (this['ndb_len'] - 2)),
 )
 
-# rows_partition_info (specs/types/rows.yaml:228): Partition of a partitioned table that the rows of this event belong to.
+# rows_partition_info (specs/types/rows.yaml:226): Partition of a partitioned table that the rows of this event belong to.
 rows_partition_info = Struct(
     # partition_id: Partition the rows are in (after the change for an update).
     'partition_id' / Int16ul,
@@ -699,7 +699,7 @@ rows_partition_info = Struct(
     'source_partition_id' / rt.When(lambda this: ((rt.ctx(this, 'type_code') == 31) or (rt.ctx(this, 'type_code') == 39)), Int16ul),
 )
 
-# rows_extra_row_info (specs/types/rows.yaml:237): Entries of the extra row info of a MySQL v2 rows event; an unknown type ends the list (the server skips the rest).
+# rows_extra_row_info (specs/types/rows.yaml:235): Entries of the extra row info of a MySQL v2 rows event; an unknown type ends the list (the server skips the rest).
 rows_extra_row_info = rt.TLVList(tag=Int8ul, length=None, end='eos', unknown='stop',
     tag_names=enums.ROWS_EXTRA_INFO_TYPE,
     cases={
@@ -709,7 +709,7 @@ rows_extra_row_info = rt.TLVList(tag=Int8ul, length=None, end='eos', unknown='st
         1: ('partition_info', rows_partition_info),
     })
 
-# rows_extra_row_info_mariadb (specs/types/rows.yaml:250): Entries of the extra row info of a MariaDB v2 rows event; MariaDB knows only the NDB entry and stops at any other.
+# rows_extra_row_info_mariadb (specs/types/rows.yaml:248): Entries of the extra row info of a MariaDB v2 rows event; MariaDB knows only the NDB entry and stops at any other.
 rows_extra_row_info_mariadb = rt.TLVList(tag=Int8ul, length=None, end='eos', unknown='stop',
     tag_names=enums.ROWS_EXTRA_INFO_TYPE,
     cases={
@@ -717,10 +717,10 @@ rows_extra_row_info_mariadb = rt.TLVList(tag=Int8ul, length=None, end='eos', unk
         0: ('ndb_info', rows_ndb_info),
     })
 
-# rows_table_id (specs/types/rows.yaml:103): Number the server gave the table for this binlog; 4 bytes when the FDE announces a 6-byte post-header (trees before 5.1.4), else 6.
+# rows_table_id (specs/types/rows.yaml:101): Number the server gave the table for this binlog; 4 bytes when the FDE announces a 6-byte post-header (trees before 5.1.4), else 6.
 rows_table_id = rt.UIntN(lambda this: (4 if (rt.ctx(this, 'post_header_len') == 6) else 6), big_endian=False)
 
-# table_map_charset_pair (specs/types/rows.yaml:191): A character column whose collation differs from the default.
+# table_map_charset_pair (specs/types/rows.yaml:189): A character column whose collation differs from the default.
 table_map_charset_pair = Struct(
     # column_index: Index of the column among the columns this list counts (not among all columns).
     'column_index' / rt.Packed(),
@@ -728,7 +728,7 @@ table_map_charset_pair = Struct(
     'collation' / rt.Packed(),
 )
 
-# table_map_default_charset (specs/types/rows.yaml:197): Default collation of a class of columns, then the columns that use another one.
+# table_map_default_charset (specs/types/rows.yaml:195): Default collation of a class of columns, then the columns that use another one.
 table_map_default_charset = Struct(
     # default_collation: Collation number used by every column not listed after it.
     'default_collation' / rt.Packed(),
@@ -736,7 +736,7 @@ table_map_default_charset = Struct(
     'exceptions' / rt.RepeatEos(table_map_charset_pair),
 )
 
-# table_map_pk_part (specs/types/rows.yaml:209): One column of a primary key that may index a prefix of the column.
+# table_map_pk_part (specs/types/rows.yaml:207): One column of a primary key that may index a prefix of the column.
 table_map_pk_part = Struct(
     # column_index: Index of the column in the table.
     'column_index' / rt.Packed(),
@@ -744,7 +744,7 @@ table_map_pk_part = Struct(
     'prefix_length' / rt.Packed(),
 )
 
-# table_map_str_values (specs/types/rows.yaml:203): The member strings of one ENUM or SET column, in definition order.
+# table_map_str_values (specs/types/rows.yaml:201): The member strings of one ENUM or SET column, in definition order.
 table_map_str_values = Struct(
     # member_count: Number of members.
     'member_count' / Rebuild(rt.Packed(), lambda this: rt.length(this['members'])),

@@ -26,6 +26,7 @@ EVENT_KEYS = {"event", "code", "events", "layout", "flavor", "doc", "doc-ref", "
               "post_header_len", "post_header", "body", "types", "enums", "flags",
               "remaps_type_codes", "legacy_post_header_len"}
 FILE_KEYS = {"types", "enums", "flags", "context"}
+OVERLAY_KEYS = {"overlay", "until", "doc", "doc-ref", "types", "enums", "flags", "extend"}
 RESERVED_IDS = {"items", "keys", "values", "get", "update", "copy", "pop", "clear", "setdefault",
                 "popitem", "fromkeys", "search", "search_all"}
 CODECS = {"zstd", "zlib", "mariadb_zlib"}
@@ -85,6 +86,12 @@ def read_yaml(path: Path, rel: str):
                         mark.line + 1 if mark else None) from None
 
 
+def _mark(obj, rel):
+    """Remember which file a piece of YAML came from (an overlay's fields keep their own file)."""
+    if isinstance(obj, (_Map, _List)):
+        obj.src_file = rel
+
+
 def _line(obj, key=None, default=0):
     if isinstance(obj, _Map) and key is not None and key in obj.key_lines:
         return obj.key_lines[key]
@@ -135,6 +142,10 @@ class _Builder:
 
     def build(self) -> SpecSet:
         docs = [(self.rel(p), read_yaml(p, self.rel(p))) for p in self.files]
+        overlays = [(rel, d) for rel, d in docs if isinstance(d, dict) and "overlay" in d]
+        docs = [(rel, d) for rel, d in docs if not (isinstance(d, dict) and "overlay" in d)]
+        for rel, ov in sorted(overlays, key=lambda x: self._overlay_version(*x)):
+            docs.append((rel, self._apply_overlay(rel, ov, docs)))
         # pass 1: context, enums, flags, names of types and events
         for rel, doc in docs:
             if doc is None:
@@ -170,6 +181,108 @@ class _Builder:
         self._check_type_cycles()
         return SpecSet(str(self.root), [self.rel(p) for p in self.files], self.context, self.types,
                        self.enums, self.events, self.type_files)
+
+    # -- version overlays ----------------------------------------------------------------
+    def _overlay_version(self, rel, ov):
+        v = self._version(rel, _line(ov, "overlay"), None, ov.get("overlay"))
+        if v is None:
+            raise SpecError("overlay: needs the first server version it applies to", rel, _line(ov))
+        return (v.flavor, v.number, rel)
+
+    def _apply_overlay(self, rel, ov, docs):
+        """Apply a version overlay (specs/versions/*.yaml) to the other files' YAML, before they
+        are validated: enum members, switch and TLV cases, and fields appended to an event or a
+        struct type (present only for servers of the overlay's line from its version on). Returns
+        what the overlay defines itself (types, enums, flags) as an ordinary file."""
+        for k in ov:
+            if k not in OVERLAY_KEYS:
+                raise SpecError(f"unknown key {k!r} in a version overlay (allowed: "
+                                f"{', '.join(sorted(OVERLAY_KEYS))})", rel, _line(ov, k))
+        if not ov.get("doc"):
+            raise SpecError("a version overlay needs a doc", rel, _line(ov))
+        since = str(ov["overlay"])
+        until = ov.get("until")
+        gate = f"ctx.server >= {since}" + (f" and ctx.server < {until}" if until else "")
+        self._version(rel, _line(ov, "until"), None, until)
+        for step in ov.get("extend") or []:
+            line = _line(step, default=_line(ov, "extend"))
+            if not isinstance(step, dict) or "target" not in step:
+                raise SpecError("each extend: entry needs a target", rel, line)
+            ops = [k for k in ("members", "cases", "append") if k in step]
+            extra = set(step) - {"target", "members", "cases", "append", "doc"}
+            if len(ops) != 1 or extra:
+                raise SpecError("an extend: entry has a target and one of members, cases, append",
+                                rel, line)
+            target, op = step["target"], ops[0]
+            node = self._overlay_target(rel, line, str(target), op, docs)
+            if op == "members":
+                members = node.setdefault("members", _Map())
+                for k, v in step["members"].items():
+                    if k in members:
+                        raise SpecError(f"enum {target}: member {k} already exists", rel, line)
+                    members[k] = v
+            elif op == "cases":
+                t = node.get("type")
+                body = t.get("tlv") if isinstance(t, dict) and "tlv" in t else t
+                if not isinstance(body, dict) or "cases" not in body:
+                    raise SpecError(f"{target} is not a switch or a TLV list", rel, line)
+                for k, v in step["cases"].items():
+                    if k in body["cases"]:
+                        raise SpecError(f"{target}: case {k} already exists", rel, line)
+                    _mark(v, rel)
+                    body["cases"][k] = v
+            else:
+                fields = node.setdefault("body", []) if "event" in node or "events" in node \
+                    else node.get("fields")
+                if not isinstance(fields, list):
+                    raise SpecError(f"{target} is not an event or a struct type", rel, line)
+                for f in step["append"]:
+                    if not isinstance(f, dict):
+                        raise SpecError("append: takes fields", rel, line)
+                    src, f = f, _Map(f)
+                    f.line = _line(src, default=_line(step["append"], default=line))
+                    f.key_lines = dict(getattr(src, "key_lines", {}))
+                    cond = f.get("if")
+                    f["if"] = f"{gate} and ({cond})" if cond is not None else gate
+                    f.setdefault("since", since)
+                    if until:
+                        f.setdefault("until", until)
+                    _mark(f, rel)
+                    fields.append(f)
+        return {k: ov[k] for k in ("types", "enums", "flags") if k in ov}
+
+    def _overlay_target(self, rel, line, target, op, docs):
+        """The YAML mapping an overlay extends: an enum, a named type, an event, or a field of
+        one (EVENT_NAME.field.subfield)."""
+        head, *path = target.split(".")
+        for _r, d in docs:
+            if not isinstance(d, dict):
+                continue
+            if op == "members" and not path:
+                for sect in ("enums", "flags"):
+                    if head in (d.get(sect) or {}):
+                        return d[sect][head]
+            if not path and head in (d.get("types") or {}):
+                return d["types"][head]
+            names = [d.get("event")] + [e.get("name") for e in d.get("events") or [] if isinstance(e, dict)]
+            if head in names:
+                node = d
+                for part in path:
+                    fields = list(node.get("post_header") or []) + list(node.get("body") or []) \
+                        if node is d else node.get("fields") or []
+                    node = next((f for f in fields if isinstance(f, dict) and f.get("id") == part), None)
+                    if node is None:
+                        raise SpecError(f"overlay target {target}: no field {part!r}", rel, line)
+                return node
+            if path and head in (d.get("types") or {}):
+                node = d["types"][head]
+                for part in path:
+                    node = next((f for f in node.get("fields") or []
+                                 if isinstance(f, dict) and f.get("id") == part), None)
+                    if node is None:
+                        raise SpecError(f"overlay target {target}: no field {part!r}", rel, line)
+                return node
+        raise SpecError(f"overlay target {target!r} is not an enum, type or event of the specs", rel, line)
 
     # -- context -------------------------------------------------------------------------
     def _context(self, rel, items):
@@ -423,7 +536,8 @@ class _Builder:
                 raise SpecError(f"tlv case {k!r} appears twice", rel, kl, fid)
             if not isinstance(sub, dict):
                 raise SpecError("a tlv case is a field (id, type, doc)", rel, kl, fid)
-            cf = self._field(rel, sub, scope=[], where_struct=f"{fid} case {k}", line=kl)
+            cf = self._field(getattr(sub, "src_file", rel), sub, scope=[], where_struct=f"{fid} case {k}",
+                             line=kl)
             if cf.id in seen_ids:
                 raise SpecError(f"tlv case id {cf.id!r} is used twice", rel, kl, fid)
             seen_keys.add(key)
@@ -443,7 +557,8 @@ class _Builder:
         for it in items:
             if not isinstance(it, dict):
                 raise SpecError(f"{where}: each field must be a mapping", rel, _line(items))
-            f = self._field(rel, it, scope=sorted(ids), where_struct=where, all_ids=all_ids)
+            f = self._field(getattr(it, "src_file", rel), it, scope=sorted(ids), where_struct=where,
+                            all_ids=all_ids)
             if f.id in ids:
                 raise SpecError(f"field id {f.id!r} is used twice in {where}", rel, f.line, f.id)
             ids.add(f.id)
