@@ -117,6 +117,10 @@ def FACTS(items):
     return {"kind": "facts", "items": [(label, value) for label, value in items if value]}
 
 
+def CODE(text, lang="yaml"):
+    return {"kind": "code", "text": text.rstrip("\n"), "lang": lang}
+
+
 def TABLE(head, rows, cls="", name=""):
     """rows: [{"cells": [rich], "anchor": str|None}]; name: the struct it lists (data-struct)"""
     return {"kind": "table", "head": head, "rows": rows, "cls": cls, "name": name}
@@ -720,7 +724,7 @@ class Builder:
             self.tlv_index_page("table-map-metadata", "TABLE_MAP_EVENT optional metadata",
                                 "TABLE_MAP_EVENT", "optional_metadata", "optional metadata field"),
             self.column_types_page(), self.enums_page(), self.types_page(), self.context_page(),
-            self.versions_page()] + event_pages
+            self.versions_page(), self.guide_page()] + event_pages
         return self.pages
 
     # -- event pages -------------------------------------------------------------------------
@@ -1066,6 +1070,54 @@ class Builder:
         search = [(f"ctx.{cid}", cid, "context value", c.doc) for cid, c in self.specs.context.items()]
         return Page("context", "Context values", blocks, nav="Context values", group="pages",
                     search=search)
+
+    # -- the guide to adding a version -------------------------------------------------------
+    def guide_page(self) -> Page:
+        root = Path(self.specs.root)
+        real = root / "versions" / "mysql-9.0.0.yaml"
+        example = real.read_text(encoding="utf-8") if real.exists() else ""
+        b = [H(1, "How to add a MySQL version"),
+             P(T("A server version that changes the binlog is a YAML change. Find what changed in "
+                 "the server source ("), C("libbinlogevents"), T(" / "), C("libs/mysql/binlog/event"),
+               T(" for MySQL, "), C("sql/log_event*.cc"), T(" for MariaDB), then write it in one of "
+                 "three ways; none needs a Python change.")),
+             H(2, "1. A version overlay", "overlay"),
+             P(T("A file "), C("specs/versions/mysql-X.Y.Z.yaml"), T(" (or "), C("mariadb-X.Y.Z"),
+               T(") names the first version it applies to and extends the specs of the versions "
+                 "before it. Each "), C("extend"), T(" entry has a "), C("target"), T(" and one operation:")),
+             TABLE(["operation", "target", "effect"], [
+                 ROW([[C("members")], [T("an enum or flag set")], [T("new type codes, status-variable codes, metadata types")]]),
+                 ROW([[C("cases")], [T("a switch or TLV type, or an event field such as "),
+                                     C("TABLE_MAP_EVENT.optional_metadata")],
+                      [T("new cases (a column layout, a status variable, an optional metadata field)")]]),
+                 ROW([[C("append")], [T("an event or a struct type")], [T("fields appended to its end; each is read only for servers of the overlay's line from its version on ("), C("ctx.server >= mysql-X.Y.Z"), T(", combined with the field's own "), C("if"), T(")")]]),
+             ]),
+             P(T("Where MySQL itself tells a newer field by the bytes left rather than by version, say so "
+                 "with "), C("if: remaining >= N"), T(" on the appended field, as the server does. New "
+                 "types, enums and flag sets may be defined in the overlay itself. This is MySQL 9.0's, "
+                 "the whole of what the project knows about VECTOR:")),
+             CODE(example),
+             H(2, "2. A new event", "event"),
+             P(T("A new event type is a new event spec file; put it in a folder named after the version, "
+                 "like "), C("specs/versions/mysql-8.3.0/gtid_tagged_log_event.yaml"), T(", with "),
+               C("since:"), T(" set. Its code must be new.")),
+             H(2, "3. A field of every version", "field"),
+             P(T("When a field was always there but undocumented, add it to the event file with "),
+               C("since:"), T(" / "), C("until:"), T(" annotations and, if older servers do not write it, "
+                 "an "), C("if:"), T(" on "), C("ctx.server"), T(" or "), C("remaining"), T(".")),
+             H(2, "Then", "then"),
+             P(T("Run "), C("binlog-grammar generate"), T(" and "), C("binlog-grammar docs"),
+               T(" and commit both; add a test with bytes of the new version (the round-trip tests "
+                 "cover the new structs by themselves). To try it without changing the project, "
+                 "keep the files in your own folder and read with "), C("binlog-grammar --specs DIR dump FILE"),
+               T("; a mistake in them is reported with your file and line. The reader takes the "
+                 "server version from each file's FORMAT_DESCRIPTION_EVENT. "),
+               C("tests/test_versions.py"), T(" does all of this for a made-up MySQL 99.0: a field "
+                 "appended to XID_EVENT, a QUERY_EVENT status variable and a TABLE_MAP optional "
+                 "metadata field, from YAML in a temporary folder.")),
+             ]
+        return Page("guide-versions", "How to add a MySQL version", b, nav="Adding a version",
+                    group="pages")
 
     # -- versions ----------------------------------------------------------------------------
     def version_changes(self):

@@ -8,8 +8,10 @@ RepeatUntil, Switch), parsing exactly as construct does, and treats every other 
 leaf that it lets parse itself. Offsets inside a sized region (rt.Sized, a TLV value with a
 length) are translated back to offsets in the whole input.
 
-The docs use it to number the bytes of the hex examples; `binlog-grammar dump --hexdump` is meant
-to reuse it.
+The docs use it to number the bytes of the hex examples; `binlog-grammar dump --hexdump`
+(binlog_grammar/hexdump.py) labels every byte of an event with it. With `tlv_parts=True` a TLV
+entry's span also gets a "(tag)" span and, when the list has lengths, a "(length)" span before its
+value, so that every byte of the entry has a span of its own.
 """
 from __future__ import annotations
 
@@ -46,6 +48,9 @@ class Span:
 class _Rec:
     """Parses like construct while collecting spans. `base` is the offset of the current stream's
     position 0 in the whole input."""
+
+    def __init__(self, tlv_parts=False):
+        self.tlv_parts = tlv_parts
 
     def parse(self, con, stream, context, path, base, out):
         """Parse `con` at the stream's position; append spans of named parts to `out`."""
@@ -173,14 +178,21 @@ class _Rec:
             if case is None:
                 if con.unknown == "error":
                     raise ExplicitError(f"unknown tag {tag}", path=path)
+                parts = [Span("(tag)", start, base + stream.tell(), value=con._name_tag(tag))]
                 if con.unknown == "stop":
+                    raw_start = base + stream.tell()
                     entry = Container(tag=con._name_tag(tag), id=None, unknown=True, raw=stream.read())
                 else:
+                    lstart = base + stream.tell()
                     n = con.length._parsereport(stream, context, path)
+                    parts.append(Span("(length)", lstart, base + stream.tell(), value=n))
+                    raw_start = base + stream.tell()
                     entry = Container(tag=con._name_tag(tag), id=None, unknown=True,
                                       raw=stream_read(stream, n, path))
+                parts.append(Span("(raw)", raw_start, base + stream.tell(), value=entry.raw))
                 obj.append(entry)
-                out.append(Span(f"[{i}]", start, base + stream.tell(), value=entry))
+                out.append(Span(f"[{i}]", start, base + stream.tell(), value=entry,
+                                children=parts if self.tlv_parts else []))
                 if con.unknown == "stop":
                     return obj
                 i += 1
@@ -188,13 +200,19 @@ class _Rec:
             ident, sub = case
             subpath = f"{path} -> {ident}"
             span = Span(f"[{i}]", start, start)
+            if self.tlv_parts:
+                span.children.append(Span("(tag)", start, base + stream.tell(),
+                                          value=con._name_tag(tag)))
             vspan = Span(ident, 0, 0)
             if con.length is None:
                 vspan.start = base + stream.tell()
                 value = self.parse(sub, stream, context, subpath, base, vspan.children)
                 vspan.end = base + stream.tell()
             else:
+                lstart = base + stream.tell()
                 n = con.length._parsereport(stream, context, subpath)
+                if self.tlv_parts:
+                    span.children.append(Span("(length)", lstart, base + stream.tell(), value=n))
                 region, region_base = self._region(stream, n, subpath, base)
                 vspan.start = region_base
                 value = self._in_region(sub, region, region_base, context, subpath, vspan.children)
@@ -210,9 +228,10 @@ class _Rec:
             i += 1
 
 
-def record(con, data: bytes, **ctx):
+def record(con, data: bytes, *, tlv_parts: bool = False, **ctx):
     """Parse `data` with `con` (as con.parse(data, **ctx) would) and return (value, spans): the
-    spans of the top-level named fields, each with the spans of its parts."""
+    spans of the top-level named fields, each with the spans of its parts. `tlv_parts` adds the
+    "(tag)" and "(length)" spans of TLV entries (and "(raw)" for an unknown entry's bytes)."""
     stream = io.BytesIO(data)
     context = Container(**ctx)
     context._parsing = True
@@ -220,7 +239,7 @@ def record(con, data: bytes, **ctx):
     context._sizing = False
     context._params = context
     spans = []
-    value = _Rec().parse(con, stream, context, "(parsing)", 0, spans)
+    value = _Rec(tlv_parts).parse(con, stream, context, "(parsing)", 0, spans)
     return value, spans
 
 

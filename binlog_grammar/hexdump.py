@@ -1,0 +1,606 @@
+"""`binlog-grammar dump --hexdump`: mysqlbinlog's hex view with every byte run labelled by its spec field.
+
+    from binlog_grammar.hexdump import render
+    for se in open_stream(["mariadb-bin.000001"]).events():
+        print(render(se))
+
+`render(se)` takes a stream.StreamEvent (or a reader.Event, with the rows.Table of a rows event as
+`table=`) and gives its bytes as lines of
+
+    # OFFSET    xx xx xx ...                                     |ascii...        |  label
+
+one line per field run: the common header fields, the post-header and body fields by their spec
+path (`columns.columns_present`, `optional_metadata[2].column_name[0]`), TLV entries by their tag
+and length, the checksum footer, and for rows events each part of each row image (`row 1 before:
+null_bits`, `row 1 before: id (LONG) = 42`). A run longer than 16 bytes goes on over more lines,
+labelled `(cont.)`. OFFSET is the file offset (8 hex digits); for an event from inside a
+TRANSACTION_PAYLOAD_EVENT, and for the sections after an event that show decompressed bytes, it
+is `+` and the offset in the decompressed data.
+
+Nothing here knows a layout: the labels are the spans binlog_grammar.layout records while the
+generated structs parse the event, and for rows the spans of the spec type `row_images` parsed with
+the table's columns (the same context rows.RowDecoder.changes builds). Bytes that do not parse
+(an event type no spec describes, damaged bytes) are dumped all the same, labelled `unparsed`
+with the reason; rendering never raises on bad bytes.
+
+Compressed content (MySQL's TRANSACTION_PAYLOAD_EVENT, MariaDB's compressed query and rows events)
+is labelled as such. The decompressed row images of a MariaDB compressed rows event follow the
+event; the events of a payload follow it only with `inner_events=True` (the stream yields them as
+events of their own, so the CLI dumps each once).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import decimal as _decimal
+import json
+import uuid as _uuid
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from construct import ConstructError
+
+from . import layout
+from . import runtime as rt
+from .events import decompress, format_construct_error
+from .generated import types as T
+from .generated.catalog import EVENTS
+from .reader import CHECKSUM_LEN, FormatState, crc_of, event_name
+
+__all__ = ["render", "render_bytes", "event_runs", "dump_lines", "fmt_value", "fmt_cell", "Run",
+           "BYTES_PER_LINE", "VALUE_LIMIT", "CONT"]
+
+BYTES_PER_LINE = 16
+VALUE_LIMIT = 60  # characters of a shown value; longer ones end in "..."
+CONT = "(cont.)"
+IMAGE_NAMES = {"insert": ["after"], "delete": ["before"], "update": ["before", "after"]}
+
+
+@dataclass
+class Run:
+    """Bytes [start, end) of the dumped data and the label of the field they belong to."""
+
+    start: int
+    end: int
+    label: str
+
+
+@dataclass
+class Section:
+    """Decompressed bytes shown after the event: a title, the bytes, their runs, and sub-sections."""
+
+    title: str
+    data: bytes
+    runs: list
+    notes: list
+    subs: list
+
+
+# ---------------------------------------------------------------------------------------------
+# values
+
+def _clip(s: str, limit: int = VALUE_LIMIT) -> str:
+    return s if len(s) <= limit else s[:limit - 3] + "..."
+
+
+def fmt_value(v: Any, name: str = "") -> Optional[str]:
+    """A field value as a short text (None when there is nothing worth showing)."""
+    if v is None:
+        return None
+    if isinstance(v, rt.EnumValue):
+        s = f"{v.name} ({int(v)})" if v.name else str(int(v))
+    elif isinstance(v, rt.FlagsValue):
+        s = f"0x{int(v):x} ({'|'.join(v.names)})" if v.names else f"0x{int(v):x}"
+    elif isinstance(v, bool):
+        s = "true" if v else "false"
+    elif isinstance(v, int):
+        s = f"0x{v:08x}" if name == "checksum" else str(int(v))
+    elif isinstance(v, float):
+        s = repr(v)
+    elif isinstance(v, str):
+        s = json.dumps(v, ensure_ascii=False)
+    elif isinstance(v, (bytes, bytearray)):
+        if name in ("uuid", "sid", "server_uuid") and len(v) == 16:
+            s = str(_uuid.UUID(bytes=bytes(v)))
+        else:
+            s = f"x'{bytes(v).hex()}'" if v else "(empty)"
+    elif isinstance(v, rt.Version):
+        s = str(v)
+    elif isinstance(v, dict):
+        parts = [f"{k}={fmt_value(x, k)}" for k, x in v.items() if not str(k).startswith("_")]
+        s = "{" + ", ".join(parts) + "}"
+    elif isinstance(v, (list, tuple)):
+        if v and all(isinstance(x, bool) for x in v):
+            s = "bits " + "".join("1" if x else "0" for x in v)
+        elif v and all(isinstance(x, rt.EnumValue) and x.name for x in v):
+            s = "[" + ", ".join(x.name for x in v) + "]"
+        else:
+            s = "[" + ", ".join(fmt_value(x) or "null" for x in v) + "]"
+    else:
+        s = str(v)
+    return _clip(s)
+
+
+def fmt_cell(v: Any, col=None) -> str:
+    """A decoded column value (the Python value rows.py gives) as a short text; SET members in
+    the column's member order."""
+    if v is None:
+        s = "NULL"
+    elif isinstance(v, str):
+        s = json.dumps(v, ensure_ascii=False)
+    elif isinstance(v, (bytes, bytearray)):
+        s = f"x'{bytes(v).hex()}'"
+    elif isinstance(v, bool):
+        s = "true" if v else "false"
+    elif isinstance(v, (int, float, _decimal.Decimal)):
+        s = str(v)
+    elif isinstance(v, _dt.datetime):
+        s = v.isoformat(" ")
+    elif isinstance(v, (_dt.date, _dt.timedelta)):
+        s = str(v)
+    elif isinstance(v, (set, frozenset)):
+        order = list(col.get("set_values") or ()) if col is not None else []
+        key = (lambda m: (order.index(m) if m in order else len(order), str(m)))
+        s = "{" + ", ".join(json.dumps(m, ensure_ascii=False) for m in sorted(v, key=key)) + "}"
+    elif isinstance(v, (dict, list)):
+        s = "JSON " + json.dumps(v, ensure_ascii=False, default=str)
+    elif isinstance(v, tuple) and type(v).__name__ == "Geometry":
+        s = f"GEOMETRY srid={v.srid}, {len(v.wkb)}-byte WKB"
+    else:
+        s = str(v)
+    return _clip(s)
+
+
+def _fmt_timestamp(v) -> str:
+    try:
+        t = _dt.datetime.fromtimestamp(int(v), _dt.timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return str(int(v))
+    return f"{t:%Y-%m-%d %H:%M:%S} UTC ({int(v)})"
+
+
+def _labelled(path: str, value: Any, name: str) -> str:
+    shown = fmt_value(value, name)
+    return f"{path} = {shown}" if shown is not None else path
+
+
+def _join(prefix: str, name: str) -> str:
+    if name.startswith("["):
+        return prefix + name
+    if name.startswith("(") and name.endswith(")"):
+        word = {"end": "end mark"}.get(name[1:-1], name[1:-1])
+        return f"{prefix} {word}" if prefix else word
+    return f"{prefix}.{name}" if prefix else name
+
+
+# ---------------------------------------------------------------------------------------------
+# spans -> runs
+
+def _small_array(span) -> bool:
+    """An array of small scalars (post_header_lengths, column_types): one run, the list as value."""
+    kids = [c for c in span.children if c.size]
+    return len(kids) > 1 and all(c.name.startswith("[") and not c.children and c.size <= 2
+                                 and not isinstance(c.value, (bytes, str)) for c in kids)
+
+
+def _span_runs(spans, prefix: str, base: int, hook=None) -> list:
+    """Runs of the leaves of a span tree; bytes a span's parts leave uncovered get its own label.
+    `hook(path, span)` may return the runs of a span itself (or None to walk it as usual)."""
+    out = []
+    for s in spans:
+        if not s.size:
+            continue
+        path = _join(prefix, s.name)
+        if hook is not None:
+            special = hook(path, s)
+            if special is not None:
+                out += special
+                continue
+        kids = [c for c in s.children if c.size]
+        if not kids or _small_array(s):
+            out.append(Run(base + s.start, base + s.end, _labelled(path, s.value, s.name)))
+            continue
+        inner = _span_runs(kids, path, base, hook)
+        pos = base + s.start
+        for r in sorted(inner, key=lambda r: r.start):
+            if r.start > pos:
+                out.append(Run(pos, r.start, path))
+            pos = max(pos, r.end)
+        if pos < base + s.end:
+            out.append(Run(pos, base + s.end, path))
+        out += inner
+    return out
+
+
+def _fill(runs, start: int, end: int, label: str) -> list:
+    """Sorted runs, each byte in one run only; gaps between start and end labelled `label`."""
+    runs = sorted(runs, key=lambda r: r.start)
+    out = []
+    pos = start
+    for r in runs:
+        if r.end <= pos:
+            continue
+        if r.start > pos:
+            out.append(Run(pos, r.start, label))
+        out.append(r if r.start >= pos else Run(pos, r.end, r.label))
+        pos = r.end
+    if pos < end:
+        out.append(Run(pos, end, label))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# row images
+
+def _row_ctx(ctx: dict, data, table) -> dict:
+    """The context rows.RowDecoder.changes parses `row_images` with."""
+    op = EVENTS[int(ctx["type_code"])].row_op
+    present = list(data.columns.columns_present)
+    after = data.columns.get("columns_present_after")
+    images = {"insert": [present], "delete": [present],
+              "update": [present, list(after) if after is not None else present]}[op]
+    if len(present) != len(table.columns):
+        raise ValueError(f"the rows event has {len(present)} columns, the TABLE_MAP of "
+                         f"{table.db}.{table.table} {len(table.columns)}")
+    return dict(ctx, columns=table.columns, images=images, json_columns=table.json_columns)
+
+
+def row_runs(rows_bytes: bytes, base: int, ctx: dict, data, table) -> list:
+    """Runs of the row images of a rows event: `row N before|after: part`, one run per cell."""
+    rctx = _row_ctx(ctx, data, table)
+    names = IMAGE_NAMES[EVENTS[int(ctx["type_code"])].row_op]
+    _, spans = layout.record(T.row_images, rows_bytes, **rctx)
+    out = []
+    for top in spans:  # "rows"
+        for r, row in enumerate(top.children):
+            for images in row.children:  # "images"
+                for j, img in enumerate(images.children):
+                    who = f"row {r + 1} {names[j] if j < len(names) else f'image {j + 1}'}"
+                    out += _image_runs(img, who, base, table)
+    return out
+
+
+def _image_runs(img, who: str, base: int, table) -> list:
+    out = []
+    present = img.value.get("present") if img.value is not None else None
+    for part in img.children:
+        if not part.size:
+            continue
+        if part.name == "cells":
+            for k, cell in enumerate(part.children):
+                if not cell.size:
+                    continue
+                c = table.columns[k]
+                out.append(Run(base + cell.start, base + cell.end,
+                               f"{who}: {c.name} ({c.type_name}) = {fmt_cell(cell.value, c)}"))
+        elif part.name == "null_bits":
+            bits = list(part.value or ())
+            text = "bits " + "".join("1" if b else "0" for b in bits)
+            cols = [c for c, p in zip(table.columns, present or ()) if p]
+            nulls = [c.name for c, b in zip(cols, bits) if b]
+            text += f" (NULL: {', '.join(nulls)})" if nulls else " (no NULLs)"
+            out.append(Run(base + part.start, base + part.end, f"{who}: null_bits = {_clip(text)}"))
+        else:
+            out.append(Run(base + part.start, base + part.end, _labelled(f"{who}: {part.name}",
+                                                                         part.value, part.name)))
+    return _fill(out, base + img.start, base + img.end, f"{who}: (unlabelled)")
+
+
+# ---------------------------------------------------------------------------------------------
+# one event
+
+class _Dumped:
+    """What dumping one event's bytes found: runs over its bytes, sections after it, its name."""
+
+    def __init__(self):
+        self.runs = []
+        self.sections = []
+        self.notes = []
+        self.name = None
+        self.header = None
+        self.value = None
+
+
+def _unparsed(start, end, why) -> Run:
+    return Run(start, end, f"unparsed: {_clip(why, 100)}")
+
+
+def _why(e: Exception) -> str:
+    if isinstance(e, ConstructError):
+        return format_construct_error(e)
+    return f"{type(e).__name__}: {e}"
+
+
+def _dump_event(raw: bytes, ctx: dict, crc_len: int, *, table=None, tables=None, state=None,
+                checksum_ok=None, expand_inner=False) -> _Dumped:
+    """Runs over `raw` (one whole event) and the sections after it. Never raises on bad bytes."""
+    d = _Dumped()
+    hl = int(ctx.get("header_len", 19))
+    if len(raw) < hl:
+        d.runs = [_unparsed(0, len(raw), f"{len(raw)} bytes, shorter than the {hl}-byte header")]
+        return d
+    try:
+        header, hspans = layout.record(T.common_header, raw[:hl], **ctx)
+    except Exception as e:  # noqa: BLE001 - bad bytes are dumped, not raised
+        d.runs = [_unparsed(0, len(raw), f"common header: {_why(e)}")]
+        return d
+    d.header = header
+    runs = []
+    for s in hspans:
+        if not s.size:
+            continue
+        if s.name == "timestamp":
+            runs.append(Run(s.start, s.end, f"timestamp = {_fmt_timestamp(s.value)}"))
+        else:
+            runs.append(Run(s.start, s.end, _labelled(s.name, s.value, s.name)))
+    runs = _fill(runs, 0, hl, "common header")
+    file_code = int(header.type_code)
+    code = state.event_code(file_code) if state is not None else int(ctx.get("type_code", file_code))
+    et = EVENTS.get(code)
+    d.name = et.name if et else f"UNKNOWN_TYPE_{file_code}"
+    if crc_len and len(raw) < hl + crc_len:
+        crc_len = 0
+    end = len(raw) - crc_len
+    data = raw[hl:end]
+    if int(header.event_length) != len(raw):
+        d.notes.append(f"event_length {int(header.event_length)} does not match the {len(raw)} bytes dumped")
+    if et is None:
+        runs.append(_unparsed(hl, end, f"no spec describes event type code {file_code}"))
+    else:
+        try:
+            value, spans = layout.record(rt.Sized(None, et.struct), data, tlv_parts=True, **ctx)
+        except Exception as e:  # noqa: BLE001 - bad bytes are dumped, not raised
+            runs.append(_unparsed(hl, end, f"{d.name}: {_why(e)}"))
+        else:
+            d.value = value
+            hook = _Hooks(d, et, value, ctx, hl, table, tables, state, expand_inner, checksum_ok).hook
+            runs += _fill(_span_runs(spans, "", hl, hook), hl, end, "unlabelled")
+    if crc_len:
+        stored = int.from_bytes(raw[end:], "little")
+        if checksum_ok is None:
+            try:
+                checksum_ok = crc_of(header, raw, ctx) == stored
+            except Exception:  # noqa: BLE001 - a header that does not rebuild: not verified
+                checksum_ok = None
+        verdict = {True: "CRC32 ok", False: "CRC32 MISMATCH", None: "not verified"}[checksum_ok]
+        runs.append(Run(end, len(raw), f"checksum = 0x{stored:08x} ({verdict})"))
+    d.runs = runs
+    if et is not None and et.name == "TABLE_MAP_EVENT" and d.value is not None and tables is not None:
+        try:
+            from .rows import table_from_event
+
+            t = table_from_event(d.value)
+            tables[t.table_id] = t
+        except Exception:  # noqa: BLE001 - a table map that does not make a table: rows unlabelled
+            pass
+    return d
+
+
+class _Hooks:
+    """Special runs for fields whose bytes hold something else: compressed data, row images."""
+
+    def __init__(self, d, et, value, ctx, hl, table, tables, state, expand_inner, checksum_ok):
+        self.d, self.et, self.value, self.ctx, self.hl = d, et, value, ctx, hl
+        self.checksum_ok = checksum_ok
+        self.table, self.tables, self.state, self.expand_inner = table, tables, state, expand_inner
+        self.decodes = {}
+        for dec in et.decode:
+            try:
+                if dec.applies(value):
+                    self.decodes.setdefault(dec.field, dec)
+            except Exception:  # noqa: BLE001 - a condition the value cannot answer: not compressed
+                pass
+
+    def hook(self, path, span):
+        if path == "checksum" and self.et.name == "FORMAT_DESCRIPTION_EVENT" \
+                and self.checksum_ok is not None and isinstance(span.value, int):
+            verdict = "CRC32 ok" if self.checksum_ok else "CRC32 MISMATCH"
+            return [Run(self.hl + span.start, self.hl + span.end,
+                        f"checksum = 0x{int(span.value):08x} ({verdict})")]
+        dec = self.decodes.get(path)
+        if dec is not None:
+            return self._compressed(path, span, dec)
+        if path == "rows" and self.et.row_op:
+            return self._rows(span, bytes(span.value), self.hl + span.start, None)
+        return None
+
+    def _table(self):
+        if self.table is not None:
+            return self.table
+        if self.tables is not None:
+            return self.tables.get(int(self.value.table_id))
+        return None
+
+    def _rows(self, span, rows_bytes, base, section):
+        """Row image runs over rows_bytes at `base`; a note and one run when they do not decode."""
+        start, end = base, base + len(rows_bytes)
+        t = self._table()
+        if t is None:
+            return [Run(start, end, f"rows: row images (no TABLE_MAP of table id "
+                                    f"{int(self.value.table_id)} known)")]
+        if not t.has_metadata:
+            return [_unparsed(start, end, f"row images of {t.db}.{t.table}: its TABLE_MAP_EVENT "
+                                          "carries no column metadata, so the values cannot be sized")]
+        try:
+            return _fill(row_runs(rows_bytes, base, self.ctx, self.value, t), start, end,
+                         "rows: (unlabelled)")
+        except Exception as e:  # noqa: BLE001 - bad row bytes are dumped, not raised
+            return [_unparsed(start, end, f"row images of {t.db}.{t.table}: {_why(e)}")]
+
+    def _compressed(self, path, span, dec):
+        raw = bytes(span.value)
+        start, end = self.hl + span.start, self.hl + span.end
+        try:
+            plain = decompress(dec.codec, raw)
+        except Exception as e:  # noqa: BLE001 - any codec failure is bad input
+            return [Run(start, end, f"{path} = compressed ({dec.codec}), {len(raw)} bytes, "
+                                    f"cannot decompress: {_clip(str(e), 60)}")]
+        kind = {"events": "events", "str": "text", "bytes": "row images" if path == "rows" else "bytes"}
+        what = (f"{path} = compressed {kind.get(dec.target, dec.target)} ({dec.codec}), "
+                f"{len(raw)} -> {len(plain)} bytes")
+        if dec.target == "str":
+            text = plain.decode("utf-8", "surrogateescape")
+            return [Run(start, end, f"{what}: {fmt_value(text)}")]
+        if dec.target == "bytes" and path == "rows" and self.et.row_op:
+            runs = self._rows(span, plain, 0, True)
+            self.d.sections.append(Section(f"{path}, decompressed ({len(plain)} bytes; offsets "
+                                           f"into the decompressed data)", plain, runs, [], []))
+            return [Run(start, end, f"{what} (decompressed below)")]
+        if dec.target == "events":
+            sec, n = _payload_section(path, plain, self.state or _state_of(self.ctx), self.expand_inner)
+            what += f", {n} event{'s' if n != 1 else ''}"
+            if self.expand_inner:
+                self.d.sections.append(sec)
+                return [Run(start, end, f"{what} (dumped below)")]
+            self.d.notes += sec.notes
+            return [Run(start, end, what)]
+        return [Run(start, end, what)]
+
+
+def _state_of(ctx: dict) -> FormatState:
+    """What an event's context says of its file (when no FormatState is given)."""
+    return FormatState(binlog_version=int(ctx.get("binlog_version", 4)),
+                       header_len=int(ctx.get("header_len", 19)),
+                       checksum_alg=int(ctx.get("checksum_alg") or 0), server=ctx.get("server"))
+
+
+def _payload_section(path, payload: bytes, state: FormatState, expand: bool):
+    """(section, number of events) of a decompressed payload: a note naming its events, and when
+    `expand` each event dumped with payload offsets."""
+    hl = state.header_len
+    pos = 0
+    runs, subs, names = [], [], []
+    tables = {}
+    while pos < len(payload):
+        rest = payload[pos:]
+        head = None
+        if len(rest) >= hl:
+            try:
+                head = T.common_header.parse(rest[:hl], **state.context(0))
+            except Exception:  # noqa: BLE001 - an unreadable header: the rest is unparsed
+                head = None
+        length = int(head.event_length) if head is not None else 0
+        if head is None or length < hl or length > len(rest):
+            runs.append(_unparsed(pos, len(payload), f"{len(rest)} bytes that are not a whole event"))
+            names.append("unparsed bytes")
+            break
+        code = int(head.type_code)
+        if expand:
+            d = _dump_event(rest[:length], state.context(code), 0, tables=tables, state=state)
+            runs += [Run(pos + r.start, pos + r.end, r.label) for r in d.runs]
+            subs.append((pos, d))
+        names.append(event_name(code, state))
+        pos += length
+    note = f"{path} holds {len(names)} event{'s' if len(names) != 1 else ''}: " + ", ".join(names)
+    sec = Section(f"{path}, decompressed ({len(payload)} bytes; offsets into the decompressed "
+                  f"payload)", payload, runs, [_clip(note, 200)], subs)
+    return sec, len(names)
+
+
+# ---------------------------------------------------------------------------------------------
+# lines
+
+def _ascii(chunk: bytes) -> str:
+    return "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in chunk)
+
+
+def dump_lines(data: bytes, runs, offset: int = 0, relative: bool = False) -> list:
+    """`# OFFSET  hex  |ascii|  label` lines of `runs` over `data`. OFFSET is `offset` + the
+    position in `data`: 8 hex digits, or `+` and 7 when `relative` (offsets in decompressed data)."""
+    out = []
+    for r in runs:
+        for k in range(r.start, r.end, BYTES_PER_LINE):
+            chunk = data[k:min(k + BYTES_PER_LINE, r.end)]
+            off = f"+{offset + k:07x}" if relative else f"{offset + k:08x}"
+            hexes = " ".join(f"{b:02x}" for b in chunk)
+            label = r.label if k == r.start else CONT
+            out.append(f"# {off}  {hexes:<{3 * BYTES_PER_LINE - 1}}  |{_ascii(chunk):<{BYTES_PER_LINE}}|"
+                       f"  {label}")
+    return out
+
+
+def _section_lines(sec: Section) -> list:
+    out = [f"# {sec.title}"]
+    out += [f"#   {n}" for n in sec.notes]
+    if not sec.subs:
+        return out + dump_lines(sec.data, sec.runs, relative=True)
+    by_start = sorted(sec.runs, key=lambda r: r.start)
+    i = 0
+    for pos, d in sec.subs:
+        n = sum(r.end - r.start for r in d.runs)
+        out.append(f"# -- inner {d.name} at payload offset {pos} ({n} bytes)")
+        out += [f"#   {x}" for x in d.notes]
+        mine = []
+        while i < len(by_start) and by_start[i].start < pos + n:
+            mine.append(by_start[i])
+            i += 1
+        out += dump_lines(sec.data, mine, relative=True)
+        for s in d.sections:
+            out += _section_lines(s)
+    if i < len(by_start):
+        out += dump_lines(sec.data, by_start[i:], relative=True)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# entry points
+
+def event_runs(ev, table=None, state=None, inner_events=False):
+    """(runs over ev.raw, sections after it, notes) of a reader.Event."""
+    d = _dump(ev, table, state, inner_events)
+    return d.runs, d.sections, d.notes
+
+
+def _dump(ev, table, state, inner_events) -> _Dumped:
+    tables = {} if table is None else None
+    return _dump_event(bytes(ev.raw), dict(ev.context), CHECKSUM_LEN if ev.footer else 0, table=table,
+                       tables=tables, state=state, checksum_ok=ev.checksum_ok,
+                       expand_inner=inner_events)
+
+
+def render(se, state: Optional[FormatState] = None, table=None, *, inner_events: bool = False) -> str:
+    """The labelled hex dump of one event.
+
+    `se`: a stream.StreamEvent (its table is used for rows events), or a reader.Event with the
+    rows.Table of a rows event as `table`. `state`: the FormatState of the event's file (only the
+    events of a TRANSACTION_PAYLOAD_EVENT need it; without it the event's context stands in).
+    `inner_events`: also dump the events of a payload after it, with payload offsets.
+    """
+    ev = getattr(se, "event", se)
+    if table is None:
+        table = getattr(se, "table", None) if se is not ev else None
+    if table is not None and (ev.type is None or not ev.type.row_op):
+        table = None
+    d = _dump(ev, table, state, inner_events)
+    return _text(ev.offset, bytes(ev.raw), d, ev.inner, ev.extra.get("payload_offset"))
+
+
+def render_bytes(raw: bytes, state: Optional[FormatState] = None, *, offset: int = 0, table=None,
+                 inner: bool = False, inner_events: bool = False) -> str:
+    """The labelled hex dump of one event's bytes as the file holds them (header, data, checksum),
+    read with what `state` knows of the file; for bytes the reader rejects (damaged events)."""
+    state = state or FormatState()
+    raw = bytes(raw)
+    code = raw[4] if len(raw) > 4 else 0
+    ctx = state.context(code)
+    crc_len = 0 if inner else state.checksum_len(state.event_code(code))
+    d = _dump_event(raw, ctx, crc_len, table=table, tables={} if table is None else None,
+                    state=state, expand_inner=inner_events)
+    return _text(offset, raw, d, inner, None)
+
+
+def _text(offset: int, raw: bytes, d: _Dumped, inner: bool, payload_offset) -> str:
+    name = d.name or "unreadable event"
+    if inner:
+        where = f"# at {offset}, inner event at payload offset {payload_offset or 0}"
+    else:
+        where = f"# at {offset}"
+    lines = [where, f"# {name}, {len(raw)} bytes"]
+    lines += [f"#   {n}" for n in d.notes]
+    if inner:
+        lines += dump_lines(raw, d.runs, payload_offset or 0, relative=True)
+    else:
+        lines += dump_lines(raw, d.runs, offset)
+    for sec in d.sections:
+        lines += _section_lines(sec)
+    return "\n".join(lines)
+
