@@ -932,8 +932,14 @@ class Builder:
                     T("), with the metadata bytes it carries in "),
                     L(f"{ev.layout}.{spath}", event_page_id(ev), field_anchor(spath)),
                     T(" (switch on "), C(src(switch.switch_on)), T(").")),
-                  P(T("Value encodings: the specs do not describe how row images encode each column "
-                      "type yet (a later issue); the last column is a placeholder until they do."))]
+                  P(T("Value encoding: the layout of the column's value in a row image, from the "),
+                    L("column_value", "types", "column_value"), T(" switch of "),
+                    SRC("specs/types/columns.yaml"), T(", and the Python value it becomes. A STRING "
+                      "column takes the layout of the real type its metadata names (CHAR, ENUM or SET)."))]
+        values = {}
+        if "column_value" in self.specs.types:
+            vt = self.specs.types["column_value"].field.type
+            values = {k: c for k, c, _s in vt.cases}
         rows = []
         search = []
         for v in sorted(e.members):
@@ -946,13 +952,24 @@ class Builder:
             else:
                 meta = self.meta_rich(ct)
                 size = self.m.elem_size_rich(ct)
-            rows.append(ROW([[T(str(v))], [C(name)], [T(doc)], size, meta,
-                             [T("(placeholder: not in the specs yet)")]], anchor=name, cls="coltype"))
+            rows.append(ROW([[T(str(v))], [C(name)], [T(doc)], size, meta, self.value_rich(values.get(v))],
+                            anchor=name, cls="coltype"))
             search.append((name, name, "column type", f"column type {v}. {doc}"))
         blocks.append(TABLE(["Code", "Type", "Meaning", "Metadata bytes", "Metadata",
                              "Value encoding"], rows, cls="coltypes"))
         return Page("column-types", "Column types", blocks, nav="Column types", group="pages",
                     search=search)
+
+    def value_rich(self, vt):
+        if vt is None:
+            return [T("not decodable from a binlog (see "), SRC("specs/types/columns.yaml"), T(")")]
+        if vt.kind != "named":
+            return [C(vt.describe())]
+        td = self.specs.types[vt.name]
+        out = [L(vt.name, "types", vt.name), T(": " + td.doc)]
+        if td.adapter:
+            out += [T(" Python value: "), C(td.adapter), T(".")]
+        return out
 
     def meta_rich(self, ct: TypeSpec):
         if ct.kind != "named":
