@@ -258,7 +258,7 @@ def _cmd_sql(args, flashback=False) -> int:
             txs = list(txs)  # the inverse runs from the last transaction back
         out = _stdout()
         for line in render_sql(txs, flashback=flashback):
-            out.write(line + "\n")
+            out.write(line if line.endswith("\n") else line + "\n")
     except ValueError as e:
         print(f"binlog-grammar: {e}", file=sys.stderr)
         return 1

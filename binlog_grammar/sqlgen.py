@@ -1,0 +1,677 @@
+"""Row changes as replayable SQL, forwards (`sql`) or inverted (`flashback`).
+
+`render_sql(transactions)` turns the row changes of binlog transactions back into the statements
+that make them, one transaction at a time, with the binlog's own transaction boundaries:
+
+    -- GTID 0-1-7, mariadb-bin.000001:1204-1788, 2024-05-01 10:00:00 UTC, server 1
+    BEGIN;
+    INSERT INTO `shop`.`orders` (`id`, `note`) VALUES (5, 'caf\\'e');
+    UPDATE `shop`.`orders` SET `id`=6, `note`='x' WHERE `id`=5;
+    DELETE FROM `shop`.`orders` WHERE `id`=6;
+    COMMIT;
+
+`render_sql(transactions, flashback=True)` undoes them, like `mysqlbinlog --flashback` and
+`binlog2sql -B`: the transactions in reverse order, the changes of each in reverse order, each
+inverted (an insert becomes a DELETE, a delete an INSERT, an update an UPDATE back to the before
+image).
+
+Each item the iterator gives is one line of the script, ending with a newline
+(`sys.stdout.writelines(render_sql(...))`). The script starts with the session settings its
+literals need: `SET NAMES utf8mb4` (string literals are UTF-8 text), `SET time_zone='+00:00'`
+(TIMESTAMP values are written as UTC text) and a non-strict `sql_mode` without
+NO_BACKSLASH_ESCAPES (the literals use backslash escapes), with NO_AUTO_VALUE_ON_ZERO (an
+AUTO_INCREMENT column keeps a logged 0) and ALLOW_INVALID_DATES (zero dates, zero months and days,
+the ENUM error value '' are stored as they were logged).
+
+WHERE clauses name the primary key (`RowChange.primary_key`: the TABLE_MAP's PRIMARY KEY metadata
+or a supplied schema) with the values of the image the row has before the statement. Without a
+primary key every column is compared (`IS NULL` for NULLs; strings, binary strings and geometries
+byte for byte as `CAST(col AS BINARY) = X'..'`, so neither collations nor trailing-space padding
+match a different row) and the statement ends with `LIMIT 1`.
+
+Column values become literals with `sql_literal(value, col)`:
+
+| Python value (column) | SQL |
+|---|---|
+| None | `NULL` |
+| int (integers, YEAR, BIT, ENUM index, SET bitmask) | its digits |
+| Decimal | its digits, every fraction digit kept: `-3.10` |
+| float (FLOAT, DOUBLE) | `repr`, which reads back as the same double (a FLOAT's 4-byte value is such a double): `0.1`, `1e+300`, `3.1415927410125732`; -0.0 as `-0e0` |
+| date / naive datetime / timedelta | quoted text: `'2024-02-29'`, `'2024-02-29 12:34:56.789'`, `'-00:00:01.5'` |
+| aware datetime (TIMESTAMP) | its UTC text, quoted (the script sets time_zone '+00:00') |
+| str (zero and invalid dates and times) | quoted as it is: `'0000-00-00'` |
+| str (strings, ENUM member) | quoted, with `\\\\ \\' \\0 \\n \\r \\Z` escapes; a str holding bytes its charset cannot decode (surrogate escapes) as `_charset X'..'` of its bytes |
+| bytes (binary strings) | `X'..'`; empty bytes `''` |
+| frozenset (SET) | the members, comma-separated in the column's member order, quoted: `'a,c'`, `''` |
+| JSON document (MySQL JSON column) | its JSON text quoted (`binlog_grammar.jsonb.json_text`); compared in a WHERE as `CAST(... AS JSON)` |
+| PartialJson (a partial JSON update without the before value) | `JSON_REPLACE/JSON_INSERT/JSON_REMOVE` calls on the column |
+| Geometry | `ST_GeomFromWKB(X'..', srid)` |
+| list of float (MySQL VECTOR) | `STRING_TO_VECTOR('[..]')` |
+
+What is refused, with a SqlGenError (a BinlogError naming file, offset and event type):
+- columns without names (binlog_row_metadata=MINIMAL and no schema): their names are `@1`, `@2`, ...
+  which no table has;
+- an image that holds neither the primary key nor every column, for a WHERE clause;
+- in flashback: an update or delete whose before image lacks columns (binlog_row_image=MINIMAL
+  or NOBLOB), since the old values of the missing columns are not in the binlog; and a transaction
+  holding a statement other than BEGIN/COMMIT/ROLLBACK/XA/SAVEPOINT (statement-based events
+  cannot be inverted).
+
+Transactions: one that ended in ROLLBACK in the binlog (its non-transactional changes stayed)
+ends in ROLLBACK here too, forwards and inverted; one the input ends inside ('incomplete') is
+rolled back; an XA PREPAREd one is rendered as a plain transaction where its XA COMMIT is, and left
+out (with a comment) when it was rolled back or is not completed in the input. DDL and other
+statements are not replayed: they appear as comments (SAVEPOINT and ROLLBACK TO, forwards,
+verbatim).
+
+Known limits (the binlog does not say enough): a MySQL JSON document is written as JSON text, so
+its opaque scalars (DECIMAL, DATE, TIME, DATETIME members) come back as JSON numbers and strings;
+a generated column's logged value is written like any other unless `omit_columns` names it
+(MariaDB ignores it with a warning, MySQL refuses the statement); replayed statements fire the target's triggers and foreign-key
+actions, whose effects the binlog already holds as rows; on MySQL 8 a geographic SRID reads the
+WKB in the SRS's axis order (`ST_GeomFromWKB` there takes 'axis-order=long-lat'); columns an
+INSERT of a MINIMAL image leaves out get the target's defaults again.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+import math
+import os
+import re
+import struct
+from typing import Iterable, Iterator, Optional
+
+from .errors import BinlogError
+from .generated import enums
+from .pyvalues import Geometry, codec_of, errors_of
+from .rows import PartialJson
+
+__all__ = ["sql_literal", "render_sql", "SqlGenError", "quote_ident", "quote_string",
+           "SESSION_SETTINGS"]
+
+UTC = _dt.timezone.utc
+
+SESSION_SETTINGS = (
+    "SET NAMES utf8mb4;",
+    "SET time_zone='+00:00';",
+    "SET sql_mode='NO_AUTO_VALUE_ON_ZERO,ALLOW_INVALID_DATES,NO_ENGINE_SUBSTITUTION';",
+)
+
+class SqlGenError(BinlogError):
+    """A row change that cannot become SQL (or cannot be inverted): names file, offset, event."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Literals
+
+_ESCAPES = str.maketrans({"\\": "\\\\", "'": "\\'", "\0": "\\0", "\n": "\\n", "\r": "\\r",
+                          "\x1a": "\\Z"})
+
+
+def quote_ident(name: str) -> str:
+    """An identifier in backquotes (a backquote inside doubled)."""
+    return "`" + str(name).replace("`", "``") + "`"
+
+
+def quote_string(text: str) -> str:
+    """A SQL string literal of `text` with MySQL's backslash escapes (backslash, quote, NUL, LF,
+    CR, Ctrl-Z); every other character as it is."""
+    return "'" + text.translate(_ESCAPES) + "'"
+
+
+def _hex(data: bytes) -> str:
+    return f"X'{bytes(data).hex().upper()}'" if data else "''"
+
+
+def _type_name(col) -> Optional[str]:
+    if col is None:
+        return None
+    name = col.get("type_name")
+    if name is None and col.get("type") is not None:
+        name = enums.COLUMN_TYPE.get(int(col.get("type")))
+    return name
+
+
+def _text_literal(text: str, col) -> str:
+    """A str in the column's charset: quoted UTF-8 text; when it carries bytes that are not text
+    (surrogate escapes of undecodable bytes) the column's bytes behind a charset introducer."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        codec = codec_of(col)
+        charset = col.get("charset") if col is not None else None
+        if codec is None or not charset:
+            codec, charset = "utf-8", "utf8mb4"
+        raw = text.encode(codec, errors_of(codec))
+        return f"_{charset} X'{raw.hex().upper()}'"
+    return quote_string(text)
+
+
+def _float_literal(x: float) -> str:
+    if not math.isfinite(x):
+        raise ValueError(f"{x!r} has no SQL literal (a column cannot store it)")
+    if x == 0 and math.copysign(1.0, x) < 0:
+        return "-0e0"  # `-0.0` would be the DECIMAL zero
+    return repr(x)
+
+
+def _frac(us: int) -> str:
+    return ("." + f"{us:06d}".rstrip("0")) if us else ""
+
+
+def _datetime_text(v: _dt.datetime) -> str:
+    return (f"{v.year:04d}-{v.month:02d}-{v.day:02d} {v.hour:02d}:{v.minute:02d}:{v.second:02d}"
+            f"{_frac(v.microsecond)}")
+
+
+def _time_text(v: _dt.timedelta) -> str:
+    micros = v // _dt.timedelta(microseconds=1)
+    secs, us = divmod(abs(micros), 1_000_000)
+    sign = "-" if micros < 0 else ""
+    return f"{sign}{secs // 3600:02d}:{secs // 60 % 60:02d}:{secs % 60:02d}{_frac(us)}"
+
+
+def _set_text(members, col) -> str:
+    order = (col.get("set_values") if col is not None else None) or []
+    rank = {m: i for i, m in enumerate(order)}
+    return ",".join(sorted(members, key=lambda m: (rank.get(m, len(rank)), m)))
+
+
+def _json_literal(doc) -> str:
+    from .jsonb import json_text
+
+    return quote_string(json_text(doc))
+
+
+def _partial_json(value, col) -> str:
+    """JSON_REPLACE / JSON_INSERT / JSON_REMOVE calls that apply the diffs to the stored value."""
+    from .jsonb import json_text
+
+    name = col.get("name") if col is not None else None
+    if not name:
+        raise ValueError("a partial JSON update needs its column's name")
+    expr = quote_ident(name)
+    for diff in value.diffs:
+        op, path, v = diff
+        op = str(getattr(op, "name", op)).upper()
+        if op == "REMOVE":
+            expr = f"JSON_REMOVE({expr}, {quote_string(str(path))})"
+            continue
+        if op not in ("REPLACE", "INSERT"):
+            raise ValueError(f"unknown JSON diff operation {op!r}")
+        if isinstance(v, str):
+            arg = quote_string(v)
+        elif isinstance(v, (int, float, decimal.Decimal)) and not isinstance(v, bool):
+            arg = json_text(v)
+        else:
+            arg = f"CAST({quote_string(json_text(v))} AS JSON)"
+        expr = f"JSON_{op}({expr}, {quote_string(str(path))}, {arg})"
+    return expr
+
+
+def sql_literal(value, col=None) -> str:
+    """The SQL literal (or expression) that stores `value`, a Python value rows.py decoded for the
+    column `col` (a rows.Column; None when unknown). See the module docstring for each type.
+    ValueError for a value no column can hold (a NaN, a type that is not a column value)."""
+    if value is None:
+        return "NULL"
+    tname = _type_name(col)
+    if isinstance(value, PartialJson):
+        return _partial_json(value, col)
+    if tname == "JSON":
+        return _json_literal(value)
+    if tname == "VECTOR" or (isinstance(value, list) and tname is None):
+        return "STRING_TO_VECTOR(" + quote_string(
+            "[" + ",".join(_float_literal(float(x)) for x in value) + "]") + ")"
+    if isinstance(value, Geometry):
+        return f"ST_GeomFromWKB({_hex(value.wkb)}, {int(value.srid)})"
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, decimal.Decimal):
+        if not value.is_finite():
+            raise ValueError(f"{value!r} has no SQL literal (a DECIMAL column cannot store it)")
+        return format(value, "f")
+    if isinstance(value, float):
+        return _float_literal(value)
+    if isinstance(value, _dt.datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(UTC)
+        return f"'{_datetime_text(value)}'"
+    if isinstance(value, _dt.date):
+        return f"'{value.year:04d}-{value.month:02d}-{value.day:02d}'"
+    if isinstance(value, _dt.timedelta):
+        return f"'{_time_text(value)}'"
+    if isinstance(value, str):
+        return _text_literal(value, col)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return _hex(bytes(value))
+    if isinstance(value, (frozenset, set)):
+        return _text_literal(_set_text(value, col), col)
+    raise ValueError(f"a {type(value).__name__} ({value!r:.80}) is not a column value "
+                     f"of {tname or 'an unknown column type'}")
+
+
+def _where_term(name: str, value, col, exact_strings: bool) -> str:
+    """`col = literal` for a WHERE clause (IS NULL for NULL)."""
+    ident = quote_ident(name)
+    if value is None:
+        return f"{ident} IS NULL"
+    tname = _type_name(col)
+    if tname == "JSON":
+        return f"{ident}=CAST({_json_literal(value)} AS JSON)"
+    if exact_strings and isinstance(value, str) and tname not in ("ENUM", "SET"):
+        codec = codec_of(col)
+        if codec is not None:
+            raw = value.encode(codec, errors_of(codec))
+            return f"CAST({ident} AS BINARY)={_hex(raw)}"
+    if exact_strings and isinstance(value, (bytes, bytearray)):
+        return f"CAST({ident} AS BINARY)={_hex(bytes(value))}"
+    if exact_strings and isinstance(value, Geometry):  # the stored form: SRID, then the WKB
+        return f"CAST({ident} AS BINARY)={_hex(struct.pack('<I', value.srid) + bytes(value.wkb))}"
+    return f"{ident}={sql_literal(value, col)}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Statements
+
+class _Rendering:
+    def __init__(self, flashback, qualify, db_map, update_set, omit_columns=None):
+        if update_set not in ("all", "changed"):
+            raise ValueError("update_set is 'all' or 'changed'")
+        self.flashback = flashback
+        self.qualify = qualify
+        self.db_map = dict(db_map or {})
+        self.update_set = update_set
+        self.omit = {str(k): set(v) for k, v in (omit_columns or {}).items()}
+
+    def written(self, ch, image) -> list:
+        """Names of the image's columns an INSERT or a SET writes (omit_columns left out)."""
+        omit = self.omit.get(f"{ch.db}.{ch.table}", ())
+        return [c.name for c in ch.columns if c.name in image and c.name not in omit]
+
+    # -- helpers
+
+    @staticmethod
+    def error(ch, message):
+        return SqlGenError(f"{ch.db}.{ch.table}: {message}", ch.file, ch.pos, ch.event_type)
+
+    def table(self, ch) -> str:
+        t = quote_ident(ch.table)
+        if not self.qualify:
+            return t
+        return f"{quote_ident(self.db_map.get(ch.db, ch.db))}.{t}"
+
+    def columns(self, ch) -> dict:
+        cols = {c.name: c for c in ch.columns}
+        unnamed = [c for c in ch.columns if str(c.name) == f"@{int(c.index) + 1}"]
+        if unnamed:
+            raise self.error(ch, "the binlog does not name the table's columns (they are "
+                                 f"{', '.join(str(c.name) for c in unnamed[:4])}"
+                                 f"{', ...' if len(unnamed) > 4 else ''}), so no SQL can name them: "
+                                 "write the binlog with binlog_row_metadata=FULL, or supply the "
+                                 "table's schema (--schema / schemas=)")
+        return cols
+
+    def literal(self, ch, cols, name, value) -> str:
+        try:
+            return sql_literal(value, cols.get(name))
+        except ValueError as e:
+            raise self.error(ch, f"column {name}: {e}") from None
+
+    def full(self, ch, image) -> bool:
+        return image is not None and all(c.name in image for c in ch.columns)
+
+    def where(self, ch, cols, image) -> str:
+        """WHERE clause that finds the row whose values `image` holds."""
+        pk = list(ch.primary_key or ())
+        try:
+            if pk and all(n in image for n in pk):
+                return " WHERE " + " AND ".join(_where_term(n, image[n], cols.get(n), False)
+                                                for n in pk)
+            if self.full(ch, image):
+                return " WHERE " + " AND ".join(_where_term(c.name, image[c.name], c, True)
+                                                for c in ch.columns) + " LIMIT 1"
+        except ValueError as e:
+            raise self.error(ch, str(e)) from None
+        what = f"the primary key ({', '.join(pk)})" if pk else "a primary key (none is known)"
+        raise self.error(ch, f"the row image holds neither {what} nor every column, so no WHERE "
+                             f"clause finds its row (columns present: {', '.join(image)})")
+
+    def insert(self, ch, cols, image) -> str:
+        names = self.written(ch, image)
+        if not names:
+            return f"INSERT INTO {self.table(ch)} () VALUES ();"
+        return (f"INSERT INTO {self.table(ch)} ({', '.join(quote_ident(n) for n in names)}) VALUES ("
+                + ", ".join(self.literal(ch, cols, n, image[n]) for n in names) + ");")
+
+    def delete(self, ch, cols, image) -> str:
+        return f"DELETE FROM {self.table(ch)}{self.where(ch, cols, image)};"
+
+    def update(self, ch, cols, old, new) -> str:
+        """UPDATE the row that `old` finds to the values of `new` (the columns `new` holds)."""
+        names = self.written(ch, new)
+        if not names:
+            return (f"-- {os.path.basename(os.fspath(ch.file))}:{ch.pos}: an update of "
+                    f"{ch.db}.{ch.table} that writes no column")
+        lits = {n: self.literal(ch, cols, n, new[n]) for n in names}
+        if self.update_set == "changed":
+            changed = [n for n in names if n not in old
+                       or self.literal(ch, cols, n, old[n]) != lits[n]]
+            names = changed or names
+        sets = ", ".join(f"{quote_ident(n)}={lits[n]}" for n in names)
+        return f"UPDATE {self.table(ch)} SET {sets}{self.where(ch, cols, old)};"
+
+    # -- one change
+
+    def forward(self, ch) -> str:
+        cols = self.columns(ch)
+        if ch.op == "c":
+            return self.insert(ch, cols, ch.after)
+        if ch.op == "d":
+            return self.delete(ch, cols, ch.before)
+        if ch.op == "u":
+            return self.update(ch, cols, ch.before, ch.after)
+        raise self.error(ch, f"unknown row change op {ch.op!r}")
+
+    def check_invertible(self, ch):
+        self.columns(ch)
+        if ch.op in ("u", "d") and not self.full(ch, ch.before):
+            missing = [c.name for c in ch.columns if c.name not in (ch.before or {})]
+            kind = "update" if ch.op == "u" else "delete"
+            raise self.error(ch, f"cannot flash back this {kind}: its before image lacks "
+                                 f"{', '.join(missing[:6])}{', ...' if len(missing) > 6 else ''} "
+                                 "(binlog_row_image=MINIMAL or NOBLOB), so the old values are not "
+                                 "in the binlog; only binlog_row_image=FULL can be flashed back")
+
+    def backward(self, ch) -> str:
+        self.check_invertible(ch)
+        cols = self.columns(ch)
+        if ch.op == "c":
+            return self.delete(ch, cols, ch.after)
+        if ch.op == "d":
+            return self.insert(ch, cols, ch.before)
+        if ch.op == "u":
+            now = dict(ch.before)
+            now.update(ch.after)
+            return self.update(ch, cols, now, ch.before)
+        raise self.error(ch, f"unknown row change op {ch.op!r}")
+
+
+# -- transactions
+
+def _query_text(ev) -> Optional[str]:
+    """The statement of a QUERY_EVENT (inflated for MariaDB's QUERY_COMPRESSED_EVENT)."""
+    data = ev.data
+    if ev.type is None or not hasattr(data, "get") or data.get("query") is None:
+        return None
+    q = data.get("query")
+    for dec in getattr(ev.type, "decode", ()) or ():
+        if dec.field == "query" and dec.applies(data):
+            from .events import decompress
+
+            try:
+                q = decompress(dec.codec, q)
+            except Exception:  # noqa: BLE001 - a damaged statement is only shown, not run
+                return "(compressed statement that does not inflate)"
+    if isinstance(q, (bytes, bytearray)):
+        q = bytes(q).decode("utf-8", "replace")
+    return str(q)
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    """A statement shown in a comment: one line, printable UTF-8, at most `limit` characters."""
+    flat = " ".join(text.split()).encode("utf-8", "replace").decode("utf-8")
+    return flat if len(flat) <= limit else flat[:limit] + " ..."
+
+
+def _statements(tx) -> list:
+    """(event, statement text) of the QUERY events of a transaction that change data themselves
+    (not BEGIN / COMMIT / ROLLBACK / XA control)."""
+    out = []
+    for se in getattr(tx, "events", None) or ():
+        ev = getattr(se, "event", se)
+        if ev.type is None or not ev.type.name.startswith("QUERY"):
+            continue
+        q = _query_text(ev)
+        if q is None:
+            continue
+        head = q.lstrip().upper()
+        if head.rstrip(";").strip() in ("BEGIN", "START TRANSACTION", "COMMIT", "ROLLBACK") \
+                or head.startswith("XA "):
+            continue
+        out.append((ev, q))
+    return out
+
+
+def _tx_items(tx) -> list:
+    """The transaction's row changes and data statements in binlog order: ('row', RowChange) and
+    ('query', event, text). Without `events`, its `changes` alone."""
+    events = getattr(tx, "events", None)
+    if not events:
+        return [("row", ch) for ch in (getattr(tx, "changes", None) or ())]
+    queries = {id(ev): q for ev, q in _statements(tx)}
+    items = []
+    for se in events:
+        ev = getattr(se, "event", se)
+        if id(ev) in queries:
+            items.append(("query", ev, queries[id(ev)]))
+        for ch in getattr(se, "changes", None) or ():
+            items.append(("row", ch))
+    return items
+
+
+def _header(tx, flashback: bool) -> str:
+    parts = []
+    gtid = getattr(tx, "gtid", None)
+    if gtid:
+        parts.append(f"GTID {gtid}")
+    f = getattr(tx, "file", None)
+    if f is not None:
+        where = f"{os.path.basename(os.fspath(f))}:{getattr(tx, 'start_pos', '?')}"
+        end = getattr(tx, "end_pos", None)
+        if end is not None:
+            where += f"-{end}"
+        parts.append(where)
+    ts = getattr(tx, "timestamp", None)
+    if ts:
+        parts.append(_dt.datetime.fromtimestamp(int(ts), UTC).strftime("%Y-%m-%d %H:%M:%S UTC"))
+    sid = getattr(tx, "server_id", None)
+    if sid is not None:
+        parts.append(f"server {sid}")
+    text = ", ".join(parts) or "transaction"
+    return f"-- {'flashback of ' if flashback else ''}{text}\n"
+
+
+def _is_savepoint(text: str) -> bool:
+    head = text.strip().upper()
+    return head.startswith(("SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK TO"))
+
+
+# -- XA: a PREPAREd transaction is rendered where its XA COMMIT is (and dropped at its XA ROLLBACK)
+
+_XA_END = re.compile(r"^\s*XA\s+(COMMIT|ROLLBACK)\s+(.*?)\s*;?\s*$", re.I | re.S)
+_XID_PART = re.compile(r"\s*(?:[xX]'([0-9a-fA-F]*)'|'((?:[^'\\]|\\.|'')*)'|(\d+))\s*(?:,|$)")
+
+
+def _xid_key(format_id, gtrid: bytes, bqual: bytes) -> tuple:
+    return int(format_id), bytes(gtrid), bytes(bqual)
+
+
+def _parse_xid(text: str) -> Optional[tuple]:
+    """The (format_id, gtrid, bqual) of an xid as a statement writes it: X'..',X'..',N or
+    'gtrid'[,'bqual'[,N]]."""
+    parts, pos = [], 0
+    text = re.sub(r"(?i)\s+ONE\s+PHASE\s*$", "", text.strip())
+    while pos < len(text) and len(parts) < 3:
+        m = _XID_PART.match(text, pos)
+        if not m:
+            return None
+        if m[1] is not None:
+            parts.append(bytes.fromhex(m[1]))
+        elif m[2] is not None:
+            parts.append(m[2].replace("''", "'").encode("utf-8"))
+        else:
+            parts.append(int(m[3]))
+        pos = m.end()
+    if pos < len(text) or not parts or not isinstance(parts[0], bytes):
+        return None
+    gtrid = parts[0]
+    bqual = parts[1] if len(parts) > 1 and isinstance(parts[1], bytes) else b""
+    fmt = parts[-1] if isinstance(parts[-1], int) else 1
+    return _xid_key(fmt, gtrid, bqual)
+
+
+def _xid_text(key: tuple) -> str:
+    fmt, gtrid, bqual = key
+    return f"X'{gtrid.hex()}',X'{bqual.hex()}',{fmt}"
+
+
+def _xa_completion(tx, items) -> Optional[tuple]:
+    """('COMMIT' or 'ROLLBACK', xid key or the statement text, event) when the transaction is an
+    XA COMMIT / XA ROLLBACK of an earlier XA PREPARE (no row changes of its own)."""
+    if any(i[0] == "row" for i in items):
+        return None
+    for se in getattr(tx, "events", None) or ():
+        ev = getattr(se, "event", se)
+        if ev.type is None or not ev.type.name.startswith("QUERY"):
+            continue
+        q = _query_text(ev) or ""
+        m = _XA_END.match(q)
+        if m and not re.search(r"(?i)\bONE\s+PHASE\s*;?\s*$", q):
+            return m[1].upper(), _parse_xid(m[2]) or m[2].strip(), ev
+    return None
+
+
+def _xa_prepared(tx) -> Optional[tuple]:
+    """The xid key of an XA PREPAREd transaction (from its XA_PREPARE_LOG_EVENT)."""
+    for se in reversed(getattr(tx, "events", None) or ()):
+        ev = getattr(se, "event", se)
+        d = ev.data
+        if ev.type is not None and ev.type.name.startswith("XA_PREPARE") and hasattr(d, "get"):
+            return _xid_key(d.get("format_id"), d.get("gtrid") or b"", d.get("bqual") or b"")
+    return None
+
+
+def _render_tx(r: _Rendering, tx, items, notes=()) -> list:
+    """The lines of one transaction (nothing for one without row changes or statements)."""
+    end = getattr(tx, "end", "commit") or "commit"
+    queries = [i for i in items if i[0] == "query"]
+    if end == "ddl" or not any(i[0] == "row" for i in items):
+        if not queries:
+            return []
+        if r.flashback and end != "ddl":
+            ev = queries[0][1]
+            raise SqlGenError("cannot flash back a transaction of statements (statement-based "
+                              f"binlog events): {_one_line(queries[0][2], 120)}", ev.file,
+                              ev.offset, ev.name)
+        verb = "inverted" if r.flashback else "replayed"
+        return [_header(tx, r.flashback)] + [
+            f"-- not {verb} (a statement, not row changes): {_one_line(q[2])}\n" for q in queries]
+    out = [_header(tx, r.flashback)] + [f"-- {n}\n" for n in notes]
+    if end == "incomplete":
+        out.append("-- the binlog ends inside this transaction: it is rolled back\n")
+    out.append("BEGIN;\n")
+    if r.flashback:  # refuse the first change that cannot be inverted, in binlog order
+        for item in items:
+            if item[0] == "row":
+                r.check_invertible(item[1])
+            elif not _is_savepoint(item[2]) or item[2].strip().upper().startswith("ROLLBACK TO"):
+                _, ev, text = item
+                raise SqlGenError("cannot flash back a transaction holding a statement (not row "
+                                  f"changes): {_one_line(text, 120)}", ev.file, ev.offset, ev.name)
+    for item in (reversed(items) if r.flashback else items):
+        if item[0] == "row":
+            out.append((r.backward(item[1]) if r.flashback else r.forward(item[1])) + "\n")
+            continue
+        _, ev, text = item
+        if r.flashback:
+            continue  # savepoints mean nothing once the changes run backwards
+        if _is_savepoint(text):
+            out.append(f"{_one_line(text.strip().rstrip(';'))};\n")
+        else:
+            out.append(f"-- not replayed (a statement, not row changes): {_one_line(text)}\n")
+    out.append("ROLLBACK;\n" if end in ("rollback", "incomplete") else "COMMIT;\n")
+    return out
+
+
+def _where_text(tx) -> str:
+    f = getattr(tx, "file", None)
+    return f"{os.path.basename(os.fspath(f)) if f is not None else '?'}:{getattr(tx, 'start_pos', '?')}"
+
+
+def _blocks(r: _Rendering, transactions) -> Iterator[list]:
+    """The lines of each transaction, in commit order: an XA PREPAREd transaction comes where
+    its XA COMMIT is, and is left out (with a comment) at its XA ROLLBACK or when neither is in
+    the input."""
+    pending = {}
+    for tx in transactions:
+        items = _tx_items(tx)
+        done = _xa_completion(tx, items)
+        if done is not None:
+            op, key, ev = done
+            held = pending.pop(key, None)
+            shown = _xid_text(key) if isinstance(key, tuple) else key
+            if held is None:
+                yield [_header(tx, r.flashback),
+                       f"-- XA {op} {shown}: its XA PREPARE is not in the input\n"]
+            elif op == "COMMIT":
+                ptx, pitems = held
+                yield _render_tx(r, ptx, pitems, [
+                    f"XA transaction {shown}: PREPAREd here, committed at {_where_text(tx)}"])
+            else:
+                ptx, _ = held
+                yield [_header(ptx, r.flashback),
+                       f"-- XA transaction {shown}: PREPAREd here, rolled back at "
+                       f"{_where_text(tx)}: nothing to {'invert' if r.flashback else 'replay'}\n"]
+            continue
+        if (getattr(tx, "end", None) or "") == "xa_prepare":
+            key = _xa_prepared(tx) or ("?", _where_text(tx))
+            pending[key] = (tx, items)
+            continue
+        yield _render_tx(r, tx, items)
+    for key, (tx, _) in pending.items():
+        shown = _xid_text(key) if len(key) == 3 else "(unknown xid)"
+        yield [_header(tx, r.flashback),
+               f"-- XA transaction {shown}: PREPAREd, neither committed nor rolled back in the "
+               f"input: not {'inverted' if r.flashback else 'replayed'}\n"]
+
+
+def render_sql(transactions: Iterable, flashback: bool = False, qualify: bool = True,
+               db_map: Optional[dict] = None, update_set: str = "all",
+               session: bool = True, omit_columns: Optional[dict] = None) -> Iterator[str]:
+    """The SQL script, line by line (each line ends with a newline), that replays the row changes
+    of `transactions` (stream.Transaction objects, or anything with `changes` and optionally
+    `events`, `gtid`, `file`, `start_pos`, `end_pos`, `timestamp`, `server_id`, `end`) or, with
+    `flashback=True`, undoes them.
+
+    qualify: name tables `db`.`table` (else `table` alone); db_map: {"old_db": "new_db"} renames
+    databases; update_set: "all" (an UPDATE sets every column of the after image, so an ON UPDATE
+    CURRENT_TIMESTAMP column keeps its logged value) or "changed" (only the columns whose value
+    changed); session: start with the SET statements the literals need (SESSION_SETTINGS);
+    omit_columns: {"db.table": ["col", ...]} columns no INSERT or UPDATE writes (generated
+    columns, which the binlog logs but a server will not take a value for; WHERE clauses still
+    compare them when there is no primary key).
+
+    Transactions ended by ROLLBACK in the binlog (their non-transactional changes stayed) end in
+    ROLLBACK here too; one the input ends inside ('incomplete') is rolled back. An XA PREPAREd
+    transaction is rendered as a plain transaction where its XA COMMIT is, and left out when it was
+    rolled back or not completed in the input. DDL and other statements are shown as comments.
+
+    Errors are SqlGenError (a BinlogError naming the file, offset and event type of the change).
+    With flashback every transaction is rendered before the first line is given, so a refused
+    change never leaves half a script; forwards, lines come as transactions are read.
+    """
+    r = _Rendering(flashback, qualify, db_map, update_set, omit_columns)
+    blocks = _blocks(r, transactions)
+    if flashback:
+        blocks = list(blocks)
+        blocks.reverse()
+    if session:
+        yield f"-- {'flashback' if flashback else 'replay'} script written by binlog-grammar\n"
+        for s in SESSION_SETTINGS:
+            yield s + "\n"
+    for lines in blocks:
+        yield from lines
