@@ -321,6 +321,9 @@ def render(specs: SpecSet) -> dict:
         out[f"events/{stem}.py"] = "\n".join([HEADER.format(spec=spec_file), _imports(w), *chunks])
     out["events/__init__.py"] = HEADER.format(spec="specs/events/") + '"""One module per event spec file."""\n'
     out["catalog.py"] = _catalog(specs, catalog_imports, sorted(catalog_rows, key=lambda r: r[0]))
+    from . import fastgen
+
+    out["fast.py"] = fastgen.render(specs)
     return out
 
 

@@ -14,7 +14,9 @@ from a JSON or YAML file.
 """
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, NamedTuple, Optional
 
 from construct import ConstructError, Container
@@ -65,6 +67,10 @@ class Table:
     primary_key: list = field(default_factory=list)  # column names
     full_metadata: bool = False  # the binlog named the columns
     has_metadata: bool = True  # False for TABLE_MAPs of the 5.1 development trees (types only)
+
+    @cached_property
+    def names(self) -> list:
+        return [c["name"] for c in self.columns]
 
     @property
     def json_columns(self) -> int:
@@ -224,12 +230,29 @@ def load_schemas(path) -> dict:
     return data
 
 
+def parse_row_images(data: bytes, ctx: dict, fast: bool = True):
+    """The row images of one rows event: by the fast readers generated from the specs
+    (generated/fast.py), or by the construct struct (`fast=False`, the reference). When the fast
+    readers reject the bytes, the construct struct parses them again to give the precise error."""
+    if fast:
+        from .fastrt import FastPathError
+        from .generated import fast as F
+
+        try:
+            value, pos = F.t_row_images(data, 0, len(data), {"_params": ctx}, ctx, None)
+            return value
+        except (FastPathError, IndexError, TypeError, KeyError, ValueError, struct.error):
+            pass
+    return T.row_images.parse(data, **ctx)
+
+
 class RowDecoder:
     """Keeps the TABLE_MAPs of one binlog file and turns its rows events into RowChanges."""
 
-    def __init__(self, schemas: Optional[dict] = None):
+    def __init__(self, schemas: Optional[dict] = None, fast: bool = True):
         self.schemas = schemas or {}
         self.tables: dict = {}
+        self.fast = fast
 
     def table_map(self, ev) -> Table:
         d = ev.data
@@ -265,7 +288,7 @@ class RowDecoder:
                                    f"{t.db}.{t.table} {len(t.columns)}", ev.file, ev.offset, ev.name)
         ctx = dict(ev.context, columns=t.columns, images=images, json_columns=t.json_columns)
         try:
-            parsed = T.row_images.parse(self.rows_bytes(ev), **ctx)
+            parsed = parse_row_images(self.rows_bytes(ev), ctx, self.fast)
         except Exception as e:  # noqa: BLE001 - whatever bad bytes make a struct raise is bad input
             msg = format_construct_error(e) if isinstance(e, ConstructError) else f"{type(e).__name__}: {e}"
             if not t.has_metadata:
@@ -288,7 +311,8 @@ class RowDecoder:
 
 
 def _image_dict(t: Table, img) -> dict:
-    return {c.name: img.cells[c.index] for c in t.columns if img.present[c.index]}
+    names = t.names
+    return {names[i]: v for i, (v, p) in enumerate(zip(img["cells"], img["present"])) if p}
 
 
 def _apply_partial_json(t: Table, img, before, after, ev) -> dict:

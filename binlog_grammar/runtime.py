@@ -76,12 +76,12 @@ def length(x) -> int:
 
 
 def popcount(bits) -> int:
-    return sum(1 for b in bits if b)
+    return list(bits).count(True) if not isinstance(bits, list) else bits.count(True)
 
 
 def rank(bits, i) -> int:
     """Number of set bits before position i (the NULL-bit index of the i-th column)."""
-    return sum(1 for b in bits[:i] if b)
+    return bits[:i].count(True)
 
 
 def col(this):
