@@ -379,6 +379,7 @@ class TableRun:
     files: list  # the binlog files holding this table's workload, and nothing else
     changes: list = field(default_factory=list)
     error: BaseException | None = None
+    jsonl: list = field(default_factory=list)  # `binlog-grammar dump --format jsonl --rows-only` of files
 
 
 def _columns(db, schema, table):
@@ -426,7 +427,21 @@ def _run_table(db, schema, metadata, image, spec: Table) -> TableRun:
             run.changes.append(ch)
     except Exception as e:  # noqa: BLE001 - reported by the tests of this table
         run.error = e
+    run.jsonl = _dump_jsonl(files)
     return run
+
+
+def _dump_jsonl(files):
+    import contextlib
+    import io
+    import json
+
+    from binlog_grammar.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["dump", "--format", "jsonl", "--rows-only", *map(str, files)])
+    return [json.loads(line) for line in out.getvalue().splitlines()] if code == 0 else [code]
 
 
 def _run_config(db, schema, metadata, image):
@@ -624,3 +639,25 @@ def test_values_other_decoders_get_wrong(server_runs):
 def test_runs_fast_enough(server_runs):
     """The server, three workloads and their decoding stay well inside the CI budget."""
     assert server_runs["_seconds"] < 120, server_runs["_seconds"]
+
+
+@pytest.mark.parametrize("table", TABLE_NAMES)
+def test_dump_jsonl_matches_select(server_runs, table):
+    """`dump --format jsonl` of the FULL-metadata run: every inserted row's `after` is the SELECT
+    snapshot in the documented JSON forms (binlog_grammar.dump.json_value)."""
+    from binlog_grammar.dump import json_value
+
+    run = _decoded(server_runs, "full", table)
+    inserts = [r for r in run.jsonl if isinstance(r, dict) and r["op"] == "c"]
+    assert inserts and len(inserts) == len([c for c in run.changes if c.op == "c"]), run.jsonl[:1]
+    compared = 0
+    for rec in inserts:
+        rid = rec["after"]["id"]
+        if rid not in run.first:
+            continue
+        want = {c.name: json_value(expected_value(c, run.first[rid][c.name], True))
+                for c in run.columns}
+        assert rec["after"] == want, (table, rid)
+        assert rec["source"]["db"] == run.db and rec["source"]["table"] == run.table
+        compared += 1
+    assert compared > 0
