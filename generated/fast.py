@@ -839,3 +839,17 @@ def t_value_year(buf, pos, end, up, ctx, col):
 
 
 
+
+
+def layout_common_header(ctx):
+    """The struct format and field names of `common_header` in this context."""
+    fmt, names = '<', []
+    fmt += 'I'; names.append('timestamp')
+    fmt += 'B'; names.append('type_code')
+    fmt += 'I'; names.append('server_id')
+    fmt += 'I'; names.append('event_length')
+    if (ctx['header_len'] >= 19):
+        fmt += 'I'; names.append('log_pos')
+    if (ctx['header_len'] >= 19):
+        fmt += 'H'; names.append('flags')
+    return struct.Struct(fmt), tuple(names)

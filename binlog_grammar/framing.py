@@ -1,0 +1,74 @@
+"""Header-only framing: walk a binlog's events by their common headers without parsing them.
+
+For scans that only need where events are and what they are (stats by type, finding transaction
+boundaries to split a file, skipping what filters drop). The header layout comes from the specs:
+generated/fast.py's `layout_common_header(ctx)` gives one struct format for the file's header
+length, so each header is one unpack. Reads are buffered (8 MiB) and memory stays flat; a length
+field that points past the end of the file, or below the header length, is a BinlogError naming
+the file, the offset and the event type.
+"""
+from __future__ import annotations
+
+import os
+
+from .errors import BinlogError, TruncatedError
+from .generated import enums
+from .generated import fast as F
+from .reader import MAGIC, FormatState, parse_event, update_state
+
+CHUNK = 8 << 20
+
+
+def _header_len(path) -> int:
+    """The header length the file's first event (its FORMAT_DESCRIPTION_EVENT) implies."""
+    state = FormatState()
+    with open(path, "rb") as fh:
+        head = fh.read(4 + 19)
+        if head[:4] != MAGIC:
+            raise BinlogError(f"not a binlog file (magic {head[:4].hex()})", path, 0)
+        if len(head) < 4 + 13:
+            raise TruncatedError("file ends inside the first event header", path, 4)
+        length = int.from_bytes(head[4 + 9:4 + 13], "little")
+        fh.seek(4)
+        raw = fh.read(min(length, 1 << 16))
+    if head[4 + 4] == 1 and length < 19 + 56:  # START_EVENT_V3 of a binlog v1 file: 13-byte headers
+        return 13
+    try:
+        update_state(state, parse_event(raw, state, file=path, offset=4, verify_checksum=False))
+    except BinlogError:
+        return 19
+    return state.header_len
+
+
+def scan(path):
+    """Yield (offset, type_code, event_length) for every event of the file, in order."""
+    path = os.fspath(path)
+    hl = _header_len(path)
+    layout, names = F.layout_common_header({"header_len": hl})
+    ti, li = names.index("type_code"), names.index("event_length")
+    unpack = layout.unpack_from
+    size = os.path.getsize(path)
+    with open(path, "rb") as fh:
+        fh.seek(4)
+        base, buf = 4, fh.read(CHUNK)  # buf holds the file from offset `base`
+        pos = 4
+        while pos < size:
+            rel = pos - base
+            if rel + hl > len(buf):
+                if rel >= len(buf):  # the last event ran past the buffer: continue from the file
+                    fh.seek(pos)
+                    buf = fh.read(CHUNK)
+                else:
+                    buf = buf[rel:] + fh.read(CHUNK)
+                base, rel = pos, 0
+                if len(buf) < hl:
+                    raise TruncatedError(f"file ends inside an event header ({len(buf)} of {hl} bytes)",
+                                         path, pos)
+            fields = unpack(buf, rel)
+            code, length = fields[ti], fields[li]
+            if length < hl or pos + length > size:
+                name = enums.EVENT_TYPE.get(code, f"type {code}")
+                raise BinlogError(f"event_length {length} does not fit (header {hl} bytes, "
+                                  f"{size - pos} bytes left in the file)", path, pos, name)
+            yield pos, code, length
+            pos += length
