@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""Benchmark: this project against python-mysql-replication and mariadb-binlog, on one binlog.
+
+    python tools/bench.py [--binlog FILE | --make DIR --mb 120] [--repeat 3] [--write docs/benchmarks.md]
+
+Without --binlog it writes a deterministic benchmark binlog with a real MariaDB server
+(tools/make_bench_binlog.py: a sysbench-like table and a wide table of every common type). Then it
+times, alternating and repeated, each in a fresh process (so peak memory is its own):
+- ours, full decode: every event parsed, every row value decoded (stream + fast readers);
+- ours, construct path: the same with the construct structs only (the reference);
+- ours, framing: header-only walk (framing.scan);
+- python-mysql-replication (PyPI `mysql-replication`; installed into this Python with --install):
+  the file's events fed offline to its BinLogPacketWrapper, every row value read; its code is
+  untouched, the harness (a stand-in for its control connection) is ours;
+- `mariadb-binlog -vv --base64-output=decode-rows FILE > /dev/null`.
+It reports events/s, row images/s, MB/s, peak RSS and ratios, checks on a sample that ours and the
+peer decoded the same values (and lists where they differ), and with --write writes the figures
+and the machine description to a Markdown file.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+RUNNERS = {
+    "ours-full": """
+from binlog_grammar.stream import open_stream
+events = rows = 0
+for se in open_stream([PATH]).events():
+    events += 1
+    rows += sum(1 + (c.op == "u") for c in se.changes)
+""",
+    "ours-construct": """
+from binlog_grammar.reader import BinlogFile
+from binlog_grammar.rows import RowDecoder
+dec = RowDecoder(fast=False)
+events = rows = 0
+for ev in BinlogFile(PATH):
+    events += 1
+    if ev.type is None:
+        continue
+    if ev.type.name == "TABLE_MAP_EVENT":
+        dec.table_map(ev)
+    elif ev.type.row_op:
+        rows += sum(1 + (c.op == "u") for c in dec.changes(ev))
+""",
+    "ours-framing": """
+from binlog_grammar.framing import scan
+events = rows = 0
+for _ in scan(PATH):
+    events += 1
+""",
+    "python-mysql-replication": """
+from pymysql.protocol import MysqlPacket
+from pymysqlreplication import event as E, row_event as R
+from pymysqlreplication.packet import BinLogPacketWrapper
+
+class Ctl:  # stand-in for the control connection: the binlog's own metadata is used
+    charset = "utf8mb4"
+    def _get_dbms(self): return "mariadb"
+    def _get_table_information(self, *a, **k): return None
+
+allowed = {E.FormatDescriptionEvent, E.RotateEvent, E.XidEvent, E.QueryEvent, E.GtidEvent,
+           E.MariadbGtidEvent, E.MariadbAnnotateRowsEvent, E.MariadbBinLogCheckPointEvent,
+           E.MariadbGtidListEvent, R.TableMapEvent, R.WriteRowsEvent, R.UpdateRowsEvent,
+           R.DeleteRowsEvent}
+table_map, ctl = {}, Ctl()
+events = rows = 0
+with open(PATH, "rb") as fh:
+    fh.read(4)
+    while True:
+        head = fh.read(19)
+        if len(head) < 19:
+            break
+        raw = head + fh.read(int.from_bytes(head[9:13], "little") - 19)
+        events += 1
+        pkt = BinLogPacketWrapper(MysqlPacket(b"\\x00" + raw, "utf8"), table_map, ctl, (10, 11, 0),
+                                  True, allowed, None, None, None, None, False, False, False, True,
+                                  False)
+        ev = pkt.event
+        if isinstance(ev, R.TableMapEvent):
+            table_map[ev.table_id] = ev.get_table()
+        elif isinstance(ev, R.RowsEvent):
+            for r in ev.rows:
+                rows += 2 if "before_values" in r else 1
+""",
+}
+
+
+def run_one(name, path) -> dict:
+    """Time one runner in a fresh process; its peak RSS comes from the process itself."""
+    if name == "mariadb-binlog":
+        start = time.perf_counter()
+        with open(os.devnull, "wb") as null:
+            r = subprocess.run(["mariadb-binlog", "-vv", "--base64-output=decode-rows", str(path)],
+                               stdout=null, stderr=subprocess.PIPE)
+        secs = time.perf_counter() - start
+        import resource
+
+        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        return {"seconds": secs, "events": None, "rows": None, "maxrss_kb": rss, "ok": r.returncode == 0}
+    code = ("import json, resource, sys, time\nPATH = sys.argv[1]\nstart = time.perf_counter()\n"
+            + RUNNERS[name] + "\nsecs = time.perf_counter() - start\n"
+            "print(json.dumps({'seconds': secs, 'events': events, 'rows': rows, "
+            "'maxrss_kb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, 'ok': True}))\n")
+    r = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
+                       cwd=ROOT)
+    if r.returncode != 0:
+        return {"ok": False, "error": r.stderr.strip().splitlines()[-1:] or ["?"]}
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def sample_check(path, limit=2000) -> dict:
+    """Decode the first row images with both decoders and compare the values."""
+    import datetime as dt
+    import decimal
+
+    from pymysql.protocol import MysqlPacket
+    from pymysqlreplication import event as E
+    from pymysqlreplication import row_event as R
+    from pymysqlreplication.packet import BinLogPacketWrapper
+
+    from binlog_grammar.rows import iter_row_changes
+
+    ours = []
+    for ch in iter_row_changes(path):
+        ours += [ch.before, ch.after] if ch.op == "u" else [ch.after or ch.before]
+        if len(ours) >= limit:
+            break
+
+    class Ctl:
+        charset = "utf8mb4"
+
+        def _get_dbms(self):
+            return "mariadb"
+
+        def _get_table_information(self, *a, **k):
+            return None
+
+    allowed = {E.FormatDescriptionEvent, R.TableMapEvent, R.WriteRowsEvent, R.UpdateRowsEvent,
+               R.DeleteRowsEvent}
+    theirs, table_map = [], {}
+    with open(path, "rb") as fh:
+        fh.read(4)
+        while len(theirs) < limit:
+            head = fh.read(19)
+            if len(head) < 19:
+                break
+            raw = head + fh.read(int.from_bytes(head[9:13], "little") - 19)
+            pkt = BinLogPacketWrapper(MysqlPacket(b"\x00" + raw, "utf8"), table_map, Ctl(), (10, 11, 0),
+                                      True, allowed, None, None, None, None, False, False, False,
+                                      True, False)
+            ev = pkt.event
+            if isinstance(ev, R.TableMapEvent):
+                table_map[ev.table_id] = ev.get_table()
+            elif isinstance(ev, R.RowsEvent):
+                for r in ev.rows:
+                    theirs += [r["before_values"], r["after_values"]] if "before_values" in r \
+                        else [r["values"]]
+
+    def norm(v):
+        if isinstance(v, dt.datetime) and v.tzinfo is not None:
+            return v.replace(tzinfo=None)
+        if isinstance(v, (set, frozenset)):
+            return frozenset(v)
+        if isinstance(v, decimal.Decimal):
+            return str(v)
+        if isinstance(v, float):
+            return round(v, 5)
+        return v
+
+    same = differ = 0
+    examples = {}
+    for a, b in zip(ours, theirs):
+        for k, va in a.items():
+            vb = b.get(k)
+            if norm(va) == norm(vb) or (isinstance(va, bytes) and isinstance(vb, str)
+                                        and va.decode("utf-8", "replace") == vb):
+                same += 1
+            else:
+                differ += 1
+                examples.setdefault(k, (va, vb))
+    return {"rows": min(len(ours), len(theirs)), "values_same": same, "values_differ": differ,
+            "examples": {k: [repr(a)[:60], repr(b)[:60]] for k, (a, b) in list(examples.items())[:8]}}
+
+
+def machine() -> str:
+    cpu = "?"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{platform.system()} {platform.release()}, {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--binlog")
+    ap.add_argument("--make", default="/tmp/binlog-grammar-bench")
+    ap.add_argument("--mb", type=int, default=120)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--install", action="store_true", help="pip install mysql-replication first")
+    ap.add_argument("--write", help="write the report (Markdown) to this file")
+    ap.add_argument("--only", action="append", help="run only these runners")
+    args = ap.parse_args(argv)
+    if args.install:
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "mysql-replication==1.0.17"],
+                       check=True)
+    path = Path(args.binlog) if args.binlog else None
+    if path is None:
+        out = subprocess.run([sys.executable, str(ROOT / "tools" / "make_bench_binlog.py"), args.make,
+                              "--mb", str(args.mb)], capture_output=True, text=True, check=True)
+        path = Path(out.stdout.strip().splitlines()[0].split("\t")[0])
+    size = path.stat().st_size
+    names = args.only or ["ours-full", "ours-construct", "ours-framing", "python-mysql-replication",
+                          "mariadb-binlog"]
+    results = {n: [] for n in names}
+    for _ in range(args.repeat):
+        for n in names:  # alternating, so load changes hit every runner alike
+            results[n].append(run_one(n, path))
+    lines = [f"# Benchmarks", "", f"File: `{path.name}`, {size / 1e6:.1f} MB. Machine: {machine()}.",
+             f"Command: `python tools/bench.py {' '.join(argv or sys.argv[1:])}`; each runner in a fresh "
+             f"process, {args.repeat} rounds alternating; median wall time.", "",
+             "| runner | seconds | events/s | row images/s | MB/s | peak RSS MB |", "|---|---|---|---|---|---|"]
+    med = {}
+    for n, rs in results.items():
+        ok = [r for r in rs if r.get("ok")]
+        if not ok:
+            lines.append(f"| {n} | failed: {rs[0].get('error')} | | | | |")
+            continue
+        secs = statistics.median(r["seconds"] for r in ok)
+        med[n] = (secs, ok[0])
+        ev, rows = ok[0]["events"], ok[0]["rows"]
+        lines.append(f"| {n} | {secs:.2f} | {ev / secs:,.0f} | {rows / secs:,.0f} | {size / secs / 1e6:.1f} | "
+                     f"{max(r['maxrss_kb'] for r in ok) / 1024:.0f} |" if ev is not None else
+                     f"| {n} | {secs:.2f} | | | {size / secs / 1e6:.1f} | {max(r['maxrss_kb'] for r in ok) / 1024:.0f} |")
+    lines += ["", "Ratios (same run):"]
+    if "ours-full" in med and "python-mysql-replication" in med:
+        a, b = med["ours-full"], med["python-mysql-replication"]
+        lines.append(f"- row images/s, ours full decode / python-mysql-replication: "
+                     f"{(a[1]['rows'] / a[0]) / (b[1]['rows'] / b[0]):.2f}x (goal 4x)")
+    if "ours-full" in med and "mariadb-binlog" in med:
+        lines.append(f"- wall time, ours full decode / mariadb-binlog -vv: "
+                     f"{med['ours-full'][0] / med['mariadb-binlog'][0]:.2f}x (goal at most 3x)")
+    if "ours-full" in med and "ours-construct" in med:
+        lines.append(f"- fast readers vs the construct path: "
+                     f"{med['ours-construct'][0] / med['ours-full'][0]:.2f}x faster")
+    if "ours-framing" in med:
+        lines.append(f"- header-only framing: {size / med['ours-framing'][0] / 1e9:.2f} GB/s")
+    if "python-mysql-replication" in med:
+        chk = sample_check(path)
+        lines += ["", f"Sample check ({chk['rows']} row images): {chk['values_same']} values the same, "
+                      f"{chk['values_differ']} differ" + (":" if chk["examples"] else ".")]
+        for k, (a, b) in chk["examples"].items():
+            lines.append(f"- `{k}`: ours `{a}`, python-mysql-replication `{b}`")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.write:
+        Path(args.write).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.write).write_text(text)
+
+
+if __name__ == "__main__":
+    main()
