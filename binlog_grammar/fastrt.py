@@ -40,10 +40,20 @@ class _Rec(dict):
             raise AttributeError(name) from None
 
 
+_LSB = [tuple(bool(b >> i & 1) for i in range(8)) for b in range(256)]
+
+
 def _bitmap(buf, pos, end, n, msb, field):
     size = (n + 7) >> 3
     if pos + size > end:
         raise _Short(field, size, end - pos)
+    if not msb:
+        bits = Bits()
+        for byte in buf[pos:pos + size]:
+            bits.extend(_LSB[byte])
+        del bits[n:]
+        bits.pad = buf[pos + size - 1] >> (n & 7) if n & 7 else 0
+        return bits, pos + size
     v = int.from_bytes(buf[pos:pos + size], "big" if msb else "little")
     if msb:
         total = size * 8

@@ -105,6 +105,11 @@ class _Adapter:
     def encode(self, value, col):
         raise NotImplementedError
 
+    def bind(self, col):
+        """decode() for one column: a function of the fields alone (readers specialised for a
+        table call it for every row)."""
+        return lambda obj: self.decode(obj, col)
+
     def _bad(self, value):
         raise ValueError(f"{self.name}: cannot store {value!r} ({type(value).__name__})")
 
@@ -220,6 +225,15 @@ def _binary_char_length(col):
 
 class Text(_Adapter):
     name = "text"
+
+    def bind(self, col):
+        codec = codec_of(col)
+        if codec is None and _binary_char_length(col) is None:
+            return lambda obj: bytes(obj["data"])
+        if codec is not None:
+            errors = errors_of(codec)
+            return lambda obj: obj["data"].decode(codec, errors)
+        return super().bind(col)
 
     def decode(self, obj, col):
         data = obj["data"]

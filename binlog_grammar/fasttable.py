@@ -1,0 +1,447 @@
+"""Readers specialised for one table: the `row_images` spec partially evaluated with the table's
+columns, compiled once per TABLE_MAP (and per shape of the event's column bitmaps) and cached.
+
+With the columns known, nearly everything in the row-image specs is a constant: which layout each
+column has (`column_value` switches on `col.type`), its sizes (`col.meta`), signedness, the number
+of NULL bits, which image holds which columns. This module walks the same validated model as
+compiler.py and fastgen.py, evaluates every expression it can with those constants, and writes one
+Python function for the table in which only what truly varies from row to row remains: NULL bits,
+lengths, the values. Switches with a known key keep only their case; arrays of a known length are
+unrolled; named types are inlined; `as:` adapters and the two algorithm types are called as in the
+other paths. A construct this specialiser does not handle falls back, for that type only, to the
+generic reader of generated/fast.py; and tests/test_fastpath.py checks all three paths agree.
+"""
+from __future__ import annotations
+
+import itertools
+import struct
+
+from . import runtime as rt
+from .spec import expr as E
+from .spec.model import Field, TypeSpec
+
+UNROLL = 1024  # arrays of a known length up to this are unrolled
+
+
+class Unsupported(Exception):
+    pass
+
+
+class _Scope:
+    def __init__(self, parent=None, index=None, col=None):
+        self.parent = parent
+        self.values = {}  # field id -> ("c", value) | ("r", code)
+        self.index = index  # ("c", i) | ("r", code) | None
+        self.col = col if col is not None else (parent.col if parent else None)
+
+
+class _Spec:
+    def __init__(self, specs, ctx):
+        self.specs = specs
+        self.enums = specs.enum_values()
+        self.ctx = ctx
+        self.consts = []
+        self.n = itertools.count()
+        self.lines = []
+        from .pyvalues import ADAPTERS
+
+        self._adapters = ADAPTERS
+
+    # -- constants and variables ------------------------------------------------------------
+    def k(self, value) -> str:
+        if value is None or isinstance(value, (bool, int, float, str, bytes)) and not isinstance(value, rt.EnumValue):
+            return repr(value)
+        self.consts.append(value)
+        return f"K[{len(self.consts) - 1}]"
+
+    def var(self, stem="v") -> str:
+        return f"{stem}{next(self.n)}"
+
+    def code(self, pv) -> str:
+        return self.k(pv[1]) if pv[0] == "c" else pv[1]
+
+    def emit(self, ind, text):
+        self.lines.append("    " * ind + text)
+
+    # -- partial evaluation of expressions ----------------------------------------------------
+    def pe(self, node, sc: _Scope):
+        kind = node[0]
+        if kind in ("num", "str", "lit"):
+            return ("c", node[1])
+        if kind == "ver":
+            return ("c", rt.Version(node[1].flavor, node[1].number))
+        if kind == "enum":
+            return ("c", self.enums[node[1]][node[2]])
+        if kind == "ctx":
+            if node[1] not in self.ctx:
+                raise Unsupported(f"ctx.{node[1]}")
+            return ("c", self.ctx[node[1]])
+        if kind == "name":
+            n = node[1]
+            if n == "col":
+                if sc.col is None:
+                    raise Unsupported("col outside a column")
+                return ("c", sc.col)
+            if n == "_index":
+                s = sc
+                while s is not None and s.index is None:
+                    s = s.parent
+                if s is None:
+                    raise Unsupported("_index outside an array")
+                return s.index
+            if n == "_parent":
+                return ("s", sc.parent)
+            if n == "remaining":
+                return ("r", "(end - pos)")
+            if n not in sc.values:
+                raise Unsupported(f"name {n}")
+            return sc.values[n]
+        if kind == "attr":
+            base = self.pe(node[1], sc)
+            if base[0] == "s":
+                if node[2] == "_parent":
+                    return ("s", base[1].parent)
+                if node[2] == "_index":
+                    return base[1].index or ("c", None)
+                return base[1].values[node[2]]
+            if base[0] == "c":
+                b = base[1]
+                return ("c", b[node[2]] if isinstance(b, dict) else getattr(b, node[2]))
+            return ("r", f"{base[1]}[{node[2]!r}]")
+        if kind == "index":
+            a, i = self.pe(node[1], sc), self.pe(node[2], sc)
+            if a[0] == "c" and i[0] == "c":
+                return ("c", a[1][i[1]])
+            return ("r", f"{self.code(a)}[{self.code(i)}]")
+        if kind == "call":
+            f, args = node[1], [self.pe(a, sc) for a in node[2]]
+            fns = {"len": rt.length, "popcount": rt.popcount, "rank": rt.rank, "abs": abs,
+                   "min": min, "max": max, "version": rt.version, "matches": rt.matches}
+            if f not in fns:
+                raise Unsupported(f"{f}()")
+            if all(a[0] == "c" for a in args):
+                return ("c", fns[f](*[a[1] for a in args]))
+            name = {"len": "rt.length", "popcount": "rt.popcount", "rank": "rt.rank",
+                    "version": "rt.version", "matches": "rt.matches"}.get(f, f)
+            return ("r", f"{name}({', '.join(self.code(a) for a in args)})")
+        if kind == "bin":
+            a, b = self.pe(node[2], sc), self.pe(node[3], sc)
+            op = node[1]
+            if a[0] == "c" and b[0] == "c":
+                return ("c", E._apply_bin(op, a[1], b[1]))
+            if op in ("<", "<=", ">", ">=") and any(x[0] == "c" and isinstance(x[1], rt.Version)
+                                                    for x in (a, b)):
+                return ("r", f"rt.vcmp({op!r}, {self.code(a)}, {self.code(b)})")
+            return ("r", f"({self.code(a)} {E._PY_BIN[op]} {self.code(b)})")
+        if kind == "bool":
+            a = self.pe(node[2], sc)
+            if a[0] == "c":
+                if node[1] == "and":
+                    return a if not a[1] else self.pe(node[3], sc)
+                return a if a[1] else self.pe(node[3], sc)
+            b = self.pe(node[3], sc)
+            return ("r", f"({a[1]} {node[1]} {self.code(b)})")
+        if kind == "not":
+            a = self.pe(node[1], sc)
+            return ("c", not a[1]) if a[0] == "c" else ("r", f"(not {a[1]})")
+        if kind == "un":
+            a = self.pe(node[2], sc)
+            if a[0] == "c":
+                return ("c", -a[1] if node[1] == "-" else ~a[1])
+            return ("r", f"({node[1]}{a[1]})")
+        if kind == "cond":
+            c = self.pe(node[1], sc)
+            if c[0] == "c":
+                return self.pe(node[2] if c[1] else node[3], sc)
+            a, b = self.pe(node[2], sc), self.pe(node[3], sc)
+            code = f"({self.code(a)} if {c[1]} else {self.code(b)})"
+            ways = [self.possible(a), self.possible(b)]
+            if None not in ways:  # what the choice can give, for switches to drop other cases
+                return ("r", code, ways[0] | ways[1])
+            return ("r", code)
+        raise Unsupported(kind)
+
+    @staticmethod
+    def possible(v):
+        if v[0] == "c":
+            try:
+                return frozenset([v[1]])
+            except TypeError:
+                return None
+        return v[2] if len(v) > 2 else None
+
+    def const(self, node, sc, what):
+        v = self.pe(node, sc)
+        if v[0] != "c":
+            raise Unsupported(f"{what} is not known from the columns")
+        return v[1]
+
+    # -- fields --------------------------------------------------------------------------------
+    def fields(self, fields, sc: _Scope, ind):
+        for f in fields:
+            sc.values[f.id] = self.field(f, sc, ind)
+
+    def field(self, f: Field, sc: _Scope, ind):
+        if f.type.kind == "computed":
+            v = self.pe(f.value, sc)
+            if v[0] == "c":
+                return v
+            out = self.var()
+            self.emit(ind, f"{out} = {v[1]}")
+            return ("r", out)
+        if f.cond is not None:
+            c = self.pe(f.cond, sc)
+            if c[0] == "c":
+                return self.sized(f, sc, ind) if c[1] else ("c", None)
+            out = self.var()
+            self.emit(ind, f"if {c[1]}:")
+            inner = self.sized(f, sc, ind + 1)
+            self.emit(ind + 1, f"{out} = {self.code(inner)}")
+            self.emit(ind, "else:")
+            self.emit(ind + 1, f"{out} = None")
+            return ("r", out)
+        return self.sized(f, sc, ind)
+
+    def sized(self, f: Field, sc, ind):
+        if f.size is None or f.type.kind in ("bytes", "str", "uintvar"):
+            return self.repeated(f, sc, ind)
+        if f.size == "rest":
+            return self.repeated(f, sc, ind)
+        n = self.code(self.pe(f.size, sc))
+        outer = self.var("e")
+        self.emit(ind, f"{outer} = end")
+        self.emit(ind, f"end = pos + {n}")
+        self.emit(ind, f"if end > {outer}: raise _Short({f.id!r}, end - pos, {outer} - pos)")
+        v = self.repeated(f, sc, ind)
+        self.emit(ind, f"if pos != end: raise _Left({f.id!r}, end - pos)")
+        self.emit(ind, f"end = {outer}")
+        return v
+
+    def repeated(self, f: Field, sc, ind):
+        if f.repeat is None and f.repeat_until is None:
+            return self.content(f, sc, ind)
+        if f.repeat_until is not None:
+            raise Unsupported("repeat-until")
+        cols = self.ctx.get("columns")
+        out = self.var("l")
+        if f.repeat != "eos":
+            count = self.pe(f.repeat, sc)
+            if count[0] == "c" and count[1] <= UNROLL:
+                items = []
+                for i in range(count[1]):
+                    sc.index = ("c", i)
+                    sc.col = cols[i] if cols is not None and i < len(cols) else None
+                    items.append(self.code(self.content(f, sc, ind)))
+                sc.index = None
+                self.emit(ind, f"{out} = [{', '.join(items)}]")
+                return ("r", out)
+            raise Unsupported("an array of unknown length")
+        i = self.var("i")
+        self.emit(ind, f"{out} = []")
+        self.emit(ind, f"{i} = 0")
+        self.emit(ind, "while pos < end:")
+        sc.index = ("r", i)
+        saved = sc.col
+        sc.col = None
+        elem = self.content(f, sc, ind + 1)
+        sc.col, sc.index = saved, None
+        self.emit(ind + 1, f"{out}.append({self.code(elem)})")
+        self.emit(ind + 1, f"{i} += 1")
+        return ("r", out)
+
+    def content(self, f: Field, sc, ind):
+        t = f.type
+        out = self.var()
+        if t.kind in ("bytes", "str"):
+            if f.prefix is not None or f.terminator is not None or f.pad is not None:
+                raise Unsupported("prefixed, terminated or padded strings")
+            n = "(end - pos)" if f.size == "rest" else self.code(self.pe(f.size, sc))
+            nv = self.var("n")
+            self.emit(ind, f"{nv} = {n}")
+            self.emit(ind, f"if pos + {nv} > end: raise _Short({f.id!r}, {nv}, end - pos)")
+            self.emit(ind, f"{out} = buf[pos:pos + {nv}]")
+            self.emit(ind, f"pos += {nv}")
+            if t.kind == "str":
+                self.emit(ind, f"{out} = {out}.decode('utf-8', 'surrogateescape')")
+            return ("r", out)
+        if t.kind == "uintvar":
+            n = self.const(f.size, sc, f"size of {f.id}")
+            if n == 0:
+                return ("c", 0)
+            self.emit(ind, f"if pos + {n} > end: raise _Short({f.id!r}, {n}, end - pos)")
+            self.emit(ind, f"{out} = int.from_bytes(buf[pos:pos + {n}], "
+                           f"{'big' if t.endian == 'be' else 'little'!r})")
+            self.emit(ind, f"pos += {n}")
+            return ("r", out)
+        if t.kind == "bitmap":
+            n = self.code(self.pe(t.bits, sc))
+            self.emit(ind, f"{out}, pos = _bitmap(buf, pos, end, {n}, {t.order == 'msb'}, {f.id!r})")
+            return ("r", out)
+        v = self.typed(t, f, sc, ind)
+        if f.const is not None:
+            self.emit(ind, f"if {self.code(v)} != {f.const!r}: raise _Bad({f.id!r}, {self.code(v)}, {f.const!r})")
+        if f.enum:
+            self.emit(ind, f"{out} = rt.EnumValue({self.code(v)}, enums.{f.enum.upper()}.get({self.code(v)}))")
+            return ("r", out)
+        if f.flags:
+            self.emit(ind, f"{out} = rt.FlagsValue({self.code(v)}, enums.{f.flags.upper()})")
+            return ("r", out)
+        return v
+
+    def typed(self, t: TypeSpec, f: Field, sc, ind):
+        k = t.kind
+        out = self.var()
+        if k in ("int", "float"):
+            order = "big" if t.endian == "be" else "little"
+            self.emit(ind, f"if pos + {t.width} > end: raise _Short({f.id!r}, {t.width}, end - pos)")
+            fmt = {(1, False): "B", (1, True): "b", (2, False): "H", (2, True): "h", (4, False): "I",
+                   (4, True): "i", (8, False): "Q", (8, True): "q"}.get((t.width, t.signed))
+            if k == "float":
+                fmt = {4: "f", 8: "d"}[t.width]
+            if fmt is not None:
+                unpack = struct.Struct(("<" if t.endian == "le" else ">") + fmt).unpack_from
+                self.emit(ind, f"{out} = {self.k(unpack)}(buf, pos)[0]")
+            else:
+                self.emit(ind, f"{out} = int.from_bytes(buf[pos:pos + {t.width}], {order!r}, signed={t.signed})")
+            self.emit(ind, f"pos += {t.width}")
+            return ("r", out)
+        if k == "packed":
+            self.emit(ind, f"{out}, pos = _packed(buf, pos, end, {f.id!r})")
+            return ("r", out)
+        if k == "empty":
+            return ("c", None)
+        if k == "decimal":
+            p = self.code(self.pe(t.args["precision"], sc))
+            s = self.code(self.pe(t.args["scale"], sc))
+            self.emit(ind, f"{out}, pos = _decimal(buf, pos, end, {p}, {s}, {f.id!r})")
+            return ("r", out)
+        if k == "json_binary":
+            self.emit(ind, f"{out} = _json(buf[pos:end])")
+            self.emit(ind, "pos = end")
+            return ("r", out)
+        if k == "switch":
+            key = self.pe(t.switch_on, sc)
+            if key[0] == "c":
+                for ckey, ctype, _src in t.cases:
+                    if ckey == key[1]:
+                        return self.typed(ctype, f, sc, ind)
+                if t.default is None:
+                    raise Unsupported(f"no case for {key[1]!r}")
+                return self.typed(t.default, f, sc, ind)
+            kv = self.var("k")
+            self.emit(ind, f"{kv} = {key[1]}")
+            first = True
+            can = self.possible(key)
+            for ckey, ctype, _src in t.cases:
+                if can is not None and ckey not in can:
+                    continue
+                self.emit(ind, f"{'if' if first else 'elif'} {kv} == {ckey!r}:")
+                cv = self.typed(ctype, f, sc, ind + 1)
+                self.emit(ind + 1, f"{out} = {self.code(cv)}")
+                first = False
+            self.emit(ind, "else:")
+            if t.default is None:
+                self.emit(ind + 1, f"raise _NoCase({f.id!r}, {kv})")
+            else:
+                dv = self.typed(t.default, f, sc, ind + 1)
+                self.emit(ind + 1, f"{out} = {self.code(dv)}")
+            return ("r", out)
+        if k == "struct":
+            sub = _Scope(sc)
+            self.fields(t.fields, sub, ind)
+            return self.record(sub, t.fields, ind)
+        if k == "named":
+            return self.named(t.name, f, sc, ind)
+        raise Unsupported(f"type kind {k}")
+
+    def record(self, sub, fields, ind, plain=False):
+        out = self.var("r")
+        items = ", ".join(f"{fd.id!r}: {self.code(sub.values[fd.id])}" for fd in fields)
+        self.emit(ind, f"{out} = {{{items}}}" if plain else f"{out} = _Rec({{{items}}})")
+        return ("r", out)
+
+    def named(self, name, f, sc, ind):
+        td = self.specs.types[name]
+        mark = len(self.lines)
+        try:
+            tf = td.field
+            if tf.type.kind == "struct" and tf.cond is None and tf.size is None and tf.repeat is None:
+                sub = _Scope(sc)
+                self.fields(tf.type.fields, sub, ind)
+                v = self.record(sub, tf.type.fields, ind, plain=bool(td.adapter))
+            else:
+                v = self.field(tf, sc, ind)
+        except Unsupported:
+            del self.lines[mark:]  # this type goes to its generic reader
+            out = self.var()
+            stub = self.var("up")
+            idx = sc.index if sc.index is not None else ("c", None)
+            self.emit(ind, f"{stub} = {{'_params': ctx, '_index': {self.code(idx)}}}")
+            self.emit(ind, f"{out}, pos = F.t_{name}(buf, pos, end, {stub}, ctx, {self.k(sc.col)})")
+            return ("r", out)
+        if td.adapter:
+            out = self.var()
+            decode = self._adapters[td.adapter].bind(sc.col)
+            self.emit(ind, f"{out} = {self.k(decode)}({self.code(v)})")
+            return ("r", out)
+        return v
+
+
+_SPECS = []
+
+
+def _specs():
+    if not _SPECS:
+        from .spec.loader import load_specs
+
+        _SPECS.append(load_specs())
+    return _SPECS[0]
+
+
+def reader(columns, images, type_code, json_columns, cache=None):
+    """The specialised reader of row images for this table and event shape, or None when the
+    specs cannot be loaded here (an installed package without specs/) or do not specialise.
+    `cache` (a dict kept with the table) remembers readers by event shape."""
+    _CACHE = cache if cache is not None else {}
+    key = (tuple(tuple(b) for b in images), type_code)
+    fn = _CACHE.get(key)
+    if fn is not None or key in _CACHE:
+        return fn
+    try:
+        specs = _specs()
+    except Exception:  # noqa: BLE001 - no specs folder: the generic readers serve
+        _CACHE[key] = None
+        return None
+    ctx = {"columns": columns, "images": [list(b) for b in images], "type_code": type_code,
+           "json_columns": json_columns}
+    gen = _Spec(specs, ctx)
+    try:
+        top = specs.types["row_images"].field
+        sc = _Scope()
+        gen.fields(top.type.fields, sc, 1)
+        body = gen.lines
+        result = gen.code(sc.values[top.type.fields[0].id])
+    except Exception:  # noqa: BLE001 - columns the specs cannot specialise (missing metadata, ...)
+        _CACHE[key] = None  # go to the generic readers, which report bad bytes precisely
+        return None
+    src = "\n".join(["def read(buf, K, ctx):", "    pos, end = 0, len(buf)", *body,
+                     f"    return _Rec({{{top.type.fields[0].id!r}: {result}}})", ""])
+    from . import fastrt
+    from .generated import enums
+    from .generated import fast as F
+
+    env = {"rt": rt, "enums": enums, "F": F, "_unpack": __import__("struct").unpack_from,
+           **{n: getattr(fastrt, n) for n in ("_ADAPT", "_Bad", "_Left", "_NoCase", "_Rec",
+                                              "_Short", "_bitmap", "_decimal", "_json", "_packed")}}
+    exec(compile(src, f"<row images of {len(columns)} columns>", "exec"), env)  # noqa: S102
+    read = env["read"]
+    consts = gen.consts
+
+    def run(buf, ctx):
+        return read(buf, consts, ctx)
+
+    run.source = src
+    if len(_CACHE) > 256:  # a table whose events come in many shapes: keep the newest
+        _CACHE.clear()
+    _CACHE[key] = run
+    return run
