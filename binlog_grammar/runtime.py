@@ -49,6 +49,21 @@ def version(text) -> Version | None:
     return Version(flavor, tuple(int(g) for g in m.groups() if g is not None))
 
 
+def server_version(text: str) -> Version:
+    """`mysql-8.4.0`, `mariadb-10.11.6`, or a server's own version string (`10.11.6-MariaDB`)."""
+    from .spec.expr import parse_version_literal
+
+    if text.startswith(("mysql-", "mariadb-")):
+        try:
+            return parse_version_literal(text)
+        except ValueError:
+            raise ValueError(f"not a server version: {text!r}") from None
+    v = version(text)
+    if v.number == (0,):
+        raise ValueError(f"not a server version: {text!r}")
+    return v
+
+
 def remaining(this) -> int:
     """Bytes left in the region being parsed (the event data, a sized field, a TLV value)."""
     stream = this["_io"]

@@ -246,7 +246,8 @@ class Stream:
     """Iterate events (`events()`) or transactions (`transactions()`) of the inputs."""
 
     def __init__(self, inputs, filters: Optional[Filters] = None, verify_checksum=True,
-                 schemas=None, skip_damaged=False, progress: Optional[Callable] = None):
+                 schemas=None, skip_damaged=False, progress: Optional[Callable] = None,
+                 server_version=None):
         self.paths = expand_inputs(inputs)
         self.filters = filters or Filters()
         self.verify_checksum = verify_checksum
@@ -255,6 +256,9 @@ class Stream:
         self.progress = progress
         self.damage = []  # what skip_damaged stepped over (reader.Damage records)
         self.total_bytes = sum(_size(p) for p in self.paths)
+        # --server-version: read every file as if this server had written it (the layouts that
+        # depend on ctx.server follow it instead of the FORMAT_DESCRIPTION_EVENT's version)
+        self.server = parse_server_version(server_version) if server_version else None
 
     # -- raw events, with tables and GTIDs attached ----------------------------------------
     def _all_events(self):
@@ -266,6 +270,8 @@ class Stream:
             f = BinlogFile(path, self.verify_checksum, **kwargs)
             gtid = None
             for ev in f:
+                if self.server is not None:
+                    f.state.server = self.server  # before the next event is parsed
                 if self.progress is not None:
                     self.progress(done + ev.end, self.total_bytes)
                 if ev.type is not None and ev.type.name in _GTID_EVENTS:
@@ -435,9 +441,12 @@ def _size(path) -> int:
         return 0
 
 
+parse_server_version = rt.server_version
+
+
 def open_stream(inputs, filters: Optional[Filters] = None, verify_checksum=True, schemas=None,
-                skip_damaged=False, progress=None) -> Stream:
-    return Stream(inputs, filters, verify_checksum, schemas, skip_damaged, progress)
+                skip_damaged=False, progress=None, server_version=None) -> Stream:
+    return Stream(inputs, filters, verify_checksum, schemas, skip_damaged, progress, server_version)
 
 
 __all__ = ["open_stream", "Stream", "StreamEvent", "Transaction", "Filters", "GtidSet", "gtid_of",

@@ -119,6 +119,19 @@ def test_without_the_overlay_or_before_its_version_the_bytes_are_not_read(future
     assert older.returncode == 1 and "XID_EVENT" in older.stdout
 
 
+@needs_corpus
+def test_server_version_overrides_the_files_own(future):
+    """The 8.0.40-labelled copy holds the 99.0 additions too: --server-version reads it as 99.0."""
+    specs, files = future
+    r = _cli("--specs", specs, "dump", "--format", "jsonl", "--server-version", "mysql-99.0.0",
+             files["8.0.40"])
+    assert r.returncode == 0, r.stderr
+    xid = next(json.loads(x) for x in r.stdout.splitlines() if '"XID_EVENT"' in x)
+    assert xid["data"]["commit_ticket"] == 4242
+    bad = _cli("dump", "--server-version", "nonsense", files["8.0.40"])
+    assert bad.returncode == 2 and "not a server version" in bad.stderr
+
+
 def test_a_mistake_in_a_user_overlay_names_its_file_and_line(tmp_path):
     (tmp_path / "mysql-99.0.0.yaml").write_text(OVERLAY.replace("type: u32le", "type: u33le"))
     r = _cli("--specs", tmp_path, "dump", tmp_path / "nothing")
