@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import zlib
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -152,6 +153,8 @@ def parse_event(raw: bytes, state: FormatState, *, file="<bytes>", offset=0, inn
             raise parse_error(file, offset, name, e) from None
         except Exception as e:  # noqa: BLE001 - whatever bad bytes make a struct raise is bad input
             raise EventFormatError(f"{type(e).__name__}: {e}", file, offset, name) from None
+    if code == FDE_CODE and et is not None:
+        check_format_description(data, file, offset, name)
     ev = Event(file, offset, header, data, raw, et, ctx, inner=inner, footer=bool(crc_len))
     stored = None
     if crc_len:
@@ -160,7 +163,15 @@ def parse_event(raw: bytes, state: FormatState, *, file="<bytes>", offset=0, inn
     elif code == FDE_CODE and et is not None and data.get("checksum") is not None:
         stored = data.checksum
         if int(data.checksum_alg) != 1:
-            stored = None  # the bytes are there but the server does not fill them in
+            stored = None  # the events that follow carry no CRC32 footer
+            # but a checksum-aware server fills in the FDE's own CRC32 whatever the algorithm
+            # ("FD of checksum-aware server is always checksum-equipped"; 0: it did not). A dump
+            # thread that zeroes log_pos or create_timestamp of the FDE it sends fixes the CRC32
+            # only when checksums are on, so such an FDE (in a relay log) is not checked.
+            if verify_checksum and data.checksum and header.get("log_pos") and \
+                    data.create_timestamp and crc_of(header, raw, ctx) != data.checksum:
+                raise ChecksumError(f"CRC32 mismatch: stored 0x{data.checksum:08x}, computed "
+                                    f"0x{crc_of(header, raw, ctx):08x}", file, offset, name)
     if stored is not None:
         ev.checksum = stored
         if verify_checksum:
@@ -169,6 +180,25 @@ def parse_event(raw: bytes, state: FormatState, *, file="<bytes>", offset=0, inn
                 raise ChecksumError(f"CRC32 mismatch: stored 0x{stored:08x}, computed "
                                     f"0x{crc_of(header, raw, ctx):08x}", file, offset, name)
     return ev
+
+
+def check_format_description(data, file, offset, name) -> None:
+    """Refuse a FORMAT_DESCRIPTION_EVENT the server would refuse (Format_description_event::
+    is_valid: a header of at least 19 bytes, a server version that is a version) or could not
+    use (binlog version other than 4, unknown checksum algorithm). Everything after the FDE is
+    read with what it says, so a damaged one must not pass."""
+    problem = None
+    alg = data.get("checksum_alg")
+    if data.binlog_version != 4:
+        problem = f"binlog_version {data.binlog_version} (a FORMAT_DESCRIPTION_EVENT is binlog v4)"
+    elif data.common_header_len < 19:
+        problem = f"common_header_len {data.common_header_len} is shorter than 19 bytes"
+    elif not any(rt.version(data.server_version).number[:3]):
+        problem = f"server_version {data.server_version!r} is not a server version"
+    elif alg is not None and int(alg) not in (0, 1, 255):
+        problem = f"unknown checksum_alg {int(alg)}"
+    if problem:
+        raise EventFormatError(problem, file, offset, name)
 
 
 def update_state(state: FormatState, ev: Event) -> None:
@@ -226,14 +256,58 @@ def inner_events(ev: Event, state: FormatState, verify_checksum=True):
             pos += length
 
 
+@dataclass
+class Damage:
+    """Bytes a `BinlogFile(..., skip_damaged=True)` stepped over: where the damaged event began,
+    the type its header named (None when not even that was readable), what was wrong, how many
+    bytes were skipped, and where reading went on (None: nothing readable followed; the file's
+    last `skipped_bytes` bytes were dropped and iteration ended)."""
+
+    file: str
+    offset: int
+    event_type: Optional[str]
+    message: str
+    skipped_bytes: int
+    resumed_at: Optional[int]
+    error: Optional[BinlogError] = field(default=None, repr=False, compare=False)
+
+
+def _header_field_offsets() -> tuple:
+    """Where type_code and event_length sit in the common header (the same in v1, v3 and v4)."""
+    probe = T.common_header.build(dict(timestamp=0, type_code=165, server_id=0,
+                                       event_length=0x5A5A5A5A, log_pos=0, flags=0),
+                                  **FormatState().context(0))
+    flags = T.common_header.build(dict(timestamp=0, type_code=165, server_id=0, event_length=0,
+                                       log_pos=0, flags=0xA55A), **FormatState().context(0))
+    return probe.index(bytes([165])), probe.index(b"\x5a" * 4), flags.index(b"\x5a\xa5")
+
+
+TYPE_AT, LENGTH_AT, FLAGS_AT = _header_field_offsets()  # FLAGS_AT: the byte holding IN_USE
+# type codes no server writes to a file: never a place to resynchronise at
+NOT_IN_FILES = {"UNKNOWN_EVENT", "HEARTBEAT_LOG_EVENT", "HEARTBEAT_LOG_EVENT_V2"}
+SCAN_WINDOW = 1 << 16  # bytes searched per read while resynchronising
+CRC_CHUNK = 1 << 18  # bytes read at a time to check the CRC32 of a candidate event
+
+
 class BinlogFile:
     """Iterate the events of one binlog file. Errors name the file, the offset and the event type;
-    every event before the damage has been yielded when one is raised."""
+    every event before the damage has been yielded when one is raised.
 
-    def __init__(self, path, verify_checksum=True):
+    With `skip_damaged=True` a damaged event (bad header, impossible length, CRC32 mismatch, bytes
+    its spec refuses, truncation) raises nothing: a `Damage` is appended to `self.damage` (and
+    passed to `on_damage(damage)` when given, before the next event is yielded), and reading goes
+    on at the next offset where a whole event is found again (see `_resync`). Only events are
+    yielded. A file that cannot be opened, does not start with the binlog magic number, or whose
+    rest is encrypted still raises BinlogError.
+    """
+
+    def __init__(self, path, verify_checksum=True, skip_damaged=False, on_damage=None):
         self.path = os.fspath(path)
         self.verify_checksum = verify_checksum
+        self.skip_damaged = skip_damaged
+        self.on_damage = on_damage
         self.state = FormatState()
+        self.damage: list[Damage] = []
 
     def __iter__(self):
         path = self.path
@@ -250,60 +324,254 @@ class BinlogFile:
                     raise TruncatedError("file ends inside the magic number", path, 0)
                 raise BinlogError(f"not a binlog file (magic {magic.hex()}, expected {MAGIC.hex()})",
                                   path, 0)
+            self.damage = []
+            self._first = True
+            self._format_known = False  # an FDE (or START_EVENT_V3) has been read
             pos = len(MAGIC)
-            state = self.state
-            first = True
             while True:
-                hl = state.header_len
-                head = fh.read(hl)
-                if not head:
-                    return
-                if len(head) < hl:
-                    part = partial_header(head, state)
-                    name = event_name(part.type_code, state) if "type_code" in part else None
-                    raise TruncatedError(f"file ends inside an event header ({len(head)} of {hl} bytes)",
-                                         path, pos, name)
-                if state.encrypted:
-                    raise BinlogError("the rest of the file is encrypted (it follows a "
-                                      "START_ENCRYPTION_EVENT); reading it needs the server's "
-                                      "encryption key", path, pos)
                 try:
-                    header = T.common_header.parse(head, **state.context(0))
-                except ConstructError as e:
-                    raise parse_error(path, pos, None, e) from None
-                name = event_name(header.type_code, state)
-                if first and header.type_code == START_V3_CODE:
-                    # binlog v1 (MySQL 3.23) has 13-byte headers; its START event is shorter than a
-                    # v3 one, which is how the server itself tells them apart.
-                    if header.event_length < 19 + EVENTS[START_V3_CODE].post_header_len[0]:
-                        state.header_len = 13
-                        state.binlog_version = 1
-                        first = False
-                        fh.seek(pos)
-                        continue
-                    state.binlog_version = 3
-                first = False
-                length = header.event_length
-                if length < hl:
-                    raise EventFormatError(f"event_length {length} is shorter than the {hl}-byte header",
-                                           path, pos, name)
-                # never let a bogus length allocate: compare with the bytes the file has
-                available = os.fstat(fh.fileno()).st_size - pos - hl
-                rest = fh.read(length - hl) if length - hl <= available else fh.read(available)
-                if len(rest) < length - hl:
-                    raise TruncatedError(f"file ends inside the event: event_length {length}, "
-                                         f"{hl + len(rest)} bytes present", path, pos, name)
-                ev = parse_event(head + rest, state, file=path, offset=pos,
-                                 verify_checksum=self.verify_checksum)
-                update_state(state, ev)
-                if ev.type is not None and ev.type.name == "START_ENCRYPTION_EVENT":
-                    state.encrypted = True
+                    ev = self._next_event(fh, pos)
+                except BinlogError as e:
+                    if not self.skip_damaged or self.state.encrypted:
+                        raise
+                    self._first = False
+                    resume = self._resync(fh, pos)
+                    size = os.fstat(fh.fileno()).st_size
+                    damage = Damage(path, pos, e.event_type, e.message,
+                                    (size if resume is None else resume) - pos, resume,
+                                    e.with_traceback(None))
+                    self.damage.append(damage)
+                    if self.on_damage is not None:
+                        self.on_damage(damage)
+                    if resume is None:
+                        return
+                    fh.seek(resume)
+                    pos = resume
+                    continue
+                if ev is None:
+                    return
                 yield ev
-                pos += length
+                pos = ev.end
+
+    def _next_event(self, fh, pos):
+        """Read and parse the event at `pos` (where `fh` stands); None at the end of the file."""
+        path = self.path
+        state = self.state
+        hl = state.header_len
+        head = fh.read(hl)
+        if not head:
+            return None
+        if len(head) < hl:
+            part = partial_header(head, state)
+            name = event_name(part.type_code, state) if "type_code" in part else None
+            raise TruncatedError(f"file ends inside an event header ({len(head)} of {hl} bytes)",
+                                 path, pos, name)
+        if state.encrypted:
+            raise BinlogError("the rest of the file is encrypted (it follows a "
+                              "START_ENCRYPTION_EVENT); reading it needs the server's "
+                              "encryption key", path, pos)
+        try:
+            header = T.common_header.parse(head, **state.context(0))
+        except ConstructError as e:
+            raise parse_error(path, pos, None, e) from None
+        name = event_name(header.type_code, state)
+        if self._first and header.type_code == START_V3_CODE:
+            self._first = False
+            # binlog v1 (MySQL 3.23) has 13-byte headers; its START event is shorter than a
+            # v3 one, which is how the server itself tells them apart.
+            if header.event_length < 19 + EVENTS[START_V3_CODE].post_header_len[0]:
+                state.header_len = 13
+                state.binlog_version = 1
+                fh.seek(pos)
+                return self._next_event(fh, pos)
+            state.binlog_version = 3
+        elif self._first:
+            if state.event_code(header.type_code) != FDE_CODE:
+                raise EventFormatError("a binlog file begins with a FORMAT_DESCRIPTION_EVENT (or "
+                                       "a START_EVENT_V3 before MySQL 5.0); this one does not",
+                                       path, pos, name)
+            # the server writing the file puts the FDE's own end in log_pos; a dump thread that
+            # sends it puts 0 (the length field is the one thing the CRC32 cannot vouch for
+            # when the FDE says checksums are off or the damage moved its checksum)
+            if header.log_pos not in (0, pos + header.event_length):
+                raise EventFormatError(f"event_length {header.event_length} does not agree with "
+                                       f"log_pos {header.log_pos} of the file's first event",
+                                       path, pos, name)
+        self._first = False
+        length = header.event_length
+        if length < hl:
+            raise EventFormatError(f"event_length {length} is shorter than the {hl}-byte header",
+                                   path, pos, name)
+        # never let a bogus length allocate: compare with the bytes the file has
+        available = os.fstat(fh.fileno()).st_size - pos - hl
+        rest = fh.read(length - hl) if length - hl <= available else fh.read(max(available, 0))
+        if len(rest) < length - hl:
+            raise TruncatedError(f"file ends inside the event: event_length {length}, "
+                                 f"{hl + len(rest)} bytes present", path, pos, name)
+        ev = parse_event(head + rest, state, file=path, offset=pos,
+                         verify_checksum=self.verify_checksum)
+        if ev.type is not None and ev.type.code == FDE_CODE and self.verify_checksum \
+                and ev.data.get("checksum_alg") is None:
+            self._check_no_footer(fh, ev)
+        try:
+            update_state(state, ev)
+        except Exception as e:  # noqa: BLE001 - a format event whose values make no sense
+            raise EventFormatError(f"unusable format description: {type(e).__name__}: {e}",
+                                   path, pos, name) from None
+        if ev.type is not None and ev.type.code in (FDE_CODE, START_V3_CODE):
+            self._format_known = True
+        if ev.type is not None and ev.type.name == "START_ENCRYPTION_EVENT":
+            state.encrypted = True
+        return ev
+
+    def _check_no_footer(self, fh, fde):
+        """An FDE whose server version predates checksums (MySQL 5.6.1, MariaDB 5.3) says the
+        events carry no CRC32 footer; if the next event ends with the CRC32 of its bytes, the
+        version string is what was damaged (the FDE's own checksum went unread with it)."""
+        hl = fde.data.common_header_len
+        size = os.fstat(fh.fileno()).st_size
+        head = fh.read(hl)
+        try:
+            if len(head) < hl:
+                return
+            length = int.from_bytes(head[LENGTH_AT:LENGTH_AT + 4], "little")
+            if not hl + CHECKSUM_LEN <= length <= size - fde.end:
+                return
+            raw = head + fh.read(length - hl)
+            if zlib.crc32(raw[:-CHECKSUM_LEN]) == int.from_bytes(raw[-CHECKSUM_LEN:], "little"):
+                raise EventFormatError(f"server_version {fde.data.server_version!r} predates "
+                                       "checksums, but the next event ends with its CRC32: the "
+                                       "version string is damaged", self.path, fde.offset, fde.name)
+        finally:
+            fh.seek(fde.end)
+
+    # -- resynchronisation after damage ------------------------------------------------------
+    def _resync(self, fh, start) -> Optional[int]:
+        """The first offset after `start` where a whole event is found again, or None.
+
+        A candidate offset needs a common header with a type code some server writes to files
+        and an event_length that fits in the file and covers header and post-header (and the
+        checksum footer). Then, in a file whose FDE announced CRC32 (and when checksums are
+        verified), the CRC32 over the candidate's bytes must match its footer; otherwise the
+        header at offset + event_length must be plausible the same way (or be the end of the
+        file): a chain of two. Finally the candidate must parse. When the file's format event
+        itself was lost, a matching CRC32 also tells that the file has checksum footers.
+
+        The file is searched a window at a time (a regular expression finds candidate headers), so
+        no byte is read twice except to check a candidate, and nothing is allocated from a
+        length field that does not fit in the file.
+        """
+        state = self.state
+        hl = state.header_len
+        size = os.fstat(fh.fileno()).st_size
+        crc_mode = self.verify_checksum and state.checksum_alg == 1
+        guess = not self._format_known and state.checksum_alg != 1
+        minimum = {}
+        for code in range(256):
+            et = EVENTS.get(state.event_code(code))
+            if et is not None and et.name not in NOT_IN_FILES:
+                minimum[code] = hl + state.post_header_len(code)
+        # a regular expression finds, at C speed, the offsets whose type code byte is one of those
+        # and whose event_length's top byte is small enough for the rest of the file
+        codes = b"".join(b"\\x%02x" % c for c in sorted(minimum))
+        top = min((size - start) >> 24, 255)
+        candidates = re.compile(b"(?s)(?=.{%d}[%s].{%d}[\\x00-\\x%02x])"
+                                % (TYPE_AT, codes, LENGTH_AT + 3 - TYPE_AT - 1, top))
+        p = start + 1
+        while p + hl <= size:
+            fh.seek(p)
+            buf = fh.read(min(SCAN_WINDOW + hl - 1, size - p))
+            last = len(buf) - hl  # the last index in buf where a whole header starts
+            for m in candidates.finditer(buf):
+                j = m.start()
+                if j > last:
+                    break
+                code = buf[j + TYPE_AT]
+                length = int.from_bytes(buf[j + LENGTH_AT:j + LENGTH_AT + 4], "little")
+                if not minimum[code] <= length <= size - (p + j):
+                    continue
+                if self._candidate_ok(fh, p + j, length, code, size, minimum, crc_mode, guess,
+                                      buf, p):
+                    return p + j
+            p += last + 1
+        return None
+
+    def _candidate_ok(self, fh, at, length, code, size, minimum, crc_mode, guess, buf, buf_at):
+        state = self.state
+        is_fde = state.event_code(code) == FDE_CODE
+        crc_ok = (crc_mode or guess) and length >= minimum[code] + CHECKSUM_LEN and \
+            self._crc_matches(fh, at, length, buf, buf_at, is_fde)
+        if crc_mode and not is_fde and not crc_ok:
+            return False
+        if not crc_ok and not self._successor_ok(fh, at + length, size, minimum, buf, buf_at):
+            return False
+        # only now, with a matching CRC32 or a plausible next header, read and parse it all
+        fh.seek(at)
+        raw = fh.read(length)
+        inferred = guess and crc_ok and not is_fde
+        if inferred:
+            state.checksum_alg = 1
+        try:
+            parse_event(raw, state, file=self.path, offset=at, verify_checksum=self.verify_checksum)
+        except BinlogError:
+            if inferred:
+                state.checksum_alg = 0
+            return False
+        return True
+
+    def _successor_ok(self, fh, at, size, minimum, buf, buf_at) -> bool:
+        """The end of the file, or a plausible common header (known type, length that fits)."""
+        hl = self.state.header_len
+        if at == size:
+            return True
+        if at + hl > size:
+            return False
+        if buf_at <= at and at + hl <= buf_at + len(buf):
+            head = buf[at - buf_at:at - buf_at + hl]
+        else:
+            fh.seek(at)
+            head = fh.read(hl)
+        code = head[TYPE_AT]
+        length = int.from_bytes(head[LENGTH_AT:LENGTH_AT + 4], "little")
+        return code in minimum and minimum[code] <= length <= size - at
+
+    def _crc_matches(self, fh, at, length, buf, buf_at, is_fde) -> bool:
+        """CRC32 of the event's bytes before its 4-byte footer equals the footer (for an FDE,
+        computed with LOG_EVENT_BINLOG_IN_USE_F cleared, as the server does). Read in chunks."""
+        hl = self.state.header_len
+        if buf_at <= at and at + length <= buf_at + len(buf):
+            view = memoryview(buf)[at - buf_at:at - buf_at + length]
+            chunks = iter((view[:-CHECKSUM_LEN],))
+            stored = bytes(view[-CHECKSUM_LEN:])
+        else:
+            def read_chunks(left=length - CHECKSUM_LEN):
+                fh.seek(at)
+                while left:
+                    chunk = fh.read(min(CRC_CHUNK, left))
+                    if not chunk:
+                        return
+                    left -= len(chunk)
+                    yield chunk
+            chunks = read_chunks()
+            stored = None
+        crc = 0
+        first = True
+        for chunk in chunks:
+            if first and is_fde and hl > FLAGS_AT:
+                head = bytearray(chunk[:hl])
+                head[FLAGS_AT] &= ~IN_USE & 0xFF
+                crc = zlib.crc32(chunk[hl:], zlib.crc32(head))
+            else:
+                crc = zlib.crc32(chunk, crc)
+            first = False
+        if stored is None:
+            fh.seek(at + length - CHECKSUM_LEN)
+            stored = fh.read(CHECKSUM_LEN)
+        return len(stored) == CHECKSUM_LEN and crc == int.from_bytes(stored, "little")
 
 
-def read_events(path, verify_checksum=True):
-    return iter(BinlogFile(path, verify_checksum))
+def read_events(path, verify_checksum=True, skip_damaged=False):
+    return iter(BinlogFile(path, verify_checksum, skip_damaged))
 
 
 def rebuild_event(ev: Event) -> bytes:
