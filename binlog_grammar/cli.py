@@ -297,35 +297,42 @@ def _add_stream_command(sub):
 
         return cmd_stream(args)
 
-    st = sub.add_parser("stream", help="read a live server's binlog as a replica and print it as dump does")
+    st = sub.add_parser("stream", help="read a live server's binlog as a replica and print it as "
+                                       "dump does")
     c = st.add_argument_group("server")
     c.add_argument("--host", default="127.0.0.1", help="server host (default 127.0.0.1)")
     c.add_argument("--port", type=int, default=3306, help="server port (default 3306)")
     c.add_argument("--user", default="root", help="account with REPLICATION SLAVE (and BINLOG MONITOR / "
                                                   "REPLICATION CLIENT for --until-now)")
     c.add_argument("--password-env", metavar="VAR",
-                   help="name of the environment variable holding the password (never on the command line)")
-    c.add_argument("--server-id", type=int, help="replica server id (default: a random one, kept across reconnects)")
+                   help="environment variable holding the password (never on the command line)")
+    c.add_argument("--server-id", type=int,
+                   help="replica server id (default: a random one, kept across reconnects)")
     w = st.add_argument_group("where to start and stop")
     w.add_argument("--file", help="binlog file to start in (default: the first one)")
     w.add_argument("--pos", type=int, help="position in --file to start at (default 4)")
-    w.add_argument("--gtid", help="start after this GTID position: MariaDB domain-server-seq,... or MySQL uuid:1-100")
+    w.add_argument("--gtid", help="start after this GTID position: MariaDB domain-server-seq,... "
+                                  "or MySQL uuid:1-100")
     w.add_argument("--until-now", action="store_true",
                    help="stop at the end of the binlog as it is when connecting (else follow new events)")
     o = st.add_argument_group("output")
     o.add_argument("--format", choices=["text", "jsonl"], default="text", help="as dump: text or jsonl")
     o.add_argument("--rows-only", action="store_true", help="jsonl: only row changes")
     o.add_argument("--database", action="append", default=[], help="keep only this database (repeatable)")
-    o.add_argument("--table", action="append", default=[], help="keep only db.table (shell patterns; repeatable)")
-    o.add_argument("--exclude-table", action="append", default=[], help="drop db.table (shell patterns; repeatable)")
+    o.add_argument("--table", action="append", default=[],
+                   help="keep only db.table (shell patterns; repeatable)")
+    o.add_argument("--exclude-table", action="append", default=[],
+                   help="drop db.table (shell patterns; repeatable)")
     o.add_argument("--schema", help="JSON or YAML file of table schemas for binlogs without full metadata")
     o.add_argument("--no-checksum", action="store_true", help="do not verify CRC32s")
     o.add_argument("--any-binlog-format", action="store_true",
                    help="read a server whose binlog_format is not ROW (row changes may be missing)")
     n = st.add_argument_group("connection")
     n.add_argument("--heartbeat", type=float, default=5.0, help="heartbeat period in seconds (default 5)")
-    n.add_argument("--connect-timeout", type=float, default=10.0, help="seconds to connect and log in (default 10)")
-    n.add_argument("--read-timeout", type=float, default=30.0, help="seconds to wait for an answer (default 30)")
+    n.add_argument("--connect-timeout", type=float, default=10.0,
+                   help="seconds to connect and log in (default 10)")
+    n.add_argument("--read-timeout", type=float, default=30.0,
+                   help="seconds to wait for an answer (default 30)")
     n.add_argument("--no-reconnect", action="store_true", help="end with an error when the connection drops")
     n.add_argument("--reconnect-timeout", type=float, default=60.0,
                    help="give up reconnecting after this many seconds (default 60)")
@@ -336,7 +343,8 @@ def _add_stream_command(sub):
     n.add_argument("--ssl-cert", help="client certificate (PEM)")
     n.add_argument("--ssl-key", help="client certificate's key (PEM)")
     n.add_argument("--server-public-key", metavar="PEM",
-                   help="server's RSA public key, to send the password without TLS (caching_sha2 / sha256_password)")
+                   help="server's RSA public key, to send the password without TLS "
+                        "(caching_sha2_password, sha256_password)")
     n.add_argument("--get-server-public-key", action="store_true",
                    help="ask the server for its RSA public key when needed (trusts the network)")
     st.set_defaults(func=run)

@@ -54,3 +54,24 @@ class ChecksumError(BinlogError):
 
 class EventFormatError(BinlogError):
     """An event's bytes do not follow its spec."""
+
+
+class ReplicationError(BinlogGrammarError):
+    """A replication connection failed (cannot connect, authentication refused, the server
+    reported an error, it sent bytes the protocol specs refuse, it went silent): names the server
+    and says what went wrong, on one line. Never carries the password."""
+
+    def __init__(self, message, server=None, code=None, sql_state=None):
+        self.message = " ".join(str(message).split())
+        self.server = server
+        self.code = code
+        self.sql_state = sql_state
+        super().__init__(str(self))
+
+    def __str__(self):
+        where = f"{self.server}: " if self.server else ""
+        what = ""
+        if self.code is not None:
+            what = f" (server error {self.code}" + (f", SQLSTATE {self.sql_state}" if self.sql_state
+                                                   else "") + ")"
+        return f"{where}{self.message}{what}"

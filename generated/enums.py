@@ -2,6 +2,55 @@
 # Do not edit: change the spec and run `binlog-grammar generate`.
 
 
+# binlog_dump_flags (flags, specs/protocol/commands.yaml): Options of COM_BINLOG_DUMP.
+BINLOG_DUMP_FLAGS = {
+    0x1: 'BINLOG_DUMP_NON_BLOCK',  # At the end of the binlog send EOF instead of waiting for new events.
+    0x2: 'BINLOG_SEND_ANNOTATE_ROWS_EVENT',  # MariaDB: send ANNOTATE_ROWS_EVENTs (otherwise left out, or replaced for old replicas).
+}
+
+# binlog_dump_gtid_flags (flags, specs/protocol/commands.yaml): Options of COM_BINLOG_DUMP_GTID.
+BINLOG_DUMP_GTID_FLAGS = {
+    0x1: 'BINLOG_DUMP_NON_BLOCK',  # At the end of the binlog send EOF instead of waiting for new events.
+    0x2: 'BINLOG_THROUGH_POSITION',  # Start at binlog_name and binlog_pos.
+    0x4: 'BINLOG_THROUGH_GTID',  # The GTID set follows; start after it.
+}
+
+# capability_flags (flags, specs/protocol/basic.yaml): What a client or server can do (the low 32 bits; MariaDB keeps 32 more in mariadb_capability_flags). The server announces its set in the handshake; the client answers with the ones it uses, a subset.
+CAPABILITY_FLAGS = {
+    0x1: 'CLIENT_LONG_PASSWORD',  # MySQL: new (4.1) password hashing. MariaDB calls the bit CLIENT_MYSQL: a MariaDB server leaves it clear, and then the extended capabilities are exchanged.
+    0x2: 'CLIENT_FOUND_ROWS',  # Report rows found (matched) instead of rows changed.
+    0x4: 'CLIENT_LONG_FLAG',  # All 16 bits of the column flags.
+    0x8: 'CLIENT_CONNECT_WITH_DB',  # The handshake response names a database.
+    0x10: 'CLIENT_NO_SCHEMA',  # Refuse db.table.column names (deprecated).
+    0x20: 'CLIENT_COMPRESS',  # zlib-compressed protocol.
+    0x40: 'CLIENT_ODBC',  # Unused.
+    0x80: 'CLIENT_LOCAL_FILES',  # LOAD DATA LOCAL allowed.
+    0x100: 'CLIENT_IGNORE_SPACE',  # Spaces allowed before '('.
+    0x200: 'CLIENT_PROTOCOL_41',  # The 4.1 protocol (SQL states
+    0x400: 'CLIENT_INTERACTIVE',  # Use interactive_timeout.
+    0x800: 'CLIENT_SSL',  # Switch to TLS after the handshake (SSLRequest).
+    0x1000: 'CLIENT_IGNORE_SIGPIPE',  # Client-side only.
+    0x2000: 'CLIENT_TRANSACTIONS',  # Status flags in OK and EOF.
+    0x4000: 'CLIENT_RESERVED',  # Unused (was CLIENT_PROTOCOL_41 in 4.1.0).
+    0x8000: 'CLIENT_SECURE_CONNECTION',  # 4.1 authentication: the auth response has a 1-byte length (CLIENT_RESERVED2).
+    0x10000: 'CLIENT_MULTI_STATEMENTS',  # Several statements in one COM_QUERY.
+    0x20000: 'CLIENT_MULTI_RESULTS',  # Several result sets for one command.
+    0x40000: 'CLIENT_PS_MULTI_RESULTS',  # Several result sets for COM_STMT_EXECUTE.
+    0x80000: 'CLIENT_PLUGIN_AUTH',  # Pluggable authentication; the handshake and its response name the method.
+    0x100000: 'CLIENT_CONNECT_ATTRS',  # The handshake response carries connection attributes.
+    0x200000: 'CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA',  # The auth response has a length-encoded length.
+    0x400000: 'CLIENT_CAN_HANDLE_EXPIRED_PASSWORDS',  # The client understands sandbox mode for expired passwords.
+    0x800000: 'CLIENT_SESSION_TRACK',  # Session state changes in OK packets.
+    0x1000000: 'CLIENT_DEPRECATE_EOF',  # An OK with header 0xFE replaces EOF packets.
+    0x2000000: 'CLIENT_OPTIONAL_RESULTSET_METADATA',  # MySQL 8.0.3+: result sets may omit the column metadata.
+    0x4000000: 'CLIENT_ZSTD_COMPRESSION_ALGORITHM',  # MySQL 8.0.18+: zstd compression; the response carries its level.
+    0x8000000: 'CLIENT_QUERY_ATTRIBUTES',  # MySQL 8.0.23+: COM_QUERY carries query attributes.
+    0x10000000: 'MULTI_FACTOR_AUTHENTICATION',  # MySQL 8.0.27+: more than one authentication factor.
+    0x20000000: 'CLIENT_CAPABILITY_EXTENSION',  # Reserved to extend the flags (MariaDB 10.2 used the bit for progress reports).
+    0x40000000: 'CLIENT_SSL_VERIFY_SERVER_CERT',  # Client-side only (verify the server's certificate).
+    0x80000000: 'CLIENT_REMEMBER_OPTIONS',  # Client-side only.
+}
+
 # checksum_alg (enum, specs/events/control/format_description.yaml): Checksum algorithm announced by the FORMAT_DESCRIPTION_EVENT.
 CHECKSUM_ALG = {
     0: 'BINLOG_CHECKSUM_ALG_OFF',  # Events carry no checksum.
@@ -1322,6 +1371,26 @@ COLLATION = {
     3271: 'utf32_uca1400_croatian_nopad_as_cs',  # utf32
 }
 
+# column_definition_flags (flags, specs/protocol/commands.yaml): The flags of a column definition.
+COLUMN_DEFINITION_FLAGS = {
+    0x1: 'NOT_NULL_FLAG',  # NOT NULL.
+    0x2: 'PRI_KEY_FLAG',  # Part of the primary key.
+    0x4: 'UNIQUE_KEY_FLAG',  # Part of a unique key.
+    0x8: 'MULTIPLE_KEY_FLAG',  # Part of a non-unique key.
+    0x10: 'BLOB_FLAG',  # A BLOB or TEXT.
+    0x20: 'UNSIGNED_FLAG',  # UNSIGNED.
+    0x40: 'ZEROFILL_FLAG',  # ZEROFILL.
+    0x80: 'BINARY_FLAG',  # Binary collation.
+    0x100: 'ENUM_FLAG',  # An ENUM.
+    0x200: 'AUTO_INCREMENT_FLAG',  # AUTO_INCREMENT.
+    0x400: 'TIMESTAMP_FLAG',  # A TIMESTAMP.
+    0x800: 'SET_FLAG',  # A SET.
+    0x1000: 'NO_DEFAULT_VALUE_FLAG',  # No DEFAULT.
+    0x2000: 'ON_UPDATE_NOW_FLAG',  # ON UPDATE CURRENT_TIMESTAMP.
+    0x4000: 'PART_KEY_FLAG',  # Part of some key.
+    0x8000: 'NUM_FLAG',  # A number.
+}
+
 # column_type (enum, specs/types/rows.yaml): Type code of a table column as a TABLE_MAP_EVENT announces it (enum_field_types).
 COLUMN_TYPE = {
     0: 'DECIMAL',  # Old-style DECIMAL of tables created before MySQL 5.0.3; no metadata.
@@ -1361,6 +1430,42 @@ COLUMN_TYPE = {
     253: 'VAR_STRING',  # VARCHAR of tables from before MySQL 5.0.3; two metadata bytes like STRING.
     254: 'STRING',  # CHAR, BINARY, ENUM and SET; two metadata bytes with the real type and length.
     255: 'GEOMETRY',  # Spatial types; one metadata byte with the length-prefix size.
+}
+
+# command (enum, specs/protocol/commands.yaml): The command byte that starts every request of the command phase.
+COMMAND = {
+    0: 'COM_SLEEP',
+    1: 'COM_QUIT',  # Close the connection.
+    2: 'COM_INIT_DB',  # Change the default database.
+    3: 'COM_QUERY',  # Run a statement.
+    4: 'COM_FIELD_LIST',
+    5: 'COM_CREATE_DB',
+    6: 'COM_DROP_DB',
+    7: 'COM_REFRESH',
+    8: 'COM_SHUTDOWN',
+    9: 'COM_STATISTICS',
+    10: 'COM_PROCESS_INFO',
+    11: 'COM_CONNECT',
+    12: 'COM_PROCESS_KILL',
+    13: 'COM_DEBUG',
+    14: 'COM_PING',  # Is the server alive.
+    15: 'COM_TIME',
+    16: 'COM_DELAYED_INSERT',
+    17: 'COM_CHANGE_USER',
+    18: 'COM_BINLOG_DUMP',  # Stream the binlog from a file and position.
+    19: 'COM_TABLE_DUMP',
+    20: 'COM_CONNECT_OUT',
+    21: 'COM_REGISTER_SLAVE',  # Register as a replica.
+    22: 'COM_STMT_PREPARE',
+    23: 'COM_STMT_EXECUTE',
+    24: 'COM_STMT_SEND_LONG_DATA',
+    25: 'COM_STMT_CLOSE',
+    26: 'COM_STMT_RESET',
+    27: 'COM_SET_OPTION',
+    28: 'COM_STMT_FETCH',
+    29: 'COM_DAEMON',
+    30: 'COM_BINLOG_DUMP_GTID',  # MySQL: stream the binlog after a GTID set.
+    31: 'COM_RESET_CONNECTION',
 }
 
 # event_flags (flags, specs/framing.yaml): Flags in the common header.
@@ -1505,6 +1610,16 @@ LOAD_OPT_FLAGS = {
     0x8: 'IGNORE_FLAG',  # LOAD DATA ... IGNORE.
 }
 
+# mariadb_capability_flags (flags, specs/protocol/basic.yaml): MariaDB's extended capabilities (bits 32 and up of its 64-bit set), carried where MySQL has reserved zero bytes, when the CLIENT_MYSQL bit is clear.
+MARIADB_CAPABILITY_FLAGS = {
+    0x1: 'MARIADB_CLIENT_PROGRESS',  # Progress reports (ERR packets with error code 0xFFFF).
+    0x2: 'MARIADB_CLIENT_COM_MULTI',  # COM_MULTI (removed).
+    0x4: 'MARIADB_CLIENT_STMT_BULK_OPERATIONS',  # COM_STMT_BULK_EXECUTE.
+    0x8: 'MARIADB_CLIENT_EXTENDED_METADATA',  # Column definitions carry extended type information.
+    0x10: 'MARIADB_CLIENT_CACHE_METADATA',  # Prepared statements may skip repeated metadata.
+    0x20: 'MARIADB_CLIENT_BULK_UNIT_RESULTS',  # Bulk commands may return one result per row.
+}
+
 # mariadb_gtid_flags2 (flags, specs/types/mariadb.yaml): The flags2 byte of a MariaDB GTID_EVENT.
 MARIADB_GTID_FLAGS2 = {
     0x1: 'FL_STANDALONE',  # No terminating COMMIT/XID event follows (DDL and other non-transactional statements).
@@ -1609,6 +1724,24 @@ ROWS_FLAGS = {
     0x8: 'COMPLETE_ROWS_F',  # The row images hold every column of the table.
     0x10: 'USE_SQL_FOREIGN_KEY_F',  # Foreign keys are enforced by the SQL layer, not the engine (newer MySQL 9.x).
     0x80: 'NO_CHECK_CONSTRAINT_CHECKS_F',  # MariaDB only; the session ran with check_constraint_checks off.
+}
+
+# server_status (flags, specs/protocol/basic.yaml): The SERVER_STATUS_* bits of OK and EOF packets (and the handshake).
+SERVER_STATUS = {
+    0x1: 'SERVER_STATUS_IN_TRANS',  # A transaction is active.
+    0x2: 'SERVER_STATUS_AUTOCOMMIT',  # Autocommit is on.
+    0x8: 'SERVER_MORE_RESULTS_EXISTS',  # Another result set follows.
+    0x10: 'SERVER_QUERY_NO_GOOD_INDEX_USED',  # No good index was used.
+    0x20: 'SERVER_QUERY_NO_INDEX_USED',  # No index was used.
+    0x40: 'SERVER_STATUS_CURSOR_EXISTS',  # A cursor was opened (COM_STMT_FETCH).
+    0x80: 'SERVER_STATUS_LAST_ROW_SENT',  # The cursor has no more rows.
+    0x100: 'SERVER_STATUS_DB_DROPPED',  # The current database was dropped.
+    0x200: 'SERVER_STATUS_NO_BACKSLASH_ESCAPES',  # sql_mode NO_BACKSLASH_ESCAPES is on.
+    0x400: 'SERVER_STATUS_METADATA_CHANGED',  # A prepared statement's metadata changed.
+    0x800: 'SERVER_QUERY_WAS_SLOW',  # The statement was slower than long_query_time.
+    0x1000: 'SERVER_PS_OUT_PARAMS',  # The result set holds OUT parameters.
+    0x2000: 'SERVER_STATUS_IN_TRANS_READONLY',  # The active transaction is read-only.
+    0x4000: 'SERVER_SESSION_STATE_CHANGED',  # Session state changed (session tracking).
 }
 
 # sql_mode (flags, specs/types/statement.yaml): Bits of a MySQL server's sql_mode (bits 0-31 are shared with MariaDB, the bits above are not).

@@ -6,8 +6,87 @@ from construct import *  # noqa: F401,F403
 from binlog_grammar import runtime as rt  # noqa: F401
 from binlog_grammar.generated import enums  # noqa: F401
 
+# auth_more_data (specs/protocol/connection.yaml:198): More data for the authentication method in use (header 0x01). caching_sha2_password sends 0x03 (fast authentication succeeded, an OK follows) or 0x04 (full authentication needed), and its RSA public key in PEM when asked.
+auth_more_data = Struct(
+    # status: 0x01.
+    'status' / Const(1, Int8ul),
+    # data: The method's data.
+    'data' / GreedyBytes,
+)
+
+# auth_switch_request (specs/protocol/connection.yaml:172): The server asks the client to authenticate with another method, with a fresh challenge for it (header 0xFE during authentication).
+auth_switch_request = Struct(
+    # status: 0xFE.
+    'status' / Const(254, Int8ul),
+    # plugin_name: The method to switch to.
+    'plugin_name' / rt.Text(NullTerminated(GreedyBytes, term=b'\x00')),
+    # plugin_data: Its challenge (for mysql_native_password the 20-byte scramble and a 0x00).
+    'plugin_data' / GreedyBytes,
+)
+
+# auth_switch_response (specs/protocol/connection.yaml:189): The client's reply to an AuthSwitchRequest or to AuthMoreData, for the method in use.
+auth_switch_response = Struct(
+    # data: The method's reply (a scramble, a signature, a password for TLS, an RSA-encrypted password).
+    'data' / GreedyBytes,
+)
+
+# mysql_gtid_interval (specs/types/gtid.yaml:51): A half-open interval [start, end) of GNOs (transaction numbers) of one source.
+mysql_gtid_interval = Struct(
+    # start: First GNO in the interval (at least 1, and above the previous interval's end).
+    'start' / Int64sl,
+    # end: One past the last GNO in the interval (greater than start).
+    'end' / Int64sl,
+)
+
+# mysql_gtid_set_sid (specs/types/gtid.yaml:27): The GNO intervals of one source (UUID, and tag in the tagged format) in an encoded GTID set.
+mysql_gtid_set_sid = Struct(
+    # uuid: Source UUID, its 16 bytes in text order.
+    'uuid' / Bytes(16),
+    # tag: Tag of the source (lowercase, at most 32 characters; empty for untagged GTIDs), only in the tagged format.
+    'tag' / rt.When(lambda this: (this['_']['gtid_format'] == 1), rt.Text(Prefixed(rt.SvUint(), GreedyBytes))),
+    # n_intervals: Number of intervals that follow.
+    'n_intervals' / Rebuild(Int64ul, lambda this: rt.length(this['intervals'])),
+    # intervals: Intervals of transaction numbers, ascending and not touching one another.
+    'intervals' / Array(lambda this: this['n_intervals'], mysql_gtid_interval),
+)
+
+# mysql_gtid_set (specs/types/gtid.yaml:4): A set of GTIDs in MySQL's binary encoding (what Gtid_set::encode writes); tagged sources (8.3+) switch the whole set to the tagged format.
+mysql_gtid_set = Struct(
+    # n_sids_low: Byte 0 of the 8-byte header; untagged format, bits 0-7 of the source count; tagged format, a copy of the format code (1).
+    'n_sids_low' / Rebuild(Int8ul, lambda this: (1 if (this['gtid_format'] == 1) else (rt.length(this['sids']) & 255))),
+    # n_sids_high: Bytes 1-6 of the header; tagged format, the whole source count; untagged format, bits 8-55 of it.
+    'n_sids_high' / Rebuild(BytesInteger(6, signed=False, swapped=True), lambda this: (rt.length(this['sids']) if (this['gtid_format'] == 1) else (rt.length(this['sids']) >> 8))),
+    # gtid_format: Byte 7 of the header, the encoding format (0 untagged, 1 tagged); MySQL rejects other values.
+    'gtid_format' / rt.EnumInt(Int8ul, enums.MYSQL_GTID_FORMAT),
+    # sids: One entry per source (UUID and tag) that has GTIDs in the set, sorted by UUID and tag.
+    'sids' / Array(lambda this: (this['n_sids_high'] if (this['gtid_format'] == 1) else (this['n_sids_low'] | (this['n_sids_high'] << 8))), mysql_gtid_set_sid),
+)
+
+_binlog_dump_gtid_data__gtid_set = mysql_gtid_set
+# binlog_dump_gtid_data (specs/protocol/commands.yaml:234): The GTID set a COM_BINLOG_DUMP_GTID carries, after its length.
+binlog_dump_gtid_data = Struct(
+    # data_size: Bytes of the encoded GTID set.
+    'data_size' / Rebuild(Int32ul, lambda this: rt.sizeof(_binlog_dump_gtid_data__gtid_set, this['gtid_set'], this)),
+    # gtid_set: GTIDs the replica already has; the server sends every transaction not in it.
+    'gtid_set' / rt.Sized(lambda this: this['data_size'], _binlog_dump_gtid_data__gtid_set),
+)
+
 # binlog_magic (specs/framing.yaml:7): The four bytes every binlog and relay log file starts with (0xFE 'b' 'i' 'n').
 binlog_magic = Const(b'\xfebin', Bytes(4))
+
+# binlog_stream_packet (specs/protocol/commands.yaml:247): One packet of a binlog dump: 0x00, then one whole event as it is in the binlog file (common header, data, CRC32 footer when the source writes them). EOF or ERR packets end the stream.
+binlog_stream_packet = Struct(
+    # status: 0x00, an event follows.
+    'status' / Const(0, Int8ul),
+    # event: The event's bytes (parsed with the FORMAT_DESCRIPTION_EVENT the stream sent).
+    'event' / GreedyBytes,
+)
+
+# caching_sha2_public_key_request (specs/protocol/connection.yaml:211): caching_sha2_password, full authentication without TLS and without a local copy of the server's RSA key - the client asks for the key.
+caching_sha2_public_key_request = Struct(
+    # request: 0x02, request the public key.
+    'request' / Const(2, Int8ul),
+)
 
 # colmeta_array_varchar (specs/types/rows.yaml:126): Maximum length in bytes of a VARCHAR element of a TYPED_ARRAY column (three bytes there).
 colmeta_array_varchar = Int24ul
@@ -74,6 +153,42 @@ colmeta_typed_array = Struct(
 
 # colmeta_varchar (specs/types/rows.yaml:122): Maximum length in bytes of a VARCHAR or VARBINARY column.
 colmeta_varchar = Int16ul
+
+# column_count_packet (specs/protocol/commands.yaml:32): First packet of a text result set: the number of columns (a packed integer; a first byte 0x00, 0xFF or 0xFB would be OK, ERR or LOCAL INFILE instead).
+column_count_packet = Struct(
+    # column_count: Number of columns; that many column_definition41 packets follow.
+    'column_count' / rt.Packed(),
+)
+
+# column_definition41 (specs/protocol/commands.yaml:40): One column of a result set (CLIENT_PROTOCOL_41, without MariaDB's extended metadata).
+column_definition41 = Struct(
+    # catalog: Always "def".
+    'catalog' / rt.Text(Prefixed(rt.Packed(), GreedyBytes)),
+    # schema: Database of the column's table.
+    'schema' / rt.Text(Prefixed(rt.Packed(), GreedyBytes)),
+    # table: Table name as the query names it (its alias).
+    'table' / rt.Text(Prefixed(rt.Packed(), GreedyBytes)),
+    # org_table: The table's real name.
+    'org_table' / rt.Text(Prefixed(rt.Packed(), GreedyBytes)),
+    # name: Column name as the query names it (its alias).
+    'name' / rt.Text(Prefixed(rt.Packed(), GreedyBytes)),
+    # org_name: The column's real name.
+    'org_name' / rt.Text(Prefixed(rt.Packed(), GreedyBytes)),
+    # fixed_fields_length: Length of the fixed-size fields that follow, 0x0C.
+    'fixed_fields_length' / Const(12, rt.Packed()),
+    # character_set: Collation of the column's values (63 binary).
+    'character_set' / rt.EnumInt(Int16ul, enums.COLLATION),
+    # column_length: Maximum length of the column's values in bytes.
+    'column_length' / Int32ul,
+    # type: The column type (MYSQL_TYPE_*; the same codes as in a TABLE_MAP_EVENT).
+    'type' / rt.EnumInt(Int8ul, enums.COLUMN_TYPE),
+    # flags: NOT NULL, key, UNSIGNED, BINARY, ... bits.
+    'flags' / rt.FlagsInt(Int16ul, enums.COLUMN_DEFINITION_FLAGS),
+    # decimals: Digits after the point of a DECIMAL or fraction of a temporal type (0x1F for strings and dynamic values).
+    'decimals' / Int8ul,
+    # filler: Zeros.
+    'filler' / Bytes(2),
+)
 
 # value_bit (specs/types/columns.yaml:136): BIT(n), big-endian, in (n + 7) / 8 bytes.
 value_bit = rt.UIntN(lambda this: (rt.col(this)['meta']['bytes'] + (1 if (rt.col(this)['meta']['bits'] > 0) else 0)), big_endian=True)
@@ -366,6 +481,72 @@ column_value = Switch(lambda this: (rt.col(this)['meta']['type'] if (rt.col(this
     242: value_vector,  # column_type::VECTOR
 }, default=rt.NoCase('switch on ((col.type == column_type::STRING) ? col.meta.type : col.type)'))
 
+# com_binlog_dump (specs/protocol/commands.yaml:178): Stream the binlog from a file and position. The server answers with binlog_stream_packets: a fake ROTATE_EVENT naming the file, the file's FORMAT_DESCRIPTION_EVENT (log_pos 0 when starting past it), then the events, then waits for more (or sends EOF with BINLOG_DUMP_NON_BLOCK, or server_id 0); ERR ends it.
+com_binlog_dump = Struct(
+    # command: COM_BINLOG_DUMP.
+    'command' / Const(18, rt.EnumInt(Int8ul, enums.COMMAND)),
+    # binlog_pos: Position to start at (4 is the first event of a file).
+    'binlog_pos' / Int32ul,
+    # flags: Options.
+    'flags' / rt.FlagsInt(Int16ul, enums.BINLOG_DUMP_FLAGS),
+    # server_id: The replica's server id.
+    'server_id' / Int32ul,
+    # binlog_filename: File to start in (empty for the first file; MariaDB in GTID mode ignores it).
+    'binlog_filename' / rt.Text(GreedyBytes),
+)
+
+# com_binlog_dump_gtid (specs/protocol/commands.yaml:202): MySQL 5.6+: stream the binlog, skipping the transactions of a GTID set the replica already has.
+com_binlog_dump_gtid = Struct(
+    # command: COM_BINLOG_DUMP_GTID.
+    'command' / Const(30, rt.EnumInt(Int8ul, enums.COMMAND)),
+    # flags: Options (BINLOG_THROUGH_GTID for a GTID set).
+    'flags' / rt.FlagsInt(Int16ul, enums.BINLOG_DUMP_GTID_FLAGS),
+    # server_id: The replica's server id.
+    'server_id' / Int32ul,
+    # binlog_name_info_size: Length of binlog_name.
+    'binlog_name_info_size' / Rebuild(Int32ul, lambda this: rt.length(this['binlog_name'])),
+    # binlog_name: File to start in (usually empty; the GTID set decides).
+    'binlog_name' / rt.Text(Bytes(lambda this: this['binlog_name_info_size'])),
+    # binlog_pos: Position to start at (4).
+    'binlog_pos' / Int64ul,
+    # gtid_data: The GTID set (BINLOG_THROUGH_GTID).
+    'gtid_data' / rt.When(lambda this: (this['flags'] & 4), binlog_dump_gtid_data),
+)
+
+# com_query (specs/protocol/commands.yaml:8): Run a statement (text protocol); answered by OK, ERR or a text result set.
+com_query = Struct(
+    # command: COM_QUERY.
+    'command' / Const(3, rt.EnumInt(Int8ul, enums.COMMAND)),
+    # query: The statement text.
+    'query' / rt.Text(GreedyBytes),
+)
+
+# com_quit (specs/protocol/commands.yaml:22): Close the connection politely (the server answers nothing, or ERR).
+com_quit = Struct(
+    # command: COM_QUIT.
+    'command' / Const(1, rt.EnumInt(Int8ul, enums.COMMAND)),
+)
+
+# com_register_slave (specs/protocol/commands.yaml:144): Register as a replica (SHOW SLAVE HOSTS / SHOW REPLICAS); answered by OK or ERR. A later registration with the same server_id replaces this one, and MariaDB ends the older dump of that server_id.
+com_register_slave = Struct(
+    # command: COM_REGISTER_SLAVE.
+    'command' / Const(21, rt.EnumInt(Int8ul, enums.COMMAND)),
+    # server_id: The replica's server id (not 0, and unique among the source's replicas).
+    'server_id' / Int32ul,
+    # hostname: The replica's report_host (may be empty).
+    'hostname' / rt.Text(Prefixed(Int8ul, GreedyBytes)),
+    # user: The replica's report_user (may be empty).
+    'user' / rt.Text(Prefixed(Int8ul, GreedyBytes)),
+    # password: The replica's report_password (this client always sends it empty).
+    'password' / rt.Text(Prefixed(Int8ul, GreedyBytes)),
+    # port: The replica's report_port.
+    'port' / Int16ul,
+    # replication_rank: Ignored (0).
+    'replication_rank' / Int32ul,
+    # master_id: Usually 0 (the source fills in its own id).
+    'master_id' / Int32ul,
+)
+
 # common_header (specs/framing.yaml:14): The header in front of every event; 19 bytes in binlog v3 and v4, 13 in v1.
 common_header = Struct(
     # timestamp: Seconds since the epoch when the statement began (the source's clock).
@@ -382,8 +563,148 @@ common_header = Struct(
     'flags' / rt.When(lambda this: (rt.ctx(this, 'header_len') >= 19), rt.FlagsInt(Int16ul, enums.EVENT_FLAGS)),
 )
 
+# connect_attribute (specs/protocol/connection.yaml:160): One connection attribute.
+connect_attribute = Struct(
+    # key: Attribute name (_client_name, _pid, program_name, ...).
+    'key' / rt.Text(Prefixed(rt.Packed(), GreedyBytes)),
+    # value: Its value.
+    'value' / rt.Text(Prefixed(rt.Packed(), GreedyBytes)),
+)
+
+_connect_attributes__entries = rt.RepeatEos(connect_attribute)
+# connect_attributes (specs/protocol/connection.yaml:146): Connection attributes (performance_schema.session_connect_attrs), as length-encoded key and value pairs in a length-encoded block.
+connect_attributes = Struct(
+    # length: Bytes of all the pairs.
+    'length' / Rebuild(rt.Packed(), lambda this: rt.sizeof(_connect_attributes__entries, this['entries'], this)),
+    # entries: The pairs.
+    'entries' / rt.Sized(lambda this: this['length'], _connect_attributes__entries),
+)
+
+# eof_ok_packet (specs/protocol/basic.yaml:60): The OK packet that ends a result set when the client set CLIENT_DEPRECATE_EOF (the post-5.7.5 form of EOF): an OK whose header byte is 0xFE. A packet starting with 0xFE and shorter than 0xFFFFFF bytes is this, never a row.
+eof_ok_packet = Struct(
+    # header: 0xFE, the EOF header reused by the OK that replaces EOF.
+    'header' / Const(254, Int8ul),
+    # affected_rows: Rows changed (0 after a result set).
+    'affected_rows' / rt.Packed(),
+    # last_insert_id: Last insert id (0 after a result set).
+    'last_insert_id' / rt.Packed(),
+    # status_flags: The session's SERVER_STATUS_* bits.
+    'status_flags' / rt.FlagsInt(Int16ul, enums.SERVER_STATUS),
+    # warnings: Number of warnings.
+    'warnings' / Int16ul,
+    # info: Human-readable information, usually empty.
+    'info' / rt.Text(GreedyBytes),
+)
+
+# eof_packet (specs/protocol/basic.yaml:86): EOF (before CLIENT_DEPRECATE_EOF): ends the column definitions and the rows of a result set, and a binlog dump in non-blocking mode. A packet starting with 0xFE and shorter than 9 bytes is an EOF.
+eof_packet = Struct(
+    # header: 0xFE, the EOF header.
+    'header' / Const(254, Int8ul),
+    # warnings: Number of warnings.
+    'warnings' / Int16ul,
+    # status_flags: The session's SERVER_STATUS_* bits.
+    'status_flags' / rt.FlagsInt(Int16ul, enums.SERVER_STATUS),
+)
+
+# err_packet (specs/protocol/basic.yaml:102): ERR: the command failed (CLIENT_PROTOCOL_41 form, with the SQL state). Its first byte is 0xFF.
+err_packet = Struct(
+    # header: 0xFF, the ERR header.
+    'header' / Const(255, Int8ul),
+    # error_code: The server error number (1045 access denied, 1236 fatal error reading the binlog, ...).
+    'error_code' / Int16ul,
+    # sql_state_marker: '#', marks the SQL state that follows.
+    'sql_state_marker' / Const('#', rt.Text(Bytes(1))),
+    # sql_state: The SQLSTATE (28000, HY000, ...).
+    'sql_state' / rt.Text(Bytes(5)),
+    # error_message: Human-readable error message.
+    'error_message' / rt.Text(GreedyBytes),
+)
+
+# err_packet_pre41 (specs/protocol/basic.yaml:127): ERR without the SQL state: what a server sends before capabilities are agreed (an error in place of the handshake: too many connections, host blocked). Told from err_packet by the byte after the error code, which is not '#'.
+err_packet_pre41 = Struct(
+    # header: 0xFF, the ERR header.
+    'header' / Const(255, Int8ul),
+    # error_code: The server error number.
+    'error_code' / Int16ul,
+    # error_message: Human-readable error message.
+    'error_message' / rt.Text(GreedyBytes),
+)
+
 # event_checksum (specs/framing.yaml:43): CRC-32 (ISO 3309, as zlib computes it) of the header and the event data.
 event_checksum = Int32ul
+
+# lenenc_bytes (specs/protocol/basic.yaml:143): A length-encoded string: a packed (length-encoded) integer length, then that many bytes.
+lenenc_bytes = Prefixed(rt.Packed(), GreedyBytes)
+
+# nul_terminated_bytes (specs/protocol/basic.yaml:155): Bytes that end at a 0x00 byte (not part of the value).
+nul_terminated_bytes = NullTerminated(GreedyBytes, term=b'\x00')
+
+# u8_prefixed_bytes (specs/protocol/basic.yaml:149): Bytes after a 1-byte length.
+u8_prefixed_bytes = Prefixed(Int8ul, GreedyBytes)
+
+# handshake_response41 (specs/protocol/connection.yaml:92): The client's answer to the greeting (CLIENT_PROTOCOL_41): who it is, what it can do, and its reply to the challenge.
+handshake_response41 = Struct(
+    # client_flag: The capabilities the client uses (a subset of the server's).
+    'client_flag' / rt.FlagsInt(Int32ul, enums.CAPABILITY_FLAGS),
+    # max_packet_size: Largest packet the client will send.
+    'max_packet_size' / Int32ul,
+    # character_set: The connection's collation id (a collation id as in the collation enum, below 256).
+    'character_set' / Int8ul,
+    # filler: Zeros.
+    'filler' / Bytes(19),
+    # mariadb_capabilities: MariaDB's extended capabilities the client uses (zero for MySQL, making 23 zero bytes).
+    'mariadb_capabilities' / rt.FlagsInt(Int32ul, enums.MARIADB_CAPABILITY_FLAGS),
+    # username: The account's user name.
+    'username' / rt.Text(NullTerminated(GreedyBytes, term=b'\x00')),
+    # auth_response: The reply to the challenge, made by the method client_plugin_name names; its length is length-encoded (CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA), one byte (CLIENT_SECURE_CONNECTION), or it ends at 0x00.
+    'auth_response' / Switch(lambda this: (2 if (this['client_flag'] & 0x200000) else (1 if (this['client_flag'] & 0x8000) else 0)), {
+        2: lenenc_bytes,
+        1: u8_prefixed_bytes,
+        0: nul_terminated_bytes,
+    }, default=rt.NoCase('switch on ((client_flag & 2097152) ? 2 : ((client_flag & 32768) ? 1 : 0))')),
+    # database: Initial database (CLIENT_CONNECT_WITH_DB).
+    'database' / rt.When(lambda this: (this['client_flag'] & 8), rt.Text(NullTerminated(GreedyBytes, term=b'\x00'))),
+    # client_plugin_name: Authentication method of auth_response (CLIENT_PLUGIN_AUTH).
+    'client_plugin_name' / rt.When(lambda this: (this['client_flag'] & 0x80000), rt.Text(NullTerminated(GreedyBytes, term=b'\x00'))),
+    # connect_attributes: Key-value attributes of the connection (CLIENT_CONNECT_ATTRS).
+    'connect_attributes' / rt.When(lambda this: (this['client_flag'] & 0x100000), connect_attributes),
+    # zstd_compression_level: zstd compression level (CLIENT_ZSTD_COMPRESSION_ALGORITHM).
+    'zstd_compression_level' / rt.When(lambda this: (this['client_flag'] & 0x4000000), Int8ul),
+)
+
+# handshake_v10 (specs/protocol/connection.yaml:6): The server's greeting (protocol version 10, every server since 3.21; the part after capability_flags_lower is sent by every server since 4.1, which this client requires).
+handshake_v10 = Struct(
+    # protocol_version: Protocol version, 10.
+    'protocol_version' / Const(10, Int8ul),
+    # server_version: Server version (MariaDB prefixes '5.5.5-' to its own version for old replicas).
+    'server_version' / rt.Text(NullTerminated(GreedyBytes, term=b'\x00')),
+    # connection_id: The connection (thread) id, as SHOW PROCESSLIST and KILL name it.
+    'connection_id' / Int32ul,
+    # auth_plugin_data_part_1: First 8 bytes of the authentication challenge (the scramble).
+    'auth_plugin_data_part_1' / Bytes(8),
+    # filler: 0x00.
+    'filler' / Const(0, Int8ul),
+    # capability_flags_lower: Bits 0-15 of the server's capabilities.
+    'capability_flags_lower' / rt.FlagsInt(Int16ul, enums.CAPABILITY_FLAGS),
+    # character_set: The server's default collation id (its low byte; a collation id as in the collation enum).
+    'character_set' / Int8ul,
+    # status_flags: The server status.
+    'status_flags' / rt.FlagsInt(Int16ul, enums.SERVER_STATUS),
+    # capability_flags_upper: Bits 16-31 of the server's capabilities.
+    'capability_flags_upper' / Int16ul,
+    # capabilities: The server's 32 capability bits (capability_flags).
+    'capabilities' / Computed(lambda this: (this['capability_flags_lower'] | (this['capability_flags_upper'] << 16))),
+    # auth_plugin_data_len: Length of the whole challenge (both parts, with the trailing 0x00) when CLIENT_PLUGIN_AUTH is set, else 0.
+    'auth_plugin_data_len' / Int8ul,
+    # filler_2: Reserved, zeros.
+    'filler_2' / Bytes(6),
+    # mariadb_capabilities: MariaDB (CLIENT_MYSQL clear): its extended capabilities; MySQL: the last 4 of its 10 reserved zero bytes.
+    'mariadb_capabilities' / rt.FlagsInt(Int32ul, enums.MARIADB_CAPABILITY_FLAGS),
+    # auth_plugin_data_part_2: Rest of the challenge (CLIENT_SECURE_CONNECTION): 12 more bytes and a 0x00 for the 20-byte scramble of mysql_native_password and caching_sha2_password.
+    'auth_plugin_data_part_2' / rt.When(lambda this: (this['capability_flags_lower'] & 0x8000), Bytes(lambda this: max(13, (this['auth_plugin_data_len'] - 8)))),
+    # auth_plugin_name: Authentication method the challenge is for (CLIENT_PLUGIN_AUTH).
+    'auth_plugin_name' / rt.When(lambda this: (this['capability_flags_upper'] & 8), rt.Text(NullTerminated(GreedyBytes, term=b'\x00'))),
+)
 
 _json_diff__doc = rt.JsonBinary()
 # json_diff (specs/types/columns.yaml:363): One change of a partial JSON update - the operation, the path it applies to, and the new value (not for REMOVE).
@@ -482,36 +803,38 @@ mariadb_gtid_xid = Struct(
     'bqual' / Bytes(lambda this: this['bqual_length']),
 )
 
-# mysql_gtid_interval (specs/types/gtid.yaml:51): A half-open interval [start, end) of GNOs (transaction numbers) of one source.
-mysql_gtid_interval = Struct(
-    # start: First GNO in the interval (at least 1, and above the previous interval's end).
-    'start' / Int64sl,
-    # end: One past the last GNO in the interval (greater than start).
-    'end' / Int64sl,
+# ok_packet (specs/protocol/basic.yaml:34): OK: the command succeeded (CLIENT_PROTOCOL_41 without CLIENT_SESSION_TRACK, which this client never asks for). Its first byte is 0x00; a packet of 7 bytes or more starting with 0x00 is an OK.
+ok_packet = Struct(
+    # header: 0x00, the OK header.
+    'header' / Const(0, Int8ul),
+    # affected_rows: Rows changed by the statement.
+    'affected_rows' / rt.Packed(),
+    # last_insert_id: The AUTO_INCREMENT value the statement generated (0 when none).
+    'last_insert_id' / rt.Packed(),
+    # status_flags: The session's SERVER_STATUS_* bits.
+    'status_flags' / rt.FlagsInt(Int16ul, enums.SERVER_STATUS),
+    # warnings: Number of warnings the statement raised.
+    'warnings' / Int16ul,
+    # info: Human-readable information (Records/Duplicates/Warnings of a multi-row INSERT, ...), often empty.
+    'info' / rt.Text(GreedyBytes),
 )
 
-# mysql_gtid_set_sid (specs/types/gtid.yaml:27): The GNO intervals of one source (UUID, and tag in the tagged format) in an encoded GTID set.
-mysql_gtid_set_sid = Struct(
-    # uuid: Source UUID, its 16 bytes in text order.
-    'uuid' / Bytes(16),
-    # tag: Tag of the source (lowercase, at most 32 characters; empty for untagged GTIDs), only in the tagged format.
-    'tag' / rt.When(lambda this: (this['_']['gtid_format'] == 1), rt.Text(Prefixed(rt.SvUint(), GreedyBytes))),
-    # n_intervals: Number of intervals that follow.
-    'n_intervals' / Rebuild(Int64ul, lambda this: rt.length(this['intervals'])),
-    # intervals: Intervals of transaction numbers, ascending and not touching one another.
-    'intervals' / Array(lambda this: this['n_intervals'], mysql_gtid_interval),
+# packet (specs/protocol/basic.yaml:18): One packet on the wire, header and payload (at most 0xFFFFFF payload bytes; see packet_header for longer payloads).
+packet = Struct(
+    # payload_length: Bytes of payload.
+    'payload_length' / Rebuild(Int24ul, lambda this: rt.length(this['payload'])),
+    # sequence_id: Packet number within the exchange, wrapping at 256.
+    'sequence_id' / Int8ul,
+    # payload: The payload.
+    'payload' / Bytes(lambda this: this['payload_length']),
 )
 
-# mysql_gtid_set (specs/types/gtid.yaml:4): A set of GTIDs in MySQL's binary encoding (what Gtid_set::encode writes); tagged sources (8.3+) switch the whole set to the tagged format.
-mysql_gtid_set = Struct(
-    # n_sids_low: Byte 0 of the 8-byte header; untagged format, bits 0-7 of the source count; tagged format, a copy of the format code (1).
-    'n_sids_low' / Rebuild(Int8ul, lambda this: (1 if (this['gtid_format'] == 1) else (rt.length(this['sids']) & 255))),
-    # n_sids_high: Bytes 1-6 of the header; tagged format, the whole source count; untagged format, bits 8-55 of it.
-    'n_sids_high' / Rebuild(BytesInteger(6, signed=False, swapped=True), lambda this: (rt.length(this['sids']) if (this['gtid_format'] == 1) else (rt.length(this['sids']) >> 8))),
-    # gtid_format: Byte 7 of the header, the encoding format (0 untagged, 1 tagged); MySQL rejects other values.
-    'gtid_format' / rt.EnumInt(Int8ul, enums.MYSQL_GTID_FORMAT),
-    # sids: One entry per source (UUID and tag) that has GTIDs in the set, sorted by UUID and tag.
-    'sids' / Array(lambda this: (this['n_sids_high'] if (this['gtid_format'] == 1) else (this['n_sids_low'] | (this['n_sids_high'] << 8))), mysql_gtid_set_sid),
+# packet_header (specs/protocol/basic.yaml:7): The 4 bytes before every payload: its length and a sequence number. A payload of 0xFFFFFF bytes or more is sent as packets of exactly 0xFFFFFF bytes followed by one shorter packet (maybe empty); the receiver joins them.
+packet_header = Struct(
+    # payload_length: Bytes of payload in this packet; 0xFFFFFF means another packet continues the same payload.
+    'payload_length' / Int24ul,
+    # sequence_id: Packet number, 0 for the first packet of a command (or of the connection) and one more for each packet after it, wrapping at 256.
+    'sequence_id' / Int8ul,
 )
 
 # query_charset_collation_pair (specs/types/statement.yaml:348): One entry of character_set_collations.
@@ -720,6 +1043,20 @@ rows_extra_row_info_mariadb = rt.TLVList(tag=Int8ul, length=None, end='eos', unk
 # rows_table_id (specs/types/rows.yaml:101): Number the server gave the table for this binlog; 4 bytes when the FDE announces a 6-byte post-header (trees before 5.1.4), else 6.
 rows_table_id = rt.UIntN(lambda this: (4 if (rt.ctx(this, 'post_header_len') == 6) else 6), big_endian=False)
 
+# ssl_request (specs/protocol/connection.yaml:69): The first 32 bytes of a handshake response, with CLIENT_SSL set: the client asks for TLS; both sides then run the TLS handshake and the client sends its whole HandshakeResponse41 over it.
+ssl_request = Struct(
+    # client_flag: The client's capabilities, with CLIENT_SSL.
+    'client_flag' / rt.FlagsInt(Int32ul, enums.CAPABILITY_FLAGS),
+    # max_packet_size: Largest packet the client will send.
+    'max_packet_size' / Int32ul,
+    # character_set: The connection's collation id (a collation id as in the collation enum, below 256).
+    'character_set' / Int8ul,
+    # filler: Zeros.
+    'filler' / Bytes(19),
+    # mariadb_capabilities: MariaDB's extended capabilities the client uses (zero for MySQL, making 23 zero bytes).
+    'mariadb_capabilities' / rt.FlagsInt(Int32ul, enums.MARIADB_CAPABILITY_FLAGS),
+)
+
 # table_map_charset_pair (specs/types/rows.yaml:189): A character column whose collation differs from the default.
 table_map_charset_pair = Struct(
     # column_index: Index of the column among the columns this list counts (not among all columns).
@@ -750,6 +1087,37 @@ table_map_str_values = Struct(
     'member_count' / Rebuild(rt.Packed(), lambda this: rt.length(this['members'])),
     # members: One member string, without terminator.
     'members' / Array(lambda this: this['member_count'], rt.Text(Prefixed(rt.Packed(), GreedyBytes))),
+)
+
+# u16_prefixed_bytes (specs/protocol/commands.yaml:129): Bytes after a 2-byte length.
+u16_prefixed_bytes = Prefixed(Int16ul, GreedyBytes)
+
+# u24_prefixed_bytes (specs/protocol/commands.yaml:134): Bytes after a 3-byte length.
+u24_prefixed_bytes = Prefixed(Int24ul, GreedyBytes)
+
+# u64_prefixed_bytes (specs/protocol/commands.yaml:139): Bytes after an 8-byte length.
+u64_prefixed_bytes = Prefixed(Int64ul, GreedyBytes)
+
+# text_value (specs/protocol/commands.yaml:104): One value of a text row: a length-encoded string, or the byte 0xFB for SQL NULL.
+text_value = Struct(
+    # lead: 0xFB: NULL. Below 0xFB: the length itself. 0xFC, 0xFD, 0xFE: a 2-, 3- or 8-byte length follows (0xFF never starts a value).
+    'lead' / Int8ul,
+    # short_value: The value, when its length is below 251.
+    'short_value' / rt.When(lambda this: (this['lead'] < 251), Bytes(lambda this: this['lead'])),
+    # long_value: The value after its 2-, 3- or 8-byte length.
+    'long_value' / rt.When(lambda this: (this['lead'] >= 252), Switch(lambda this: this['lead'], {
+        252: u16_prefixed_bytes,
+        253: u24_prefixed_bytes,
+        254: u64_prefixed_bytes,
+    }, default=rt.NoCase('switch on lead'))),
+    # value: The value's text as bytes, or null for SQL NULL.
+    'value' / Computed(lambda this: (None if (this['lead'] == 251) else (this['short_value'] if (this['lead'] < 251) else this['long_value']))),
+)
+
+# text_row (specs/protocol/commands.yaml:95): One row of a text result set: each column's value as text in its length-encoded form, 0xFB for NULL.
+text_row = Struct(
+    # column_values: The values, in column order.
+    'column_values' / rt.RepeatEos(text_value),
 )
 
 # view_change_cert_info (specs/events/gtid/view_change_event.yaml:30): One key/value pair of the certification information of a VIEW_CHANGE_EVENT.
