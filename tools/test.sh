@@ -8,6 +8,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   command -v mariadbd >/dev/null || need+=(mariadb-server)
   command -v mariadb-binlog >/dev/null || need+=(mariadb-client)
   command -v chromium >/dev/null || need+=(chromium)  # the docs' headless browser test
+  command -v java >/dev/null || need+=(openjdk-17-jre-headless)  # local Spark for the pipeline tests
   if [ ${#need[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq && apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
@@ -15,7 +16,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     (systemctl stop mariadb 2>/dev/null || service mariadb stop 2>/dev/null || true) >/dev/null
   fi
 fi
-python3 -m pip install -q --disable-pip-version-check -e '.[test]'
+python3 -m pip install -q --disable-pip-version-check -e '.[test,spark]'
 python3 -m binlog_grammar generate --check
 python3 -m binlog_grammar docs --check
 python3 -m pytest -q -p no:cacheprovider "$@"

@@ -1,0 +1,555 @@
+"""Splitting binlog files at transaction boundaries, and reading one split.
+
+No Spark here: the planner and the split reader are plain Python, used by the `binlog` data source
+(binlog_grammar.spark.datasource) on the driver and in the workers.
+
+The rule (also in the package docstring):
+- every file is at least one split; a file is cut into several only when it is a binlog v4 file
+  (it starts with a FORMAT_DESCRIPTION_EVENT) larger than the split size;
+- a cut is made at the first transaction boundary at or after every `split_bytes` bytes from the
+  previous cut. A boundary is the offset of a GTID event (every GTID flavour: MySQL's GTID,
+  ANONYMOUS_GTID and tagged GTID, MariaDB's GTID_EVENT), the offset just after an XID_EVENT, or a
+  QUERY_EVENT `BEGIN` that no GTID event precedes. The TABLE_MAP_EVENTs of a transaction are inside
+  it, so every split holds the table maps its rows events need;
+- the boundaries are found by a header-only scan: the 19-byte common headers are walked with
+  `struct.unpack_from` over a buffered read (where type_code and event_length sit is probed from
+  the generated `common_header` struct, not written down here), and only a QUERY_EVENT that might
+  be the `BEGIN` of a cut, and the GTID event a cut inherits, are parsed;
+- each split carries what a worker needs to start in the middle of its file: the offset of the
+  FORMAT_DESCRIPTION_EVENT in force (the worker reads it first, with reader.parse_event and
+  reader.update_state, then frames events from the split's start), how many GTID events the input
+  holds before it (so `tx_seq` numbers transactions over the whole input, as stream.Stream does),
+  and the GTID in force at its start when it does not begin with a GTID event.
+
+The scan also reports, per file, whether the server still had it open (the
+LOG_EVENT_BINLOG_IN_USE_F flag of its FORMAT_DESCRIPTION_EVENT) and the last boundary in it: the
+pipeline reads an open file only up to that boundary, so a transaction still being written is
+read by the next run.
+"""
+from __future__ import annotations
+
+import glob
+import math
+import os
+import re
+import struct
+from dataclasses import asdict, dataclass, field
+from typing import Iterable, Iterator, Optional
+
+from ..errors import BinlogError, EventFormatError, TruncatedError
+from ..reader import (FDE_CODE, MAGIC, BinlogFile, FormatState, event_name, parse_event,
+                      partial_header, update_state)
+
+CHUNK = 4 << 20  # bytes read at a time by the header scan
+GTID_EVENTS = ("GTID_LOG_EVENT", "ANONYMOUS_GTID_LOG_EVENT", "GTID_TAGGED_LOG_EVENT", "GTID_EVENT")
+QUERY_EVENTS = ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT")
+IN_USE_NAME = "LOG_EVENT_BINLOG_IN_USE_F"
+DEFAULT_SPLIT_BYTES = 64 << 20
+MIN_AUTO_SPLIT = 1 << 20  # min_partitions never makes splits smaller than this
+
+
+# ---------------------------------------------------------------------------------------------
+# where the header fields are: probed from the generated struct, never written down here
+
+def _probe_header():
+    from ..generated import types as T
+
+    ctx = FormatState().context(0)
+    a = T.common_header.build(dict(timestamp=0, type_code=0xA5, server_id=0, event_length=0x5A3C5A3C,
+                                   log_pos=0, flags=0), **ctx)
+    type_at = a.index(bytes([0xA5]))
+    length_at = a.index(struct.pack("<I", 0x5A3C5A3C))
+    fmt = struct.Struct(f"<{type_at}xB{length_at - type_at - 1}xI")
+    return fmt, len(a)
+
+
+_HEADER = None
+
+
+def header_struct():
+    """(struct.Struct reading (type_code, event_length) from a v4 header, header length)."""
+    global _HEADER
+    if _HEADER is None:
+        _HEADER = _probe_header()
+    return _HEADER
+
+
+# ---------------------------------------------------------------------------------------------
+# inputs
+
+_NUM = re.compile(r"(\d+)")
+
+
+def natural_key(path: str):
+    """Binlog order for names that sort wrongly as text (mysql-bin.999999 < mysql-bin.1000000)."""
+    return [int(p) if p.isdigit() else p for p in _NUM.split(path)]
+
+
+def expand_paths(items: Iterable[str]) -> list:
+    """Files in reading order: a file as given, a glob's matches in binlog order, a `.index` file
+    replaced by the files it lists. `file:` URIs are read as local paths. Raises BinlogError for a
+    glob that matches nothing, a missing file or a folder."""
+    from ..stream import expand_inputs
+
+    out = []
+    for item in items:
+        path = str(item)
+        if path.startswith("file://"):
+            path = path[len("file://"):]
+        elif path.startswith("file:"):
+            path = path[len("file:"):]
+        if glob.has_magic(path):
+            found = sorted((p for p in glob.glob(path) if os.path.isfile(p)), key=natural_key)
+            if not found:
+                raise BinlogError("no file matches this pattern", path)
+            out += found
+            continue
+        out += expand_inputs([path])
+    for p in out:
+        if os.path.isdir(p):
+            raise BinlogError("is a directory, not a binlog file", p)
+        if not os.path.exists(p):
+            raise BinlogError("No such file or directory", p)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the plan
+
+@dataclass
+class Split:
+    """A run of whole transactions of one file: events at offsets start <= offset < stop."""
+
+    path: str
+    file_index: int  # the file's place in the input (0: the first file)
+    start: int  # offset of the first event read (4: from the file's start)
+    stop: Optional[int]  # offset where the split ends (None: the end of the file)
+    fde_pos: Optional[int] = None  # the FORMAT_DESCRIPTION_EVENT in force (None: start at 4)
+    tx_seq_base: int = 0  # GTID events in the input before `start`
+    gtid: Optional[str] = None  # GTID in force at `start` (None, or the one of a GTID event before)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Split":
+        return cls(**d)
+
+
+@dataclass
+class FileScan:
+    """What the header scan learnt about one file."""
+
+    path: str
+    size: int
+    splittable: bool = False  # binlog v4 with a readable FORMAT_DESCRIPTION_EVENT
+    in_use: bool = False  # the server had the file open (IN_USE flag of its FDE)
+    gtid_events: int = 0  # top-level GTID events in the whole file
+    last_boundary: Optional[int] = None  # the last transaction boundary (None: none seen)
+    scanned_to: int = 0  # where the header walk stopped (== size when it reached the end)
+    cuts: list = field(default_factory=list)  # Split-like dicts: start, stop, fde_pos, gtids_before, gtid
+
+
+class _Walker:
+    """Walks the headers of one v4 file from an offset with a buffered read."""
+
+    def __init__(self, fh, size, pos):
+        self.fh = fh
+        self.size = size
+        self.buf = b""
+        self.base = pos
+
+    def header(self, pos, hl):
+        """(type_code, event_length) of the header at `pos`, or None when it is not all there."""
+        end = self.base + len(self.buf)
+        if pos < self.base or pos + hl > end:
+            if self.base <= pos < end:
+                rest = self.buf[pos - self.base:]
+            else:
+                self.fh.seek(pos)
+                rest = b""
+            self.buf = rest + self.fh.read(CHUNK)
+            self.base = pos
+            if len(self.buf) < hl:
+                return None
+        return header_struct()[0].unpack_from(self.buf, pos - self.base)
+
+    def event_bytes(self, pos, length):
+        if self.base <= pos and pos + length <= self.base + len(self.buf):
+            return self.buf[pos - self.base:pos + length - self.base]
+        here = self.fh.tell()
+        self.fh.seek(pos)
+        raw = self.fh.read(length)
+        self.fh.seek(here)
+        return raw
+
+
+def _read_first_event(fh, path, size):
+    """The event after the magic number, parsed without checksum verification, or None."""
+    fh.seek(0)
+    if fh.read(len(MAGIC)) != MAGIC:
+        return None
+    hs, hl = header_struct()
+    head = fh.read(hl)
+    if len(head) < hl:
+        return None
+    code, length = hs.unpack_from(head, 0)
+    if code != FDE_CODE or length < hl or len(MAGIC) + length > size:
+        return None
+    raw = head + fh.read(length - hl)
+    try:
+        return parse_event(raw, FormatState(), file=path, offset=len(MAGIC), verify_checksum=False)
+    except BinlogError:
+        return None
+
+
+def scan_file(path: str, split_bytes: Optional[int] = None, start: Optional[int] = None) -> FileScan:
+    """Walk the headers of `path`; cut it every `split_bytes` (None: never) at a transaction
+    boundary, beginning at `start` (a boundary; None: the file's start)."""
+    size = os.path.getsize(path)
+    out = FileScan(path, size)
+    with open(path, "rb", buffering=0) as fh:
+        fde = _read_first_event(fh, path, size)
+        if fde is None:  # not v4 (or damaged at once): one split, read by BinlogFile
+            out.cuts = [dict(start=start or len(MAGIC), stop=None, fde_pos=None, gtids_before=0,
+                             gtid=None)]
+            return out
+        state = FormatState()
+        update_state(state, fde)
+        out.splittable = True
+        flags = fde.header.get("flags")
+        out.in_use = IN_USE_NAME in (getattr(flags, "names", None) or ())
+        hl = state.header_len
+        names = {}
+        for code in range(256):
+            names[code] = event_name(code, state)
+        gtid_codes = {c for c, n in names.items() if n in GTID_EVENTS}
+        query_codes = {c for c, n in names.items() if n in QUERY_EVENTS}
+        xid_codes = {c for c, n in names.items() if n == "XID_EVENT"}
+        stop_codes = {c for c, n in names.items() if n == "START_ENCRYPTION_EVENT"}
+        fde_codes = {FDE_CODE}
+        first_pos = len(MAGIC)
+        begin = start if start is not None and start > first_pos else first_pos
+        walker = _Walker(fh, size, first_pos)
+        pos = first_pos
+        fde_pos = first_pos
+        gtids = 0
+        last_gtid_pos = None  # offset of the last GTID event seen
+        prev_gtid = False  # the previous event was a GTID event
+        after_xid = False  # the previous event was an XID_EVENT
+        cuts = []
+        next_cut = None  # offset from which the next cut is wanted
+        while pos < size:
+            h = walker.header(pos, hl)
+            if h is None:
+                break
+            code, length = h
+            if length < hl or pos + length > size:
+                break  # damage or a cut-short last event: the worker reports it
+            is_gtid = code in gtid_codes
+            if not cuts and pos >= begin:
+                cuts.append(dict(start=begin, stop=None, fde_pos=fde_pos, gtids_before=gtids,
+                                 gtid_pos=None if is_gtid and pos == begin else last_gtid_pos))
+                next_cut = begin + split_bytes if split_bytes else None
+            boundary = is_gtid or after_xid
+            if not boundary and code in query_codes and not prev_gtid and (
+                    next_cut is not None and pos >= next_cut):
+                boundary = _is_begin(walker, pos, length, state, path)
+            if boundary:
+                out.last_boundary = pos
+                if next_cut is not None and pos >= next_cut:
+                    cuts[-1]["stop"] = pos
+                    cuts.append(dict(start=pos, stop=None, fde_pos=fde_pos, gtids_before=gtids,
+                                     gtid_pos=None if is_gtid else last_gtid_pos))
+                    next_cut = pos + split_bytes
+            if is_gtid:
+                gtids += 1
+                last_gtid_pos = pos
+            elif code in fde_codes and pos != first_pos:
+                fde_pos = pos
+            prev_gtid = is_gtid
+            after_xid = code in xid_codes
+            pos += length
+            if code in stop_codes:
+                break  # the rest is ciphertext
+        out.scanned_to = pos
+        if after_xid and pos == size:
+            out.last_boundary = pos
+        out.gtid_events = gtids
+        if not cuts:  # `start` is at (or past) the end of what the scan could walk
+            cuts.append(dict(start=begin, stop=None, fde_pos=fde_pos, gtids_before=gtids,
+                             gtid_pos=last_gtid_pos))
+        for c in cuts:
+            gpos = c.pop("gtid_pos")
+            c["gtid"] = _gtid_at(walker, gpos, state, path) if gpos is not None else None
+            if c["start"] == first_pos:
+                c["fde_pos"] = None
+        out.cuts = cuts
+    return out
+
+
+def _is_begin(walker, pos, length, state, path) -> bool:
+    from ..stream import _query_kind
+
+    raw = walker.event_bytes(pos, length)
+    try:
+        ev = parse_event(raw, state, file=path, offset=pos, verify_checksum=False)
+        return _query_kind(ev) == "begin"
+    except BinlogError:
+        return False
+
+
+def _gtid_at(walker, pos, state, path):
+    from ..stream import gtid_of
+
+    hs, hl = header_struct()
+    h = walker.header(pos, hl)
+    if h is None:
+        return None
+    raw = walker.event_bytes(pos, h[1])
+    try:
+        return gtid_of(parse_event(raw, state, file=path, offset=pos, verify_checksum=False))
+    except BinlogError:
+        return None
+
+
+def plan(paths: list, split_bytes: Optional[int] = DEFAULT_SPLIT_BYTES, min_partitions: int = 0,
+         starts: Optional[dict] = None, stops: Optional[dict] = None, tx_seq_base: int = 0,
+         scans: Optional[list] = None) -> tuple:
+    """Splits of `paths` (in order) and the FileScans behind them.
+
+    `split_bytes` None or 0: one split per file. `min_partitions`: lower the split size so the
+    input makes about that many splits (never below 1 MiB). `starts` / `stops`: per path, where to
+    begin (a transaction boundary, as a previous plan's `last_boundary` or a file's end) and where
+    to end (an offset; the pipeline's committed end of an open file). `tx_seq_base`: GTID events
+    before the first file (a previous run's count). `scans`: FileScans made already (in parallel).
+    """
+    starts = starts or {}
+    stops = stops or {}
+    size = split_bytes or None
+    if min_partitions and min_partitions > 0:
+        total = sum(_size(p) for p in paths)
+        auto = max(MIN_AUTO_SPLIT, math.ceil(total / min_partitions))
+        size = min(size, auto) if size else auto
+    if scans is None:
+        scans = [scan_file(p, size, starts.get(p)) for p in paths]
+    splits = []
+    seq = tx_seq_base
+    for i, (p, sc) in enumerate(zip(paths, scans)):
+        stop_at = stops.get(p)
+        for c in sc.cuts:
+            if stop_at is not None and c["start"] >= stop_at:
+                break
+            stop = c["stop"]
+            if stop_at is not None and (stop is None or stop > stop_at):
+                stop = stop_at
+            splits.append(Split(p, i, c["start"], stop, c["fde_pos"], seq + c["gtids_before"],
+                                c["gtid"]))
+        seq += sc.gtid_events
+    return splits, scans
+
+
+def _size(p) -> int:
+    try:
+        return os.path.getsize(p)
+    except OSError:
+        return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# reading one split
+
+class SplitReader:
+    """The events of one split, in order, as BinlogFile yields them (`state` is the FormatState
+    in force; errors name the file, the offset and the event type)."""
+
+    def __init__(self, split: Split, verify_checksum=True):
+        self.split = split
+        self.verify_checksum = verify_checksum
+        self.state = FormatState()
+
+    def __iter__(self) -> Iterator:
+        sp = self.split
+        stop = sp.stop
+        if sp.fde_pos is None:
+            f = BinlogFile(sp.path, self.verify_checksum)
+            self.state = f.state
+            for ev in f:
+                if stop is not None and ev.offset >= stop:
+                    return
+                if ev.offset >= sp.start:
+                    yield ev
+            return
+        yield from self._from_offset(sp, stop)
+
+    def _from_offset(self, sp: Split, stop):
+        path = sp.path
+        try:
+            fh = open(path, "rb")
+        except IsADirectoryError:
+            raise BinlogError("is a directory, not a binlog file", path) from None
+        except OSError as e:
+            raise BinlogError(e.strerror or str(e), path) from None
+        with fh:
+            size = os.fstat(fh.fileno()).st_size
+            if fh.read(len(MAGIC)) != MAGIC:
+                raise BinlogError("not a binlog file (the magic number changed since the plan)", path, 0)
+            state = self.state
+            fde = self._frame(fh, path, sp.fde_pos, size, state)
+            if fde is None or fde.type is None or fde.type.code != FDE_CODE:
+                raise BinlogError("no FORMAT_DESCRIPTION_EVENT where the plan found one (the file "
+                                  "changed since)", path, sp.fde_pos)
+            update_state(state, fde)
+            pos = sp.start
+            while stop is None or pos < stop:
+                ev = self._frame(fh, path, pos, size, state)
+                if ev is None:
+                    return
+                update_state(state, ev)
+                if ev.type is not None and ev.type.name == "START_ENCRYPTION_EVENT":
+                    state.encrypted = True
+                yield ev
+                pos = ev.end
+
+    def _frame(self, fh, path, pos, size, state):
+        """The event at `pos`, or None at the end of the file."""
+        hl = state.header_len
+        fh.seek(pos)
+        head = fh.read(hl)
+        if not head:
+            return None
+        if len(head) < hl:
+            part = partial_header(head, state)
+            name = event_name(part.type_code, state) if "type_code" in part else None
+            raise TruncatedError(f"file ends inside an event header ({len(head)} of {hl} bytes)",
+                                 path, pos, name)
+        if state.encrypted:
+            raise BinlogError("the rest of the file is encrypted (it follows a "
+                              "START_ENCRYPTION_EVENT); reading it needs the server's "
+                              "encryption key", path, pos)
+        code, length = header_struct()[0].unpack_from(head, 0)
+        name = event_name(code, state)
+        if length < hl:
+            raise EventFormatError(f"event_length {length} is shorter than the {hl}-byte header",
+                                   path, pos, name)
+        available = size - pos - hl
+        rest = fh.read(min(length - hl, max(available, 0)))
+        if len(rest) < length - hl:
+            raise TruncatedError(f"file ends inside the event: event_length {length}, "
+                                 f"{hl + len(rest)} bytes present", path, pos, name)
+        return parse_event(head + rest, state, file=path, offset=pos,
+                           verify_checksum=self.verify_checksum)
+
+
+# ---------------------------------------------------------------------------------------------
+# a split as a stream
+
+def split_stream(split: Split, paths: list, filters=None, verify_checksum=True, schemas=None):
+    """A stream.Stream over one split: its events, transactions and row changes are those the
+    plain reader gives for the same offsets of the same file over the whole input `paths` (the
+    filters' positions apply to the first and the last of `paths`; `tx_seq` counts from the
+    split's `tx_seq_base`)."""
+    from ..rows import RowDecoder
+    from ..stream import _GTID_EVENTS, Stream, StreamEvent, _with_inner, gtid_of
+
+    class SplitStream(Stream):
+        def _all_events(self):
+            sp = split
+            decoder = RowDecoder(self.schemas)
+            reader = SplitReader(sp, self.verify_checksum)
+            gtid = sp.gtid
+            seq = sp.tx_seq_base
+            i = sp.file_index
+            verify = self.verify_checksum
+            for ev in reader:
+                if ev.type is not None and ev.type.name in _GTID_EVENTS:
+                    gtid = gtid_of(ev)
+                    seq += 1
+                for e in _with_inner(ev, reader.state, verify):
+                    table = None
+                    if e.type is not None and e.type.name == "TABLE_MAP_EVENT":
+                        table = decoder.table_map(e)
+                    elif e.type is not None and e.type.row_op:
+                        table = decoder.tables.get(int(e.data.table_id))
+                    yield i, StreamEvent(e, table, gtid, decoder, seq)
+
+    s = SplitStream([], filters, verify_checksum, schemas)
+    s.paths = list(paths)
+    return s
+
+
+def table_maps(split: Split, schemas=None):
+    """(rows.Table, event) of every TABLE_MAP_EVENT in the split, those inside
+    TRANSACTION_PAYLOAD_EVENTs too. Only table maps and payload events are parsed; checksums are
+    not verified (reading the changes does that)."""
+    from ..generated.catalog import EVENTS
+    from ..reader import inner_events
+    from ..rows import RowDecoder
+
+    decoder = RowDecoder(schemas)
+    path = split.path
+    with open(path, "rb", buffering=0) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        fde = _read_first_event(fh, path, size)
+        if fde is None:  # binlog v1/v3 (or damaged at once): parse it all
+            reader = SplitReader(split, False)
+            for ev in reader:
+                for e in [ev, *_inner(ev, reader.state)]:
+                    if e.type is not None and e.type.name == "TABLE_MAP_EVENT":
+                        yield decoder.table_map(e), e
+            return
+        state = FormatState()
+        update_state(state, fde)
+        hl = state.header_len
+        walker = _Walker(fh, size, len(MAGIC))
+        if split.fde_pos not in (None, len(MAGIC)):
+            h = walker.header(split.fde_pos, hl)
+            if h is not None:
+                update_state(state, parse_event(walker.event_bytes(split.fde_pos, h[1]), state,
+                                                file=path, offset=split.fde_pos,
+                                                verify_checksum=False))
+        wanted = {}
+        for code in range(256):
+            et = EVENTS.get(state.event_code(code))
+            if et is None:
+                continue
+            if et.name == "TABLE_MAP_EVENT":
+                wanted[code] = "map"
+            elif any(d.target == "events" for d in et.decode):
+                wanted[code] = "payload"
+            elif code == FDE_CODE:
+                wanted[code] = "fde"
+        seen = set()
+        pos = split.start
+        stop = split.stop if split.stop is not None else size
+        while pos < stop:
+            h = walker.header(pos, hl)
+            if h is None:
+                break
+            code, length = h
+            if length < hl or pos + length > size:
+                break
+            kind = wanted.get(code)
+            if kind is not None and not (kind == "fde" and pos == len(MAGIC)):
+                raw = walker.event_bytes(pos, length)
+                if kind != "map" or raw[hl:] not in seen:
+                    if kind == "map":
+                        seen.add(raw[hl:])
+                    ev = parse_event(raw, state, file=path, offset=pos, verify_checksum=False)
+                    if kind == "fde":
+                        update_state(state, ev)
+                    elif kind == "map":
+                        yield decoder.table_map(ev), ev
+                    else:
+                        for e in inner_events(ev, state, False):
+                            if e.type is not None and e.type.name == "TABLE_MAP_EVENT":
+                                yield decoder.table_map(e), e
+            pos += length
+
+
+def _inner(ev, state):
+    from ..reader import inner_events
+
+    if ev.type is not None and any(d.target == "events" for d in ev.type.decode):
+        return list(inner_events(ev, state, False))
+    return []

@@ -1,0 +1,610 @@
+"""The `binlog` Spark data source and the pipeline job, on a real local Spark (local[2]).
+
+- The DataFrame equals, row for row, the row changes of the plain reader (stream.open_stream(...)
+  .events(), in the dump's Debezium form) on the bundled samples and on the real MySQL corpus;
+  damaged corpus files fail with the plain reader's message.
+- A file cut into many partitions (tiny split_bytes) gives the same rows as one partition.
+- The typed form (option `table`) holds the typed.converter value of every column.
+- The pipeline is idempotent and incremental on the samples.
+- With a real MariaDB server: a seeded random workload (inserts, updates including primary-key
+  changes, deletes, multi-statement and rolled-back transactions) on three tables, one with a
+  two-column key, binlog_row_metadata=FULL, small binlog files; the pipeline runs while the server
+  still writes its last file, again after more work (resuming that file), again with nothing new,
+  and once more over everything into a fresh output with tiny splits. Each time every table's
+  snapshot equals SELECT * of the table, and the incremental change log equals the one-run one.
+
+Skipped when pyspark/pyarrow or Java are missing, and the server part when mariadbd is, unless
+BINLOG_GRAMMAR_REQUIRE_SERVICES=1 (then they fail).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import decimal
+import io
+import json
+import os
+import random
+import shutil
+import sys
+import time
+
+import pytest
+
+from binlog_grammar.dump import change_record
+from binlog_grammar.errors import BinlogError
+from binlog_grammar.stream import Filters, open_stream
+
+from conftest import REQUIRE_SERVICES, ROOT, corpus_files, needs_corpus
+
+SAMPLES = sorted(str(p) for p in (ROOT / "samples").glob("mariadb-*"))
+
+
+def _missing() -> str | None:
+    try:
+        import pyarrow  # noqa: F401
+        import pyspark  # noqa: F401
+    except ImportError as e:
+        return f"{e.name} is not installed (pip install -e '.[spark]')"
+    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+        return "java is not installed (apt-get install -y openjdk-17-jre-headless)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def spark():
+    why = _missing()
+    if why:
+        if REQUIRE_SERVICES:
+            pytest.fail(f"{why} and BINLOG_GRAMMAR_REQUIRE_SERVICES=1")
+        pytest.skip(why)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    from binlog_grammar.spark import register
+
+    s = (SparkSession.builder.master("local[2]").appName("binlog-grammar tests")
+         .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+         .config("spark.sql.shuffle.partitions", "2").config("spark.default.parallelism", "2")
+         .config("spark.driver.memory", "1g").config("spark.sql.session.timeZone", "UTC")
+         .config("spark.pyspark.python", sys.executable)
+         .getOrCreate())
+    s.sparkContext.setLogLevel("FATAL")
+    register(s)
+    yield s
+    s.stop()
+
+
+# -- the plain reader and the DataFrame in one comparable form ----------------------------------
+
+def plain_records(paths, flt=None):
+    out = []
+    for se in open_stream(paths, flt).events():
+        for i, ch in enumerate(se.changes):
+            r = json.loads(json.dumps(change_record(ch, se, i)))
+            r["db"], r["table"] = ch.db, ch.table
+            out.append(r)
+    return out
+
+
+def df_records(df):
+    out = []
+    for row in df.collect():
+        d = row.asDict(recursive=True)
+        for k in ("before", "after"):
+            if d[k] is not None:
+                d[k] = {c: json.loads(v) for c, v in d[k].items()}
+        out.append(d)
+    return out
+
+
+def load(spark, paths, **options):
+    r = spark.read.format("binlog")
+    for k, v in options.items():
+        r = r.option(k, str(v))
+    return r.load(paths)
+
+
+def test_schema_is_the_documented_envelope(spark):
+    df = load(spark, SAMPLES)
+    assert df.columns == ["op", "before", "after", "source", "ts_ms", "db", "table"]
+    assert df.schema["before"].dataType.simpleString() == "map<string,string>"
+    assert df.schema["source"].dataType.names == [
+        "file", "pos", "end_log_pos", "server_id", "gtid", "timestamp", "db", "table", "table_id",
+        "event_type", "tx_seq", "row"]
+
+
+def test_samples_equal_the_plain_reader(spark):
+    expected = plain_records(SAMPLES)
+    assert len(expected) == 13
+    assert df_records(load(spark, SAMPLES)) == expected
+    # a glob and an index-free list give the same; NULL is the JSON text null
+    rows = load(spark, str(ROOT / "samples" / "mariadb-10.11-sample.*")).collect()
+    assert [r.source.pos for r in rows] == [r["source"]["pos"] for r in expected]
+    linus = next(r for r in rows if r.op == "c" and r.after["id"] == "3")
+    assert linus.after["seen"] == "null" and linus.after["balance"] == '"0.00"'
+
+
+def test_many_partitions_give_the_rows_of_one(spark):
+    one = load(spark, SAMPLES, split_bytes=0)
+    many = load(spark, SAMPLES, split_bytes=1)
+    assert one.rdd.getNumPartitions() == len(SAMPLES)
+    assert many.rdd.getNumPartitions() > 10
+    assert df_records(many) == df_records(one)
+
+
+@needs_corpus
+def test_corpus_equals_the_plain_reader(spark):
+    good, damaged = [], {}
+    for f in corpus_files():
+        try:
+            plain_records([str(f)])
+            good.append(str(f))
+        except BinlogError as e:
+            damaged[str(f)] = str(e)
+    expected = plain_records(good)
+    assert len(expected) > 30
+    assert df_records(load(spark, good)) == expected
+    big = [p for p in good if os.path.getsize(p) > 100_000]
+    assert big
+    many = load(spark, big, split_bytes=1)
+    assert many.rdd.getNumPartitions() > len(big) + 5
+    assert df_records(many) == plain_records(big)
+    for path, message in sorted(damaged.items()):
+        with pytest.raises(Exception) as err:
+            load(spark, [path]).collect()
+        assert f"[binlog-grammar] {message}" in str(err.value), path
+
+
+@pytest.mark.parametrize("options,flt", [
+    ({"tables": "shop.orders"}, Filters(tables=["shop.orders"])),
+    ({"exclude_tables": "shop.ord*"}, Filters(exclude_tables=["shop.ord*"])),
+    ({"start_position": 3000, "stop_position": 700}, Filters(start_position=3000, stop_position=700)),
+    ({"include_gtids": "0-1-5,0-1-10"}, None),
+])
+def test_filters(spark, options, flt):
+    if flt is None:
+        from binlog_grammar.stream import GtidSet
+
+        flt = Filters(include_gtids=GtidSet(options["include_gtids"]))
+    expected = plain_records(SAMPLES, flt)
+    assert df_records(load(spark, SAMPLES, split_bytes=1, **options)) == expected
+
+
+def test_typed_table(spark):
+    from binlog_grammar.spark.typed import column_def, converter, typed_image
+
+    df = load(spark, SAMPLES, table="shop.customers")
+    types = {f.name: f.dataType.simpleString() for f in df.schema["after"].dataType.fields}
+    assert types == {"id": "int", "name": "string", "city": "string", "balance": "decimal(12,2)",
+                     "born": "date", "seen": "timestamp_ntz", "note": "string",
+                     "flags": "array<string>", "tier": "string", "ratio": "double",
+                     "small": "int", "big": "bigint"}
+    rows = df.collect()
+    expected = []
+    for se in open_stream(SAMPLES).events():
+        for ch in se.changes:
+            if (ch.db, ch.table) == ("shop", "customers"):
+                convs = [(c.name, converter(column_def(c))) for c in ch.columns]
+                expected.append((ch.op, typed_image(ch.before, convs), typed_image(ch.after, convs)))
+    got = [(r.op, r.before and r.before.asDict(), r.after and r.after.asDict()) for r in rows]
+    assert got == expected
+    emilie = rows[3].after
+    assert emilie.name == "Émilie 😀" and emilie.balance == decimal.Decimal("99999999.99")
+    assert emilie.born is None and emilie.seen is None  # MySQL's zero dates
+    assert rows[0].after.flags == ["a", "c"] and rows[0].after.big == -9223372036854775808
+    orders = load(spark, SAMPLES, table="shop.orders").collect()
+    placed = orders[0].after.placed  # TIMESTAMP(3): an instant, shown in local time
+    assert placed.astimezone(dt.timezone.utc) == dt.datetime(2024, 3, 1, 10, 0, 1, 1000, dt.timezone.utc) \
+        or placed == dt.datetime(2024, 3, 1, 10, 0, 1, 1000)
+    assert orders[0].after.id == decimal.Decimal(1)  # BIGINT UNSIGNED
+
+
+def test_tables_content(spark):
+    rows = load(spark, SAMPLES, content="tables").collect()
+    names = {(r.db, r.table) for r in rows}
+    assert names == {("shop", "customers"), ("shop", "orders")}
+    cust = next(r for r in rows if r.table == "customers")
+    assert cust.primary_key == ["id"] and cust.full_metadata
+    assert [c["name"] for c in json.loads(cust.columns)][:3] == ["id", "name", "city"]
+
+
+@needs_corpus
+def test_schema_option_names_columns(spark):
+    """ver_trunk_row_v2.001 has no column metadata: the schema names the columns and gives the
+    second one a charset, so it reads as text."""
+    path = [str(f) for f in corpus_files() if f.name == "ver_trunk_row_v2.001"]
+    schema = json.dumps({"test.t1": {"columns": [{"name": "id"}, {"name": "s", "charset": "latin1"}],
+                                     "primary_key": ["id"]}})
+    rows = load(spark, path, schema=schema).collect()
+    assert rows and all(set((r.after or r.before)) == {"id", "s"} for r in rows)
+    assert rows[0].after == {"id": "0", "s": '"one"'}
+    typed = load(spark, path, schema=schema, table="test.t1")
+    assert typed.schema["after"].dataType.simpleString() == "struct<id:int,s:string>"
+    assert typed.collect()[0].after.s == "one"
+
+
+def test_bad_options_and_inputs(spark, tmp_path):
+    with pytest.raises(Exception, match=r"\[binlog-grammar\] .*missing.000001: No such file"):
+        load(spark, [str(tmp_path / "missing.000001")]).collect()
+    with pytest.raises(Exception, match="not an integer"):
+        load(spark, SAMPLES, split_bytes="lots").collect()
+    with pytest.raises(Exception, match="no TABLE_MAP_EVENT of it"):
+        load(spark, SAMPLES, table="shop.nope").collect()
+
+
+# -- the pipeline -------------------------------------------------------------------------------
+
+def pipeline_args(inputs, output, **kw):
+    a = argparse.Namespace(input=[str(p) for p in inputs], output=str(output), master="local[2]",
+                           table=[], exclude_table=[], schema=None, no_checksum=False,
+                           split_bytes=64 << 20)
+    for k, v in kw.items():
+        setattr(a, k, v)
+    return a
+
+
+def run(spark, inputs, output, **kw):
+    from binlog_grammar.spark.pipeline import run_pipeline
+
+    out = io.StringIO()
+    rc = run_pipeline(pipeline_args(inputs, output, **kw), spark, out=out)
+    return rc, out.getvalue()
+
+
+def change_log(spark, output):
+    df = spark.read.parquet(f"{output}/changes")
+    rows = []
+    for r in df.collect():
+        d = r.asDict(recursive=True)
+        rows.append(json.dumps(d, sort_keys=True, default=str))
+    return sorted(rows)
+
+
+def snapshot(spark, output, table):
+    df = spark.read.parquet(f"{output}/snapshots/{table}")
+    return df, sorted((tuple(r) for r in df.collect()), key=repr)
+
+
+def test_pipeline_idempotent_and_incremental(spark, tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    rc, text = run(spark, SAMPLES, one)
+    assert rc == 0, text
+    assert "13 row changes" in text and "shop.customers" in text and str(one) in text
+    state = json.loads((one / "_binlog_state.json").read_text())
+    assert [f["consumed"] for f in state["files"]] == [os.path.getsize(p) for p in SAMPLES]
+    assert state["tx_seq"] == 10 and state["runs"] == 1
+    log1 = change_log(spark, one)
+    snaps = {t: snapshot(spark, one, t)[1] for t in ("shop.customers", "shop.orders")}
+    assert [r[0] for r in snaps["shop.customers"]] == [1, 4, 5]  # 2 deleted, 3 became 5
+    assert [int(r[0]) for r in snaps["shop.orders"]] == [1, 3, 5]
+    files = sorted(p.relative_to(one).as_posix() for p in one.rglob("*.parquet"))
+    assert any(f.startswith("changes/db=shop/table=orders/date=") for f in files)
+    # again: nothing new, nothing changes
+    rc, text = run(spark, SAMPLES, one)
+    assert rc == 0 and "nothing new" in text
+    assert sorted(p.relative_to(one).as_posix() for p in one.rglob("*.parquet")) == files
+    # file 1, then file 2: the same change log and snapshots
+    assert run(spark, SAMPLES[:1], two)[0] == 0
+    rc, text = run(spark, SAMPLES, two)
+    assert rc == 0 and "1 file(s) already done" in text
+    assert change_log(spark, two) == log1
+    for t, rows in snaps.items():
+        assert snapshot(spark, two, t)[1] == rows
+    assert json.loads((two / "_binlog_state.json").read_text())["files"] == state["files"]
+
+
+def model_snapshots(paths):
+    """The snapshot rules of the pipeline docstring, applied one change at a time in Python to
+    the plain reader's changes: (db, table) -> sorted rows of (column, JSON text)."""
+    from binlog_grammar.spark.typed import image_map
+
+    keys, rows = {}, {}
+    changes = []
+    for se in open_stream(paths).events():
+        if se.table is not None:  # the latest definition wins
+            t = se.table
+            keys[(t.db, t.table)] = t.primary_key or [c.name for c in t.columns]
+        changes += se.changes
+    for ch in changes:
+        name = (ch.db, ch.table)
+        k = keys[name]
+        table = rows.setdefault(name, {})
+        before, after = image_map(ch.before), image_map(ch.after)
+
+        def key(img, other=None):
+            return tuple(img.get(c, (other or {}).get(c)) for c in k)
+        if ch.op == "c":
+            table[key(after)] = after
+        elif ch.op == "d":
+            table.pop(key(before), None)
+        elif key(before) != key(after, before):
+            table.pop(key(before), None)
+            table[key(after, before)] = {**before, **after}
+        else:
+            table[key(after, before)] = {**table.get(key(after, before), {}), **after}
+    return {n: sorted(sorted(r.items()) for r in t.values()) for n, t in rows.items() if t}
+
+
+@needs_corpus
+def test_pipeline_snapshots_follow_the_rules(spark, tmp_path):
+    """Every corpus file and the samples through the pipeline (partial images of NDB tables, tables
+    without a primary key, columns without names): the exact snapshot rows are the model's."""
+    good = []
+    for f in corpus_files():
+        try:
+            plain_records([str(f)])
+            good.append(str(f))
+        except BinlogError:
+            pass
+    inputs = good + SAMPLES
+    rc, text = run(spark, inputs, tmp_path / "o")
+    assert rc == 0, text
+    got = {}
+    for r in spark.read.parquet(str(tmp_path / "o" / "_snapshot_rows")).collect():
+        got.setdefault((r.db, r.table), []).append(sorted(r.row.items()))
+    assert {n: sorted(v) for n, v in got.items()} == model_snapshots(inputs)
+
+
+def test_pipeline_errors_are_one_line(spark, tmp_path, capsys):
+    from binlog_grammar.spark.pipeline import run_pipeline
+
+    assert run_pipeline(pipeline_args([tmp_path / "missing.000001"], tmp_path / "o"), spark) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"binlog-grammar: pipeline: {tmp_path / 'missing.000001'}: No such file or directory"]
+    bad = tmp_path / "cut.000001"
+    bad.write_bytes(open(SAMPLES[0], "rb").read()[:3000])
+    assert run_pipeline(pipeline_args([bad], tmp_path / "o2"), spark) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "offset 2940: WRITE_ROWS_EVENT_V1: file ends inside the event" in err[0]
+    assert not (tmp_path / "o2" / "_binlog_state.json").exists()
+    # an output made with other filters is refused
+    assert run(spark, SAMPLES, tmp_path / "o3")[0] == 0
+    assert run_pipeline(pipeline_args(SAMPLES, tmp_path / "o3", table=["shop.orders"]), spark) == 1
+    assert "other filters" in capsys.readouterr().err
+
+
+def test_pipeline_command(spark, tmp_path, capsys):
+    """`binlog-grammar pipeline` as the README runs it (here on the tests' Spark session)."""
+    from binlog_grammar.cli import main
+
+    rc = main(["pipeline", "--input", *SAMPLES, "--output", str(tmp_path / "out"),
+               "--table", "shop.*", "--exclude-table", "shop.orders", "--split-bytes", "1000"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    assert "shop.customers" in out.out and "shop.orders" not in out.out
+    assert f"output: {tmp_path / 'out'}" in out.out
+    assert [p.name for p in (tmp_path / "out" / "snapshots").iterdir()] == ["shop.customers"]
+
+
+# -- a real server ------------------------------------------------------------------------------
+
+SEED = int(os.environ.get("BINLOG_GRAMMAR_SEED", "20240607"))
+
+TABLES = {
+    "users": """CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(40) CHARACTER SET utf8mb4,
+        balance DECIMAL(12,2), born DATE, seen DATETIME(6), flags SET('a','b','c'),
+        tier ENUM('free','pro','team'), score DOUBLE, token VARBINARY(16),
+        ts TIMESTAMP(3) NULL DEFAULT NULL, dur TIME(2)) ENGINE=InnoDB""",
+    "orders": """CREATE TABLE orders (id BIGINT UNSIGNED PRIMARY KEY, user_id INT,
+        amount DECIMAL(10,2) NOT NULL DEFAULT 0, note TEXT, big BIGINT UNSIGNED) ENGINE=InnoDB""",
+    "pairs": """CREATE TABLE pairs (a INT, b VARCHAR(10), v INT, PRIMARY KEY (a, b)) ENGINE=InnoDB""",
+}
+# SELECT expressions whose text the test turns into the snapshot's Python values
+SELECTS = {
+    "users": "id, HEX(name), balance, born, seen, flags, tier, score, HEX(token), "
+             "UNIX_TIMESTAMP(ts), TIME_TO_SEC(dur)",
+    "orders": "id, user_id, amount, HEX(note), big",
+    "pairs": "a, b, v",
+}
+
+
+class Workload:
+    """Random statements over the three tables; ids come from counters, so keys never clash."""
+
+    def __init__(self, seed):
+        self.rng = random.Random(seed)
+        self.next = {"users": 1, "orders": 1, "pairs": 1}
+        self.ids = {"users": [], "orders": [], "pairs": []}
+
+    def _new(self, t):
+        n = self.next[t]
+        self.next[t] += 1
+        return n
+
+    def _val(self, kind):
+        r = self.rng
+        if r.random() < 0.12:
+            return "NULL"
+        if kind == "name":
+            return "'" + r.choice(["Ada", "Grace", "Émilie 😀", "O''Brien", "tab\\tnew\\nline", ""]) + \
+                str(r.randrange(100)) + "'"
+        if kind == "money":
+            return f"{r.randrange(-10**8, 10**8) / 100:.2f}"
+        if kind == "date":
+            return r.choice(["'0000-00-00'", f"'{r.randrange(1000, 9999)}-{r.randrange(1, 13):02d}-"
+                                              f"{r.randrange(1, 29):02d}'"])
+        if kind == "datetime":
+            return f"'{r.randrange(1970, 2100)}-{r.randrange(1, 13):02d}-{r.randrange(1, 29):02d} " \
+                   f"{r.randrange(24):02d}:{r.randrange(60):02d}:{r.randrange(60):02d}.{r.randrange(10**6):06d}'"
+        if kind == "set":
+            return "'" + ",".join(m for m in "abc" if r.random() < 0.5) + "'"
+        if kind == "enum":
+            return r.choice(["'free'", "'pro'", "'team'"])
+        if kind == "double":
+            return repr(round(r.uniform(-1e6, 1e6), 3))
+        if kind == "bytes":
+            return "0x" + r.randbytes(r.randrange(1, 16)).hex()
+        if kind == "ts":
+            return f"'{r.randrange(1971, 2037)}-{r.randrange(1, 13):02d}-{r.randrange(1, 29):02d} " \
+                   f"{r.randrange(24):02d}:{r.randrange(60):02d}:{r.randrange(60):02d}.{r.randrange(1000):03d}'"
+        if kind == "time":
+            return f"'{r.choice(['-', ''])}{r.randrange(839):02d}:{r.randrange(60):02d}:" \
+                   f"{r.randrange(60):02d}.{r.randrange(100):02d}'"
+        if kind == "int":
+            return str(r.randrange(-2**31, 2**31))
+        if kind == "ubig":
+            return str(r.randrange(0, 2**64))
+        if kind == "text":
+            return "'" + "x" * r.randrange(0, 300) + "'"
+        raise AssertionError(kind)
+
+    def insert(self, t):
+        if t == "users":
+            i = self._new(t)
+            vals = [str(i)] + [self._val(k) for k in ("name", "money", "date", "datetime", "set",
+                                                        "enum", "double", "bytes", "ts", "time")]
+            self.ids[t].append(i)
+            return f"INSERT INTO users VALUES ({', '.join(vals)});"
+        if t == "orders":
+            rows = []
+            for _ in range(self.rng.randrange(1, 4)):  # multi-row inserts
+                i = self._new(t)
+                self.ids[t].append(i)
+                rows.append(f"({i}, {self._val('int')}, {self._val('money').replace('NULL', '0')}, "
+                            f"{self._val('text')}, {self._val('ubig')})")
+            return f"INSERT INTO orders VALUES {', '.join(rows)};"
+        a, b = self._new(t), f"k{self.rng.randrange(5)}"
+        self.ids[t].append((a, b))
+        return f"INSERT INTO pairs VALUES ({a}, '{b}', {self._val('int')});"
+
+    def update(self, t):
+        if not self.ids[t]:
+            return self.insert(t)
+        r = self.rng
+        key = r.choice(self.ids[t])
+        if r.random() < 0.3:  # change the primary key
+            if t == "pairs":
+                new = (key[0], f"m{self._new(t)}")
+                self.ids[t][self.ids[t].index(key)] = new
+                return f"UPDATE pairs SET b = '{new[1]}', v = v + 1 WHERE a = {key[0]} AND b = '{key[1]}';"
+            new = self._new(t)
+            self.ids[t][self.ids[t].index(key)] = new
+            return f"UPDATE {t} SET id = {new} WHERE id = {key};"
+        if t == "users":
+            return f"UPDATE users SET balance = {self._val('money')}, tier = {self._val('enum')}, " \
+                   f"seen = {self._val('datetime')}, dur = {self._val('time')} WHERE id = {key};"
+        if t == "orders":
+            if r.random() < 0.3:  # a multi-row update
+                return f"UPDATE orders SET amount = amount + 1 WHERE id BETWEEN {key} AND {key + 5};"
+            return f"UPDATE orders SET note = {self._val('text')}, big = {self._val('ubig')} WHERE id = {key};"
+        return f"UPDATE pairs SET v = {self._val('int')} WHERE a = {key[0]} AND b = '{key[1]}';"
+
+    def delete(self, t):
+        if not self.ids[t]:
+            return self.insert(t)
+        key = self.rng.choice(self.ids[t])
+        self.ids[t].remove(key)
+        if t == "pairs":
+            return f"DELETE FROM pairs WHERE a = {key[0]} AND b = '{key[1]}';"
+        return f"DELETE FROM {t} WHERE id = {key};"
+
+    def transactions(self, n):
+        out = ["SET SESSION sql_mode = '';"]
+        for _ in range(n):
+            saved = {k: list(v) for k, v in self.ids.items()}
+            stmts = []
+            for _ in range(self.rng.randrange(1, 5)):
+                t = self.rng.choice(list(TABLES))
+                op = self.rng.choices(["insert", "update", "delete"], [5, 4, 2])[0]
+                stmts.append(getattr(self, op)(t))
+            if self.rng.random() < 0.12:
+                out += ["BEGIN;", *stmts, "ROLLBACK;"]
+                self.ids = saved
+            elif len(stmts) == 1 and self.rng.random() < 0.5:
+                out += stmts  # autocommit
+            else:
+                out += ["BEGIN;", *stmts, "COMMIT;"]
+        return "\n".join(out)
+
+
+def _expected(table, text_rows):
+    """SELECT text (mariadb --batch) -> the Python values the typed snapshot holds."""
+    out = []
+    for line in text_rows.splitlines():
+        f = [None if x == "NULL" else x for x in line.split("\t")]
+        if table == "users":
+            born = None if f[3] in (None, "0000-00-00") else dt.date.fromisoformat(f[3])
+            seen = None if f[4] in (None,) or f[4].startswith("0000") else dt.datetime.fromisoformat(f[4])
+            out.append((int(f[0]), None if f[1] is None else bytes.fromhex(f[1]).decode("utf-8"),
+                        None if f[2] is None else decimal.Decimal(f[2]), born, seen,
+                        None if f[5] is None else sorted(x for x in f[5].split(",") if x),
+                        f[6], None if f[7] is None else float(f[7]),
+                        None if f[8] is None else bytes.fromhex(f[8]),
+                        None if f[9] is None else int(decimal.Decimal(f[9]) * 10**6),
+                        None if f[10] is None else int(decimal.Decimal(f[10]) * 10**6)))
+        elif table == "orders":
+            out.append((decimal.Decimal(f[0]), None if f[1] is None else int(f[1]),
+                        decimal.Decimal(f[2]), None if f[3] is None else bytes.fromhex(f[3]).decode(),
+                        None if f[4] is None else decimal.Decimal(f[4])))
+        else:
+            out.append((int(f[0]), f[1], None if f[2] is None else int(f[2])))
+    return sorted(out, key=repr)
+
+
+def _snapshot_values(spark, output, table):
+    from pyspark.sql import functions as F
+
+    df = spark.read.parquet(f"{output}/snapshots/test.{table}")
+    if table == "users":
+        df = df.select("id", "name", "balance", "born", "seen", "flags", "tier", "score", "token",
+                       F.unix_micros("ts").alias("ts"), "dur")
+    rows = []
+    for r in df.collect():
+        r = list(r)
+        if table == "users":
+            r[5] = None if r[5] is None else sorted(r[5])
+            r[10] = None if r[10] is None else r[10] // dt.timedelta(microseconds=1)
+        rows.append(tuple(r))
+    return sorted(rows, key=repr)
+
+
+def _check_snapshots(spark, db, output):
+    for t in TABLES:
+        want = _expected(t, db.sql(f"SELECT {SELECTS[t]} FROM {t}", database="test"))
+        got = _snapshot_values(spark, output, t)
+        assert got == want, f"snapshot of {t}: {len(got)} rows, SELECT {len(want)}; first " \
+                            f"differences {[x for x in got if x not in want][:2]} / " \
+                            f"{[x for x in want if x not in got][:2]}"
+
+
+def test_pipeline_snapshots_equal_the_server(spark, tmp_path):
+    from binlog_grammar import mariadb
+
+    if not mariadb.available():
+        if REQUIRE_SERVICES:
+            pytest.fail("mariadbd is not installed (apt-get install -y mariadb-server) and "
+                        "BINLOG_GRAMMAR_REQUIRE_SERVICES=1")
+        pytest.skip("mariadbd not installed (apt-get install -y mariadb-server)")
+    started = time.monotonic()
+    work = Workload(SEED)
+    inc, full = tmp_path / "incremental", tmp_path / "full"
+    with mariadb.MariaDB(["--binlog-row-metadata=FULL", "--default-time-zone=+00:00",
+                          "--max-binlog-size=32768", "--binlog-checksum=CRC32"]) as db:
+        db.sql("CREATE DATABASE test CHARACTER SET utf8mb4; USE test; "
+               + "; ".join(TABLES.values()) + ";")
+        db.sql(work.transactions(150), database="test")
+        files = db.binlogs()
+        assert len(files) >= 3  # small files: the workload rotates
+        # the last file is still open: read up to its last transaction boundary
+        rc, text = run(spark, files, inc)
+        assert rc == 0, text
+        state = json.loads((inc / "_binlog_state.json").read_text())
+        assert state["files"][-1]["in_use"] and not state["files"][0]["in_use"]
+        _check_snapshots(spark, db, inc)
+        # more work: the open file is read on from where the last run stopped, then the new ones
+        db.sql(work.transactions(150), database="test")
+        files = db.binlogs()
+        rc, text = run(spark, files, inc)
+        assert rc == 0 and "already done" in text, text
+        _check_snapshots(spark, db, inc)
+        rc, text = run(spark, files, inc)
+        assert rc == 0 and "nothing new" in text, text
+        # one run over everything, in many small splits: the same change log and snapshots
+        rc, text = run(spark, files, full, split_bytes=16384)
+        assert rc == 0, text
+        _check_snapshots(spark, db, full)
+    assert change_log(spark, full) == change_log(spark, inc)
+    assert json.loads((full / "_binlog_state.json").read_text())["tx_seq"] == \
+        json.loads((inc / "_binlog_state.json").read_text())["tx_seq"]
+    print(f"server pipeline test: {time.monotonic() - started:.1f} s")

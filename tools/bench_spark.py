@@ -1,0 +1,267 @@
+"""Benchmark: the plain reader on one core against the Spark `binlog` data source on 1 and 2 cores.
+
+    python tools/bench_spark.py [--binlog FILE] [--keep DIR] [--size-mb 100] [--rounds 5]
+                                [--split-mb 4] [--pipeline] [--json]
+
+1. The binlog: unless --binlog names one, a throwaway MariaDB server (binlog_grammar.mariadb,
+   binlog_row_metadata=FULL, binlog_row_image=FULL, max_binlog_size=1G) runs a deterministic
+   sysbench-like workload (seeded random values) on `sbtest1 (id INT AUTO_INCREMENT PRIMARY KEY,
+   k INT, c CHAR(120), pad CHAR(60), KEY (k))`: multi-row INSERTs (500 rows, 5 per transaction),
+   range UPDATEs of the indexed column (4 x 100 rows per transaction), point UPDATEs of `c`, range
+   and point DELETEs, in rounds of 50,000 new rows until the one binlog file is at least
+   --size-mb MB. The file is copied out (to --keep DIR when given, where a later run can reuse it
+   with --binlog).
+2. The timings, alternating and repeated --rounds times, each in a fresh Python process:
+   - plain: `stream.open_stream([file]).events()` and every RowChange of every rows event,
+     decoded in one process (one core);
+   - spark1 / spark2: `spark.read.format("binlog").option("split_bytes", ...)` of the file on
+     `local[1]` / `local[2]`, every column materialised by the `noop` sink
+     (`df.write.format("noop")`);
+   - spark1pin: spark1 with the whole Spark application (JVM, Python workers) pinned to one CPU
+     (sched_setaffinity), so that "1 core" means one CPU for everything: with local[1] alone the
+     JVM's share of the work (reading the workers' Arrow batches into rows) runs on the other CPU.
+   Each Spark process starts its session, reads the bundled samples and then the first quarter of
+   the file once (untimed: Python workers started, JVM code compiled), then times one job (wall
+   time; the start-up is reported apart). Rows per second = row changes / seconds (the count is
+   checked against the plain reader's once). Ratios: spark2/spark1 (the goal: >= 1.7),
+   spark2/spark1pin (core for core), spark1/plain (what Spark costs on one task slot).
+3. With --pipeline, once more: `binlog-grammar pipeline --input FILE --output TMP --master
+   local[2]` end to end (change log, snapshot, state; its own Spark start included).
+
+Prints a table (or JSON with --json). Not a test: run it by hand, on an otherwise idle machine.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+TABLE = """CREATE TABLE sbtest1 (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL DEFAULT 0,
+  c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '', KEY k_1 (k)) ENGINE=InnoDB"""
+
+
+def _digits(rng, groups):
+    return "-".join("".join(rng.choice("0123456789") for _ in range(11)) for _ in range(groups))
+
+
+def workload(rng: random.Random, start_id: int, rows: int):
+    """SQL for one round: inserts of `rows` rows, then updates and deletes among them."""
+    out = []
+    ids = list(range(start_id, start_id + rows))
+    for t in range(0, rows, 2500):  # a transaction: 5 INSERTs of 500 rows
+        out.append("BEGIN;")
+        for b in range(t, min(t + 2500, rows), 500):
+            vals = ",".join(f"({ids[i]},{rng.randrange(1, 1 << 20)},'{_digits(rng, 10)}',"
+                            f"'{_digits(rng, 5)}')" for i in range(b, min(b + 500, rows)))
+            out.append(f"INSERT INTO sbtest1 (id,k,c,pad) VALUES {vals};")
+        out.append("COMMIT;")
+    lo, hi = start_id, start_id + rows - 1
+    for _ in range(rows // 400):  # range updates of 100 rows (index column), 4 per transaction
+        out.append("BEGIN;")
+        for _ in range(4):
+            a = rng.randrange(lo, hi - 100)
+            out.append(f"UPDATE sbtest1 SET k=k+1 WHERE id BETWEEN {a} AND {a + 99};")
+        out.append("COMMIT;")
+    for _ in range(rows // 50):  # point updates of the non-index column
+        out.append(f"UPDATE sbtest1 SET c='{_digits(rng, 10)}' WHERE id={rng.randrange(lo, hi)};")
+    for _ in range(rows // 200):  # range deletes of 10 rows
+        a = rng.randrange(lo, hi - 10)
+        out.append(f"DELETE FROM sbtest1 WHERE id BETWEEN {a} AND {a + 9};")
+    for _ in range(rows // 100):  # point deletes
+        out.append(f"DELETE FROM sbtest1 WHERE id={rng.randrange(lo, hi)};")
+    return "\n".join(out)
+
+
+def make_binlog(size_mb: int, dest_dir: Path, seed: int = 20240601) -> Path:
+    from binlog_grammar import mariadb
+
+    if not mariadb.available():
+        sys.exit("bench_spark: mariadbd is not installed (apt-get install mariadb-server), "
+                 "or give --binlog FILE")
+    opts = ["--binlog-row-metadata=FULL", "--binlog-row-image=FULL", "--max-binlog-size=1073741824",
+            "--sync-binlog=0", "--innodb-flush-log-at-trx-commit=0", "--binlog-checksum=CRC32"]
+    rng = random.Random(seed)
+    with mariadb.MariaDB(opts) as db:
+        db.sql(f"CREATE DATABASE sbtest; USE sbtest; {TABLE};")
+        start = 1
+        while True:
+            db.sql(workload(rng, start, 50_000), database="sbtest")
+            start += 50_000
+            current = db.binlogs()[-1]
+            if current.stat().st_size >= size_mb * 1_000_000:
+                break
+        db.sql("FLUSH BINARY LOGS;")
+        files = db.binlogs()
+        big = max(files[:-1], key=lambda p: p.stat().st_size)
+        dest_dir.mkdir(parents=True, exist_ok=True)
+        dest = dest_dir / "bench-sbtest.000001"
+        shutil.copyfile(big, dest)
+    return dest
+
+
+# ---------------------------------------------------------------------------------------------
+# the measurements (each in its own process)
+
+def measure_plain(path: str) -> dict:
+    from binlog_grammar.stream import open_stream
+
+    t = time.perf_counter()
+    rows = 0
+    for se in open_stream([path]).events():
+        rows += len(se.changes)
+    return {"rows": rows, "seconds": time.perf_counter() - t}
+
+
+def measure_spark(path: str, master: str, split_bytes: int, count: bool, cpus: int = 0) -> dict:
+    if cpus:  # the JVM and the Python workers inherit it
+        os.sched_setaffinity(0, set(sorted(os.sched_getaffinity(0))[:cpus]))
+    t0 = time.perf_counter()
+    from pyspark.sql import SparkSession
+
+    spark = (SparkSession.builder.master(master).appName("bench_spark")
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+             .config("spark.pyspark.python", sys.executable)
+             .config("spark.sql.shuffle.partitions", "2").getOrCreate())
+    spark.sparkContext.setLogLevel("FATAL")
+    from binlog_grammar.spark import register
+    from binlog_grammar.spark.split import plan
+
+    register(spark)
+    samples = sorted(str(p) for p in (ROOT / "samples").glob("mariadb-*"))
+    spark.read.format("binlog").load(samples).write.format("noop").mode("overwrite").save()
+    (spark.read.format("binlog").option("split_bytes", str(split_bytes))
+     .option("stop_position", str(os.path.getsize(path) // 4)).load(path)
+     .write.format("noop").mode("overwrite").save())
+    startup = time.perf_counter() - t0
+    df = spark.read.format("binlog").option("split_bytes", str(split_bytes)).load(path)
+    t = time.perf_counter()
+    df.write.format("noop").mode("overwrite").save()
+    seconds = time.perf_counter() - t
+    rows = df.count() if count else None  # once, to check the row count (not timed)
+    spark.stop()
+    return {"rows": rows, "seconds": seconds, "startup": startup,
+            "partitions": len(plan([path], split_bytes)[0])}
+
+
+def _child(kind: str, path: str, master: str, split_bytes: int, count: bool, cpus: int) -> dict:
+    cmd = [sys.executable, __file__, "--child", kind, "--binlog", path, "--master", master,
+           "--split-mb", str(split_bytes / (1 << 20)), "--cpus", str(cpus)]
+    cmd += ["--count"] if count else []
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"bench_spark: {kind} failed:\n{r.stderr[-3000:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+RUNS = (("plain", "plain", "", 1), ("spark1", "spark", "local[1]", 0),
+        ("spark1pin", "spark", "local[1]", 1), ("spark2", "spark", "local[2]", 0))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--binlog", help="use this binlog instead of writing one")
+    ap.add_argument("--keep", help="folder to keep the written binlog in")
+    ap.add_argument("--size-mb", type=int, default=100)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--split-mb", type=float, default=4.0, help="split_bytes of the Spark reads")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--pipeline", action="store_true", help="also time the pipeline end to end")
+    ap.add_argument("--child", choices=["plain", "spark"], help=argparse.SUPPRESS)
+    ap.add_argument("--master", default="local[1]", help=argparse.SUPPRESS)
+    ap.add_argument("--count", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--cpus", type=int, default=0, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    split_bytes = int(args.split_mb * (1 << 20))
+    if args.child:
+        if args.child == "plain":
+            if args.cpus:
+                os.sched_setaffinity(0, set(sorted(os.sched_getaffinity(0))[:args.cpus]))
+            res = measure_plain(args.binlog)
+        else:
+            res = measure_spark(args.binlog, args.master, split_bytes, args.count, args.cpus)
+        print(json.dumps(res))
+        return
+    tmp = None
+    if args.binlog:
+        path = Path(args.binlog)
+    else:
+        t = time.perf_counter()
+        where = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-spark-"))
+        tmp = None if args.keep else where
+        path = make_binlog(args.size_mb, where)
+        print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB) in {time.perf_counter() - t:.0f} s",
+              file=sys.stderr)
+    try:
+        results = {name: [] for name, *_ in RUNS}
+        for r in range(args.rounds):
+            for name, kind, master, cpus in RUNS:
+                res = _child(kind, str(path), master or "local[1]", split_bytes, r == 0, cpus)
+                results[name].append(res)
+                print(f"round {r + 1} {name}: {res['seconds']:.2f} s"
+                      + (f", {res['partitions']} partitions" if res.get("partitions") else ""),
+                      file=sys.stderr)
+        report = _report(path, results, split_bytes)
+        if args.pipeline:
+            with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as out:
+                t = time.perf_counter()
+                r = subprocess.run([sys.executable, "-m", "binlog_grammar", "pipeline", "--input",
+                                    str(path), "--output", out + "/o", "--master", "local[2]"],
+                                   capture_output=True, text=True, cwd=ROOT)
+                secs = time.perf_counter() - t
+            if r.returncode != 0:
+                sys.exit(f"bench_spark: the pipeline failed: {r.stderr[-2000:]}")
+            report["pipeline_local2"] = {"seconds": secs, "rows_per_s": report["rows"] / secs,
+                                         "summary": r.stdout}
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+    if args.json:
+        print(json.dumps(report, indent=1))
+        return
+    print(f"binlog: {report['file']} ({report['bytes'] / 1e6:.1f} MB, {report['rows']:,} row changes); "
+          f"split_bytes {split_bytes:,}; {args.rounds} rounds, median")
+    for name, *_ in RUNS:
+        m = report[name]
+        print(f"  {name:<9} {m['seconds']:8.2f} s  {m['rows_per_s']:>10,.0f} rows/s")
+    if "pipeline_local2" in report:
+        m = report["pipeline_local2"]
+        print(f"  pipeline local[2] end to end (Spark start included): {m['seconds']:.1f} s  "
+              f"{m['rows_per_s']:,.0f} rows/s")
+    print(f"  spark2 / spark1 = {report['spark2_over_spark1']:.2f}   "
+          f"spark2 / spark1pin = {report['spark2_over_spark1pin']:.2f}   "
+          f"spark1 / plain = {report['spark1_over_plain']:.2f}   "
+          f"spark2 / plain = {report['spark2_over_plain']:.2f}")
+
+
+def _report(path, results, split_bytes) -> dict:
+    rows = {r["rows"] for v in results.values() for r in v if r["rows"] is not None}
+    if len(rows) != 1:
+        sys.exit(f"bench_spark: the readers disagree on the row count: {sorted(rows)}")
+    n = rows.pop()
+    out = {"file": str(path), "bytes": path.stat().st_size, "rows": n, "split_bytes": split_bytes}
+    for name, runs in results.items():
+        secs = statistics.median(r["seconds"] for r in runs)
+        out[name] = {"seconds": secs, "rows_per_s": n / secs, "all_seconds": [r["seconds"] for r in runs]}
+        if "startup" in runs[0]:
+            out[name]["startup_seconds"] = statistics.median(r["startup"] for r in runs)
+            out[name]["partitions"] = runs[0]["partitions"]
+    out["spark2_over_spark1"] = out["spark2"]["rows_per_s"] / out["spark1"]["rows_per_s"]
+    out["spark2_over_spark1pin"] = out["spark2"]["rows_per_s"] / out["spark1pin"]["rows_per_s"]
+    out["spark1_over_plain"] = out["spark1"]["rows_per_s"] / out["plain"]["rows_per_s"]
+    out["spark2_over_plain"] = out["spark2"]["rows_per_s"] / out["plain"]["rows_per_s"]
+    return out
+
+
+if __name__ == "__main__":
+    main()
