@@ -178,6 +178,9 @@ def _add_reading_options(p):
                    help="read as if this server wrote the files (mysql-8.4.0, mariadb-10.11.6), "
                         "instead of the version in their FORMAT_DESCRIPTION_EVENT")
     r.add_argument("--no-progress", action="store_true", help="no progress bar even on a terminal")
+    r.add_argument("--follow-rotate", action="store_true",
+                   help="after the last file, go on into the file its closing ROTATE_EVENT names "
+                        "(when it is in the same folder), and so on")
 
 
 def _open(args):
@@ -194,7 +197,7 @@ def _open(args):
             raise _Usage(f"--schema: {e}") from None
     progress = _Progress(not args.no_progress and sys.stderr.isatty())
     return open_stream(args.files, flt, not args.no_checksum, schemas, args.skip_damaged, progress,
-                       args.server_version), progress
+                       args.server_version, args.follow_rotate), progress
 
 
 class _Usage(Exception):

@@ -247,7 +247,7 @@ class Stream:
 
     def __init__(self, inputs, filters: Optional[Filters] = None, verify_checksum=True,
                  schemas=None, skip_damaged=False, progress: Optional[Callable] = None,
-                 server_version=None):
+                 server_version=None, follow_rotate=False):
         self.paths = expand_inputs(inputs)
         self.filters = filters or Filters()
         self.verify_checksum = verify_checksum
@@ -256,6 +256,7 @@ class Stream:
         self.progress = progress
         self.damage = []  # what skip_damaged stepped over (reader.Damage records)
         self.total_bytes = sum(_size(p) for p in self.paths)
+        self.follow_rotate = follow_rotate  # go on into the file a closing ROTATE_EVENT names
         # --server-version: read every file as if this server had written it (the layouts that
         # depend on ctx.server follow it instead of the FORMAT_DESCRIPTION_EVENT's version)
         self.server = parse_server_version(server_version) if server_version else None
@@ -264,7 +265,11 @@ class Stream:
     def _all_events(self):
         done = 0
         seq = 0
-        for i, path in enumerate(self.paths):
+        i = -1
+        while i + 1 < len(self.paths):
+            i += 1
+            path = self.paths[i]
+            last = None
             decoder = RowDecoder(self.schemas)
             kwargs = {"skip_damaged": True} if self.skip_damaged else {}
             f = BinlogFile(path, self.verify_checksum, **kwargs)
@@ -284,8 +289,25 @@ class Stream:
                     elif e.type is not None and e.type.row_op:
                         table = decoder.tables.get(int(e.data.table_id))
                     yield i, StreamEvent(e, table, gtid, decoder, seq)
+                last = ev
             self.damage += getattr(f, "damage", [])
             done += _size(path)
+            nxt = self._rotated_to(path, last) if i == len(self.paths) - 1 else None
+            if nxt is not None:
+                self.paths.append(nxt)
+                self.total_bytes += _size(nxt)
+
+    def _rotated_to(self, path, last):
+        """With follow_rotate: the file a closing ROTATE_EVENT names, when it is beside this one."""
+        if not self.follow_rotate or last is None or last.type is None \
+                or last.type.name != "ROTATE_EVENT":
+            return None
+        name = os.path.basename(str(last.data.new_log_ident))
+        nxt = os.path.join(os.path.dirname(path), name)
+        if not name or os.path.abspath(nxt) in {os.path.abspath(p) for p in self.paths} \
+                or not os.path.isfile(nxt):
+            return None
+        return nxt
 
     def _position_ok(self, i, ev) -> bool:
         flt = self.filters
@@ -445,8 +467,9 @@ parse_server_version = rt.server_version
 
 
 def open_stream(inputs, filters: Optional[Filters] = None, verify_checksum=True, schemas=None,
-                skip_damaged=False, progress=None, server_version=None) -> Stream:
-    return Stream(inputs, filters, verify_checksum, schemas, skip_damaged, progress, server_version)
+                skip_damaged=False, progress=None, server_version=None, follow_rotate=False) -> Stream:
+    return Stream(inputs, filters, verify_checksum, schemas, skip_damaged, progress, server_version,
+                  follow_rotate)
 
 
 __all__ = ["open_stream", "Stream", "StreamEvent", "Transaction", "Filters", "GtidSet", "gtid_of",

@@ -140,3 +140,14 @@ def test_bad_option_values_are_usage_errors(capsysbinary):
         main(["dump", "--include-gtids", "not-a-gtid", str(SAMPLES[0])])
     assert e.value.code == 2
     assert "not a GTID" in capsysbinary.readouterr().err.decode()
+
+
+def test_follow_rotate_goes_on_into_the_next_file(tmp_path, capsysbinary):
+    # under the names the server gave them: the first file's ROTATE names mariadb-bin.000002
+    names = [tmp_path / f"mariadb-bin.00000{i + 1}" for i in range(len(SAMPLES))]
+    for p, n in zip(SAMPLES, names):
+        n.write_bytes(p.read_bytes())
+    _, alone, _ = run(capsysbinary, "dump", "--format", "jsonl", names[0])
+    _, followed, _ = run(capsysbinary, "dump", "--format", "jsonl", "--follow-rotate", names[0])
+    _, both, _ = run(capsysbinary, "dump", "--format", "jsonl", *names)
+    assert followed == both and len(followed) > len(alone)
