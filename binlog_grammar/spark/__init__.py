@@ -63,6 +63,8 @@ events; partitions are in input order.
 """
 from __future__ import annotations
 
+DEFAULT_SPLIT_BYTES = 64 << 20  # the data source's split_bytes when none is given
+
 
 def register(spark) -> None:
     """Register the `binlog` format with a SparkSession."""

@@ -605,13 +605,20 @@ class _Job:
         sizes = {f"{r.db}.{r.table}": r["count"]
                  for r in rows.groupBy("db", "table").count().collect()}
         touched = sorted(t for t, ops in summary.tables.items() if ops)
+        jobs = []
         for t in touched:
             d = defs.get(t)
             if d is None:
                 summary.notes.append(f"{t}: no table definition; no snapshot")
                 continue
-            self._typed_snapshot(rows.where((F.col("db") == d["db"]) & (F.col("table") == d["table"])),
-                                 d, stage + "/snapshots/" + t)
+            jobs.append((rows.where((F.col("db") == d["db"]) & (F.col("table") == d["table"])),
+                         d, stage + "/snapshots/" + t))
+        # one small job per table: run a few at once (Spark schedules concurrent jobs)
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            for f in [pool.submit(self._typed_snapshot, *j) for j in jobs]:
+                f.result()
         return touched, sizes
 
     def _typed_snapshot(self, rows, d, where):

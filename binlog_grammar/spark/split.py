@@ -39,12 +39,12 @@ from typing import Iterable, Iterator, Optional
 from ..errors import BinlogError, EventFormatError, TruncatedError
 from ..reader import (FDE_CODE, MAGIC, BinlogFile, FormatState, event_name, parse_event,
                       partial_header, update_state)
+from . import DEFAULT_SPLIT_BYTES
 
 CHUNK = 4 << 20  # bytes read at a time by the header scan
 GTID_EVENTS = ("GTID_LOG_EVENT", "ANONYMOUS_GTID_LOG_EVENT", "GTID_TAGGED_LOG_EVENT", "GTID_EVENT")
 QUERY_EVENTS = ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT")
 IN_USE_NAME = "LOG_EVENT_BINLOG_IN_USE_F"
-DEFAULT_SPLIT_BYTES = 64 << 20
 MIN_AUTO_SPLIT = 1 << 20  # min_partitions never makes splits smaller than this
 
 
