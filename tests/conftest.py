@@ -22,3 +22,15 @@ def corpus_files():
 
 
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is absent")
+
+
+def need_mariadb():
+    """Skip a test that needs the MariaDB server when mariadbd is missing; under
+    BINLOG_GRAMMAR_REQUIRE_SERVICES=1 (set by .ci/run) fail instead."""
+    from binlog_grammar import mariadb
+
+    if not mariadb.available():
+        if REQUIRE_SERVICES:
+            pytest.fail("mariadbd is not installed (apt-get install -y mariadb-server) and "
+                        "BINLOG_GRAMMAR_REQUIRE_SERVICES=1")
+        pytest.skip("mariadbd is not installed (apt-get install -y mariadb-server)")

@@ -32,7 +32,7 @@ from binlog_grammar.replication import (Connection, ReplicationSource, TLSOption
                                         open_replication_stream, position_key)
 from binlog_grammar.stream import Filters, open_stream
 
-from conftest import REQUIRE_SERVICES
+from conftest import REQUIRE_SERVICES, need_mariadb
 
 PASSWORD = "Rpl-pw_93x"
 ED_PASSWORD = "Ed-pw_41z"
@@ -40,10 +40,7 @@ BIG = 17 << 20  # one row larger than a 16 MiB packet
 
 
 def _need_server():
-    if not mariadb.available():
-        if REQUIRE_SERVICES:
-            pytest.fail("mariadbd is not installed but BINLOG_GRAMMAR_REQUIRE_SERVICES=1")
-        pytest.skip("mariadbd not installed (apt-get install -y mariadb-server)")
+    need_mariadb()
 
 
 USERS = f"""

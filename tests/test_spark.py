@@ -35,7 +35,7 @@ from binlog_grammar.dump import change_record
 from binlog_grammar.errors import BinlogError
 from binlog_grammar.stream import Filters, open_stream
 
-from conftest import REQUIRE_SERVICES, ROOT, corpus_files, needs_corpus
+from conftest import REQUIRE_SERVICES, ROOT, corpus_files, needs_corpus, need_mariadb
 
 SAMPLES = sorted(str(p) for p in (ROOT / "samples").glob("mariadb-*"))
 
@@ -571,11 +571,7 @@ def _check_snapshots(spark, db, output):
 def test_pipeline_snapshots_equal_the_server(spark, tmp_path):
     from binlog_grammar import mariadb
 
-    if not mariadb.available():
-        if REQUIRE_SERVICES:
-            pytest.fail("mariadbd is not installed (apt-get install -y mariadb-server) and "
-                        "BINLOG_GRAMMAR_REQUIRE_SERVICES=1")
-        pytest.skip("mariadbd not installed (apt-get install -y mariadb-server)")
+    need_mariadb()
     started = time.monotonic()
     work = Workload(SEED)
     inc, full = tmp_path / "incremental", tmp_path / "full"

@@ -51,7 +51,7 @@ import pytest
 from binlog_grammar import mariadb
 from binlog_grammar.errors import BinlogError
 
-from conftest import REQUIRE_SERVICES
+from conftest import need_mariadb
 
 SEED = 4_2024_05
 SESSION = "SET time_zone = '+00:00'; SET sql_mode = '';\n"
@@ -662,11 +662,7 @@ def _anon_phase(db, run):
 
 @pytest.fixture(scope="module")
 def server_run():
-    if not mariadb.available():
-        if REQUIRE_SERVICES:
-            pytest.fail("mariadbd is not installed (apt-get install -y mariadb-server) and "
-                        "BINLOG_GRAMMAR_REQUIRE_SERVICES=1")
-        pytest.skip("mariadbd not installed (apt-get install -y mariadb-server)")
+    need_mariadb()
     started = time.monotonic()
     run = Run()
     with mariadb.MariaDB(["--binlog-row-metadata=FULL", "--default-time-zone=+00:00",

@@ -36,7 +36,7 @@ from binlog_grammar.errors import BinlogError
 from binlog_grammar.rows import TYPE, iter_row_changes
 from binlog_grammar.textfmt import vv_type, vv_value
 
-from conftest import CORPUS, REQUIRE_SERVICES, ROOT, corpus_files
+from conftest import CORPUS, REQUIRE_SERVICES, ROOT, corpus_files, need_mariadb
 
 SAMPLES = sorted(p for p in (ROOT / "samples").iterdir() if p.is_file())
 FILES = [*corpus_files(), *SAMPLES]
@@ -302,11 +302,7 @@ def server_binlogs(tmp_path_factory):
     _need_tool()
     from binlog_grammar import mariadb
 
-    if not mariadb.available():
-        if REQUIRE_SERVICES:
-            pytest.fail("mariadbd is not installed (apt-get install -y mariadb-server) and "
-                        "BINLOG_GRAMMAR_REQUIRE_SERVICES=1")
-        pytest.skip("mariadbd is not installed (apt-get install -y mariadb-server)")
+    need_mariadb()
     out = tmp_path_factory.mktemp("oracle-binlogs")
     with mariadb.MariaDB(["--default-time-zone=+00:00"]) as db:
         for name, metadata, image in (("full", "FULL", "FULL"), ("minimal", "MINIMAL", "MINIMAL")):

@@ -31,7 +31,7 @@ import pytest
 
 from binlog_grammar import mariadb
 
-from conftest import REQUIRE_SERVICES
+from conftest import need_mariadb
 
 UTC = dt.timezone.utc
 
@@ -452,11 +452,7 @@ def _run_config(db, schema, metadata, image):
 
 @pytest.fixture(scope="module")
 def server_runs():
-    if not mariadb.available():
-        if REQUIRE_SERVICES:
-            pytest.fail("mariadbd is not installed (apt-get install -y mariadb-server) and "
-                        "BINLOG_GRAMMAR_REQUIRE_SERVICES=1")
-        pytest.skip("mariadbd not installed (apt-get install -y mariadb-server)")
+    need_mariadb()
     started = time.monotonic()
     with mariadb.MariaDB(["--binlog-row-metadata=FULL", "--default-time-zone=+00:00",
                           "--max-allowed-packet=64M"]) as db:
