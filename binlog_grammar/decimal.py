@@ -26,6 +26,7 @@ not 0, ``Decimal('0')`` for scale 0; they do not rebuild to the same bytes.
 from __future__ import annotations
 
 import decimal as _pydecimal
+import functools
 
 from construct import Construct, ExplicitError, evaluate, stream_read, stream_write
 
@@ -72,31 +73,40 @@ def _group_nbytes(width: int) -> int:
     return _GROUP_BYTES if width == _DIGITS_PER_GROUP else DIG2BYTES[width]
 
 
-def decode_decimal(data: bytes, precision: int, scale: int) -> _pydecimal.Decimal:
-    """The Decimal held by exactly decimal_size(precision, scale) bytes (ValueError if bad)."""
-    _check_precision_scale(precision, scale)
+@functools.lru_cache(maxsize=1024)
+def _plan(precision: int, scale: int) -> tuple:
+    """(size, ((offset, bytes, digits, 10 ** digits), ...)) of DECIMAL(precision, scale)."""
     size = decimal_size(precision, scale)
-    if len(data) != size:
-        raise ValueError(f"DECIMAL({precision},{scale}) takes {size} bytes, not {len(data)}")
-    buf = bytearray(data)
-    negative = not buf[0] & 0x80
-    buf[0] ^= 0x80
-    if negative:
-        buf = bytearray(b ^ 0xFF for b in buf)
-    digits = ""
-    pos = 0
+    groups, pos = [], 0
     for width in _group_widths(precision, scale):
         n = _group_nbytes(width)
-        group = int.from_bytes(buf[pos:pos + n], "big")
+        groups.append((pos, pos + n, width, 10 ** width))
         pos += n
-        if group >= 10 ** width:
+    return size, tuple(groups)
+
+
+def decode_decimal(data: bytes, precision: int, scale: int) -> _pydecimal.Decimal:
+    """The Decimal held by exactly decimal_size(precision, scale) bytes (ValueError if bad)."""
+    size, groups = _plan(precision, scale)
+    if len(data) != size:
+        raise ValueError(f"DECIMAL({precision},{scale}) takes {size} bytes, not {len(data)}")
+    negative = not data[0] & 0x80
+    whole = int.from_bytes(data, "big") ^ (1 << (8 * size - 1))  # the sign bit flipped back
+    if negative:
+        whole ^= (1 << (8 * size)) - 1  # negative numbers are stored with every bit inverted
+    buf = whole.to_bytes(size, "big")
+    parts = []
+    for start, stop, width, limit in groups:
+        group = int.from_bytes(buf[start:stop], "big")
+        if group >= limit:
             raise ValueError(f"DECIMAL({precision},{scale}): a {width}-digit group holds {group}, "
                              f"more than {width} decimal digits")
-        digits += str(group).zfill(width)
-    coefficient = int(digits or "0")
-    if negative and coefficient == 0 and scale == 0:
+        parts.append(str(group).zfill(width))
+    digits = "".join(parts) or "0"
+    if negative and scale == 0 and not digits.strip("0"):
         negative = False  # bin2decimal: a zero with no digits at all becomes a plain zero
-    return _pydecimal.Decimal((int(negative), tuple(int(c) for c in str(coefficient)), -scale))
+    text = f"{digits[:len(digits) - scale]}.{digits[len(digits) - scale:]}" if scale else digits
+    return _pydecimal.Decimal(f"-{text}" if negative else text)
 
 
 def encode_decimal(value, precision: int, scale: int) -> bytes:

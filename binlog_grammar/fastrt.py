@@ -20,6 +20,10 @@ def _Left(field, n):
     return FastPathError(f"field {field}: {n} byte(s) left over in its region")
 
 
+def _NoTerm(field):
+    return FastPathError(f"field {field}: no terminator before the end of its region")
+
+
 def _Bad(field, got, want):
     return FastPathError(f"field {field}: {got!r} is not {want!r}")
 
@@ -39,6 +43,9 @@ class _Rec(dict):
         except KeyError:
             raise AttributeError(name) from None
 
+    def __setattr__(self, name, value):
+        self[name] = value
+
 
 _LSB = [tuple(bool(b >> i & 1) for i in range(8)) for b in range(256)]
 
@@ -47,6 +54,11 @@ def _bitmap(buf, pos, end, n, msb, field):
     size = (n + 7) >> 3
     if pos + size > end:
         raise _Short(field, size, end - pos)
+    if size == 1 and not msb:  # most tables: the NULL bits of up to 8 columns
+        byte = buf[pos]
+        bits = Bits(_LSB[byte][:n])
+        bits.pad = byte >> n if n & 7 else 0
+        return bits, pos + 1
     if not msb:
         bits = Bits()
         for byte in buf[pos:pos + size]:
@@ -82,3 +94,25 @@ def _decimal(buf, pos, end, precision, scale, field):
     if pos + n > end:
         raise _Short(field, n, end - pos)
     return decode_decimal(buf[pos:pos + n], precision, scale), pos + n
+
+
+def _svuint(buf, pos, end, field):
+    """rt.SvUint: trailing one bits of the first byte count the extra bytes."""
+    if pos >= end:
+        raise _Short(field, 1, 0)
+    first = buf[pos]
+    extra = 0
+    while extra < 8 and first & (1 << extra):
+        extra += 1
+    if extra == 8:
+        if pos + 9 > end:
+            raise _Short(field, 9, end - pos)
+        return int.from_bytes(buf[pos + 1:pos + 9], "little"), pos + 9
+    if pos + 1 + extra > end:
+        raise _Short(field, 1 + extra, end - pos)
+    return int.from_bytes(buf[pos:pos + 1 + extra], "little") >> (extra + 1), pos + 1 + extra
+
+
+def _svsint(buf, pos, end, field):
+    u, pos = _svuint(buf, pos, end, field)
+    return (-(u >> 1) - 1 if u & 1 else u >> 1), pos

@@ -269,8 +269,14 @@ class _Spec:
             if n == 0:
                 return ("c", 0)
             self.emit(ind, f"if pos + {n} > end: raise _Short({f.id!r}, {n}, end - pos)")
-            self.emit(ind, f"{out} = int.from_bytes(buf[pos:pos + {n}], "
-                           f"{'big' if t.endian == 'be' else 'little'!r})")
+            if n == 1:
+                self.emit(ind, f"{out} = buf[pos]")
+            elif n in (2, 4, 8):
+                fmt = ("<" if t.endian == "le" else ">") + {2: "H", 4: "I", 8: "Q"}[n]
+                self.emit(ind, f"{out} = {self.k(struct.Struct(fmt).unpack_from)}(buf, pos)[0]")
+            else:
+                self.emit(ind, f"{out} = int.from_bytes(buf[pos:pos + {n}], "
+                               f"{'big' if t.endian == 'be' else 'little'!r})")
             self.emit(ind, f"pos += {n}")
             return ("r", out)
         if t.kind == "bitmap":

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import codecs
 import datetime as _dt
+import functools
 import re
 from typing import NamedTuple
 
@@ -71,6 +72,19 @@ CHARSET_CODECS = {
 def errors_of(codec) -> str:
     """The error handler that keeps every byte: MySQL's latin1 gaps, else surrogateescape."""
     return "binlog_grammar_latin1" if codec == "cp1252" else "surrogateescape"
+
+
+@functools.lru_cache(maxsize=None)
+def _ascii_compatible(codec: str) -> bool:
+    """Do ASCII bytes decode to the same characters in this codec, whatever surrounds them?
+    (Not for UTF-16/32, nor for escape-sequence codecs such as ISO-2022.)"""
+    name = codecs.lookup(codec).name
+    if "2022" in name or name in ("utf-7", "utf_7"):
+        return False
+    try:
+        return bytes(range(128)).decode(codec) == "".join(map(chr, range(128)))
+    except UnicodeDecodeError:
+        return False
 
 
 def codec_of(col):
@@ -232,6 +246,10 @@ class Text(_Adapter):
             return lambda obj: bytes(obj["data"])
         if codec is not None:
             errors = errors_of(codec)
+            if _ascii_compatible(codec):
+                # most text is ASCII: that decodes in C whatever the column's charset
+                return lambda obj: (d.decode("ascii") if (d := obj["data"]).isascii()
+                                    else d.decode(codec, errors))
             return lambda obj: obj["data"].decode(codec, errors)
         return super().bind(col)
 

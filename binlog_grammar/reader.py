@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import struct
 import zlib
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -18,19 +19,29 @@ from construct import ConstructError, Container
 from . import runtime as rt
 from .errors import BinlogError, ChecksumError, EventFormatError, TruncatedError
 from .events import EventType, decompress, parse_error
+from .fastrt import FastPathError
+from .generated import fast as F
 from .generated import types as T
 from .generated.catalog import EVENTS
 
 FDE_CODE = next(c for c, e in EVENTS.items() if e.name == "FORMAT_DESCRIPTION_EVENT")
 START_V3_CODE = next((c for c, e in EVENTS.items() if e.name == "START_EVENT_V3"), None)
+# events after which the rest of the file is read differently
+_STATE_CODES = {c for c, e in EVENTS.items()
+                if e.name in ("FORMAT_DESCRIPTION_EVENT", "START_EVENT_V3", "START_ENCRYPTION_EVENT")}
 CHECKSUM_LEN = T.event_checksum.sizeof()
 MAGIC = T.binlog_magic.build(None)
 IN_USE = 0x1  # event_flags.LOG_EVENT_BINLOG_IN_USE_F
+# parsed event data kept for reuse (see parse_event): data of at most MEMO_BYTES, MEMO_ENTRIES
+# of them, for the event types whose data has repeated at least once in four after MEMO_TRIAL
+MEMO_BYTES, MEMO_ENTRIES, MEMO_TRIAL = 1024, 512, 64
+_UP = {"_index": None}  # the (empty) enclosing context of a top-level generated reader
 
 
 @dataclass
 class FormatState:
-    """What the reader knows from the file's FORMAT_DESCRIPTION_EVENT (or START_EVENT_V3)."""
+    """What the reader knows from the file's FORMAT_DESCRIPTION_EVENT (or START_EVENT_V3).
+    The parse contexts it gives are cached until one of its fields changes."""
 
     binlog_version: int = 4
     header_len: int = 19
@@ -54,17 +65,51 @@ class FormatState:
             return et.legacy_post_header_len.get(self.binlog_version, 0)
         return et.post_header_len[0]
 
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        object.__setattr__(self, "_contexts", {})
+        object.__setattr__(self, "memo", {})  # (type code, data bytes) -> parsed data
+        object.__setattr__(self, "_memo_seen", {})  # type code -> [lookups, hits]
+        object.__setattr__(self, "_kinds", {})  # type code in the file -> see kind()
+
+    def kind(self, file_code: int) -> tuple:
+        """(event type code, EventType or None, name, generated reader or None, checksum length)."""
+        code = self.event_code(file_code)
+        et = EVENTS.get(code)
+        self.context(file_code)
+        return (code, et, et.name if et is not None and code == file_code else
+                event_name(file_code, self), F.EVENT_READERS.get(code), self.checksum_len(code))
+
     def context(self, file_code: int) -> dict:
-        return {"binlog_version": self.binlog_version, "header_len": self.header_len,
+        """The parse context of an event with this type code (a fresh dict: callers may add to it)."""
+        ctx = self._contexts.get(file_code)
+        if ctx is None:
+            ctx = self._contexts[file_code] = {
+                "binlog_version": self.binlog_version, "header_len": self.header_len,
                 "type_code": self.event_code(file_code),
                 "post_header_len": self.post_header_len(file_code),
                 "checksum_alg": self.checksum_alg, "server": self.server}
+        return dict(ctx)
+
+    def header(self, raw, file="<bytes>", offset=0, fast=True):
+        """The common header at the start of `raw` (at least header_len bytes)."""
+        hl = self.header_len
+        if fast:
+            ctx = self._contexts.get(0) or self.context(0)
+            try:
+                return F.t_common_header(raw, 0, hl, _UP, ctx, None)[0]
+            except (FastPathError, IndexError, TypeError, ValueError, struct.error):
+                pass
+        try:
+            return T.common_header.parse(raw[:hl], **self.context(0))
+        except ConstructError as e:
+            raise parse_error(file, offset, None, e) from None
 
     def checksum_len(self, code: int) -> int:
         return CHECKSUM_LEN if self.checksum_alg == 1 and code != FDE_CODE else 0
 
 
-@dataclass
+@dataclass(slots=True)
 class Event:
     """One event: where it is, its header, its parsed data, its checksum, its bytes."""
 
@@ -123,20 +168,26 @@ def crc_of(header: Container, raw: bytes, ctx: dict) -> int:
 
 
 def parse_event(raw: bytes, state: FormatState, *, file="<bytes>", offset=0, inner=False,
-                verify_checksum=True) -> Event:
-    """Parse one whole event (header, data, checksum) with what `state` knows."""
+                verify_checksum=True, fast=True, header=None, share=True) -> Event:
+    """Parse one whole event (header, data, checksum) with what `state` knows.
+
+    fast: read with the plain-Python readers generated from the specs (generated/fast.py); bytes
+    they refuse are parsed again by the construct structs, which give the precise error.
+    fast=False: the construct structs only (the reference). `header`: the common header, when
+    the caller has already read it. share: events whose data bytes repeat (a server writes the
+    same TABLE_MAP before every statement) may share one parsed `data` value, so treat it as
+    read-only; share=False gives every event its own."""
     hl = state.header_len
-    ctx0 = state.context(0)
-    try:
-        header = T.common_header.parse(raw[:hl], **ctx0)
-    except ConstructError as e:
-        raise parse_error(file, offset, None, e) from None
+    if header is None:
+        header = state.header(raw, file, offset, fast)
     file_code = int(header.type_code)
-    code = state.event_code(file_code)
-    et = EVENTS.get(code)
-    name = event_name(file_code, state)
-    ctx = state.context(file_code)
-    crc_len = 0 if inner else state.checksum_len(code)
+    kind = state._kinds.get(file_code)
+    if kind is None:
+        kind = state._kinds[file_code] = state.kind(file_code)
+    code, et, name, reader, crc_len = kind
+    ctx = state._contexts[file_code]  # shared by the events of this type: read-only
+    if inner:
+        crc_len = 0
     if header.event_length != len(raw):
         raise EventFormatError(f"event_length {header.event_length} does not match the "
                                f"{len(raw)} bytes given", file, offset, name)
@@ -144,21 +195,48 @@ def parse_event(raw: bytes, state: FormatState, *, file="<bytes>", offset=0, inn
         raise EventFormatError(f"event_length {len(raw)} is shorter than its header and checksum",
                                file, offset, name)
     data_bytes = raw[hl:len(raw) - crc_len]
+    data = None
+    memo = None
     if et is None:
         data = data_bytes
-    else:
+    elif fast and share:
+        # Servers write the same small event data again and again (the TABLE_MAP before every
+        # statement, BEGIN): such bytes are read once per format state, and the events share
+        # the parsed value, which no reader of events changes.
+        if len(data_bytes) <= MEMO_BYTES:
+            seen = state._memo_seen.get(file_code)
+            if seen is None:
+                seen = state._memo_seen[file_code] = [0, 0]
+            if seen[0] < MEMO_TRIAL or seen[1] * 4 >= seen[0]:  # does it pay for this type?
+                memo = state.memo
+                data = memo.get((file_code, data_bytes))
+                seen[0] += 1
+                if data is not None:
+                    seen[1] += 1
+    if data is None and fast and et is not None:
+        if reader is not None:
+            try:
+                data = reader(data_bytes, 0, len(data_bytes), ctx)
+            except (FastPathError, IndexError, TypeError, KeyError, ValueError, AttributeError,
+                    struct.error):
+                data = None  # the construct struct says precisely what is wrong
+    if data is None:
         try:
             data = et.parse(data_bytes, ctx)
         except ConstructError as e:
             raise parse_error(file, offset, name, e) from None
         except Exception as e:  # noqa: BLE001 - whatever bad bytes make a struct raise is bad input
             raise EventFormatError(f"{type(e).__name__}: {e}", file, offset, name) from None
+    if memo is not None:
+        if len(memo) >= MEMO_ENTRIES:
+            memo.clear()
+        memo[(file_code, data_bytes)] = data
     if code == FDE_CODE and et is not None:
         check_format_description(data, file, offset, name)
     ev = Event(file, offset, header, data, raw, et, ctx, inner=inner, footer=bool(crc_len))
     stored = None
     if crc_len:
-        stored = T.event_checksum.parse(raw[-crc_len:])
+        stored = F.t_event_checksum(raw, len(raw) - crc_len, len(raw), _UP, ctx, None)[0]
         ev.checksum = stored
     elif code == FDE_CODE and et is not None and data.get("checksum") is not None:
         stored = data.checksum
@@ -175,7 +253,8 @@ def parse_event(raw: bytes, state: FormatState, *, file="<bytes>", offset=0, inn
     if stored is not None:
         ev.checksum = stored
         if verify_checksum:
-            ev.checksum_ok = crc_of(header, raw, ctx) == stored
+            ev.checksum_ok = (zlib.crc32(memoryview(raw)[:-CHECKSUM_LEN]) if code != FDE_CODE
+                              else crc_of(header, raw, ctx)) == stored
             if not ev.checksum_ok:
                 raise ChecksumError(f"CRC32 mismatch: stored 0x{stored:08x}, computed "
                                     f"0x{crc_of(header, raw, ctx):08x}", file, offset, name)
@@ -243,7 +322,7 @@ def inner_events(ev: Event, state: FormatState, verify_checksum=True):
             if len(payload) - pos < hl:
                 raise TruncatedError(f"payload ends inside an event header at payload offset {pos}",
                                      ev.file, ev.offset, ev.name)
-            head = T.common_header.parse(payload[pos:pos + hl], **state.context(0))
+            head = state.header(payload[pos:pos + hl], ev.file, ev.offset)
             length = head.event_length
             if length < hl or pos + length > len(payload):
                 raise TruncatedError(f"inner {event_name(head.type_code)} at payload offset {pos} "
@@ -299,11 +378,18 @@ class BinlogFile:
     on at the next offset where a whole event is found again (see `_resync`). Only events are
     yielded. A file that cannot be opened, does not start with the binlog magic number, or whose
     rest is encrypted still raises BinlogError.
+
+    Events whose data bytes repeat may share one parsed `data` value (see parse_event): change
+    a copy, or read with share_data=False.
     """
 
-    def __init__(self, path, verify_checksum=True, skip_damaged=False, on_damage=None):
+    def __init__(self, path, verify_checksum=True, skip_damaged=False, on_damage=None, fast=True,
+                 share_data=True):
         self.path = os.fspath(path)
         self.verify_checksum = verify_checksum
+        self.fast = fast  # False: the construct structs only (see parse_event)
+        self.share_data = share_data  # False: no two events share a parsed data value
+        self._size = 0
         self.skip_damaged = skip_damaged
         self.on_damage = on_damage
         self.state = FormatState()
@@ -312,7 +398,7 @@ class BinlogFile:
     def __iter__(self):
         path = self.path
         try:
-            fh = open(path, "rb")
+            fh = open(path, "rb", buffering=1 << 18)
         except IsADirectoryError:
             raise BinlogError("is a directory, not a binlog file", path) from None
         except OSError as e:
@@ -370,59 +456,75 @@ class BinlogFile:
             raise BinlogError("the rest of the file is encrypted (it follows a "
                               "START_ENCRYPTION_EVENT); reading it needs the server's "
                               "encryption key", path, pos)
-        try:
-            header = T.common_header.parse(head, **state.context(0))
-        except ConstructError as e:
-            raise parse_error(path, pos, None, e) from None
-        name = event_name(header.type_code, state)
-        if self._first and header.type_code == START_V3_CODE:
+        header = state.header(head, path, pos, self.fast)
+        if self._first:
             self._first = False
+            if self._first_event(header, pos):
+                fh.seek(pos)  # binlog v1: read again with 13-byte headers
+                return self._next_event(fh, pos)
+        length = header.event_length
+        if length < hl:
+            raise EventFormatError(f"event_length {length} is shorter than the {hl}-byte header",
+                                   path, pos, event_name(header.type_code, state))
+        # never let a bogus length allocate: compare with the bytes the file has (its size is
+        # looked up again only when an event seems to go past it: the file may have grown)
+        if pos + length > self._size:
+            self._size = os.fstat(fh.fileno()).st_size
+        available = self._size - pos - hl
+        rest = fh.read(length - hl) if length - hl <= available else fh.read(max(available, 0))
+        if len(rest) < length - hl:
+            raise TruncatedError(f"file ends inside the event: event_length {length}, "
+                                 f"{hl + len(rest)} bytes present", path, pos,
+                                 event_name(header.type_code, state))
+        ev = parse_event(head + rest, state, file=path, offset=pos,
+                         verify_checksum=self.verify_checksum, fast=self.fast, header=header,
+                         share=self.share_data)
+        if ev.type is not None and ev.type.code in _STATE_CODES:
+            self._state_event(fh, ev)
+        return ev
+
+    def _first_event(self, header, pos) -> bool:
+        """Checks of the file's first event; True when it shows a binlog v1 file (13-byte
+        headers), which must be read again."""
+        state = self.state
+        if header.type_code == START_V3_CODE:
             # binlog v1 (MySQL 3.23) has 13-byte headers; its START event is shorter than a
             # v3 one, which is how the server itself tells them apart.
             if header.event_length < 19 + EVENTS[START_V3_CODE].post_header_len[0]:
                 state.header_len = 13
                 state.binlog_version = 1
-                fh.seek(pos)
-                return self._next_event(fh, pos)
+                return True
             state.binlog_version = 3
-        elif self._first:
-            if state.event_code(header.type_code) != FDE_CODE:
-                raise EventFormatError("a binlog file begins with a FORMAT_DESCRIPTION_EVENT (or "
-                                       "a START_EVENT_V3 before MySQL 5.0); this one does not",
-                                       path, pos, name)
-            # the server writing the file puts the FDE's own end in log_pos; a dump thread that
-            # sends it puts 0 (the length field is the one thing the CRC32 cannot vouch for
-            # when the FDE says checksums are off or the damage moved its checksum)
-            if header.log_pos not in (0, pos + header.event_length):
-                raise EventFormatError(f"event_length {header.event_length} does not agree with "
-                                       f"log_pos {header.log_pos} of the file's first event",
-                                       path, pos, name)
-        self._first = False
-        length = header.event_length
-        if length < hl:
-            raise EventFormatError(f"event_length {length} is shorter than the {hl}-byte header",
-                                   path, pos, name)
-        # never let a bogus length allocate: compare with the bytes the file has
-        available = os.fstat(fh.fileno()).st_size - pos - hl
-        rest = fh.read(length - hl) if length - hl <= available else fh.read(max(available, 0))
-        if len(rest) < length - hl:
-            raise TruncatedError(f"file ends inside the event: event_length {length}, "
-                                 f"{hl + len(rest)} bytes present", path, pos, name)
-        ev = parse_event(head + rest, state, file=path, offset=pos,
-                         verify_checksum=self.verify_checksum)
-        if ev.type is not None and ev.type.code == FDE_CODE and self.verify_checksum \
-                and ev.data.get("checksum_alg") is None:
+            return False
+        name = event_name(header.type_code, state)
+        if state.event_code(header.type_code) != FDE_CODE:
+            raise EventFormatError("a binlog file begins with a FORMAT_DESCRIPTION_EVENT (or "
+                                   "a START_EVENT_V3 before MySQL 5.0); this one does not",
+                                   self.path, pos, name)
+        # the server writing the file puts the FDE's own end in log_pos; a dump thread that
+        # sends it puts 0 (the length field is the one thing the CRC32 cannot vouch for
+        # when the FDE says checksums are off or the damage moved its checksum)
+        if header.log_pos not in (0, pos + header.event_length):
+            raise EventFormatError(f"event_length {header.event_length} does not agree with "
+                                   f"log_pos {header.log_pos} of the file's first event",
+                                   self.path, pos, name)
+        return False
+
+    def _state_event(self, fh, ev):
+        """An event that changes how the rest of the file is read (FDE, START_EVENT_V3,
+        START_ENCRYPTION_EVENT)."""
+        state = self.state
+        if ev.type.code == FDE_CODE and self.verify_checksum and ev.data.get("checksum_alg") is None:
             self._check_no_footer(fh, ev)
         try:
             update_state(state, ev)
         except Exception as e:  # noqa: BLE001 - a format event whose values make no sense
             raise EventFormatError(f"unusable format description: {type(e).__name__}: {e}",
-                                   path, pos, name) from None
-        if ev.type is not None and ev.type.code in (FDE_CODE, START_V3_CODE):
+                                   self.path, ev.offset, ev.name) from None
+        if ev.type.code in (FDE_CODE, START_V3_CODE):
             self._format_known = True
-        if ev.type is not None and ev.type.name == "START_ENCRYPTION_EVENT":
+        if ev.type.name == "START_ENCRYPTION_EVENT":
             state.encrypted = True
-        return ev
 
     def _check_no_footer(self, fh, fde):
         """An FDE whose server version predates checksums (MySQL 5.6.1, MariaDB 5.3) says the

@@ -23,7 +23,9 @@ from construct import ConstructError, Container
 
 from .errors import EventFormatError
 from .events import decompress, format_construct_error
+from .fastrt import FastPathError
 from .generated import enums
+from .generated import fast as F
 from .generated import types as T
 from .pyvalues import Geometry  # noqa: F401  (re-exported: the Python value of spatial columns)
 from .pyvalues import codec_of, errors_of
@@ -68,12 +70,13 @@ class Table:
     full_metadata: bool = False  # the binlog named the columns
     has_metadata: bool = True  # False for TABLE_MAPs of the 5.1 development trees (types only)
     readers: dict = field(default_factory=dict, repr=False, compare=False)  # fasttable, by event shape
+    shapes: dict = field(default_factory=dict, repr=False, compare=False)  # RowDecoder, by event shape
 
     @cached_property
     def names(self) -> list:
         return [c["name"] for c in self.columns]
 
-    @property
+    @cached_property
     def json_columns(self) -> int:
         return sum(1 for c in self.columns if c.json_index is not None)
 
@@ -93,7 +96,7 @@ class PartialJson(NamedTuple):
     diffs: tuple
 
 
-@dataclass
+@dataclass(slots=True)
 class RowChange:
     """One changed row, Debezium-style: op c (insert), u (update) or d (delete)."""
 
@@ -231,33 +234,37 @@ def load_schemas(path) -> dict:
     return data
 
 
-def parse_row_images(data: bytes, ctx: dict, fast: bool = True, table: Optional["Table"] = None):
+def parse_row_images(data: bytes, ctx: dict, fast: bool = True, table: Optional["Table"] = None,
+                     specialised=None):
     """The row images of one rows event. Fastest first: a reader specialised for the table
-    (fasttable.py, compiled once per TABLE_MAP and event shape), the generic readers generated
-    from the specs (generated/fast.py), and the construct struct (`fast=False`, the reference).
-    When a faster path rejects the bytes, the construct struct parses them again to give the
-    precise error."""
+    (fasttable.py, compiled once per TABLE_MAP and event shape; `specialised` when the caller
+    has it at hand), the generic readers generated from the specs (generated/fast.py), and the
+    construct struct (`fast=False`, the reference). When a faster path rejects the bytes, the
+    construct struct parses them again to give the precise error."""
     if fast:
-        from .fastrt import FastPathError
-        from .generated import fast as F
-
-        if table is not None:
-            from .fasttable import reader
-
-            fn = reader(ctx["columns"], ctx["images"], ctx.get("type_code"), ctx["json_columns"],
-                        table.readers)
-            if fn is not None:
-                try:
-                    return fn(data, ctx)
-                except (FastPathError, IndexError, TypeError, KeyError, ValueError, struct.error):
-                    pass
-
+        fn = specialised
+        if fn is None and table is not None:
+            fn = _specialised(table, ctx)
+        if fn is not None:
+            try:
+                return fn(data, ctx)
+            except _FAST_ERRORS:
+                pass
         try:
-            value, pos = F.t_row_images(data, 0, len(data), {"_params": ctx}, ctx, None)
-            return value
-        except (FastPathError, IndexError, TypeError, KeyError, ValueError, struct.error):
+            return F.t_row_images(data, 0, len(data), {"_params": ctx}, ctx, None)[0]
+        except _FAST_ERRORS:
             pass
     return T.row_images.parse(data, **ctx)
+
+
+def _specialised(table: "Table", ctx: dict):
+    from .fasttable import reader
+
+    return reader(ctx["columns"], ctx["images"], ctx.get("type_code"), ctx["json_columns"],
+                  table.readers)
+
+
+_FAST_ERRORS = (FastPathError, IndexError, TypeError, KeyError, ValueError, struct.error)
 
 
 class RowDecoder:
@@ -289,6 +296,8 @@ class RowDecoder:
 
     def rows_bytes(self, ev) -> bytes:
         data = ev.data.rows
+        if not ev.type.decode:
+            return data
         for dec in ev.type.decode:
             if dec.field == "rows" and dec.applies(ev.data):
                 try:
@@ -306,16 +315,27 @@ class RowDecoder:
         if t is None:
             raise EventFormatError(f"rows of table id {int(d.table_id)}, which no TABLE_MAP_EVENT "
                                    f"before it maps", ev.file, ev.offset, ev.name)
-        present = list(d.columns.columns_present)
-        after = d.columns.get("columns_present_after")
-        images = {"insert": [present], "delete": [present],
-                  "update": [present, list(after) if after is not None else present]}[op]
+        present = d.columns.columns_present
         if len(present) != len(t.columns):
             raise EventFormatError(f"the rows event has {len(present)} columns, the TABLE_MAP of "
                                    f"{t.db}.{t.table} {len(t.columns)}", ev.file, ev.offset, ev.name)
-        ctx = dict(ev.context, columns=t.columns, images=images, json_columns=t.json_columns)
+        # the parse context and the names of the columns each image holds, per event shape
+        after = d.columns.get("columns_present_after") if op == "update" else None
+        key = (tuple(present), None if after is None else tuple(after), ev.context["type_code"])
+        shape = t.shapes.get(key)
+        if shape is None:
+            images = [list(present)] if op != "update" else \
+                [list(present), list(after) if after is not None else list(present)]
+            ctx = dict(ev.context, columns=t.columns, images=images, json_columns=t.json_columns)
+            names = t.names
+            shape = (ctx, [[(i, names[i]) for i, p in enumerate(img) if p] for img in images],
+                     _specialised(t, ctx) if self.fast else None)
+            if len(t.shapes) > 256:
+                t.shapes.clear()
+            t.shapes[key] = shape
+        ctx, picks, fn = shape
         try:
-            parsed = parse_row_images(self.rows_bytes(ev), ctx, self.fast, t)
+            parsed = parse_row_images(self.rows_bytes(ev), ctx, self.fast, t, fn)
         except Exception as e:  # noqa: BLE001 - whatever bad bytes make a struct raise is bad input
             msg = format_construct_error(e) if isinstance(e, ConstructError) else f"{type(e).__name__}: {e}"
             if not t.has_metadata:
@@ -324,22 +344,27 @@ class RowDecoder:
             raise EventFormatError(f"row images of {t.db}.{t.table}: {msg}", ev.file, ev.offset,
                                    ev.name) from None
         out = []
-        for row in parsed.rows:
-            imgs = [_image_dict(t, img) for img in row.images]
-            before = imgs[0] if op in ("update", "delete") else None
-            after = imgs[-1] if op in ("update", "insert") else None
-            diffs = {}
-            if op == "update":
-                diffs = _apply_partial_json(t, row.images[-1], before, after, ev)
-            out.append(RowChange(OPS[op], t.db, t.table, before, after, t.columns, ev.file,
-                                 ev.offset, ev.end, ev.name, t.table_id, int(ev.header.timestamp),
-                                 int(ev.header.server_id), diffs, t.primary_key))
+        head = (t.db, t.table, None, None, t.columns, ev.file, ev.offset, ev.end, ev.name,
+                t.table_id, int(ev.header.timestamp), int(ev.header.server_id))
+        code = OPS[op]
+        first = picks[0]
+        if op == "update":
+            last = picks[1]
+            for row in parsed["rows"]:
+                b, a = row["images"]
+                cells = b["cells"]
+                before = {n: cells[i] for i, n in first}
+                cells = a["cells"]
+                after = {n: cells[i] for i, n in last}
+                diffs = _apply_partial_json(t, a, before, after, ev)
+                out.append(RowChange(code, *head[:2], before, after, *head[4:], diffs, t.primary_key))
+            return out
+        for row in parsed["rows"]:
+            cells = row["images"][0]["cells"]
+            img = {n: cells[i] for i, n in first}
+            out.append(RowChange(code, *head[:2], img if op == "delete" else None,
+                                 img if op == "insert" else None, *head[4:], {}, t.primary_key))
         return out
-
-
-def _image_dict(t: Table, img) -> dict:
-    names = t.names
-    return {names[i]: v for i, (v, p) in enumerate(zip(img["cells"], img["present"])) if p}
 
 
 def _apply_partial_json(t: Table, img, before, after, ev) -> dict:

@@ -358,12 +358,17 @@ class FlagsValue(int):
 
     def __new__(cls, value, table):
         obj = int.__new__(cls, value)
-        names = [name for bit, name in table.items() if value & bit == bit and bit]
-        rest = value & ~sum(table)
+        obj._table = table
+        return obj
+
+    @property
+    def names(self) -> list:  # worked out when asked: most flags are never printed
+        value = int(self)
+        names = [name for bit, name in self._table.items() if value & bit == bit and bit]
+        rest = value & ~sum(self._table)
         if rest:
             names.append(hex(rest))
-        obj.names = names
-        return obj
+        return names
 
     def __repr__(self):
         return f"{hex(int(self))}({'|'.join(self.names)})" if self.names else hex(int(self))

@@ -21,6 +21,7 @@ from typing import Callable, Iterable, Optional
 
 from . import runtime as rt
 from .errors import BinlogError
+from .generated.catalog import EVENTS
 from .reader import BinlogFile, inner_events
 from .rows import RowDecoder, Table
 
@@ -147,6 +148,13 @@ class Filters:
     tables: list = field(default_factory=list)
     exclude_tables: list = field(default_factory=list)
 
+    @property
+    def keeps_all(self) -> bool:
+        """No filter is set (positions aside, which the stream applies by file)."""
+        return not (self.start_datetime or self.stop_datetime or self.include_gtids is not None
+                    or self.exclude_gtids is not None or self.databases or self.tables
+                    or self.exclude_tables)
+
     def table_ok(self, db: Optional[str], table: Optional[str]) -> bool:
         if self.databases and db not in self.databases:
             return False
@@ -227,8 +235,21 @@ class Transaction:
         return sum(len(se.event.raw) for se in self.events if not se.event.inner)
 
 
+_KINDS: dict = {}  # query text -> its kind (the same few texts come again and again)
+
+
 def _query_kind(ev) -> str:
-    q = ev.data.query.strip().rstrip(";").upper()
+    text = ev.data.query
+    kind = _KINDS.get(text)
+    if kind is None:
+        if len(_KINDS) > 4096:
+            _KINDS.clear()
+        kind = _KINDS[text] = _kind_of(text)
+    return kind
+
+
+def _kind_of(text: str) -> str:
+    q = text.strip().rstrip(";").upper()
     if q in ("BEGIN", "START TRANSACTION") or q.startswith("XA START") or q.startswith("XA BEGIN"):
         return "begin"
     if q == "COMMIT" or q.startswith("XA COMMIT"):
@@ -260,6 +281,7 @@ class Stream:
         # --server-version: read every file as if this server had written it (the layouts that
         # depend on ctx.server follow it instead of the FORMAT_DESCRIPTION_EVENT's version)
         self.server = parse_server_version(server_version) if server_version else None
+        self._keeps_all = self.filters.keeps_all
 
     # -- raw events, with tables and GTIDs attached ----------------------------------------
     def _all_events(self):
@@ -282,13 +304,17 @@ class Stream:
                 if ev.type is not None and ev.type.name in _GTID_EVENTS:
                     gtid = gtid_of(ev)
                     seq += 1
-                for e in _with_inner(ev, f.state, self.verify_checksum):
-                    table = None
-                    if e.type is not None and e.type.name == "TABLE_MAP_EVENT":
-                        table = decoder.table_map(e)
-                    elif e.type is not None and e.type.row_op:
-                        table = decoder.tables.get(int(e.data.table_id))
-                    yield i, StreamEvent(e, table, gtid, decoder, seq)
+                et = ev.type
+                if et is not None and et.code in _HAS_INNER:
+                    for e in _with_inner(ev, f.state, self.verify_checksum):
+                        yield i, StreamEvent(e, _table_of(decoder, e), gtid, decoder, seq)
+                elif et is not None and et.name == "TABLE_MAP_EVENT":
+                    yield i, StreamEvent(ev, decoder.table_map(ev), gtid, decoder, seq)
+                elif et is not None and et.row_op:
+                    yield i, StreamEvent(ev, decoder.tables.get(int(ev.data.table_id)), gtid,
+                                         decoder, seq)
+                else:
+                    yield i, StreamEvent(ev, None, gtid, decoder, seq)
                 last = ev
             self.damage += getattr(f, "damage", [])
             done += _size(path)
@@ -318,6 +344,8 @@ class Stream:
 
     def _event_ok(self, se: StreamEvent) -> bool:
         flt = self.filters
+        if self._keeps_all:
+            return True
         ev = se.event
         if not flt.time_ok(int(ev.header.timestamp)):
             return False
@@ -421,6 +449,9 @@ class Stream:
             tx.end_pos = se.event.end
 
     def _finish(self, tx: Transaction):
+        if self._keeps_all:
+            yield tx
+            return
         flt = self.filters
         if not flt.gtid_ok(tx.gtid):
             return
@@ -440,7 +471,19 @@ def _is_statement(se: StreamEvent) -> bool:
         and _query_kind(ev) == "statement"
 
 
+def _table_of(decoder, e):
+    if e.type is not None and e.type.name == "TABLE_MAP_EVENT":
+        return decoder.table_map(e)
+    if e.type is not None and e.type.row_op:
+        return decoder.tables.get(int(e.data.table_id))
+    return None
+
+
 def _in_tx(name) -> bool:
+    return name in _IN_TX
+
+
+def _in_tx_by_name(name) -> bool:
     """Events that belong to the transaction around them even without BEGIN (MariaDB's standalone
     GTID groups, MySQL's rows of a DDL's own transaction)."""
     return name in ("TABLE_MAP_EVENT", "ANNOTATE_ROWS_EVENT", "ROWS_QUERY_LOG_EVENT", "INTVAR_EVENT",
@@ -448,6 +491,10 @@ def _in_tx(name) -> bool:
                     "TRANSACTION_CONTEXT_EVENT", "VIEW_CHANGE_EVENT") \
         or (name or "").endswith("ROWS_EVENT") or (name or "").endswith("ROWS_EVENT_V1") \
         or "ROWS_COMPRESSED_EVENT" in (name or "")
+
+
+_IN_TX = frozenset(e.name for e in EVENTS.values() if _in_tx_by_name(e.name))
+_HAS_INNER = frozenset(c for c, e in EVENTS.items() if any(d.target == "events" for d in e.decode))
 
 
 def _with_inner(ev, state, verify_checksum):

@@ -47,7 +47,7 @@ BUILD = textwrap.dedent("""
     from binlog_grammar.reader import BinlogFile, MAGIC
     src, dst, version = sys.argv[2], sys.argv[3], sys.argv[4]
     out, pos = [MAGIC], 4
-    for ev in BinlogFile(src):
+    for ev in BinlogFile(src, share_data=False):  # the data is changed below
         data = ev.data
         if ev.name == "FORMAT_DESCRIPTION_EVENT":
             data.server_version = version

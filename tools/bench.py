@@ -44,7 +44,7 @@ from binlog_grammar.reader import BinlogFile
 from binlog_grammar.rows import RowDecoder
 dec = RowDecoder(fast=False)
 events = rows = 0
-for ev in BinlogFile(PATH):
+for ev in BinlogFile(PATH, fast=False):
     events += 1
     if ev.type is None:
         continue

@@ -5,8 +5,9 @@
 
 Starts a throwaway MariaDB (binlog_grammar.mariadb: root on loopback, temporary datadir,
 binlog_format=ROW, binlog_row_metadata=FULL), runs a sysbench-like workload on `sbtest1` (id, k,
-c CHAR(120), pad CHAR(60)) plus a wide table of every common column type (multi-row inserts,
-updates, deletes), until the binlog holds at least --mb megabytes, then copies the binlog files to
+c CHAR(120), pad CHAR(60)) plus a wide table of every common column type, in rounds: multi-row
+inserts, range updates and deletes, then 150 small OLTP transactions as sysbench's oltp_write_only
+makes them (point updates, a delete and an insert each; some also update the wide table), until the binlog holds at least --mb megabytes, then copies the binlog files to
 OUT_DIR and prints their names and sizes. The same seed gives the same statements (the bytes differ
 only in timestamps and server-generated values).
 """
@@ -69,6 +70,9 @@ def _wide_rows(rng, start, n):
     return out
 
 
+OLTP_PER_ROUND = 150
+
+
 def workload(db, rng, target_bytes):
     db.sql(SCHEMA)
     next_sb, next_wide = 1, 1
@@ -89,6 +93,20 @@ def workload(db, rng, target_bytes):
         stmts.append(f"DELETE FROM sbtest1 WHERE id BETWEEN {lo + 500} AND {lo + 600};")
         stmts.append(f"DELETE FROM wide WHERE id BETWEEN {max(1, next_wide - 400)} AND "
                      f"{max(1, next_wide - 400) + 10};")
+        # OLTP transactions as sysbench's oltp_write_only makes them: two point UPDATEs, a point
+        # DELETE and an INSERT of the deleted id, so most events are small and per-event costs
+        # count as they do on a busy server's binlog
+        for _ in range(OLTP_PER_ROUND):
+            i = rng.randrange(1, next_sb)
+            (row,) = _sb_rows(rng, i, 1)
+            c = "-".join(f"{rng.randrange(10**11):011d}" for _ in range(10))
+            stmts += ["BEGIN;", f"UPDATE sbtest1 SET k = k + 1 WHERE id = {rng.randrange(1, next_sb)};",
+                      f"UPDATE sbtest1 SET c = '{c}' WHERE id = {rng.randrange(1, next_sb)};",
+                      f"DELETE FROM sbtest1 WHERE id = {i};", f"INSERT INTO sbtest1 VALUES {row};"]
+            if rng.random() < 0.2:
+                w = rng.randrange(1, next_wide)
+                stmts.append(f"UPDATE wide SET bi = bi + 1, tm = '01:02:03.5' WHERE id = {w};")
+            stmts.append("COMMIT;")
         db.sql("\n".join(stmts))
 
 

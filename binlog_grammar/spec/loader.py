@@ -5,8 +5,12 @@ generated.
 """
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
 import re
 from pathlib import Path
+from typing import Optional
 
 import yaml
 
@@ -115,12 +119,50 @@ def default_specs_dir() -> Path:
 
 
 def load_specs(root=None, extra_dirs=()) -> SpecSet:
-    """Read every spec file under `root` (and user folders), validate, and return the model."""
+    """Read every spec file under `root` (and user folders), validate, and return the model.
+
+    The validated model is kept in the user's cache folder, under a hash of the spec files and of
+    this package's spec modules, so a process that needs it again (the per-table readers of
+    fasttable.py) skips the YAML: same bytes in, same model out."""
     root = Path(root) if root else default_specs_dir()
     files = sorted(p for p in root.rglob("*.yaml"))
     for d in extra_dirs:
         files += sorted(Path(d).rglob("*.yaml"))
-    return _Builder(root, files).build()
+    cached = _model_cache(root, files)
+    if cached is not None:
+        try:
+            with open(cached, "rb") as fh:
+                return pickle.load(fh)
+        except Exception:  # noqa: BLE001 - no cache, an old or a damaged one: read the YAML
+            pass
+    specs = _Builder(root, files).build()
+    if cached is not None:
+        try:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+            with open(tmp, "wb") as fh:
+                pickle.dump(specs, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, cached)
+        except OSError:  # a read-only home: no cache, nothing lost
+            pass
+    return specs
+
+
+def _model_cache(root: Path, files) -> Optional[Path]:
+    """Where the model of these spec files is cached (None: BINLOG_GRAMMAR_NO_CACHE is set)."""
+    if os.environ.get("BINLOG_GRAMMAR_NO_CACHE"):
+        return None
+    h = hashlib.sha256()
+    here = Path(__file__).parent
+    for p in [*(here / n for n in ("loader.py", "model.py", "expr.py")), *files]:
+        try:
+            data = p.read_bytes()
+        except OSError:
+            return None
+        rel = p.name if p.parent == here else str(p.relative_to(root) if p.is_relative_to(root) else p)
+        h.update(f"{rel}\0{len(data)}\0".encode() + data)
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "binlog-grammar" / "models" / f"{h.hexdigest()[:32]}.pickle"
 
 
 class _Builder:
