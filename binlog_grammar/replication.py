@@ -1155,21 +1155,8 @@ class ReplicationSource:
             log.warning("%s: reconnected; resuming at %s", self.server, self._resume_text())
 
     def _master_status(self, conn: Connection):
-        stmts = ["SHOW MASTER STATUS"]
-        if not conn.mariadb and _version_at_least(conn.server_version, (8, 2)):
-            stmts.insert(0, "SHOW BINARY LOG STATUS")
-        last = None
-        for sql in stmts:
-            try:
-                rows = conn.query_dicts(sql)
-            except ServerError as e:
-                last = e
-                continue
-            if not rows:
-                raise ReplicationError("the server reports no binlog (SHOW MASTER STATUS is empty): "
-                                       "is binary logging on?", self.server)
-            return (rows[0]["File"], int(rows[0]["Position"]))
-        raise last
+        row = binlog_status(conn)
+        return (row["File"], int(row["Position"]))
 
     # -- the stream ----------------------------------------------------------------------------
     def _read(self, conn: Connection):
@@ -1316,6 +1303,29 @@ def _version_at_least(text: str, wanted: tuple) -> bool:
 
 # ---------------------------------------------------------------------------------------------
 # the reading API over a source: stream.Stream with events from the server instead of files
+
+def binlog_status(conn: Connection) -> dict:
+    """Where the server's binlog ends now: the row of SHOW BINARY LOG STATUS (MySQL 8.2+, where
+    SHOW MASTER STATUS is gone in 8.4), SHOW MASTER STATUS, or MariaDB's SHOW BINLOG STATUS
+    (File, Position, and on MySQL Executed_Gtid_Set)."""
+    stmts = ["SHOW MASTER STATUS"]
+    if not conn.mariadb and _version_at_least(conn.server_version, (8, 2)):
+        stmts.insert(0, "SHOW BINARY LOG STATUS")
+    elif conn.mariadb:
+        stmts.append("SHOW BINLOG STATUS")
+    last = None
+    for sql in stmts:
+        try:
+            rows = conn.query_dicts(sql)
+        except ServerError as e:
+            last = e
+            continue
+        if not rows:
+            raise ReplicationError("the server reports no binlog (SHOW MASTER STATUS is empty): "
+                                   "is binary logging on?", conn.server)
+        return rows[0]
+    raise last
+
 
 def open_replication_stream(source: ReplicationSource, filters=None, schemas=None):
     """A stream.Stream whose events come from `source`: `.events()` and `.transactions()` work as

@@ -223,6 +223,10 @@ class BinlogDataSource(DataSource):
         return "binlog"
 
     def schema(self):
+        from .streaming import is_stream, stream_schema
+
+        if is_stream(self.options):  # no files: a live server (spark.readStream; see .streaming)
+            return stream_schema(self.options)
         o = ReadOptions(self.options)
         use_grammar(o.specs)
         if o.content == "tables":
@@ -236,6 +240,12 @@ class BinlogDataSource(DataSource):
 
     def reader(self, schema):
         return BinlogReader(self.options, schema)
+
+    def streamReader(self, schema):
+        """`spark.readStream.format("binlog")`: a live server's binlog (binlog_grammar.spark.streaming)."""
+        from .streaming import BinlogStreamReader
+
+        return BinlogStreamReader(self.options, schema)
 
 
 class SplitPartition(InputPartition):
@@ -299,7 +309,7 @@ class BinlogReader(DataSourceReader):
             raise _bad_input(f"{split.path}: {e}") from None
 
     # -- change rows ---------------------------------------------------------------------------
-    def _changes(self, split, paths) -> Iterator:
+    def _changes(self, split, paths, stream=None) -> Iterator:
         import pyarrow as pa
         from pyspark.sql.pandas.types import to_arrow_schema
 
@@ -309,7 +319,8 @@ class BinlogReader(DataSourceReader):
         pa_schema = to_arrow_schema(self.schema, timezone="UTC")
         types = [f.type for f in pa_schema]
         o = self.o
-        stream = split_stream(split, paths, o.filters(), o.verify_checksum, o.schemas())
+        if stream is None:  # the streaming reader passes a stream over a replication source
+            stream = split_stream(split, paths, o.filters(), o.verify_checksum, o.schemas())
         only = None
         if self.typed_defs is not None:
             only = tuple(o.table.split(".", 1))
