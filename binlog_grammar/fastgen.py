@@ -437,13 +437,37 @@ class _Gen:
         lines.append("    return struct.Struct(fmt), tuple(names)")
         return "\n".join(lines) + "\n"
 
+    def prune(self, sources: list) -> list:
+        """Drop what no expression reads: `this['x'] = v` for a key no code loads (keys are
+        loaded as `['x']` or `.get('x')`; `up` of a nested reader is its caller's `this`, so a
+        reader that passes `this` on keeps every key loaded anywhere), and a reader's `this`
+        dict when nothing but those stores used it."""
+        text = "\n".join(sources)
+        loads = set(re.findall(r"(?<!ctx)(?<!_ADAPT)\['(\w+)'\](?! = )", text)) | set(re.findall(r"\.get\('(\w+)'", text))
+        store = re.compile(r"^\s*this\['(\w+)'\] = \w+$")
+        out = []
+        for src in sources:
+            # a reader that hands its `this` to no nested reader is the only one to read it
+            need = loads if "(buf, pos, end, this" in src else \
+                set(re.findall(r"\bthis\['(\w+)'\](?! = )", src))
+            lines = [ln for ln in src.split("\n")
+                     if not ((m := store.match(ln)) and m.group(1) not in need)]
+            made = [i for i, ln in enumerate(lines) if ln.strip().startswith("this = {")]
+            if len(made) == 1 and sum(len(re.findall(r"\bthis\b", ln)) for ln in lines) == 1:
+                del lines[made[0]]
+            out.append("\n".join(lines))
+        return out
+
     def module(self) -> str:
         fmts = "\n".join(f"{name} = struct.Struct({code!r}).unpack_from"
                          for code, name in sorted(self.formats.items(), key=lambda x: x[1]))
-        funcs = "\n\n".join(self.funcs[n] for n in sorted(self.funcs))
+        names = sorted(self.funcs)
+        layouts = sorted(self.events)
+        pruned = self.prune([self.funcs[n] for n in names] + [self.events[n] for n in layouts])
+        funcs = "\n\n".join(pruned[:len(names)])
         tables = "\n".join(f"{name} = {{" + ", ".join(f"{k!r}: t_{v}" for k, v in sorted(cases.items()))
                            + "}" for name, cases in sorted(self.dispatch.items()))
-        events = "\n\n".join(self.events[n] for n in sorted(self.events))
+        events = "\n\n".join(pruned[len(names):])
         codes = "EVENT_READERS = {\n" + "".join(f"    {c}: e_{layout},\n" for c, layout in
                                                  sorted(self.codes.items())) + "}\n"
         return "\n".join([

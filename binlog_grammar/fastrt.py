@@ -77,6 +77,13 @@ def _bitmap(buf, pos, end, n, msb, field):
     return bits, pos + size
 
 
+def _bits(value: int, n: int) -> Bits:
+    """The Bits of an LSB-first bitmap of n bits read as one little-endian int."""
+    bits = Bits(bool(value >> i & 1) for i in range(n))
+    bits.pad = value >> n
+    return bits
+
+
 def _packed(buf, pos, end, field):
     if pos >= end:
         raise _Short(field, 1, 0)

@@ -46,6 +46,8 @@ class _Spec:
         from .pyvalues import ADAPTERS
 
         self._adapters = ADAPTERS
+        self.items = {}  # list variable of an unrolled array -> the code of each element
+        self.images = False  # the "images" form (see reader)
 
     # -- constants and variables ------------------------------------------------------------
     def k(self, value) -> str:
@@ -58,13 +60,21 @@ class _Spec:
         return f"{stem}{next(self.n)}"
 
     def code(self, pv) -> str:
+        if pv[0] == "b":  # a bitmap read as an int: the Bits value, made where it is used whole
+            return f"_bits({pv[1]}, {pv[2]})"
         return self.k(pv[1]) if pv[0] == "c" else pv[1]
+
+    def whole(self, pv, bits_ok):
+        return ("r", self.code(pv)) if pv[0] == "b" and not bits_ok else pv
 
     def emit(self, ind, text):
         self.lines.append("    " * ind + text)
 
     # -- partial evaluation of expressions ----------------------------------------------------
-    def pe(self, node, sc: _Scope):
+    def pe(self, node, sc: _Scope, bits_ok=False):
+        """Partially evaluate an expression: ("c", value) when the columns decide it, ("r",
+        code) otherwise; ("b", int variable, n) for a bitmap of n bits read as an int, which
+        only indexing (bits_ok) sees as such."""
         kind = node[0]
         if kind in ("num", "str", "lit"):
             return ("c", node[1])
@@ -95,7 +105,7 @@ class _Spec:
                 return ("r", "(end - pos)")
             if n not in sc.values:
                 raise Unsupported(f"name {n}")
-            return sc.values[n]
+            return self.whole(sc.values[n], bits_ok)
         if kind == "attr":
             base = self.pe(node[1], sc)
             if base[0] == "s":
@@ -103,13 +113,16 @@ class _Spec:
                     return ("s", base[1].parent)
                 if node[2] == "_index":
                     return base[1].index or ("c", None)
-                return base[1].values[node[2]]
+                return self.whole(base[1].values[node[2]], bits_ok)
             if base[0] == "c":
                 b = base[1]
                 return ("c", b[node[2]] if isinstance(b, dict) else getattr(b, node[2]))
             return ("r", f"{base[1]}[{node[2]!r}]")
         if kind == "index":
-            a, i = self.pe(node[1], sc), self.pe(node[2], sc)
+            a, i = self.pe(node[1], sc, bits_ok=True), self.pe(node[2], sc)
+            if a[0] == "b" and i[0] == "c" and 0 <= i[1] < a[2]:
+                return ("r", f"({a[1]} >> {i[1]} & 1 == 1)")
+            a = self.whole(a, False)
             if a[0] == "c" and i[0] == "c":
                 return ("c", a[1][i[1]])
             return ("r", f"{self.code(a)}[{self.code(i)}]")
@@ -234,6 +247,7 @@ class _Spec:
                     items.append(self.code(self.content(f, sc, ind)))
                 sc.index = None
                 self.emit(ind, f"{out} = [{', '.join(items)}]")
+                self.items[out] = items
                 return ("r", out)
             raise Unsupported("an array of unknown length")
         i = self.var("i")
@@ -280,10 +294,20 @@ class _Spec:
             self.emit(ind, f"pos += {n}")
             return ("r", out)
         if t.kind == "bitmap":
-            n = self.code(self.pe(t.bits, sc))
+            nv = self.pe(t.bits, sc)
+            if nv[0] == "c" and t.order == "lsb" and 0 < nv[1] <= 64:
+                size = (nv[1] + 7) >> 3  # read as an int; bits are tested in it
+                self.emit(ind, f"if pos + {size} > end: raise _Short({f.id!r}, {size}, end - pos)")
+                self.emit(ind, f"{out} = buf[pos]" if size == 1 else
+                          f"{out} = int.from_bytes(buf[pos:pos + {size}], 'little')")
+                self.emit(ind, f"pos += {size}")
+                return ("b", out, nv[1])
+            n = self.code(nv)
             self.emit(ind, f"{out}, pos = _bitmap(buf, pos, end, {n}, {t.order == 'msb'}, {f.id!r})")
             return ("r", out)
         v = self.typed(t, f, sc, ind)
+        if f.const is not None or f.enum or f.flags:
+            v = self.whole(v, False)
         if f.const is not None:
             self.emit(ind, f"if {self.code(v)} != {f.const!r}: raise _Bad({f.id!r}, {self.code(v)}, {f.const!r})")
         if f.enum:
@@ -374,6 +398,8 @@ class _Spec:
             if tf.type.kind == "struct" and tf.cond is None and tf.size is None and tf.repeat is None:
                 sub = _Scope(sc)
                 self.fields(tf.type.fields, sub, ind)
+                if self.images and name in IMAGES_FORM:
+                    return IMAGES_FORM[name](self, sub, ind)
                 v = self.record(sub, tf.type.fields, ind, plain=bool(td.adapter))
             else:
                 v = self.field(tf, sc, ind)
@@ -393,6 +419,26 @@ class _Spec:
         return v
 
 
+def _image_dict(gen, sub, ind):
+    """A row image as {column name: value} of the columns it holds (NULL: None)."""
+    present = sub.values["present"]
+    cells = gen.items.get(sub.values["cells"][1]) if sub.values["cells"][0] == "r" else None
+    if present[0] != "c" or cells is None:
+        raise Unsupported("an image whose columns are not known")
+    cols = gen.ctx["columns"]
+    out = gen.var("d")
+    items = ", ".join(f"{cols[i]['name']!r}: {cells[i]}" for i, p in enumerate(present[1]) if p)
+    gen.emit(ind, f"{out} = {{{items}}}")
+    return ("r", out)
+
+
+# The "images" form: what rows.RowDecoder keeps of the row-image records (columns.yaml's
+# row_images -> row -> row_image), built directly: a list of rows, each the list of its images.
+IMAGES_FORM = {
+    "row_image": _image_dict,
+    "row": lambda gen, sub, ind: sub.values["images"],
+}
+
 _SPECS = []
 
 
@@ -404,12 +450,17 @@ def _specs():
     return _SPECS[0]
 
 
-def reader(columns, images, type_code, json_columns, cache=None):
+def reader(columns, images, type_code, json_columns, cache=None, form="parsed"):
     """The specialised reader of row images for this table and event shape, or None when the
     specs cannot be loaded here (an installed package without specs/) or do not specialise.
-    `cache` (a dict kept with the table) remembers readers by event shape."""
+    `cache` (a dict kept with the table) remembers readers by event shape.
+
+    form "parsed": the value the row_images struct parses to. form "images": the rows as lists
+    of images, each image {column name: value} of the columns it holds (what rows.RowDecoder
+    makes of the parsed value), for tables whose column names are distinct and images that are
+    not partial JSON updates (else None)."""
     _CACHE = cache if cache is not None else {}
-    key = (tuple(tuple(b) for b in images), type_code)
+    key = (tuple(tuple(b) for b in images), type_code, form)
     fn = _CACHE.get(key)
     if fn is not None or key in _CACHE:
         return fn
@@ -421,6 +472,11 @@ def reader(columns, images, type_code, json_columns, cache=None):
     ctx = {"columns": columns, "images": [list(b) for b in images], "type_code": type_code,
            "json_columns": json_columns}
     gen = _Spec(specs, ctx)
+    if form == "images":
+        if json_columns or len({c["name"] for c in columns}) != len(columns):
+            _CACHE[key] = None
+            return None
+        gen.images = True
     try:
         top = specs.types["row_images"].field
         sc = _Scope()
@@ -430,15 +486,17 @@ def reader(columns, images, type_code, json_columns, cache=None):
     except Exception:  # noqa: BLE001 - columns the specs cannot specialise (missing metadata, ...)
         _CACHE[key] = None  # go to the generic readers, which report bad bytes precisely
         return None
+    ret = result if gen.images else f"_Rec({{{top.type.fields[0].id!r}: {result}}})"
     src = "\n".join(["def read(buf, K, ctx):", "    pos, end = 0, len(buf)", *body,
-                     f"    return _Rec({{{top.type.fields[0].id!r}: {result}}})", ""])
+                     f"    return {ret}", ""])
     from . import fastrt
     from .generated import enums
     from .generated import fast as F
 
     env = {"rt": rt, "enums": enums, "F": F, "_unpack": __import__("struct").unpack_from,
            **{n: getattr(fastrt, n) for n in ("_ADAPT", "_Bad", "_Left", "_NoCase", "_Rec",
-                                              "_Short", "_bitmap", "_decimal", "_json", "_packed")}}
+                                              "_Short", "_bitmap", "_bits", "_decimal", "_json",
+                                              "_packed")}}
     exec(compile(src, f"<row images of {len(columns)} columns>", "exec"), env)  # noqa: S102
     read = env["read"]
     consts = gen.consts

@@ -35,7 +35,9 @@ IN_USE = 0x1  # event_flags.LOG_EVENT_BINLOG_IN_USE_F
 # parsed event data kept for reuse (see parse_event): data of at most MEMO_BYTES, MEMO_ENTRIES
 # of them, for the event types whose data has repeated at least once in four after MEMO_TRIAL
 MEMO_BYTES, MEMO_ENTRIES, MEMO_TRIAL = 1024, 512, 64
-_UP = {"_index": None}  # the (empty) enclosing context of a top-level generated reader
+_UP = {"_index": None}
+_FAST_ERRORS = (FastPathError, IndexError, TypeError, KeyError, ValueError, AttributeError,
+                struct.error)  # the (empty) enclosing context of a top-level generated reader
 
 
 @dataclass
@@ -69,16 +71,17 @@ class FormatState:
         object.__setattr__(self, name, value)
         object.__setattr__(self, "_contexts", {})
         object.__setattr__(self, "memo", {})  # (type code, data bytes) -> parsed data
-        object.__setattr__(self, "_memo_seen", {})  # type code -> [lookups, hits]
         object.__setattr__(self, "_kinds", {})  # type code in the file -> see kind()
 
     def kind(self, file_code: int) -> tuple:
-        """(event type code, EventType or None, name, generated reader or None, checksum length)."""
+        """(event type code, EventType or None, name, generated reader or None, checksum length,
+        parse context, [memo lookups, memo hits]) of events with this type code in the file."""
         code = self.event_code(file_code)
         et = EVENTS.get(code)
         self.context(file_code)
         return (code, et, et.name if et is not None and code == file_code else
-                event_name(file_code, self), F.EVENT_READERS.get(code), self.checksum_len(code))
+                event_name(file_code, self), F.EVENT_READERS.get(code), self.checksum_len(code),
+                self._contexts[file_code], [0, 0])
 
     def context(self, file_code: int) -> dict:
         """The parse context of an event with this type code (a fresh dict: callers may add to it)."""
@@ -180,45 +183,39 @@ def parse_event(raw: bytes, state: FormatState, *, file="<bytes>", offset=0, inn
     hl = state.header_len
     if header is None:
         header = state.header(raw, file, offset, fast)
-    file_code = int(header.type_code)
+    file_code = header["type_code"]
     kind = state._kinds.get(file_code)
     if kind is None:
         kind = state._kinds[file_code] = state.kind(file_code)
-    code, et, name, reader, crc_len = kind
-    ctx = state._contexts[file_code]  # shared by the events of this type: read-only
+    code, et, name, reader, crc_len, ctx, seen = kind
     if inner:
         crc_len = 0
-    if header.event_length != len(raw):
-        raise EventFormatError(f"event_length {header.event_length} does not match the "
-                               f"{len(raw)} bytes given", file, offset, name)
-    if len(raw) < hl + crc_len:
-        raise EventFormatError(f"event_length {len(raw)} is shorter than its header and checksum",
+    n = len(raw)
+    if header["event_length"] != n:
+        raise EventFormatError(f"event_length {header['event_length']} does not match the "
+                               f"{n} bytes given", file, offset, name)
+    if n < hl + crc_len:
+        raise EventFormatError(f"event_length {n} is shorter than its header and checksum",
                                file, offset, name)
-    data_bytes = raw[hl:len(raw) - crc_len]
-    data = None
-    memo = None
+    data_bytes = raw[hl:n - crc_len]
+    data = key = None
     if et is None:
         data = data_bytes
-    elif fast and share:
+    elif fast:
         # Servers write the same small event data again and again (the TABLE_MAP before every
-        # statement, BEGIN): such bytes are read once per format state, and the events share
-        # the parsed value, which no reader of events changes.
-        if len(data_bytes) <= MEMO_BYTES:
-            seen = state._memo_seen.get(file_code)
-            if seen is None:
-                seen = state._memo_seen[file_code] = [0, 0]
-            if seen[0] < MEMO_TRIAL or seen[1] * 4 >= seen[0]:  # does it pay for this type?
-                memo = state.memo
-                data = memo.get((file_code, data_bytes))
-                seen[0] += 1
-                if data is not None:
-                    seen[1] += 1
-    if data is None and fast and et is not None:
-        if reader is not None:
+        # statement, BEGIN): while that pays for a type (a hit in four lookups after the first
+        # MEMO_TRIAL), its data is read once per format state and the events share the value.
+        if share and n - hl <= MEMO_BYTES and (seen[0] < MEMO_TRIAL or seen[1] * 4 >= seen[0]):
+            key = (file_code, data_bytes)
+            data = state.memo.get(key)
+            seen[0] += 1
+            if data is not None:
+                seen[1] += 1
+                key = None
+        if data is None and reader is not None:
             try:
                 data = reader(data_bytes, 0, len(data_bytes), ctx)
-            except (FastPathError, IndexError, TypeError, KeyError, ValueError, AttributeError,
-                    struct.error):
+            except _FAST_ERRORS:
                 data = None  # the construct struct says precisely what is wrong
     if data is None:
         try:
@@ -227,18 +224,36 @@ def parse_event(raw: bytes, state: FormatState, *, file="<bytes>", offset=0, inn
             raise parse_error(file, offset, name, e) from None
         except Exception as e:  # noqa: BLE001 - whatever bad bytes make a struct raise is bad input
             raise EventFormatError(f"{type(e).__name__}: {e}", file, offset, name) from None
-    if memo is not None:
+    if key is not None:
+        memo = state.memo
         if len(memo) >= MEMO_ENTRIES:
             memo.clear()
-        memo[(file_code, data_bytes)] = data
-    if code == FDE_CODE and et is not None:
+        memo[key] = data
+    if code == FDE_CODE:
+        return _finish_format_event(raw, state, file, offset, inner, verify_checksum, header,
+                                    data, et, ctx, crc_len, name)
+    ev = Event(file, offset, header, data, raw, et, ctx, None, None, inner, crc_len != 0)
+    if crc_len:
+        stored = ev.checksum = F.t_event_checksum(raw, n - crc_len, n, _UP, ctx, None)[0]
+        if verify_checksum:
+            ok = ev.checksum_ok = zlib.crc32(memoryview(raw)[:n - crc_len]) == stored
+            if not ok:
+                raise ChecksumError(f"CRC32 mismatch: stored 0x{stored:08x}, computed "
+                                    f"0x{crc_of(header, raw, ctx):08x}", file, offset, name)
+    return ev
+
+
+def _finish_format_event(raw, state, file, offset, inner, verify_checksum, header, data, et, ctx,
+                         crc_len, name) -> Event:
+    """The rest of parse_event for a FORMAT_DESCRIPTION_EVENT: its checks and its checksum."""
+    if et is not None:
         check_format_description(data, file, offset, name)
     ev = Event(file, offset, header, data, raw, et, ctx, inner=inner, footer=bool(crc_len))
     stored = None
     if crc_len:
         stored = F.t_event_checksum(raw, len(raw) - crc_len, len(raw), _UP, ctx, None)[0]
         ev.checksum = stored
-    elif code == FDE_CODE and et is not None and data.get("checksum") is not None:
+    elif et is not None and data.get("checksum") is not None:
         stored = data.checksum
         if int(data.checksum_alg) != 1:
             stored = None  # the events that follow carry no CRC32 footer
@@ -253,8 +268,7 @@ def parse_event(raw: bytes, state: FormatState, *, file="<bytes>", offset=0, inn
     if stored is not None:
         ev.checksum = stored
         if verify_checksum:
-            ev.checksum_ok = (zlib.crc32(memoryview(raw)[:-CHECKSUM_LEN]) if code != FDE_CODE
-                              else crc_of(header, raw, ctx)) == stored
+            ev.checksum_ok = crc_of(header, raw, ctx) == stored
             if not ev.checksum_ok:
                 raise ChecksumError(f"CRC32 mismatch: stored 0x{stored:08x}, computed "
                                     f"0x{crc_of(header, raw, ctx):08x}", file, offset, name)

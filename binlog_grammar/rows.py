@@ -257,11 +257,11 @@ def parse_row_images(data: bytes, ctx: dict, fast: bool = True, table: Optional[
     return T.row_images.parse(data, **ctx)
 
 
-def _specialised(table: "Table", ctx: dict):
+def _specialised(table: "Table", ctx: dict, form: str = "parsed"):
     from .fasttable import reader
 
     return reader(ctx["columns"], ctx["images"], ctx.get("type_code"), ctx["json_columns"],
-                  table.readers)
+                  table.readers, form)
 
 
 _FAST_ERRORS = (FastPathError, IndexError, TypeError, KeyError, ValueError, struct.error)
@@ -329,41 +329,46 @@ class RowDecoder:
             ctx = dict(ev.context, columns=t.columns, images=images, json_columns=t.json_columns)
             names = t.names
             shape = (ctx, [[(i, names[i]) for i, p in enumerate(img) if p] for img in images],
-                     _specialised(t, ctx) if self.fast else None)
+                     _specialised(t, ctx, "images") if self.fast else None)
             if len(t.shapes) > 256:
                 t.shapes.clear()
             t.shapes[key] = shape
         ctx, picks, fn = shape
-        try:
-            parsed = parse_row_images(self.rows_bytes(ev), ctx, self.fast, t, fn)
-        except Exception as e:  # noqa: BLE001 - whatever bad bytes make a struct raise is bad input
-            msg = format_construct_error(e) if isinstance(e, ConstructError) else f"{type(e).__name__}: {e}"
-            if not t.has_metadata:
-                msg = ("its TABLE_MAP_EVENT carries no column metadata (written by a MySQL 5.1 "
-                       f"development tree), so the values cannot be sized ({msg})")
-            raise EventFormatError(f"row images of {t.db}.{t.table}: {msg}", ev.file, ev.offset,
-                                   ev.name) from None
+        data = self.rows_bytes(ev)
+        rows = records = None
+        if fn is not None:  # each row's images as {name: value}, straight from the bytes
+            try:
+                rows = fn(data, ctx)
+            except _FAST_ERRORS:
+                rows = None
+        if rows is None:
+            try:
+                records = parse_row_images(data, ctx, self.fast, t)["rows"]
+            except Exception as e:  # noqa: BLE001 - whatever bad bytes make a struct raise is bad input
+                msg = format_construct_error(e) if isinstance(e, ConstructError) else f"{type(e).__name__}: {e}"
+                if not t.has_metadata:
+                    msg = ("its TABLE_MAP_EVENT carries no column metadata (written by a MySQL 5.1 "
+                           f"development tree), so the values cannot be sized ({msg})")
+                raise EventFormatError(f"row images of {t.db}.{t.table}: {msg}", ev.file, ev.offset,
+                                       ev.name) from None
+            rows = [[{n: img["cells"][i] for i, n in pick} for img, pick in zip(r["images"], picks)]
+                    for r in records]
         out = []
-        head = (t.db, t.table, None, None, t.columns, ev.file, ev.offset, ev.end, ev.name,
-                t.table_id, int(ev.header.timestamp), int(ev.header.server_id))
+        head = (t.db, t.table, t.columns, ev.file, ev.offset, ev.end, ev.name, t.table_id,
+                int(ev.header.timestamp), int(ev.header.server_id))
         code = OPS[op]
-        first = picks[0]
+        pk = t.primary_key
         if op == "update":
-            last = picks[1]
-            for row in parsed["rows"]:
-                b, a = row["images"]
-                cells = b["cells"]
-                before = {n: cells[i] for i, n in first}
-                cells = a["cells"]
-                after = {n: cells[i] for i, n in last}
-                diffs = _apply_partial_json(t, a, before, after, ev)
-                out.append(RowChange(code, *head[:2], before, after, *head[4:], diffs, t.primary_key))
-            return out
-        for row in parsed["rows"]:
-            cells = row["images"][0]["cells"]
-            img = {n: cells[i] for i, n in first}
-            out.append(RowChange(code, *head[:2], img if op == "delete" else None,
-                                 img if op == "insert" else None, *head[4:], {}, t.primary_key))
+            for k, (before, after) in enumerate(rows):
+                diffs = {} if records is None else \
+                    _apply_partial_json(t, records[k]["images"][1], before, after, ev)
+                out.append(RowChange(code, *head[:2], before, after, *head[2:], diffs, pk))
+        elif op == "insert":
+            for (img,) in rows:
+                out.append(RowChange(code, *head[:2], None, img, *head[2:], {}, pk))
+        else:
+            for (img,) in rows:
+                out.append(RowChange(code, *head[:2], img, None, *head[2:], {}, pk))
         return out
 
 

@@ -83,24 +83,18 @@ def t_colmeta_array_varchar(buf, pos, end, up, ctx, col):
 
 def t_colmeta_bit(buf, pos, end, up, ctx, col):
     """Length of a BIT(n) column."""
-    this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     if pos + 2 > end: raise _Short('bits', 2, end - pos)
     v1, v2, = _S13(buf, pos)
     pos += 2
-    this['bits'] = v1
-    this['bytes'] = v2
     rec = _Rec({'bits': v1, 'bytes': v2})
     return rec, pos
 
 
 def t_colmeta_decimal(buf, pos, end, up, ctx, col):
     """Precision and scale of a DECIMAL(p,s) column."""
-    this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     if pos + 2 > end: raise _Short('precision', 2, end - pos)
     v1, v2, = _S13(buf, pos)
     pos += 2
-    this['precision'] = v1
-    this['scale'] = v2
     rec = _Rec({'precision': v1, 'scale': v2})
     return rec, pos
 
@@ -144,9 +138,7 @@ def t_colmeta_string(buf, pos, end, up, ctx, col):
     this['real_type'] = v1
     this['length'] = v2
     v3 = ((this['real_type'] | 48) if ((this['real_type'] & 48) != 48) else this['real_type'])
-    this['type'] = v3
     v4 = ((this['length'] | (((this['real_type'] & 48) ^ 48) << 4)) if ((this['real_type'] & 48) != 48) else this['length'])
-    this['max_length'] = v4
     rec = _Rec({'real_type': v1, 'length': v2, 'type': v3, 'max_length': v4})
     return rec, pos
 
@@ -211,7 +203,6 @@ def t_colmeta_typed_array(buf, pos, end, up, ctx, col):
         v23 = None
         v7 = v23
     v5 = v7
-    this['element_meta'] = v5
     rec = _Rec({'element_type': v1, 'element_meta': v5})
     return rec, pos
 
@@ -341,19 +332,14 @@ def t_column_value(buf, pos, end, up, ctx, col):
 
 def t_common_header(buf, pos, end, up, ctx, col):
     """The header in front of every event; 19 bytes in binlog v3 and v4, 13 in v1."""
-    this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     if pos + 13 > end: raise _Short('timestamp', 13, end - pos)
     v1, v2, v3, v4, = _S26(buf, pos)
     pos += 13
-    this['timestamp'] = v1
     x5 = _E_EVENT_TYPE.get(v2)
     if x5 is None:
         x5 = rt.EnumValue(v2, enums.EVENT_TYPE.get(v2))
         if len(_E_EVENT_TYPE) < CACHED: _E_EVENT_TYPE[v2] = x5
     v2 = x5
-    this['type_code'] = v2
-    this['server_id'] = v3
-    this['event_length'] = v4
     if (ctx['header_len'] >= 19):
         if pos + 4 > end: raise _Short('log_pos', 4, end - pos)
         v8 = _S3(buf, pos)[0]
@@ -361,7 +347,6 @@ def t_common_header(buf, pos, end, up, ctx, col):
         v6 = v8
     else:
         v6 = None
-    this['log_pos'] = v6
     if (ctx['header_len'] >= 19):
         if pos + 2 > end: raise _Short('flags', 2, end - pos)
         v11 = _S0(buf, pos)[0]
@@ -374,7 +359,6 @@ def t_common_header(buf, pos, end, up, ctx, col):
         v9 = v11
     else:
         v9 = None
-    this['flags'] = v9
     rec = _Rec({'timestamp': v1, 'type_code': v2, 'server_id': v3, 'event_length': v4, 'log_pos': v6, 'flags': v9})
     return rec, pos
 
@@ -398,12 +382,10 @@ def t_compressed_data(buf, pos, end, up, ctx, col):
         v4 = v5
     else:
         v4 = None
-    this['original_length'] = v4
     if pos + (end - pos) > end: raise _Short('data', (end - pos), end - pos)
     v8 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v7 = v8
-    this['data'] = v7
     rec = _Rec({'header': v1, 'original_length': v4, 'data': v7})
     return rec, pos
 
@@ -437,7 +419,6 @@ def t_json_diff(buf, pos, end, up, ctx, col):
     pos += v7
     v6 = v6.decode('utf-8', 'surrogateescape')
     v5 = v6
-    this['path'] = v5
     if (this['operation'] != 2):
         up12 = this
         this = {'_': up12, '_params': ctx, '_index': up12.get('_index')}
@@ -452,13 +433,11 @@ def t_json_diff(buf, pos, end, up, ctx, col):
         if pos != end: raise _Left('doc', end - pos)
         end = e17
         v16 = v19
-        this['doc'] = v16
         r11 = _Rec({'length': v13, 'doc': v16})
         this = up12
         v8 = r11
     else:
         v8 = None
-    this['value'] = v8
     rec = _Rec({'operation': v1, 'path': v5, 'value': v8})
     return rec, pos
 
@@ -486,7 +465,6 @@ def t_json_diff_value(buf, pos, end, up, ctx, col):
     if pos != end: raise _Left('diffs', end - pos)
     end = e5
     v4 = l6
-    this['diffs'] = v4
     rec = _Rec({'length': v1, 'diffs': v4})
     return rec, pos
 
@@ -500,13 +478,11 @@ def t_load_field_name(buf, pos, end, up, ctx, col):
     pos += n3
     v2 = v2.decode('utf-8', 'surrogateescape')
     v1 = v2
-    this['name'] = v1
     if pos + 1 > end: raise _Short('nul', 1, end - pos)
     v6 = _S2(buf, pos)[0]
     pos += 1
     if v6 != 0: raise _Bad('nul', v6, 0)
     v4 = v6
-    this['nul'] = v4
     rec = _Rec({'name': v1, 'nul': v4})
     return rec, pos
 
@@ -536,7 +512,6 @@ def t_load_file_name_to_end(buf, pos, end, up, ctx, col):
 
 def t_load_sql_ex_new(buf, pos, end, up, ctx, col):
     """sql_ex block of NEW_LOAD_EVENT and CREATE_FILE_EVENT: the five separators as length-prefixed strings, then options."""
-    this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     if pos + 1 > end: raise _Short('field_term', 1, end - pos)
     v3 = _S2(buf, pos)[0]
     pos += 1
@@ -544,7 +519,6 @@ def t_load_sql_ex_new(buf, pos, end, up, ctx, col):
     v2 = buf[pos:pos + v3]
     pos += v3
     v1 = v2
-    this['field_term'] = v1
     if pos + 1 > end: raise _Short('enclosed', 1, end - pos)
     v6 = _S2(buf, pos)[0]
     pos += 1
@@ -552,7 +526,6 @@ def t_load_sql_ex_new(buf, pos, end, up, ctx, col):
     v5 = buf[pos:pos + v6]
     pos += v6
     v4 = v5
-    this['enclosed'] = v4
     if pos + 1 > end: raise _Short('line_term', 1, end - pos)
     v9 = _S2(buf, pos)[0]
     pos += 1
@@ -560,7 +533,6 @@ def t_load_sql_ex_new(buf, pos, end, up, ctx, col):
     v8 = buf[pos:pos + v9]
     pos += v9
     v7 = v8
-    this['line_term'] = v7
     if pos + 1 > end: raise _Short('line_start', 1, end - pos)
     v12 = _S2(buf, pos)[0]
     pos += 1
@@ -568,7 +540,6 @@ def t_load_sql_ex_new(buf, pos, end, up, ctx, col):
     v11 = buf[pos:pos + v12]
     pos += v12
     v10 = v11
-    this['line_start'] = v10
     if pos + 1 > end: raise _Short('escaped', 1, end - pos)
     v15 = _S2(buf, pos)[0]
     pos += 1
@@ -576,7 +547,6 @@ def t_load_sql_ex_new(buf, pos, end, up, ctx, col):
     v14 = buf[pos:pos + v15]
     pos += v15
     v13 = v14
-    this['escaped'] = v13
     if pos + 1 > end: raise _Short('opt_flags', 1, end - pos)
     v18 = _S2(buf, pos)[0]
     pos += 1
@@ -586,47 +556,34 @@ def t_load_sql_ex_new(buf, pos, end, up, ctx, col):
         if len(_F_LOAD_OPT_FLAGS) < CACHED: _F_LOAD_OPT_FLAGS[v18] = x19
     v18 = x19
     v16 = v18
-    this['opt_flags'] = v16
     rec = _Rec({'field_term': v1, 'enclosed': v4, 'line_term': v7, 'line_start': v10, 'escaped': v13, 'opt_flags': v16})
     return rec, pos
 
 
 def t_load_sql_ex_old(buf, pos, end, up, ctx, col):
     """sql_ex block of LOAD_EVENT (3.23-4.x): the five separators as single bytes, options, and which separators are empty."""
-    this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     if pos + 7 > end: raise _Short('field_term', 7, end - pos)
     v1, v2, v3, v4, v5, v6, v7, = _S22(buf, pos)
     pos += 7
-    this['field_term'] = v1
-    this['enclosed'] = v2
-    this['line_term'] = v3
-    this['line_start'] = v4
-    this['escaped'] = v5
     x8 = _F_LOAD_OPT_FLAGS.get(v6)
     if x8 is None:
         x8 = rt.FlagsValue(v6, enums.LOAD_OPT_FLAGS)
         if len(_F_LOAD_OPT_FLAGS) < CACHED: _F_LOAD_OPT_FLAGS[v6] = x8
     v6 = x8
-    this['opt_flags'] = v6
     x9 = _F_LOAD_EMPTY_FLAGS.get(v7)
     if x9 is None:
         x9 = rt.FlagsValue(v7, enums.LOAD_EMPTY_FLAGS)
         if len(_F_LOAD_EMPTY_FLAGS) < CACHED: _F_LOAD_EMPTY_FLAGS[v7] = x9
     v7 = x9
-    this['empty_flags'] = v7
     rec = _Rec({'field_term': v1, 'enclosed': v2, 'line_term': v3, 'line_start': v4, 'escaped': v5, 'opt_flags': v6, 'empty_flags': v7})
     return rec, pos
 
 
 def t_mariadb_gtid(buf, pos, end, up, ctx, col):
     """One MariaDB GTID, domain-server-sequence."""
-    this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     if pos + 16 > end: raise _Short('domain_id', 16, end - pos)
     v1, v2, v3, = _S23(buf, pos)
     pos += 16
-    this['domain_id'] = v1
-    this['server_id'] = v2
-    this['seq_no'] = v3
     rec = _Rec({'domain_id': v1, 'server_id': v2, 'seq_no': v3})
     return rec, pos
 
@@ -637,7 +594,6 @@ def t_mariadb_gtid_xid(buf, pos, end, up, ctx, col):
     if pos + 6 > end: raise _Short('format_id', 6, end - pos)
     v1, v2, v3, = _S24(buf, pos)
     pos += 6
-    this['format_id'] = v1
     this['gtrid_length'] = v2
     this['bqual_length'] = v3
     n6 = this['gtrid_length']
@@ -645,25 +601,20 @@ def t_mariadb_gtid_xid(buf, pos, end, up, ctx, col):
     v5 = buf[pos:pos + n6]
     pos += n6
     v4 = v5
-    this['gtrid'] = v4
     n9 = this['bqual_length']
     if pos + n9 > end: raise _Short('bqual', n9, end - pos)
     v8 = buf[pos:pos + n9]
     pos += n9
     v7 = v8
-    this['bqual'] = v7
     rec = _Rec({'format_id': v1, 'gtrid_length': v2, 'bqual_length': v3, 'gtrid': v4, 'bqual': v7})
     return rec, pos
 
 
 def t_mysql_gtid_interval(buf, pos, end, up, ctx, col):
     """A half-open interval [start, end) of GNOs (transaction numbers) of one source."""
-    this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     if pos + 16 > end: raise _Short('start', 16, end - pos)
     v1, v2, = _S25(buf, pos)
     pos += 16
-    this['start'] = v1
-    this['end'] = v2
     rec = _Rec({'start': v1, 'end': v2})
     return rec, pos
 
@@ -699,7 +650,6 @@ def t_mysql_gtid_set(buf, pos, end, up, ctx, col):
         v15, pos = t_mysql_gtid_set_sid(buf, pos, end, this, ctx, col)
         l12.append(v15)
     v11 = l12
-    this['sids'] = v11
     rec = _Rec({'n_sids_low': v1, 'n_sids_high': v4, 'gtid_format': v7, 'sids': v11})
     return rec, pos
 
@@ -712,7 +662,6 @@ def t_mysql_gtid_set_sid(buf, pos, end, up, ctx, col):
     v2 = buf[pos:pos + n3]
     pos += n3
     v1 = v2
-    this['uuid'] = v1
     if (this['_']['gtid_format'] == 1):
         v6, pos = _svuint(buf, pos, end, 'tag')
         if pos + v6 > end: raise _Short('tag', v6, end - pos)
@@ -722,7 +671,6 @@ def t_mysql_gtid_set_sid(buf, pos, end, up, ctx, col):
         v4 = v5
     else:
         v4 = None
-    this['tag'] = v4
     if pos + 8 > end: raise _Short('n_intervals', 8, end - pos)
     v9 = _S5(buf, pos)[0]
     pos += 8
@@ -736,19 +684,15 @@ def t_mysql_gtid_set_sid(buf, pos, end, up, ctx, col):
         v14, pos = t_mysql_gtid_interval(buf, pos, end, this, ctx, col)
         l11.append(v14)
     v10 = l11
-    this['intervals'] = v10
     rec = _Rec({'uuid': v1, 'tag': v4, 'n_intervals': v7, 'intervals': v10})
     return rec, pos
 
 
 def t_query_charset_collation_pair(buf, pos, end, up, ctx, col):
     """One entry of character_set_collations."""
-    this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     if pos + 4 > end: raise _Short('charset_id', 4, end - pos)
     v1, v2, = _S11(buf, pos)
     pos += 4
-    this['charset_id'] = v1
-    this['collation_id'] = v2
     rec = _Rec({'charset_id': v1, 'collation_id': v2})
     return rec, pos
 
@@ -945,12 +889,9 @@ def t_query_status_vars(buf, pos, end, up, ctx, col):
 
 def t_query_sv_auto_increment(buf, pos, end, up, ctx, col):
     """Q_AUTO_INCREMENT value."""
-    this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     if pos + 4 > end: raise _Short('increment', 4, end - pos)
     v1, v2, = _S11(buf, pos)
     pos += 4
-    this['increment'] = v1
-    this['offset'] = v2
     rec = _Rec({'increment': v1, 'offset': v2})
     return rec, pos
 
@@ -969,13 +910,11 @@ def t_query_sv_catalog_nul(buf, pos, end, up, ctx, col):
     pos += n6
     v5 = v5.decode('utf-8', 'surrogateescape')
     v4 = v5
-    this['name'] = v4
     if pos + 1 > end: raise _Short('nul', 1, end - pos)
     v9 = _S2(buf, pos)[0]
     pos += 1
     if v9 != 0: raise _Bad('nul', v9, 0)
     v7 = v9
-    this['nul'] = v7
     rec = _Rec({'length': v1, 'name': v4, 'nul': v7})
     return rec, pos
 
@@ -996,20 +935,15 @@ def t_query_sv_character_set_collations(buf, pos, end, up, ctx, col):
         v8, pos = t_query_charset_collation_pair(buf, pos, end, this, ctx, col)
         l5.append(v8)
     v4 = l5
-    this['pairs'] = v4
     rec = _Rec({'count': v1, 'pairs': v4})
     return rec, pos
 
 
 def t_query_sv_charset(buf, pos, end, up, ctx, col):
     """Q_CHARSET_CODE value - three collation numbers."""
-    this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     if pos + 6 > end: raise _Short('character_set_client', 6, end - pos)
     v1, v2, v3, = _S21(buf, pos)
     pos += 6
-    this['character_set_client'] = v1
-    this['collation_connection'] = v2
-    this['collation_server'] = v3
     rec = _Rec({'character_set_client': v1, 'collation_connection': v2, 'collation_server': v3})
     return rec, pos
 
@@ -1034,14 +968,12 @@ def t_query_sv_gtid_flags3(buf, pos, end, up, ctx, col):
         v5 = v7
     else:
         v5 = None
-    this['sa_seq_no'] = v5
     rec = _Rec({'flags_extra': v1, 'sa_seq_no': v5})
     return rec, pos
 
 
 def t_query_sv_invoker(buf, pos, end, up, ctx, col):
     """Q_INVOKER value - the definer as user and host, each with a one-byte length."""
-    this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     if pos + 1 > end: raise _Short('user', 1, end - pos)
     v3 = _S2(buf, pos)[0]
     pos += 1
@@ -1050,7 +982,6 @@ def t_query_sv_invoker(buf, pos, end, up, ctx, col):
     pos += v3
     v2 = v2.decode('utf-8', 'surrogateescape')
     v1 = v2
-    this['user'] = v1
     if pos + 1 > end: raise _Short('host', 1, end - pos)
     v6 = _S2(buf, pos)[0]
     pos += 1
@@ -1059,7 +990,6 @@ def t_query_sv_invoker(buf, pos, end, up, ctx, col):
     pos += v6
     v5 = v5.decode('utf-8', 'surrogateescape')
     v4 = v5
-    this['host'] = v4
     rec = _Rec({'user': v1, 'host': v4})
     return rec, pos
 
@@ -1076,7 +1006,6 @@ def t_query_sv_updated_db_names(buf, pos, end, up, ctx, col):
         l5 = []
         cols = ctx.get('columns')
         for i6 in range(this['count']):
-            this['_index'] = i6
             col = cols[i6] if cols is not None and i6 < len(cols) else None
             n8 = buf.find(b'\x00', pos, end)
             if n8 < 0: raise _NoTerm('names')
@@ -1087,7 +1016,6 @@ def t_query_sv_updated_db_names(buf, pos, end, up, ctx, col):
         v4 = l5
     else:
         v4 = None
-    this['names'] = v4
     rec = _Rec({'count': v1, 'names': v4})
     return rec, pos
 
@@ -1103,7 +1031,6 @@ def t_row(buf, pos, end, up, ctx, col):
         v5, pos = t_row_image(buf, pos, end, this, ctx, col)
         l2.append(v5)
     v1 = l2
-    this['images'] = v1
     rec = _Rec({'images': v1})
     return rec, pos
 
@@ -1147,7 +1074,6 @@ def t_row_image(buf, pos, end, up, ctx, col):
             v15 = v19
         l12.append(v15)
     v11 = l12
-    this['cells'] = v11
     rec = _Rec({'present': v1, 'value_options': v2, 'partial_bits': v5, 'null_bits': v8, 'cells': v11})
     return rec, pos
 
@@ -1165,7 +1091,6 @@ def t_row_images(buf, pos, end, up, ctx, col):
         l2.append(v5)
         i3 += 1
     v1 = l2
-    this['rows'] = v1
     rec = _Rec({'rows': v1})
     return rec, pos
 
@@ -1179,14 +1104,12 @@ def t_rows_columns(buf, pos, end, up, ctx, col):
     n6 = this['column_count']
     v5, pos = _bitmap(buf, pos, end, n6, False, 'columns_present')
     v4 = v5
-    this['columns_present'] = v4
     if (((((ctx['type_code'] == 24) or (ctx['type_code'] == 31)) or (ctx['type_code'] == 39)) or (ctx['type_code'] == 167)) or (ctx['type_code'] == 170)):
         n9 = this['column_count']
         v8, pos = _bitmap(buf, pos, end, n9, False, 'columns_present_after')
         v7 = v8
     else:
         v7 = None
-    this['columns_present_after'] = v7
     rec = _Rec({'column_count': v1, 'columns_present': v4, 'columns_present_after': v7})
     return rec, pos
 
@@ -1248,13 +1171,11 @@ def t_rows_ndb_info(buf, pos, end, up, ctx, col):
     v1, v2, = _S13(buf, pos)
     pos += 2
     this['ndb_len'] = v1
-    this['format'] = v2
     n5 = (this['ndb_len'] - 2)
     if pos + n5 > end: raise _Short('data', n5, end - pos)
     v4 = buf[pos:pos + n5]
     pos += n5
     v3 = v4
-    this['data'] = v3
     rec = _Rec({'ndb_len': v1, 'format': v2, 'data': v3})
     return rec, pos
 
@@ -1266,7 +1187,6 @@ def t_rows_partition_info(buf, pos, end, up, ctx, col):
     v3 = _S0(buf, pos)[0]
     pos += 2
     v1 = v3
-    this['partition_id'] = v1
     if ((ctx['type_code'] == 31) or (ctx['type_code'] == 39)):
         if pos + 2 > end: raise _Short('source_partition_id', 2, end - pos)
         v6 = _S0(buf, pos)[0]
@@ -1274,7 +1194,6 @@ def t_rows_partition_info(buf, pos, end, up, ctx, col):
         v4 = v6
     else:
         v4 = None
-    this['source_partition_id'] = v4
     rec = _Rec({'partition_id': v1, 'source_partition_id': v4})
     return rec, pos
 
@@ -1292,13 +1211,10 @@ def t_rows_table_id(buf, pos, end, up, ctx, col):
 
 def t_table_map_charset_pair(buf, pos, end, up, ctx, col):
     """A character column whose collation differs from the default."""
-    this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     v3, pos = _packed(buf, pos, end, 'column_index')
     v1 = v3
-    this['column_index'] = v1
     v6, pos = _packed(buf, pos, end, 'collation')
     v4 = v6
-    this['collation'] = v4
     rec = _Rec({'column_index': v1, 'collation': v4})
     return rec, pos
 
@@ -1308,7 +1224,6 @@ def t_table_map_default_charset(buf, pos, end, up, ctx, col):
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     v3, pos = _packed(buf, pos, end, 'default_collation')
     v1 = v3
-    this['default_collation'] = v1
     l5 = []
     cols = ctx.get('columns')
     i6 = 0
@@ -1319,20 +1234,16 @@ def t_table_map_default_charset(buf, pos, end, up, ctx, col):
         l5.append(v8)
         i6 += 1
     v4 = l5
-    this['exceptions'] = v4
     rec = _Rec({'default_collation': v1, 'exceptions': v4})
     return rec, pos
 
 
 def t_table_map_pk_part(buf, pos, end, up, ctx, col):
     """One column of a primary key that may index a prefix of the column."""
-    this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     v3, pos = _packed(buf, pos, end, 'column_index')
     v1 = v3
-    this['column_index'] = v1
     v6, pos = _packed(buf, pos, end, 'prefix_length')
     v4 = v6
-    this['prefix_length'] = v4
     rec = _Rec({'column_index': v1, 'prefix_length': v4})
     return rec, pos
 
@@ -1346,7 +1257,6 @@ def t_table_map_str_values(buf, pos, end, up, ctx, col):
     l5 = []
     cols = ctx.get('columns')
     for i6 in range(this['member_count']):
-        this['_index'] = i6
         col = cols[i6] if cols is not None and i6 < len(cols) else None
         v8, pos = _packed(buf, pos, end, 'members')
         if pos + v8 > end: raise _Short('members', v8, end - pos)
@@ -1355,7 +1265,6 @@ def t_table_map_str_values(buf, pos, end, up, ctx, col):
         v7 = v7.decode('utf-8', 'surrogateescape')
         l5.append(v7)
     v4 = l5
-    this['members'] = v4
     rec = _Rec({'member_count': v1, 'members': v4})
     return rec, pos
 
@@ -1385,7 +1294,6 @@ def t_value_blob(buf, pos, end, up, ctx, col):
     v5 = buf[pos:pos + n6]
     pos += n6
     v4 = v5
-    this['data'] = v4
     rec = _Rec({'length': v1, 'data': v4})
     rec = _ADAPT['text'].decode(rec, col)
     return rec, pos
@@ -1407,7 +1315,6 @@ def t_value_blob_compressed(buf, pos, end, up, ctx, col):
     if pos != end: raise _Left('stored', end - pos)
     end = e5
     v4 = v7
-    this['stored'] = v4
     rec = _Rec({'length': v1, 'stored': v4})
     rec = _ADAPT['compressed_text'].decode(rec, col)
     return rec, pos
@@ -1427,7 +1334,6 @@ def t_value_char(buf, pos, end, up, ctx, col):
     v5 = buf[pos:pos + n6]
     pos += n6
     v4 = v5
-    this['data'] = v4
     rec = _Rec({'length': v1, 'data': v4})
     rec = _ADAPT['text'].decode(rec, col)
     return rec, pos
@@ -1442,11 +1348,8 @@ def t_value_date(buf, pos, end, up, ctx, col):
     v1 = v3
     this['raw'] = v1
     v4 = (this['raw'] >> 9)
-    this['year'] = v4
     v5 = ((this['raw'] >> 5) & 15)
-    this['month'] = v5
     v6 = (this['raw'] & 31)
-    this['day'] = v6
     rec = _Rec({'raw': v1, 'year': v4, 'month': v5, 'day': v6})
     rec = _ADAPT['date'].decode(rec, col)
     return rec, pos
@@ -1461,19 +1364,12 @@ def t_value_datetime(buf, pos, end, up, ctx, col):
     v1 = v3
     this['raw'] = v1
     v4 = (this['raw'] // 0x2540be400)
-    this['year'] = v4
     v5 = ((this['raw'] // 0x5f5e100) % 100)
-    this['month'] = v5
     v6 = ((this['raw'] // 0xf4240) % 100)
-    this['day'] = v6
     v7 = ((this['raw'] // 0x2710) % 100)
-    this['hour'] = v7
     v8 = ((this['raw'] // 100) % 100)
-    this['minute'] = v8
     v9 = (this['raw'] % 100)
-    this['second'] = v9
     v10 = 0
-    this['microsecond'] = v10
     rec = _Rec({'raw': v1, 'year': v4, 'month': v5, 'day': v6, 'hour': v7, 'minute': v8, 'second': v9, 'microsecond': v10})
     rec = _ADAPT['datetime'].decode(rec, col)
     return rec, pos
@@ -1500,19 +1396,12 @@ def t_value_datetime2(buf, pos, end, up, ctx, col):
     v9 = ((this['packed'] >> 22) & 0x1ffff)
     this['year_month'] = v9
     v10 = (this['year_month'] // 13)
-    this['year'] = v10
     v11 = (this['year_month'] % 13)
-    this['month'] = v11
     v12 = ((this['packed'] >> 17) & 31)
-    this['day'] = v12
     v13 = ((this['packed'] >> 12) & 31)
-    this['hour'] = v13
     v14 = ((this['packed'] >> 6) & 63)
-    this['minute'] = v14
     v15 = (this['packed'] & 63)
-    this['second'] = v15
     v16 = (this['frac'] * this['frac_unit'])
-    this['microsecond'] = v16
     rec = _Rec({'frac_bytes': v1, 'frac_unit': v2, 'packed': v3, 'frac': v6, 'year_month': v9, 'year': v10, 'month': v11, 'day': v12, 'hour': v13, 'minute': v14, 'second': v15, 'microsecond': v16})
     rec = _ADAPT['datetime'].decode(rec, col)
     return rec, pos
@@ -1543,13 +1432,11 @@ def t_value_geometry(buf, pos, end, up, ctx, col):
     v6 = _S3(buf, pos)[0]
     pos += 4
     v4 = v6
-    this['srid'] = v4
     n9 = (this['length'] - 4)
     if pos + n9 > end: raise _Short('wkb', n9, end - pos)
     v8 = buf[pos:pos + n9]
     pos += n9
     v7 = v8
-    this['wkb'] = v7
     rec = _Rec({'length': v1, 'srid': v4, 'wkb': v7})
     rec = _ADAPT['geometry'].decode(rec, col)
     return rec, pos
@@ -1590,7 +1477,6 @@ def t_value_json(buf, pos, end, up, ctx, col):
     if pos != end: raise _Left('doc', end - pos)
     end = e5
     v4 = v7
-    this['doc'] = v4
     rec = _Rec({'length': v1, 'doc': v4})
     rec = _ADAPT['json'].decode(rec, col)
     return rec, pos
@@ -1681,15 +1567,10 @@ def t_value_time(buf, pos, end, up, ctx, col):
     v1 = v3
     this['raw'] = v1
     v4 = (this['raw'] < 0)
-    this['negative'] = v4
     v5 = (abs(this['raw']) // 0x2710)
-    this['hour'] = v5
     v6 = ((abs(this['raw']) // 100) % 100)
-    this['minute'] = v6
     v7 = (abs(this['raw']) % 100)
-    this['second'] = v7
     v8 = 0
-    this['microsecond'] = v8
     rec = _Rec({'raw': v1, 'negative': v4, 'hour': v5, 'minute': v6, 'second': v7, 'microsecond': v8})
     rec = _ADAPT['time'].decode(rec, col)
     return rec, pos
@@ -1711,17 +1592,12 @@ def t_value_time2(buf, pos, end, up, ctx, col):
     v6 = (this['raw'] - (0x800000 << (this['frac_bytes'] * 8)))
     this['signed'] = v6
     v7 = (this['signed'] < 0)
-    this['negative'] = v7
     v8 = (abs(this['signed']) >> (this['frac_bytes'] * 8))
     this['hms'] = v8
     v9 = (this['hms'] >> 12)
-    this['hour'] = v9
     v10 = ((this['hms'] >> 6) & 63)
-    this['minute'] = v10
     v11 = (this['hms'] & 63)
-    this['second'] = v11
     v12 = ((abs(this['signed']) & ((1 << (this['frac_bytes'] * 8)) - 1)) * this['frac_unit'])
-    this['microsecond'] = v12
     rec = _Rec({'frac_bytes': v1, 'frac_unit': v2, 'raw': v3, 'signed': v6, 'negative': v7, 'hms': v8, 'hour': v9, 'minute': v10, 'second': v11, 'microsecond': v12})
     rec = _ADAPT['time'].decode(rec, col)
     return rec, pos
@@ -1729,14 +1605,11 @@ def t_value_time2(buf, pos, end, up, ctx, col):
 
 def t_value_timestamp(buf, pos, end, up, ctx, col):
     """TIMESTAMP in the pre-5.6.4 format, four bytes little-endian of seconds since the epoch (0 is the zero timestamp)."""
-    this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     if pos + 4 > end: raise _Short('seconds', 4, end - pos)
     v3 = _S3(buf, pos)[0]
     pos += 4
     v1 = v3
-    this['seconds'] = v1
     v4 = 0
-    this['microsecond'] = v4
     rec = _Rec({'seconds': v1, 'microsecond': v4})
     rec = _ADAPT['timestamp'].decode(rec, col)
     return rec, pos
@@ -1753,7 +1626,6 @@ def t_value_timestamp2(buf, pos, end, up, ctx, col):
     v5 = _S29(buf, pos)[0]
     pos += 4
     v3 = v5
-    this['seconds'] = v3
     n8 = this['frac_bytes']
     if pos + n8 > end: raise _Short('frac', n8, end - pos)
     v7 = int.from_bytes(buf[pos:pos + n8], 'big')
@@ -1761,7 +1633,6 @@ def t_value_timestamp2(buf, pos, end, up, ctx, col):
     v6 = v7
     this['frac'] = v6
     v9 = (this['frac'] * this['frac_unit'])
-    this['microsecond'] = v9
     rec = _Rec({'frac_bytes': v1, 'frac_unit': v2, 'seconds': v3, 'frac': v6, 'microsecond': v9})
     rec = _ADAPT['timestamp'].decode(rec, col)
     return rec, pos
@@ -1799,7 +1670,6 @@ def t_value_var_string(buf, pos, end, up, ctx, col):
     v5 = buf[pos:pos + n6]
     pos += n6
     v4 = v5
-    this['data'] = v4
     rec = _Rec({'length': v1, 'data': v4})
     rec = _ADAPT['text'].decode(rec, col)
     return rec, pos
@@ -1819,7 +1689,6 @@ def t_value_varchar(buf, pos, end, up, ctx, col):
     v5 = buf[pos:pos + n6]
     pos += n6
     v4 = v5
-    this['data'] = v4
     rec = _Rec({'length': v1, 'data': v4})
     rec = _ADAPT['text'].decode(rec, col)
     return rec, pos
@@ -1841,7 +1710,6 @@ def t_value_varchar_compressed(buf, pos, end, up, ctx, col):
     if pos != end: raise _Left('stored', end - pos)
     end = e5
     v4 = v7
-    this['stored'] = v4
     rec = _Rec({'length': v1, 'stored': v4})
     rec = _ADAPT['compressed_text'].decode(rec, col)
     return rec, pos
@@ -1859,14 +1727,12 @@ def t_value_vector(buf, pos, end, up, ctx, col):
     l5 = []
     cols = ctx.get('columns')
     for i6 in range((this['length'] // 4)):
-        this['_index'] = i6
         col = cols[i6] if cols is not None and i6 < len(cols) else None
         if pos + 4 > end: raise _Short('dims', 4, end - pos)
         v8 = _S27(buf, pos)[0]
         pos += 4
         l5.append(v8)
     v4 = l5
-    this['dims'] = v4
     rec = _Rec({'length': v1, 'dims': v4})
     rec = _ADAPT['vector'].decode(rec, col)
     return rec, pos
@@ -1881,7 +1747,6 @@ def t_value_year(buf, pos, end, up, ctx, col):
     v1 = v3
     this['raw'] = v1
     v4 = (0 if (this['raw'] == 0) else (this['raw'] + 0x76c))
-    this['year'] = v4
     rec = _Rec({'raw': v1, 'year': v4})
     rec = _ADAPT['year'].decode(rec, col)
     return rec, pos
@@ -1889,7 +1754,6 @@ def t_value_year(buf, pos, end, up, ctx, col):
 
 def t_view_change_cert_info(buf, pos, end, up, ctx, col):
     """One key/value pair of the certification information of a VIEW_CHANGE_EVENT."""
-    this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     if pos + 2 > end: raise _Short('key', 2, end - pos)
     v3 = _S0(buf, pos)[0]
     pos += 2
@@ -1898,7 +1762,6 @@ def t_view_change_cert_info(buf, pos, end, up, ctx, col):
     pos += v3
     v2 = v2.decode('utf-8', 'surrogateescape')
     v1 = v2
-    this['key'] = v1
     if pos + 4 > end: raise _Short('value', 4, end - pos)
     v6 = _S3(buf, pos)[0]
     pos += 4
@@ -1906,7 +1769,6 @@ def t_view_change_cert_info(buf, pos, end, up, ctx, col):
     v5 = buf[pos:pos + v6]
     pos += v6
     v4 = v5
-    this['value'] = v4
     rec = _Rec({'key': v1, 'value': v4})
     return rec, pos
 
@@ -1916,14 +1778,12 @@ def t_view_change_cert_info(buf, pos, end, up, ctx, col):
 
 def e_ANNOTATE_ROWS_EVENT(buf, pos, end, ctx):
     """The SQL text of the statement whose row events follow (binlog_annotate_row_events), MariaDB's counterpart of ROWS_QUERY_LOG_EVENT; written before the TABLE_MAP_EVENTs of the statement."""
-    this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if pos + (end - pos) > end: raise _Short('query', (end - pos), end - pos)
     v2 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v2 = v2.decode('utf-8', 'surrogateescape')
     v1 = v2
-    this['query'] = v1
     if pos != end: raise _Left('ANNOTATE_ROWS_EVENT', end - pos)
     return _Rec({'query': v1})
 
@@ -1943,7 +1803,6 @@ def e_BINLOG_CHECKPOINT_EVENT(buf, pos, end, ctx):
     pos += n6
     v5 = v5.decode('utf-8', 'surrogateescape')
     v4 = v5
-    this['binlog_file_name'] = v4
     if pos != end: raise _Left('BINLOG_CHECKPOINT_EVENT', end - pos)
     return _Rec({'binlog_file_len': v1, 'binlog_file_name': v4})
 
@@ -1956,7 +1815,6 @@ def e_FORMAT_DESCRIPTION_EVENT(buf, pos, end, ctx):
     v3 = _S0(buf, pos)[0]
     pos += 2
     v1 = v3
-    this['binlog_version'] = v1
     n6 = 50
     if pos + n6 > end: raise _Short('server_version', n6, end - pos)
     v5 = buf[pos:pos + n6]
@@ -1968,8 +1826,6 @@ def e_FORMAT_DESCRIPTION_EVENT(buf, pos, end, ctx):
     if pos + 5 > end: raise _Short('create_timestamp', 5, end - pos)
     v7, v8, = _S1(buf, pos)
     pos += 5
-    this['create_timestamp'] = v7
-    this['common_header_len'] = v8
     e10 = end
     end = pos + ((end - pos) - (5 if (rt.vcmp('>=', rt.version(this['server_version']), rt.Version('mysql', (5, 6, 1))) or rt.vcmp('>=', rt.version(this['server_version']), rt.Version('mariadb', (5, 3, 0)))) else 0))
     if end > e10: raise _Short('post_header_lengths', end - pos, e10 - pos)
@@ -1977,7 +1833,6 @@ def e_FORMAT_DESCRIPTION_EVENT(buf, pos, end, ctx):
     cols = ctx.get('columns')
     i12 = 0
     while pos < end:
-        this['_index'] = i12
         col = cols[i12] if cols is not None and i12 < len(cols) else None
         if pos + 1 > end: raise _Short('post_header_lengths', 1, end - pos)
         v14 = _S2(buf, pos)[0]
@@ -1987,7 +1842,6 @@ def e_FORMAT_DESCRIPTION_EVENT(buf, pos, end, ctx):
     if pos != end: raise _Left('post_header_lengths', end - pos)
     end = e10
     v9 = l11
-    this['post_header_lengths'] = v9
     if (rt.vcmp('>=', rt.version(this['server_version']), rt.Version('mysql', (5, 6, 1))) or rt.vcmp('>=', rt.version(this['server_version']), rt.Version('mariadb', (5, 3, 0)))):
         if pos + 1 > end: raise _Short('checksum_alg', 1, end - pos)
         v17 = _S2(buf, pos)[0]
@@ -2000,7 +1854,6 @@ def e_FORMAT_DESCRIPTION_EVENT(buf, pos, end, ctx):
         v15 = v17
     else:
         v15 = None
-    this['checksum_alg'] = v15
     if (rt.vcmp('>=', rt.version(this['server_version']), rt.Version('mysql', (5, 6, 1))) or rt.vcmp('>=', rt.version(this['server_version']), rt.Version('mariadb', (5, 3, 0)))):
         if pos + 4 > end: raise _Short('checksum', 4, end - pos)
         v21 = _S3(buf, pos)[0]
@@ -2008,7 +1861,6 @@ def e_FORMAT_DESCRIPTION_EVENT(buf, pos, end, ctx):
         v19 = v21
     else:
         v19 = None
-    this['checksum'] = v19
     if pos != end: raise _Left('FORMAT_DESCRIPTION_EVENT', end - pos)
     return _Rec({'binlog_version': v1, 'server_version': v4, 'create_timestamp': v7, 'common_header_len': v8, 'post_header_lengths': v9, 'checksum_alg': v15, 'checksum': v19})
 
@@ -2020,8 +1872,6 @@ def e_GTID_EVENT(buf, pos, end, ctx):
     if pos + 13 > end: raise _Short('seq_no', 13, end - pos)
     v1, v2, v3, = _S8(buf, pos)
     pos += 13
-    this['seq_no'] = v1
-    this['domain_id'] = v2
     x4 = _F_MARIADB_GTID_FLAGS2.get(v3)
     if x4 is None:
         x4 = rt.FlagsValue(v3, enums.MARIADB_GTID_FLAGS2)
@@ -2035,13 +1885,11 @@ def e_GTID_EVENT(buf, pos, end, ctx):
         v5 = v7
     else:
         v5 = None
-    this['commit_id'] = v5
     if ((this['flags2'] & 192) != 0):
         v10, pos = t_mariadb_gtid_xid(buf, pos, end, this, ctx, col)
         v8 = v10
     else:
         v8 = None
-    this['xid'] = v8
     if ((end - pos) >= 1):
         if pos + 1 > end: raise _Short('flags_extra', 1, end - pos)
         v13 = _S2(buf, pos)[0]
@@ -2062,7 +1910,6 @@ def e_GTID_EVENT(buf, pos, end, ctx):
         v15 = v17
     else:
         v15 = None
-    this['extra_engines'] = v15
     if ((this['flags_extra'] != None) and ((this['flags_extra'] & 12) != 0)):
         if pos + 8 > end: raise _Short('sa_seq_no', 8, end - pos)
         v20 = _S5(buf, pos)[0]
@@ -2070,7 +1917,6 @@ def e_GTID_EVENT(buf, pos, end, ctx):
         v18 = v20
     else:
         v18 = None
-    this['sa_seq_no'] = v18
     if ((this['flags_extra'] != None) and ((this['flags_extra'] & 16) != 0)):
         if pos + 4 > end: raise _Short('thread_id', 4, end - pos)
         v23 = _S3(buf, pos)[0]
@@ -2078,7 +1924,6 @@ def e_GTID_EVENT(buf, pos, end, ctx):
         v21 = v23
     else:
         v21 = None
-    this['thread_id'] = v21
     if (this['flags_extra'] != None):
         if pos + (end - pos) > end: raise _Short('padding', (end - pos), end - pos)
         v25 = buf[pos:pos + (end - pos)]
@@ -2086,7 +1931,6 @@ def e_GTID_EVENT(buf, pos, end, ctx):
         v24 = v25
     else:
         v24 = None
-    this['padding'] = v24
     if pos != end: raise _Left('GTID_EVENT', end - pos)
     return _Rec({'seq_no': v1, 'domain_id': v2, 'flags2': v3, 'commit_id': v5, 'xid': v8, 'flags_extra': v11, 'extra_engines': v15, 'sa_seq_no': v18, 'thread_id': v21, 'padding': v24})
 
@@ -2108,30 +1952,24 @@ def e_GTID_LIST_EVENT(buf, pos, end, ctx):
         v8, pos = t_mariadb_gtid(buf, pos, end, this, ctx, col)
         l5.append(v8)
     v4 = l5
-    this['gtids'] = v4
     if pos + (end - pos) > end: raise _Short('padding', (end - pos), end - pos)
     v10 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v9 = v10
-    this['padding'] = v9
     if pos != end: raise _Left('GTID_LIST_EVENT', end - pos)
     return _Rec({'count_and_flags': v1, 'gtids': v4, 'padding': v9})
 
 
 def e_GTID_TAGGED_LOG_EVENT(buf, pos, end, ctx):
     """GTID_LOG_EVENT for a transaction whose GTID has a tag (UUID:tag:gno), written by MySQL 8.3+. The event data is one message of MySQL's serialization library: a format version, the size of the whole message, the last field id a reader must know, then (field id, value) pairs in ascending id order; optional fields are left out, and fields a reader does not know are skipped to the end of the message."""
-    this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     v3, pos = _svuint(buf, pos, end, 'format_version')
     if v3 != 1: raise _Bad('format_version', v3, 1)
     v1 = v3
-    this['format_version'] = v1
     v6, pos = _svuint(buf, pos, end, 'message_size')
     v4 = v6
-    this['message_size'] = v4
     v9, pos = _svuint(buf, pos, end, 'last_non_ignorable_field_id')
     v7 = v9
-    this['last_non_ignorable_field_id'] = v7
     l13 = []
     while True:
         if pos >= end:
@@ -2151,7 +1989,6 @@ def e_GTID_TAGGED_LOG_EVENT(buf, pos, end, ctx):
             l21 = []
             cols = ctx.get('columns')
             for i22 in range(16):
-                this['_index'] = i22
                 col = cols[i22] if cols is not None and i22 < len(cols) else None
                 v24, pos = _svuint(buf, pos, end, 'uuid')
                 l21.append(v24)
@@ -2206,28 +2043,24 @@ def e_GTID_TAGGED_LOG_EVENT(buf, pos, end, ctx):
             pos = end
             break
     v10 = l13
-    this['fields'] = v10
     if pos != end: raise _Left('GTID_TAGGED_LOG_EVENT', end - pos)
     return _Rec({'format_version': v1, 'message_size': v4, 'last_non_ignorable_field_id': v7, 'fields': v10})
 
 
 def e_HEARTBEAT_LOG_EVENT(buf, pos, end, ctx):
     """Sent by the source on an idle replication connection (never written to a file); names the file it reads, the position is the header's log_pos."""
-    this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if pos + (end - pos) > end: raise _Short('log_ident', (end - pos), end - pos)
     v2 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v2 = v2.decode('utf-8', 'surrogateescape')
     v1 = v2
-    this['log_ident'] = v1
     if pos != end: raise _Left('HEARTBEAT_LOG_EVENT', end - pos)
     return _Rec({'log_ident': v1})
 
 
 def e_HEARTBEAT_LOG_EVENT_V2(buf, pos, end, ctx):
     """Heartbeat of a MySQL 8.0.26+ source on an idle replication connection, with a 64-bit position."""
-    this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     l4 = []
     while True:
@@ -2265,14 +2098,12 @@ def e_HEARTBEAT_LOG_EVENT_V2(buf, pos, end, ctx):
             l4.append(_Rec(tag=rt.EnumValue(tag5, enums.HEARTBEAT_V2_FIELD.get(tag5)), id=None, unknown=True, raw=buf[pos:pos + v16]))
             pos += v16
     v1 = l4
-    this['fields'] = v1
     if pos != end: raise _Left('HEARTBEAT_LOG_EVENT_V2', end - pos)
     return _Rec({'fields': v1})
 
 
 def e_INCIDENT_EVENT(buf, pos, end, ctx):
     """Something happened on the source that a replica cannot reproduce from the binlog (events were lost); the replica stops."""
-    this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if pos + 2 > end: raise _Short('incident', 2, end - pos)
     v3 = _S0(buf, pos)[0]
@@ -2284,7 +2115,6 @@ def e_INCIDENT_EVENT(buf, pos, end, ctx):
         if len(_E_INCIDENT_TYPE) < CACHED: _E_INCIDENT_TYPE[v3] = x4
     v3 = x4
     v1 = v3
-    this['incident'] = v1
     if pos + 1 > end: raise _Short('message', 1, end - pos)
     v7 = _S2(buf, pos)[0]
     pos += 1
@@ -2293,14 +2123,12 @@ def e_INCIDENT_EVENT(buf, pos, end, ctx):
     pos += v7
     v6 = v6.decode('utf-8', 'surrogateescape')
     v5 = v6
-    this['message'] = v5
     if pos != end: raise _Left('INCIDENT_EVENT', end - pos)
     return _Rec({'incident': v1, 'message': v5})
 
 
 def e_INTVAR_EVENT(buf, pos, end, ctx):
     """Value of LAST_INSERT_ID() or of the next AUTO_INCREMENT value for the QUERY_EVENT that follows."""
-    this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if pos + 9 > end: raise _Short('type', 9, end - pos)
     v1, v2, = _S14(buf, pos)
@@ -2310,8 +2138,6 @@ def e_INTVAR_EVENT(buf, pos, end, ctx):
         x3 = rt.EnumValue(v1, enums.INTVAR_TYPE.get(v1))
         if len(_E_INTVAR_TYPE) < CACHED: _E_INTVAR_TYPE[v1] = x3
     v1 = x3
-    this['type'] = v1
-    this['value'] = v2
     if pos != end: raise _Left('INTVAR_EVENT', end - pos)
     return _Rec({'type': v1, 'value': v2})
 
@@ -2323,8 +2149,6 @@ def e_PARTIAL_ROW_DATA_EVENT(buf, pos, end, ctx):
     if pos + 9 > end: raise _Short('total_fragments', 9, end - pos)
     v1, v2, v3, = _S9(buf, pos)
     pos += 9
-    this['total_fragments'] = v1
-    this['fragment_seq_no'] = v2
     x4 = _F_PARTIAL_ROW_DATA_FLAGS.get(v3)
     if x4 is None:
         x4 = rt.FlagsValue(v3, enums.PARTIAL_ROW_DATA_FLAGS)
@@ -2338,12 +2162,10 @@ def e_PARTIAL_ROW_DATA_EVENT(buf, pos, end, ctx):
         v5 = v7
     else:
         v5 = None
-    this['orig_event_size'] = v5
     if pos + (end - pos) > end: raise _Short('chunk', (end - pos), end - pos)
     v9 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v8 = v9
-    this['chunk'] = v8
     if pos != end: raise _Left('PARTIAL_ROW_DATA_EVENT', end - pos)
     return _Rec({'total_fragments': v1, 'fragment_seq_no': v2, 'flags': v3, 'orig_event_size': v5, 'chunk': v8})
 
@@ -2354,7 +2176,6 @@ def e_PREVIOUS_GTIDS_LOG_EVENT(buf, pos, end, ctx):
     col = None
     v3, pos = t_mysql_gtid_set(buf, pos, end, this, ctx, col)
     v1 = v3
-    this['gtid_set'] = v1
     if pos != end: raise _Left('PREVIOUS_GTIDS_LOG_EVENT', end - pos)
     return _Rec({'gtid_set': v1})
 
@@ -2366,10 +2187,7 @@ def e_QUERY_COMPRESSED_EVENT(buf, pos, end, ctx):
     if pos + 13 > end: raise _Short('thread_id', 13, end - pos)
     v1, v2, v3, v4, v5, = _S17(buf, pos)
     pos += 13
-    this['thread_id'] = v1
-    this['exec_time'] = v2
     this['db_len'] = v3
-    this['error_code'] = v4
     this['status_vars_len'] = v5
     if (ctx['post_header_len'] > 13):
         n8 = (ctx['post_header_len'] - 13)
@@ -2379,7 +2197,6 @@ def e_QUERY_COMPRESSED_EVENT(buf, pos, end, ctx):
         v6 = v7
     else:
         v6 = None
-    this['extra_post_header'] = v6
     e10 = end
     end = pos + this['status_vars_len']
     if end > e10: raise _Short('status_vars', end - pos, e10 - pos)
@@ -2387,38 +2204,31 @@ def e_QUERY_COMPRESSED_EVENT(buf, pos, end, ctx):
     if pos != end: raise _Left('status_vars', end - pos)
     end = e10
     v9 = v12
-    this['status_vars'] = v9
     n15 = this['db_len']
     if pos + n15 > end: raise _Short('db', n15, end - pos)
     v14 = buf[pos:pos + n15]
     pos += n15
     v14 = v14.decode('utf-8', 'surrogateescape')
     v13 = v14
-    this['db'] = v13
     if pos + 1 > end: raise _Short('db_nul', 1, end - pos)
     v18 = _S2(buf, pos)[0]
     pos += 1
     if v18 != 0: raise _Bad('db_nul', v18, 0)
     v16 = v18
-    this['db_nul'] = v16
     if pos + (end - pos) > end: raise _Short('query', (end - pos), end - pos)
     v20 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v19 = v20
-    this['query'] = v19
     if pos != end: raise _Left('QUERY_COMPRESSED_EVENT', end - pos)
     return _Rec({'thread_id': v1, 'exec_time': v2, 'db_len': v3, 'error_code': v4, 'status_vars_len': v5, 'extra_post_header': v6, 'status_vars': v9, 'db': v13, 'db_nul': v16, 'query': v19})
 
 
 def e_RAND_EVENT(buf, pos, end, ctx):
     """Seeds of the random generator for RAND() in the QUERY_EVENT that follows."""
-    this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if pos + 16 > end: raise _Short('seed1', 16, end - pos)
     v1, v2, = _S18(buf, pos)
     pos += 16
-    this['seed1'] = v1
-    this['seed2'] = v2
     if pos != end: raise _Left('RAND_EVENT', end - pos)
     return _Rec({'seed1': v1, 'seed2': v2})
 
@@ -2434,90 +2244,74 @@ def e_ROTATE_EVENT(buf, pos, end, ctx):
         v1 = v3
     else:
         v1 = None
-    this['position'] = v1
     if pos + (end - pos) > end: raise _Short('new_log_ident', (end - pos), end - pos)
     v5 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v5 = v5.decode('utf-8', 'surrogateescape')
     v4 = v5
-    this['new_log_ident'] = v4
     if pos != end: raise _Left('ROTATE_EVENT', end - pos)
     return _Rec({'position': v1, 'new_log_ident': v4})
 
 
 def e_ROWS_QUERY_LOG_EVENT(buf, pos, end, ctx):
     """Text of the statement behind the row events that follow (binlog_rows_query_log_events=ON); informational."""
-    this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if pos + 1 > end: raise _Short('length_byte', 1, end - pos)
     v3 = _S2(buf, pos)[0]
     pos += 1
     v1 = v3
-    this['length_byte'] = v1
     if pos + (end - pos) > end: raise _Short('query', (end - pos), end - pos)
     v5 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v5 = v5.decode('utf-8', 'surrogateescape')
     v4 = v5
-    this['query'] = v4
     if pos != end: raise _Left('ROWS_QUERY_LOG_EVENT', end - pos)
     return _Rec({'length_byte': v1, 'query': v4})
 
 
 def e_SLAVE_EVENT(buf, pos, end, ctx):
     """Reserved for a replica to record its source's position; declared since 3.23 but never written by any server."""
-    this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if pos + 10 > end: raise _Short('master_pos', 10, end - pos)
     v1, v2, = _S19(buf, pos)
     pos += 10
-    this['master_pos'] = v1
-    this['master_port'] = v2
     n5 = buf.find(b'\x00', pos, end)
     if n5 < 0: raise _NoTerm('master_host')
     v4 = buf[pos:n5]
     pos = n5 + 1
     v4 = v4.decode('utf-8', 'surrogateescape')
     v3 = v4
-    this['master_host'] = v3
     if pos + (end - pos) > end: raise _Short('master_log', (end - pos), end - pos)
     v7 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v7 = v7.decode('utf-8', 'surrogateescape')
     v6 = v7
-    this['master_log'] = v6
     if pos != end: raise _Left('SLAVE_EVENT', end - pos)
     return _Rec({'master_pos': v1, 'master_port': v2, 'master_host': v3, 'master_log': v6})
 
 
 def e_START_ENCRYPTION_EVENT(buf, pos, end, ctx):
     """Written right after the FORMAT_DESCRIPTION_EVENT of an encrypted binlog file (encrypt_binlog): every later event of the file is encrypted with the key and nonce it names, so it cannot be read without that key."""
-    this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if pos + 5 > end: raise _Short('crypto_scheme', 5, end - pos)
     v1, v2, = _S10(buf, pos)
     pos += 5
-    this['crypto_scheme'] = v1
-    this['key_version'] = v2
     n5 = 12
     if pos + n5 > end: raise _Short('nonce', n5, end - pos)
     v4 = buf[pos:pos + n5]
     pos += n5
     v3 = v4
-    this['nonce'] = v3
     if pos != end: raise _Left('START_ENCRYPTION_EVENT', end - pos)
     return _Rec({'crypto_scheme': v1, 'key_version': v2, 'nonce': v3})
 
 
 def e_START_EVENT_V3(buf, pos, end, ctx):
     """First event of a binlog v1 (3.23) or v3 (4.0, 4.1) file; binlog v4 replaced it with FORMAT_DESCRIPTION_EVENT."""
-    this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if pos + 2 > end: raise _Short('binlog_version', 2, end - pos)
     v3 = _S0(buf, pos)[0]
     pos += 2
     v1 = v3
-    this['binlog_version'] = v1
     n6 = 50
     if pos + n6 > end: raise _Short('server_version', n6, end - pos)
     v5 = buf[pos:pos + n6]
@@ -2525,12 +2319,10 @@ def e_START_EVENT_V3(buf, pos, end, ctx):
     v5 = v5.rstrip(b'\x00')
     v5 = v5.decode('utf-8', 'surrogateescape')
     v4 = v5
-    this['server_version'] = v4
     if pos + 4 > end: raise _Short('create_timestamp', 4, end - pos)
     v9 = _S3(buf, pos)[0]
     pos += 4
     v7 = v9
-    this['create_timestamp'] = v7
     if pos != end: raise _Left('START_EVENT_V3', end - pos)
     return _Rec({'binlog_version': v1, 'server_version': v4, 'create_timestamp': v7})
 
@@ -2549,7 +2341,6 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
     col = None
     v3, pos = t_rows_table_id(buf, pos, end, this, ctx, col)
     v1 = v3
-    this['table_id'] = v1
     if pos + 3 > end: raise _Short('flags', 3, end - pos)
     v4, v5, = _S12(buf, pos)
     pos += 3
@@ -2566,12 +2357,10 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
     pos += n9
     v8 = v8.decode('utf-8', 'surrogateescape')
     v7 = v8
-    this['db'] = v7
     if pos + 2 > end: raise _Short('db_end', 2, end - pos)
     v10, v11, = _S13(buf, pos)
     pos += 2
     if v10 != 0: raise _Bad('db_end', v10, 0)
-    this['db_end'] = v10
     this['table_len'] = v11
     n14 = this['table_len']
     if pos + n14 > end: raise _Short('table', n14, end - pos)
@@ -2579,13 +2368,11 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
     pos += n14
     v13 = v13.decode('utf-8', 'surrogateescape')
     v12 = v13
-    this['table'] = v12
     if pos + 1 > end: raise _Short('table_end', 1, end - pos)
     v17 = _S2(buf, pos)[0]
     pos += 1
     if v17 != 0: raise _Bad('table_end', v17, 0)
     v15 = v17
-    this['table_end'] = v15
     v20, pos = _packed(buf, pos, end, 'column_count')
     v18 = v20
     this['column_count'] = v18
@@ -2693,11 +2480,9 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
         if pos != end: raise _Left('metadata', end - pos)
         end = e36
         v35 = l37
-        this['metadata'] = v35
         n67 = rt.length(this['_']['column_types'])
         v66, pos = _bitmap(buf, pos, end, n67, False, 'null_bitmap')
         v65 = v66
-        this['null_bitmap'] = v65
         r30 = _Rec({'metadata_len': v32, 'metadata': v35, 'null_bitmap': v65})
         this = up31
         v27 = r30
@@ -2948,7 +2733,6 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
         v68 = l72
     else:
         v68 = None
-    this['optional_metadata'] = v68
     if pos != end: raise _Left('TABLE_MAP_EVENT', end - pos)
     return _Rec({'table_id': v1, 'flags': v4, 'db_len': v5, 'db': v7, 'db_end': v10, 'table_len': v11, 'table': v12, 'table_end': v15, 'column_count': v18, 'column_types': v21, 'column_info': v27, 'optional_metadata': v68})
 
@@ -2961,8 +2745,6 @@ def e_TRANSACTION_CONTEXT_EVENT(buf, pos, end, ctx):
     v1, v2, v3, v4, v5, v6, = _S6(buf, pos)
     pos += 18
     this['server_uuid_len'] = v1
-    this['thread_id'] = v2
-    this['gtid_specified'] = v3
     this['snapshot_version_len'] = v4
     this['write_set_len'] = v5
     this['read_set_len'] = v6
@@ -2972,7 +2754,6 @@ def e_TRANSACTION_CONTEXT_EVENT(buf, pos, end, ctx):
     pos += n9
     v8 = v8.decode('utf-8', 'surrogateescape')
     v7 = v8
-    this['server_uuid'] = v7
     e11 = end
     end = pos + this['snapshot_version_len']
     if end > e11: raise _Short('snapshot_version', end - pos, e11 - pos)
@@ -2980,7 +2761,6 @@ def e_TRANSACTION_CONTEXT_EVENT(buf, pos, end, ctx):
     if pos != end: raise _Left('snapshot_version', end - pos)
     end = e11
     v10 = v13
-    this['snapshot_version'] = v10
     l15 = []
     cols = ctx.get('columns')
     for i16 in range(this['write_set_len']):
@@ -2995,7 +2775,6 @@ def e_TRANSACTION_CONTEXT_EVENT(buf, pos, end, ctx):
         v17 = v17.decode('utf-8', 'surrogateescape')
         l15.append(v17)
     v14 = l15
-    this['write_set'] = v14
     l20 = []
     cols = ctx.get('columns')
     for i21 in range(this['read_set_len']):
@@ -3010,14 +2789,12 @@ def e_TRANSACTION_CONTEXT_EVENT(buf, pos, end, ctx):
         v22 = v22.decode('utf-8', 'surrogateescape')
         l20.append(v22)
     v19 = l20
-    this['read_set'] = v19
     if pos != end: raise _Left('TRANSACTION_CONTEXT_EVENT', end - pos)
     return _Rec({'server_uuid_len': v1, 'thread_id': v2, 'gtid_specified': v3, 'snapshot_version_len': v4, 'write_set_len': v5, 'read_set_len': v6, 'server_uuid': v7, 'snapshot_version': v10, 'write_set': v14, 'read_set': v19})
 
 
 def e_TRANSACTION_PAYLOAD_EVENT(buf, pos, end, ctx):
     """A whole transaction (every event after its GTID event) packed into one event, compressed with zstd when binlog_transaction_compression is on (MySQL 8.0.20+). The inner events have common headers but no checksums; their log_pos is 0."""
-    this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     l4 = []
     while True:
@@ -3067,12 +2844,10 @@ def e_TRANSACTION_PAYLOAD_EVENT(buf, pos, end, ctx):
             l4.append(_Rec(tag=rt.EnumValue(tag5, enums.TRANSACTION_PAYLOAD_FIELD.get(tag5)), id=None, unknown=True, raw=buf[pos:pos + v23]))
             pos += v23
     v1 = l4
-    this['payload_header'] = v1
     if pos + (end - pos) > end: raise _Short('payload', (end - pos), end - pos)
     v25 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v24 = v25
-    this['payload'] = v24
     if pos != end: raise _Left('TRANSACTION_PAYLOAD_EVENT', end - pos)
     return _Rec({'payload_header': v1, 'payload': v24})
 
@@ -3092,7 +2867,6 @@ def e_USER_VAR_EVENT(buf, pos, end, ctx):
     pos += n6
     v5 = v5.decode('utf-8', 'surrogateescape')
     v4 = v5
-    this['name'] = v4
     if pos + 1 > end: raise _Short('is_null', 1, end - pos)
     v9 = _S2(buf, pos)[0]
     pos += 1
@@ -3110,7 +2884,6 @@ def e_USER_VAR_EVENT(buf, pos, end, ctx):
         v10 = v12
     else:
         v10 = None
-    this['value_type'] = v10
     if (this['is_null'] == 0):
         if pos + 4 > end: raise _Short('charset', 4, end - pos)
         v16 = _S3(buf, pos)[0]
@@ -3118,7 +2891,6 @@ def e_USER_VAR_EVENT(buf, pos, end, ctx):
         v14 = v16
     else:
         v14 = None
-    this['charset'] = v14
     if (this['is_null'] == 0):
         if pos + 4 > end: raise _Short('value_len', 4, end - pos)
         v19 = _S3(buf, pos)[0]
@@ -3135,7 +2907,6 @@ def e_USER_VAR_EVENT(buf, pos, end, ctx):
         v20 = v21
     else:
         v20 = None
-    this['value'] = v20
     if ((this['is_null'] == 0) and ((end - pos) >= 1)):
         if pos + 1 > end: raise _Short('flags', 1, end - pos)
         v25 = _S2(buf, pos)[0]
@@ -3148,7 +2919,6 @@ def e_USER_VAR_EVENT(buf, pos, end, ctx):
         v23 = v25
     else:
         v23 = None
-    this['flags'] = v23
     if pos != end: raise _Left('USER_VAR_EVENT', end - pos)
     return _Rec({'name_len': v1, 'name': v4, 'is_null': v7, 'value_type': v10, 'charset': v14, 'value_len': v17, 'value': v20, 'flags': v23})
 
@@ -3164,11 +2934,9 @@ def e_VIEW_CHANGE_EVENT(buf, pos, end, ctx):
     v2 = v2.rstrip(b'\x00')
     v2 = v2.decode('utf-8', 'surrogateescape')
     v1 = v2
-    this['view_id'] = v1
     if pos + 12 > end: raise _Short('seq_number', 12, end - pos)
     v4, v5, = _S7(buf, pos)
     pos += 12
-    this['seq_number'] = v4
     this['cert_info_count'] = v5
     l7 = []
     cols = ctx.get('columns')
@@ -3178,7 +2946,6 @@ def e_VIEW_CHANGE_EVENT(buf, pos, end, ctx):
         v10, pos = t_view_change_cert_info(buf, pos, end, this, ctx, col)
         l7.append(v10)
     v6 = l7
-    this['certification_info'] = v6
     if pos != end: raise _Left('VIEW_CHANGE_EVENT', end - pos)
     return _Rec({'view_id': v1, 'seq_number': v4, 'cert_info_count': v5, 'certification_info': v6})
 
@@ -3190,8 +2957,6 @@ def e_XA_PREPARE_LOG_EVENT(buf, pos, end, ctx):
     if pos + 13 > end: raise _Short('one_phase', 13, end - pos)
     v1, v2, v3, v4, = _S20(buf, pos)
     pos += 13
-    this['one_phase'] = v1
-    this['format_id'] = v2
     this['gtrid_length'] = v3
     this['bqual_length'] = v4
     n7 = this['gtrid_length']
@@ -3199,57 +2964,48 @@ def e_XA_PREPARE_LOG_EVENT(buf, pos, end, ctx):
     v6 = buf[pos:pos + n7]
     pos += n7
     v5 = v6
-    this['gtrid'] = v5
     n10 = this['bqual_length']
     if pos + n10 > end: raise _Short('bqual', n10, end - pos)
     v9 = buf[pos:pos + n10]
     pos += n10
     v8 = v9
-    this['bqual'] = v8
     if pos != end: raise _Left('XA_PREPARE_LOG_EVENT', end - pos)
     return _Rec({'one_phase': v1, 'format_id': v2, 'gtrid_length': v3, 'bqual_length': v4, 'gtrid': v5, 'bqual': v8})
 
 
 def e_XID_EVENT(buf, pos, end, ctx):
     """Commit of a transaction on a transactional engine; ends the event group."""
-    this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if pos + 8 > end: raise _Short('xid', 8, end - pos)
     v3 = _S5(buf, pos)[0]
     pos += 8
     v1 = v3
-    this['xid'] = v1
     if pos != end: raise _Left('XID_EVENT', end - pos)
     return _Rec({'xid': v1})
 
 
 def e_append_block_event(buf, pos, end, ctx):
     """A block of the data file of a LOAD DATA INFILE statement."""
-    this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if pos + 4 > end: raise _Short('file_id', 4, end - pos)
     v3 = _S3(buf, pos)[0]
     pos += 4
     v1 = v3
-    this['file_id'] = v1
     if pos + (end - pos) > end: raise _Short('block', (end - pos), end - pos)
     v5 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v4 = v5
-    this['block'] = v4
     if pos != end: raise _Left('append_block_event', end - pos)
     return _Rec({'file_id': v1, 'block': v4})
 
 
 def e_file_id_event(buf, pos, end, ctx):
     """An event that only names a LOAD DATA file by its id."""
-    this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if pos + 4 > end: raise _Short('file_id', 4, end - pos)
     v3 = _S3(buf, pos)[0]
     pos += 4
     v1 = v3
-    this['file_id'] = v1
     if pos != end: raise _Left('file_id_event', end - pos)
     return _Rec({'file_id': v1})
 
@@ -3267,18 +3023,15 @@ def e_gtid_log_event(buf, pos, end, ctx):
         if len(_F_MYSQL_GTID_FLAGS) < CACHED: _F_MYSQL_GTID_FLAGS[v3] = x4
     v3 = x4
     v1 = v3
-    this['gtid_flags'] = v1
     n7 = 16
     if pos + n7 > end: raise _Short('sid', n7, end - pos)
     v6 = buf[pos:pos + n7]
     pos += n7
     v5 = v6
-    this['sid'] = v5
     if pos + 8 > end: raise _Short('gno', 8, end - pos)
     v10 = _S4(buf, pos)[0]
     pos += 8
     v8 = v10
-    this['gno'] = v8
     if ((end - pos) >= 1):
         if pos + 1 > end: raise _Short('lt_type', 1, end - pos)
         v13 = _S2(buf, pos)[0]
@@ -3294,7 +3047,6 @@ def e_gtid_log_event(buf, pos, end, ctx):
         v14 = v16
     else:
         v14 = None
-    this['last_committed'] = v14
     if (this['lt_type'] == 2):
         if pos + 8 > end: raise _Short('sequence_number', 8, end - pos)
         v19 = _S4(buf, pos)[0]
@@ -3302,7 +3054,6 @@ def e_gtid_log_event(buf, pos, end, ctx):
         v17 = v19
     else:
         v17 = None
-    this['sequence_number'] = v17
     if ((this['lt_type'] != None) and (this['lt_type'] != 2)):
         if pos + (end - pos) > end: raise _Short('legacy_logical_clock', (end - pos), end - pos)
         v21 = buf[pos:pos + (end - pos)]
@@ -3310,7 +3061,6 @@ def e_gtid_log_event(buf, pos, end, ctx):
         v20 = v21
     else:
         v20 = None
-    this['legacy_logical_clock'] = v20
     if ((this['lt_type'] == 2) and ((end - pos) >= 7)):
         if pos + 7 > end: raise _Short('immediate_commit_timestamp', 7, end - pos)
         v24 = int.from_bytes(buf[pos:pos + 7], 'little', signed=False)
@@ -3326,13 +3076,11 @@ def e_gtid_log_event(buf, pos, end, ctx):
         v25 = v27
     else:
         v25 = None
-    this['original_commit_timestamp'] = v25
     if ((this['immediate_commit_timestamp'] != None) and ((end - pos) >= 1)):
         v30, pos = _packed(buf, pos, end, 'transaction_length')
         v28 = v30
     else:
         v28 = None
-    this['transaction_length'] = v28
     if ((this['immediate_commit_timestamp'] != None) and ((end - pos) >= 4)):
         if pos + 4 > end: raise _Short('immediate_server_version', 4, end - pos)
         v33 = _S3(buf, pos)[0]
@@ -3348,7 +3096,6 @@ def e_gtid_log_event(buf, pos, end, ctx):
         v34 = v36
     else:
         v34 = None
-    this['original_server_version'] = v34
     if ((this['immediate_server_version'] != None) and ((end - pos) >= 8)):
         if pos + 8 > end: raise _Short('commit_group_ticket', 8, end - pos)
         v39 = _S5(buf, pos)[0]
@@ -3356,7 +3103,6 @@ def e_gtid_log_event(buf, pos, end, ctx):
         v37 = v39
     else:
         v37 = None
-    this['commit_group_ticket'] = v37
     if pos != end: raise _Left('gtid_log_event', end - pos)
     return _Rec({'gtid_flags': v1, 'sid': v5, 'gno': v8, 'lt_type': v11, 'last_committed': v14, 'sequence_number': v17, 'legacy_logical_clock': v20, 'immediate_commit_timestamp': v22, 'original_commit_timestamp': v25, 'transaction_length': v28, 'immediate_server_version': v31, 'original_server_version': v34, 'commit_group_ticket': v37})
 
@@ -3368,9 +3114,6 @@ def e_load_event(buf, pos, end, ctx):
     if pos + 18 > end: raise _Short('thread_id', 18, end - pos)
     v1, v2, v3, v4, v5, v6, = _S15(buf, pos)
     pos += 18
-    this['thread_id'] = v1
-    this['exec_time'] = v2
-    this['skip_lines'] = v3
     this['table_name_len'] = v4
     this['db_len'] = v5
     this['num_fields'] = v6
@@ -3381,7 +3124,6 @@ def e_load_event(buf, pos, end, ctx):
         v7 = v9
     else:
         v7 = None
-    this['file_id'] = v7
     k13 = ctx['type_code']
     if k13 == 6:
         v14, pos = t_load_sql_ex_old(buf, pos, end, this, ctx, col)
@@ -3390,7 +3132,6 @@ def e_load_event(buf, pos, end, ctx):
         v15, pos = t_load_sql_ex_new(buf, pos, end, this, ctx, col)
         v12 = v15
     v10 = v12
-    this['sql_ex'] = v10
     l17 = []
     cols = ctx.get('columns')
     for i18 in range(this['num_fields']):
@@ -3410,33 +3151,28 @@ def e_load_event(buf, pos, end, ctx):
         v25, pos = t_load_field_name(buf, pos, end, this, ctx, col)
         l22.append(v25)
     v21 = l22
-    this['field_names'] = v21
     n28 = this['table_name_len']
     if pos + n28 > end: raise _Short('table_name', n28, end - pos)
     v27 = buf[pos:pos + n28]
     pos += n28
     v27 = v27.decode('utf-8', 'surrogateescape')
     v26 = v27
-    this['table_name'] = v26
     if pos + 1 > end: raise _Short('table_name_nul', 1, end - pos)
     v31 = _S2(buf, pos)[0]
     pos += 1
     if v31 != 0: raise _Bad('table_name_nul', v31, 0)
     v29 = v31
-    this['table_name_nul'] = v29
     n34 = this['db_len']
     if pos + n34 > end: raise _Short('db', n34, end - pos)
     v33 = buf[pos:pos + n34]
     pos += n34
     v33 = v33.decode('utf-8', 'surrogateescape')
     v32 = v33
-    this['db'] = v32
     if pos + 1 > end: raise _Short('db_nul', 1, end - pos)
     v37 = _S2(buf, pos)[0]
     pos += 1
     if v37 != 0: raise _Bad('db_nul', v37, 0)
     v35 = v37
-    this['db_nul'] = v35
     k41 = ctx['type_code']
     if k41 == 8:
         v42, pos = t_load_file_name_nul(buf, pos, end, this, ctx, col)
@@ -3445,7 +3181,6 @@ def e_load_event(buf, pos, end, ctx):
         v43, pos = t_load_file_name_to_end(buf, pos, end, this, ctx, col)
         v40 = v43
     v38 = v40
-    this['file_name'] = v38
     if (ctx['type_code'] == 8):
         if pos + (end - pos) > end: raise _Short('block', (end - pos), end - pos)
         v45 = buf[pos:pos + (end - pos)]
@@ -3453,7 +3188,6 @@ def e_load_event(buf, pos, end, ctx):
         v44 = v45
     else:
         v44 = None
-    this['block'] = v44
     if pos != end: raise _Left('load_event', end - pos)
     return _Rec({'thread_id': v1, 'exec_time': v2, 'skip_lines': v3, 'table_name_len': v4, 'db_len': v5, 'num_fields': v6, 'file_id': v7, 'sql_ex': v10, 'field_name_lens': v16, 'field_names': v21, 'table_name': v26, 'table_name_nul': v29, 'db': v32, 'db_nul': v35, 'file_name': v38, 'block': v44})
 
@@ -3465,10 +3199,7 @@ def e_query_event(buf, pos, end, ctx):
     if pos + 11 > end: raise _Short('thread_id', 11, end - pos)
     v1, v2, v3, v4, = _S16(buf, pos)
     pos += 11
-    this['thread_id'] = v1
-    this['exec_time'] = v2
     this['db_len'] = v3
-    this['error_code'] = v4
     if (ctx['post_header_len'] > 11):
         if pos + 2 > end: raise _Short('status_vars_len', 2, end - pos)
         v7 = _S0(buf, pos)[0]
@@ -3484,7 +3215,6 @@ def e_query_event(buf, pos, end, ctx):
         v8 = v10
     else:
         v8 = None
-    this['file_id'] = v8
     if (ctx['type_code'] == 18):
         if pos + 4 > end: raise _Short('fn_pos_start', 4, end - pos)
         v13 = _S3(buf, pos)[0]
@@ -3492,7 +3222,6 @@ def e_query_event(buf, pos, end, ctx):
         v11 = v13
     else:
         v11 = None
-    this['fn_pos_start'] = v11
     if (ctx['type_code'] == 18):
         if pos + 4 > end: raise _Short('fn_pos_end', 4, end - pos)
         v16 = _S3(buf, pos)[0]
@@ -3500,7 +3229,6 @@ def e_query_event(buf, pos, end, ctx):
         v14 = v16
     else:
         v14 = None
-    this['fn_pos_end'] = v14
     if (ctx['type_code'] == 18):
         if pos + 1 > end: raise _Short('dup_handling', 1, end - pos)
         v19 = _S2(buf, pos)[0]
@@ -3513,7 +3241,6 @@ def e_query_event(buf, pos, end, ctx):
         v17 = v19
     else:
         v17 = None
-    this['dup_handling'] = v17
     if (ctx['post_header_len'] > (26 if (ctx['type_code'] == 18) else 13)):
         n23 = (ctx['post_header_len'] - (26 if (ctx['type_code'] == 18) else 13))
         if pos + n23 > end: raise _Short('extra_post_header', n23, end - pos)
@@ -3522,7 +3249,6 @@ def e_query_event(buf, pos, end, ctx):
         v21 = v22
     else:
         v21 = None
-    this['extra_post_header'] = v21
     if (ctx['post_header_len'] > 11):
         e25 = end
         end = pos + this['status_vars_len']
@@ -3533,39 +3259,33 @@ def e_query_event(buf, pos, end, ctx):
         v24 = v27
     else:
         v24 = None
-    this['status_vars'] = v24
     n30 = this['db_len']
     if pos + n30 > end: raise _Short('db', n30, end - pos)
     v29 = buf[pos:pos + n30]
     pos += n30
     v29 = v29.decode('utf-8', 'surrogateescape')
     v28 = v29
-    this['db'] = v28
     if pos + 1 > end: raise _Short('db_nul', 1, end - pos)
     v33 = _S2(buf, pos)[0]
     pos += 1
     if v33 != 0: raise _Bad('db_nul', v33, 0)
     v31 = v33
-    this['db_nul'] = v31
     if pos + (end - pos) > end: raise _Short('query', (end - pos), end - pos)
     v35 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v35 = v35.decode('utf-8', 'surrogateescape')
     v34 = v35
-    this['query'] = v34
     if pos != end: raise _Left('query_event', end - pos)
     return _Rec({'thread_id': v1, 'exec_time': v2, 'db_len': v3, 'error_code': v4, 'status_vars_len': v5, 'file_id': v8, 'fn_pos_start': v11, 'fn_pos_end': v14, 'dup_handling': v17, 'extra_post_header': v21, 'status_vars': v24, 'db': v28, 'db_nul': v31, 'query': v34})
 
 
 def e_raw_event(buf, pos, end, ctx):
     """An event whose data is kept as raw bytes."""
-    this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if pos + (end - pos) > end: raise _Short('data', (end - pos), end - pos)
     v2 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v1 = v2
-    this['data'] = v1
     if pos != end: raise _Left('raw_event', end - pos)
     return _Rec({'data': v1})
 
@@ -3576,7 +3296,6 @@ def e_rows_compressed_event_v1(buf, pos, end, ctx):
     col = None
     v3, pos = t_rows_table_id(buf, pos, end, this, ctx, col)
     v1 = v3
-    this['table_id'] = v1
     if pos + 2 > end: raise _Short('flags', 2, end - pos)
     v6 = _S0(buf, pos)[0]
     pos += 2
@@ -3594,7 +3313,6 @@ def e_rows_compressed_event_v1(buf, pos, end, ctx):
     v12 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v11 = v12
-    this['rows'] = v11
     if pos != end: raise _Left('rows_compressed_event_v1', end - pos)
     return _Rec({'table_id': v1, 'flags': v4, 'columns': v8, 'rows': v11})
 
@@ -3605,7 +3323,6 @@ def e_rows_compressed_event_v2(buf, pos, end, ctx):
     col = None
     v3, pos = t_rows_table_id(buf, pos, end, this, ctx, col)
     v1 = v3
-    this['table_id'] = v1
     if pos + 4 > end: raise _Short('flags', 4, end - pos)
     v4, v5, = _S11(buf, pos)
     pos += 4
@@ -3623,7 +3340,6 @@ def e_rows_compressed_event_v2(buf, pos, end, ctx):
     if pos != end: raise _Left('extra_info', end - pos)
     end = e8
     v7 = v10
-    this['extra_info'] = v7
     v13, pos = t_rows_columns(buf, pos, end, this, ctx, col)
     v11 = v13
     this['columns'] = v11
@@ -3631,7 +3347,6 @@ def e_rows_compressed_event_v2(buf, pos, end, ctx):
     v15 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v14 = v15
-    this['rows'] = v14
     if pos != end: raise _Left('rows_compressed_event_v2', end - pos)
     return _Rec({'table_id': v1, 'flags': v4, 'extra_data_len': v5, 'extra_info': v7, 'columns': v11, 'rows': v14})
 
@@ -3642,7 +3357,6 @@ def e_rows_event_pre_ga(buf, pos, end, ctx):
     col = None
     v3, pos = t_rows_table_id(buf, pos, end, this, ctx, col)
     v1 = v3
-    this['table_id'] = v1
     if pos + 2 > end: raise _Short('flags', 2, end - pos)
     v6 = _S0(buf, pos)[0]
     pos += 2
@@ -3660,7 +3374,6 @@ def e_rows_event_pre_ga(buf, pos, end, ctx):
     v12 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v11 = v12
-    this['rows'] = v11
     if pos != end: raise _Left('rows_event_pre_ga', end - pos)
     return _Rec({'table_id': v1, 'flags': v4, 'columns': v8, 'rows': v11})
 
@@ -3671,7 +3384,6 @@ def e_rows_event_v1(buf, pos, end, ctx):
     col = None
     v3, pos = t_rows_table_id(buf, pos, end, this, ctx, col)
     v1 = v3
-    this['table_id'] = v1
     if pos + 2 > end: raise _Short('flags', 2, end - pos)
     v6 = _S0(buf, pos)[0]
     pos += 2
@@ -3689,7 +3401,6 @@ def e_rows_event_v1(buf, pos, end, ctx):
     v12 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v11 = v12
-    this['rows'] = v11
     if pos != end: raise _Left('rows_event_v1', end - pos)
     return _Rec({'table_id': v1, 'flags': v4, 'columns': v8, 'rows': v11})
 
@@ -3700,7 +3411,6 @@ def e_rows_event_v2(buf, pos, end, ctx):
     col = None
     v3, pos = t_rows_table_id(buf, pos, end, this, ctx, col)
     v1 = v3
-    this['table_id'] = v1
     if pos + 4 > end: raise _Short('flags', 4, end - pos)
     v4, v5, = _S11(buf, pos)
     pos += 4
@@ -3718,7 +3428,6 @@ def e_rows_event_v2(buf, pos, end, ctx):
     if pos != end: raise _Left('extra_info', end - pos)
     end = e8
     v7 = v10
-    this['extra_info'] = v7
     v13, pos = t_rows_columns(buf, pos, end, this, ctx, col)
     v11 = v13
     this['columns'] = v11
@@ -3726,7 +3435,6 @@ def e_rows_event_v2(buf, pos, end, ctx):
     v15 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v14 = v15
-    this['rows'] = v14
     if pos != end: raise _Left('rows_event_v2', end - pos)
     return _Rec({'table_id': v1, 'flags': v4, 'extra_data_len': v5, 'extra_info': v7, 'columns': v11, 'rows': v14})
 

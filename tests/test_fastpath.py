@@ -86,6 +86,19 @@ def test_table_readers_equal_construct_on_random_row_images(case):
     assert read is not None
     fast = read(data, ctx)
     assert _plain(fast) == _plain(slow)
+    # the "images" form: each image {column name: value} of the columns it holds
+    images = fasttable.reader(ctx["columns"], ctx["images"], ctx["type_code"], ctx["json_columns"],
+                              form="images")
+    names = [c["name"] for c in ctx["columns"]]
+    if ctx["json_columns"] or len(set(names)) != len(names):
+        assert images is None
+        return
+    want = [[{names[i]: v for i, (v, p) in enumerate(zip(img.cells, img.present)) if p}
+             for img in row.images] for row in slow.rows]
+    got = images(data, ctx)
+    assert got == want
+    assert [[{k: type(v) for k, v in img.items()} for img in row] for row in got] == \
+        [[{k: type(v) for k, v in img.items()} for img in row] for row in want]
 
 
 def _events(path, **kw):
