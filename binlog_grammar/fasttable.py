@@ -487,23 +487,18 @@ def reader(columns, images, type_code, json_columns, cache=None, form="parsed"):
         _CACHE[key] = None  # go to the generic readers, which report bad bytes precisely
         return None
     ret = result if gen.images else f"_Rec({{{top.type.fields[0].id!r}: {result}}})"
-    src = "\n".join(["def read(buf, K, ctx):", "    pos, end = 0, len(buf)", *body,
+    src = "\n".join(["def read(buf, ctx, K=K):", "    pos, end = 0, len(buf)", *body,
                      f"    return {ret}", ""])
     from . import fastrt
     from .generated import enums
     from .generated import fast as F
 
-    env = {"rt": rt, "enums": enums, "F": F, "_unpack": __import__("struct").unpack_from,
+    env = {"rt": rt, "enums": enums, "F": F, "K": gen.consts,
            **{n: getattr(fastrt, n) for n in ("_ADAPT", "_Bad", "_Left", "_NoCase", "_Rec",
                                               "_Short", "_bitmap", "_bits", "_decimal", "_json",
                                               "_packed")}}
     exec(compile(src, f"<row images of {len(columns)} columns>", "exec"), env)  # noqa: S102
-    read = env["read"]
-    consts = gen.consts
-
-    def run(buf, ctx):
-        return read(buf, consts, ctx)
-
+    run = env["read"]  # run(buf, ctx); K, its constants, is bound as a default
     run.source = src
     if len(_CACHE) > 256:  # a table whose events come in many shapes: keep the newest
         _CACHE.clear()

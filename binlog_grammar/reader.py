@@ -476,7 +476,7 @@ class BinlogFile:
             if self._first_event(header, pos):
                 fh.seek(pos)  # binlog v1: read again with 13-byte headers
                 return self._next_event(fh, pos)
-        length = header.event_length
+        length = header["event_length"]
         if length < hl:
             raise EventFormatError(f"event_length {length} is shorter than the {hl}-byte header",
                                    path, pos, event_name(header.type_code, state))

@@ -275,12 +275,18 @@ class RowDecoder:
         self.tables: dict = {}
         self.fast = fast
         self._by_body: dict = {}  # TABLE_MAP body -> Table
+        self._by_data: dict = {}  # id of a parsed TABLE_MAP data value -> (the value, Table)
 
     def table_map(self, ev) -> Table:
         """Register a TABLE_MAP_EVENT. Servers write one before every statement's rows; when its
         body (everything after the table id and flags) repeats, the table, with the readers
         compiled for it, is reused."""
         d = ev.data
+        seen = self._by_data.get(id(d))
+        if seen is not None and seen[0] is d:  # the very same parsed data (reader.parse_event
+            t = seen[1]                         # shares the value of repeated bytes)
+            self.tables[t.table_id] = t
+            return t
         hl = ev.context.get("header_len", 19)
         body = bytes(ev.raw[hl + ev.context.get("post_header_len", 8):len(ev.raw) - 4 * ev.footer])
         known = self._by_body.get(body)
@@ -292,10 +298,13 @@ class RowDecoder:
                 self._by_body.clear()
             self._by_body[body] = t
         self.tables[t.table_id] = t
+        if len(self._by_data) > 1024:
+            self._by_data.clear()
+        self._by_data[id(d)] = (d, t)  # d is kept, so its id is not reused meanwhile
         return t
 
     def rows_bytes(self, ev) -> bytes:
-        data = ev.data.rows
+        data = ev.data["rows"]
         if not ev.type.decode:
             return data
         for dec in ev.type.decode:
@@ -311,16 +320,17 @@ class RowDecoder:
         """The RowChanges of a rows event, with its table as mapped when the event was read."""
         op = ev.type.row_op
         d = ev.data
-        t = table or self.tables.get(int(d.table_id))
+        t = table or self.tables.get(int(d["table_id"]))
         if t is None:
             raise EventFormatError(f"rows of table id {int(d.table_id)}, which no TABLE_MAP_EVENT "
                                    f"before it maps", ev.file, ev.offset, ev.name)
-        present = d.columns.columns_present
+        cols = d["columns"]
+        present = cols["columns_present"]
         if len(present) != len(t.columns):
             raise EventFormatError(f"the rows event has {len(present)} columns, the TABLE_MAP of "
                                    f"{t.db}.{t.table} {len(t.columns)}", ev.file, ev.offset, ev.name)
         # the parse context and the names of the columns each image holds, per event shape
-        after = d.columns.get("columns_present_after") if op == "update" else None
+        after = cols.get("columns_present_after") if op == "update" else None
         key = (tuple(present), None if after is None else tuple(after), ev.context["type_code"])
         shape = t.shapes.get(key)
         if shape is None:
@@ -355,7 +365,7 @@ class RowDecoder:
                     for r in records]
         out = []
         head = (t.db, t.table, t.columns, ev.file, ev.offset, ev.end, ev.name, t.table_id,
-                int(ev.header.timestamp), int(ev.header.server_id))
+                int(ev.header["timestamp"]), int(ev.header["server_id"]))
         code = OPS[op]
         pk = t.primary_key
         if op == "update":

@@ -63,7 +63,7 @@ def gtid_of(ev) -> Optional[str]:
     name = ev.name
     d = ev.data
     if name == "GTID_LOG_EVENT":
-        return f"{_uuid(bytes(d.sid))}:{int(d.gno)}"
+        return f"{_uuid(bytes(d['sid']))}:{int(d['gno'])}"
     if name == "GTID_TAGGED_LOG_EVENT":
         uuid = rt.tlv_value(d.fields, "uuid")
         tag = rt.tlv_value(d.fields, "tag")
@@ -73,7 +73,7 @@ def gtid_of(ev) -> Optional[str]:
         u = _uuid(bytes(uuid))
         return f"{u}:{tag}:{gno}" if tag else f"{u}:{gno}"
     if name == "GTID_EVENT":
-        return f"{int(d.domain_id)}-{int(ev.header.server_id)}-{int(d.seq_no)}"
+        return f"{int(d['domain_id'])}-{int(ev.header['server_id'])}-{int(d['seq_no'])}"
     return None
 
 
@@ -239,7 +239,7 @@ _KINDS: dict = {}  # query text -> its kind (the same few texts come again and a
 
 
 def _query_kind(ev) -> str:
-    text = ev.data.query
+    text = ev.data["query"]
     kind = _KINDS.get(text)
     if kind is None:
         if len(_KINDS) > 4096:
@@ -296,23 +296,24 @@ class Stream:
             kwargs = {"skip_damaged": True} if self.skip_damaged else {}
             f = BinlogFile(path, self.verify_checksum, **kwargs)
             gtid = None
+            server, progress = self.server, self.progress
+            tables = decoder.tables
             for ev in f:
-                if self.server is not None:
-                    f.state.server = self.server  # before the next event is parsed
-                if self.progress is not None:
-                    self.progress(done + ev.end, self.total_bytes)
-                if ev.type is not None and ev.type.name in _GTID_EVENTS:
+                if server is not None and f.state.server is not server:
+                    f.state.server = server  # before the next event is parsed
+                if progress is not None:
+                    progress(done + ev.end, self.total_bytes)
+                code = ev.type.code if ev.type is not None else None
+                if code in _GTID_CODES:
                     gtid = gtid_of(ev)
                     seq += 1
-                et = ev.type
-                if et is not None and et.code in _HAS_INNER:
+                if code in _ROWS_CODES:
+                    yield i, StreamEvent(ev, tables.get(int(ev.data["table_id"])), gtid, decoder, seq)
+                elif code == _TABLE_MAP_CODE:
+                    yield i, StreamEvent(ev, decoder.table_map(ev), gtid, decoder, seq)
+                elif code in _HAS_INNER:
                     for e in _with_inner(ev, f.state, self.verify_checksum):
                         yield i, StreamEvent(e, _table_of(decoder, e), gtid, decoder, seq)
-                elif et is not None and et.name == "TABLE_MAP_EVENT":
-                    yield i, StreamEvent(ev, decoder.table_map(ev), gtid, decoder, seq)
-                elif et is not None and et.row_op:
-                    yield i, StreamEvent(ev, decoder.tables.get(int(ev.data.table_id)), gtid,
-                                         decoder, seq)
                 else:
                     yield i, StreamEvent(ev, None, gtid, decoder, seq)
                 last = ev
@@ -358,6 +359,16 @@ class Stream:
 
     def events(self):
         """Every event the filters keep, in order (GTID filters drop whole transactions)."""
+        flt = self.filters
+        if self._keeps_all:  # nothing is dropped by transaction: no need to group them
+            if flt.start_position is None and flt.stop_position is None:
+                for _, se in self._all_events():
+                    yield se
+            else:
+                for i, se in self._all_events():
+                    if self._position_ok(i, se.event):
+                        yield se
+            return
         for tx_or_event in self._grouped():
             if isinstance(tx_or_event, Transaction):
                 yield from tx_or_event.events
@@ -375,9 +386,10 @@ class Stream:
         tx: Optional[Transaction] = None
         in_begin = False
         standalone = False
+        positions = self.filters.start_position is not None or self.filters.stop_position is not None
         for i, se in self._all_events():
             ev = se.event
-            if not self._position_ok(i, ev):
+            if positions and not self._position_ok(i, ev):
                 continue
             name = ev.type.name if ev.type is not None else None
             if name in _GTID_EVENTS:
@@ -424,10 +436,12 @@ class Stream:
                 yield from self._finish(tx)
                 tx, in_begin = None, False
                 continue
-            if tx is not None and (in_begin or standalone or se.event.inner or _in_tx(name)):
-                self._add(tx, se)
+            if tx is not None and (in_begin or standalone or ev.inner or name in _IN_TX):
+                tx.events.append(se)
+                if not ev.inner:
+                    tx.end_pos = ev.offset + len(ev.raw)
                 continue
-            if tx is not None and not _in_tx(name):
+            if tx is not None and name not in _IN_TX:
                 # an event between transactions (ROTATE, FORMAT_DESCRIPTION, ...)
                 if self._event_ok(se):
                     yield se
@@ -493,6 +507,9 @@ def _in_tx_by_name(name) -> bool:
         or "ROWS_COMPRESSED_EVENT" in (name or "")
 
 
+_GTID_CODES = frozenset(c for c, e in EVENTS.items() if e.name in _GTID_EVENTS)
+_ROWS_CODES = frozenset(c for c, e in EVENTS.items() if e.row_op)
+_TABLE_MAP_CODE = next(c for c, e in EVENTS.items() if e.name == "TABLE_MAP_EVENT")
 _IN_TX = frozenset(e.name for e in EVENTS.values() if _in_tx_by_name(e.name))
 _HAS_INNER = frozenset(c for c, e in EVENTS.items() if any(d.target == "events" for d in e.decode))
 
