@@ -242,9 +242,11 @@ def _query_kind(ev) -> str:
     text = ev.data["query"]
     kind = _KINDS.get(text)
     if kind is None:
-        if len(_KINDS) > 4096:
-            _KINDS.clear()
-        kind = _KINDS[text] = _kind_of(text)
+        kind = _kind_of(text)
+        if len(text) <= 64:  # BEGIN, COMMIT, XA ...: short texts that come again and again
+            if len(_KINDS) > 4096:
+                _KINDS.clear()
+            _KINDS[text] = kind
     return kind
 
 
