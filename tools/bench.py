@@ -15,9 +15,9 @@ times, alternating and repeated, each in a fresh process (so peak memory is its 
   the file's events fed offline to its BinLogPacketWrapper, every row value read; its code is
   untouched, the harness (a stand-in for its control connection) is ours;
 - `mariadb-binlog -vv --base64-output=decode-rows FILE > /dev/null`.
-It reports events/s, row images/s, MB/s, peak RSS and ratios, checks on a sample that ours and the
-peer decoded the same values (and lists where they differ), and with --write writes the figures
-and the machine description to a Markdown file.
+It reports events/s, row images/s, MB/s, peak RSS and ratios, checks on a sample that ours, the
+peer and mariadb-binlog decoded the same values (and lists where they differ), and with --write
+writes the figures and the machine description to a Markdown file.
 """
 from __future__ import annotations
 
@@ -243,6 +243,46 @@ def sample_check(path, limit=2000) -> dict:
             "examples": {k: [repr(a)[:60], repr(b)[:60]] for k, (a, b) in list(examples.items())[:8]}}
 
 
+def oracle_check(path, limit=2000) -> dict:
+    """Compare the values of the first transactions (at least `limit` row images) with what
+    `mariadb-binlog -vv` prints for them (tests/oracle.py parses it; textfmt.vv_value prints ours
+    the way it does)."""
+    import os
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    import oracle
+
+    from binlog_grammar.stream import open_stream
+    from binlog_grammar.textfmt import vv_value
+
+    ours, stop, images = [], None, 0
+    for tx in open_stream([path]).transactions():
+        ours += tx.changes
+        images += sum(2 if ch.op == "u" else 1 for ch in tx.changes)
+        stop = tx.end_pos
+        if images >= limit:
+            break
+    env = dict(os.environ, TZ="UTC", LC_ALL="C")
+    out = subprocess.run(["mariadb-binlog", *oracle.ARGS, f"--stop-position={stop}", str(path)],
+                         capture_output=True, env=env, timeout=600)
+    run = oracle.parse(out.stdout.decode("utf-8", "surrogateescape"), str(path), out.returncode)
+    same = differ = 0
+    examples = {}
+    for ch, oc in zip(ours, run.changes):
+        for mine, theirs in ((ch.before, oc.before), (ch.after, oc.after)):
+            for name, value in (mine or {}).items():
+                col = next(c for c in ch.columns if c.name == name)
+                text = (theirs or {}).get(col.index + 1, (None,))[0]
+                if vv_value(value, col) == text:
+                    same += 1
+                else:
+                    differ += 1
+                    examples.setdefault(name, (vv_value(value, col), text))
+    return {"changes": min(len(ours), len(run.changes)), "counts_equal": len(ours) == len(run.changes),
+            "values_same": same, "values_differ": differ,
+            "examples": {k: [repr(a)[:60], repr(b)[:60]] for k, (a, b) in list(examples.items())[:8]}}
+
+
 def machine() -> str:
     cpu = "?"
     try:
@@ -323,10 +363,19 @@ def main(argv=None):
         lines.append(f"- peak RSS of this project's runners: at most {max(peak):.0f} MB (goal under 200 MB)")
     if "python-mysql-replication" in med:
         chk = sample_check(path)
-        lines += ["", f"Sample check ({chk['rows']} row images): {chk['values_same']} values the same, "
+        lines += ["", f"Sample check against python-mysql-replication ({chk['rows']} row images): "
+                      f"{chk['values_same']} values the same, "
                       f"{chk['values_differ']} differ" + (":" if chk["examples"] else ".")]
         for k, (a, b) in chk["examples"].items():
             lines.append(f"- `{k}`: ours `{a}`, python-mysql-replication `{b}`")
+    if "mariadb-binlog" in med:
+        chk = oracle_check(path)
+        lines += ["", f"Sample check against mariadb-binlog -vv ({chk['changes']} row changes, "
+                      f"{'the same count' if chk['counts_equal'] else 'counts differ'}): "
+                      f"{chk['values_same']} values print the same, {chk['values_differ']} differ"
+                      + (":" if chk["examples"] else ".")]
+        for k, (a, b) in chk["examples"].items():
+            lines.append(f"- `{k}`: ours `{a}`, mariadb-binlog `{b}`")
     text = "\n".join(lines) + "\n"
     print(text)
     if args.write:
