@@ -103,9 +103,11 @@ class _Gen:
     # -- fields -----------------------------------------------------------------------------
     @staticmethod
     def _plain_int(f: Field) -> bool:
+        """A fixed-width number read as it is, present always or by the context alone."""
         t = f.type
         return (t.kind == "int" and t.width in (1, 2, 4, 8) or t.kind == "float") and \
-            f.cond is None and f.size is None and f.repeat is None and f.repeat_until is None
+            f.size is None and f.repeat is None and f.repeat_until is None and \
+            (f.cond is None or not E.names_used(f.cond))
 
     def struct_fields(self, fields, body, ind):
         """The fields of a struct into `this`; a run of fixed-width numbers of one byte order
@@ -129,13 +131,24 @@ class _Gen:
                 else _STRUCT[(f.type.width, not f.type.signed)] for f in run)
             width = sum(f.type.width for f in run)
             names = [self.tmp() for _ in run]
-            body.append(f"{pad}if pos + {width} > end: raise _Short({run[0].id!r}, {width}, end - pos)")
-            body.append(f"{pad}{', '.join(names)}, = {self.fmt(code)}(buf, pos)")
-            body.append(f"{pad}pos += {width}")
+            conds = list(dict.fromkeys(self.cond(f.cond) for f in run if f.cond is not None))
+            inner = pad
+            if conds:  # one read when the context gives every field; else field by field
+                body.append(f"{pad}if {' and '.join(conds)}:")
+                inner = pad + "    "
+            body.append(f"{inner}if pos + {width} > end: raise _Short({run[0].id!r}, {width}, end - pos)")
+            body.append(f"{inner}{', '.join(names)}, = {self.fmt(code)}(buf, pos)")
+            body.append(f"{inner}pos += {width}")
             for f, v in zip(run, names):
                 if f.const is not None:
-                    body.append(f"{pad}if {v} != {f.const!r}: raise _Bad({f.id!r}, {v}, {f.const!r})")
-                self.named_value(f, v, body, pad)
+                    body.append(f"{inner}if {v} != {f.const!r}: raise _Bad({f.id!r}, {v}, {f.const!r})")
+                self.named_value(f, v, body, inner)
+            if conds:
+                body.append(f"{pad}else:")
+                for f, v in zip(run, names):
+                    sv = self.field(f, body, ind + 1)
+                    body.append(f"{inner}{v} = {sv}")
+            for f, v in zip(run, names):
                 body.append(f"{pad}this[{f.id!r}] = {v}")
                 items.append((f.id, v))
             i += len(run)

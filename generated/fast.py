@@ -17,8 +17,8 @@ _S11 = struct.Struct('<HH').unpack_from
 _S12 = struct.Struct('<HB').unpack_from
 _S13 = struct.Struct('<BB').unpack_from
 _S14 = struct.Struct('<BQ').unpack_from
-_S15 = struct.Struct('<IIIBBI').unpack_from
-_S16 = struct.Struct('<IIBH').unpack_from
+_S15 = struct.Struct('<IIIBBII').unpack_from
+_S16 = struct.Struct('<IIBHHIIIB').unpack_from
 _S17 = struct.Struct('<IIBHH').unpack_from
 _S18 = struct.Struct('<QQ').unpack_from
 _S19 = struct.Struct('<QH').unpack_from
@@ -29,7 +29,7 @@ _S22 = struct.Struct('<BBBBBBB').unpack_from
 _S23 = struct.Struct('<IIQ').unpack_from
 _S24 = struct.Struct('<IBB').unpack_from
 _S25 = struct.Struct('<qq').unpack_from
-_S26 = struct.Struct('<IBII').unpack_from
+_S26 = struct.Struct('<IBIIIH').unpack_from
 _S27 = struct.Struct('<f').unpack_from
 _S28 = struct.Struct('<d').unpack_from
 _S29 = struct.Struct('>I').unpack_from
@@ -332,34 +332,68 @@ def t_column_value(buf, pos, end, up, ctx, col):
 
 def t_common_header(buf, pos, end, up, ctx, col):
     """The header in front of every event; 19 bytes in binlog v3 and v4, 13 in v1."""
-    if pos + 13 > end: raise _Short('timestamp', 13, end - pos)
-    v1, v2, v3, v4, = _S26(buf, pos)
-    pos += 13
-    x5 = _E_EVENT_TYPE.get(v2)
-    if x5 is None:
-        x5 = rt.EnumValue(v2, enums.EVENT_TYPE.get(v2))
-        if len(_E_EVENT_TYPE) < CACHED: _E_EVENT_TYPE[v2] = x5
-    v2 = x5
     if (ctx['header_len'] >= 19):
-        if pos + 4 > end: raise _Short('log_pos', 4, end - pos)
-        v8 = _S3(buf, pos)[0]
+        if pos + 19 > end: raise _Short('timestamp', 19, end - pos)
+        v1, v2, v3, v4, v5, v6, = _S26(buf, pos)
+        pos += 19
+        x7 = _E_EVENT_TYPE.get(v2)
+        if x7 is None:
+            x7 = rt.EnumValue(v2, enums.EVENT_TYPE.get(v2))
+            if len(_E_EVENT_TYPE) < CACHED: _E_EVENT_TYPE[v2] = x7
+        v2 = x7
+        x8 = _F_EVENT_FLAGS.get(v6)
+        if x8 is None:
+            x8 = rt.FlagsValue(v6, enums.EVENT_FLAGS)
+            if len(_F_EVENT_FLAGS) < CACHED: _F_EVENT_FLAGS[v6] = x8
+        v6 = x8
+    else:
+        if pos + 4 > end: raise _Short('timestamp', 4, end - pos)
+        v11 = _S3(buf, pos)[0]
         pos += 4
-        v6 = v8
-    else:
-        v6 = None
-    if (ctx['header_len'] >= 19):
-        if pos + 2 > end: raise _Short('flags', 2, end - pos)
-        v11 = _S0(buf, pos)[0]
-        pos += 2
-        x12 = _F_EVENT_FLAGS.get(v11)
-        if x12 is None:
-            x12 = rt.FlagsValue(v11, enums.EVENT_FLAGS)
-            if len(_F_EVENT_FLAGS) < CACHED: _F_EVENT_FLAGS[v11] = x12
-        v11 = x12
         v9 = v11
-    else:
-        v9 = None
-    rec = _Rec({'timestamp': v1, 'type_code': v2, 'server_id': v3, 'event_length': v4, 'log_pos': v6, 'flags': v9})
+        v1 = v9
+        if pos + 1 > end: raise _Short('type_code', 1, end - pos)
+        v14 = _S2(buf, pos)[0]
+        pos += 1
+        x15 = _E_EVENT_TYPE.get(v14)
+        if x15 is None:
+            x15 = rt.EnumValue(v14, enums.EVENT_TYPE.get(v14))
+            if len(_E_EVENT_TYPE) < CACHED: _E_EVENT_TYPE[v14] = x15
+        v14 = x15
+        v12 = v14
+        v2 = v12
+        if pos + 4 > end: raise _Short('server_id', 4, end - pos)
+        v18 = _S3(buf, pos)[0]
+        pos += 4
+        v16 = v18
+        v3 = v16
+        if pos + 4 > end: raise _Short('event_length', 4, end - pos)
+        v21 = _S3(buf, pos)[0]
+        pos += 4
+        v19 = v21
+        v4 = v19
+        if (ctx['header_len'] >= 19):
+            if pos + 4 > end: raise _Short('log_pos', 4, end - pos)
+            v24 = _S3(buf, pos)[0]
+            pos += 4
+            v22 = v24
+        else:
+            v22 = None
+        v5 = v22
+        if (ctx['header_len'] >= 19):
+            if pos + 2 > end: raise _Short('flags', 2, end - pos)
+            v27 = _S0(buf, pos)[0]
+            pos += 2
+            x28 = _F_EVENT_FLAGS.get(v27)
+            if x28 is None:
+                x28 = rt.FlagsValue(v27, enums.EVENT_FLAGS)
+                if len(_F_EVENT_FLAGS) < CACHED: _F_EVENT_FLAGS[v27] = x28
+            v27 = x28
+            v25 = v27
+        else:
+            v25 = None
+        v6 = v25
+    rec = _Rec({'timestamp': v1, 'type_code': v2, 'server_id': v3, 'event_length': v4, 'log_pos': v5, 'flags': v6})
     return rec, pos
 
 
@@ -1183,18 +1217,25 @@ def t_rows_ndb_info(buf, pos, end, up, ctx, col):
 def t_rows_partition_info(buf, pos, end, up, ctx, col):
     """Partition of a partitioned table that the rows of this event belong to."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    if pos + 2 > end: raise _Short('partition_id', 2, end - pos)
-    v3 = _S0(buf, pos)[0]
-    pos += 2
-    v1 = v3
     if ((ctx['type_code'] == 31) or (ctx['type_code'] == 39)):
-        if pos + 2 > end: raise _Short('source_partition_id', 2, end - pos)
-        v6 = _S0(buf, pos)[0]
-        pos += 2
-        v4 = v6
+        if pos + 4 > end: raise _Short('partition_id', 4, end - pos)
+        v1, v2, = _S11(buf, pos)
+        pos += 4
     else:
-        v4 = None
-    rec = _Rec({'partition_id': v1, 'source_partition_id': v4})
+        if pos + 2 > end: raise _Short('partition_id', 2, end - pos)
+        v5 = _S0(buf, pos)[0]
+        pos += 2
+        v3 = v5
+        v1 = v3
+        if ((ctx['type_code'] == 31) or (ctx['type_code'] == 39)):
+            if pos + 2 > end: raise _Short('source_partition_id', 2, end - pos)
+            v8 = _S0(buf, pos)[0]
+            pos += 2
+            v6 = v8
+        else:
+            v6 = None
+        v2 = v6
+    rec = _Rec({'partition_id': v1, 'source_partition_id': v2})
     return rec, pos
 
 
@@ -3111,172 +3152,237 @@ def e_load_event(buf, pos, end, ctx):
     """A LOAD DATA INFILE statement of the old protocol, described field by field."""
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
-    if pos + 18 > end: raise _Short('thread_id', 18, end - pos)
-    v1, v2, v3, v4, v5, v6, = _S15(buf, pos)
-    pos += 18
+    if (ctx['type_code'] == 8):
+        if pos + 22 > end: raise _Short('thread_id', 22, end - pos)
+        v1, v2, v3, v4, v5, v6, v7, = _S15(buf, pos)
+        pos += 22
+    else:
+        if pos + 4 > end: raise _Short('thread_id', 4, end - pos)
+        v10 = _S3(buf, pos)[0]
+        pos += 4
+        v8 = v10
+        v1 = v8
+        if pos + 4 > end: raise _Short('exec_time', 4, end - pos)
+        v13 = _S3(buf, pos)[0]
+        pos += 4
+        v11 = v13
+        v2 = v11
+        if pos + 4 > end: raise _Short('skip_lines', 4, end - pos)
+        v16 = _S3(buf, pos)[0]
+        pos += 4
+        v14 = v16
+        v3 = v14
+        if pos + 1 > end: raise _Short('table_name_len', 1, end - pos)
+        v19 = _S2(buf, pos)[0]
+        pos += 1
+        v17 = v19
+        v4 = v17
+        if pos + 1 > end: raise _Short('db_len', 1, end - pos)
+        v22 = _S2(buf, pos)[0]
+        pos += 1
+        v20 = v22
+        v5 = v20
+        if pos + 4 > end: raise _Short('num_fields', 4, end - pos)
+        v25 = _S3(buf, pos)[0]
+        pos += 4
+        v23 = v25
+        v6 = v23
+        if (ctx['type_code'] == 8):
+            if pos + 4 > end: raise _Short('file_id', 4, end - pos)
+            v28 = _S3(buf, pos)[0]
+            pos += 4
+            v26 = v28
+        else:
+            v26 = None
+        v7 = v26
     this['table_name_len'] = v4
     this['db_len'] = v5
     this['num_fields'] = v6
-    if (ctx['type_code'] == 8):
-        if pos + 4 > end: raise _Short('file_id', 4, end - pos)
-        v9 = _S3(buf, pos)[0]
-        pos += 4
-        v7 = v9
+    k32 = ctx['type_code']
+    if k32 == 6:
+        v33, pos = t_load_sql_ex_old(buf, pos, end, this, ctx, col)
+        v31 = v33
     else:
-        v7 = None
-    k13 = ctx['type_code']
-    if k13 == 6:
-        v14, pos = t_load_sql_ex_old(buf, pos, end, this, ctx, col)
-        v12 = v14
-    else:
-        v15, pos = t_load_sql_ex_new(buf, pos, end, this, ctx, col)
-        v12 = v15
-    v10 = v12
-    l17 = []
-    cols = ctx.get('columns')
-    for i18 in range(this['num_fields']):
-        this['_index'] = i18
-        col = cols[i18] if cols is not None and i18 < len(cols) else None
-        if pos + 1 > end: raise _Short('field_name_lens', 1, end - pos)
-        v20 = _S2(buf, pos)[0]
-        pos += 1
-        l17.append(v20)
-    v16 = l17
-    this['field_name_lens'] = v16
-    l22 = []
-    cols = ctx.get('columns')
-    for i23 in range(this['num_fields']):
-        this['_index'] = i23
-        col = cols[i23] if cols is not None and i23 < len(cols) else None
-        v25, pos = t_load_field_name(buf, pos, end, this, ctx, col)
-        l22.append(v25)
-    v21 = l22
-    n28 = this['table_name_len']
-    if pos + n28 > end: raise _Short('table_name', n28, end - pos)
-    v27 = buf[pos:pos + n28]
-    pos += n28
-    v27 = v27.decode('utf-8', 'surrogateescape')
-    v26 = v27
-    if pos + 1 > end: raise _Short('table_name_nul', 1, end - pos)
-    v31 = _S2(buf, pos)[0]
-    pos += 1
-    if v31 != 0: raise _Bad('table_name_nul', v31, 0)
+        v34, pos = t_load_sql_ex_new(buf, pos, end, this, ctx, col)
+        v31 = v34
     v29 = v31
-    n34 = this['db_len']
-    if pos + n34 > end: raise _Short('db', n34, end - pos)
-    v33 = buf[pos:pos + n34]
-    pos += n34
-    v33 = v33.decode('utf-8', 'surrogateescape')
-    v32 = v33
-    if pos + 1 > end: raise _Short('db_nul', 1, end - pos)
-    v37 = _S2(buf, pos)[0]
+    l36 = []
+    cols = ctx.get('columns')
+    for i37 in range(this['num_fields']):
+        this['_index'] = i37
+        col = cols[i37] if cols is not None and i37 < len(cols) else None
+        if pos + 1 > end: raise _Short('field_name_lens', 1, end - pos)
+        v39 = _S2(buf, pos)[0]
+        pos += 1
+        l36.append(v39)
+    v35 = l36
+    this['field_name_lens'] = v35
+    l41 = []
+    cols = ctx.get('columns')
+    for i42 in range(this['num_fields']):
+        this['_index'] = i42
+        col = cols[i42] if cols is not None and i42 < len(cols) else None
+        v44, pos = t_load_field_name(buf, pos, end, this, ctx, col)
+        l41.append(v44)
+    v40 = l41
+    n47 = this['table_name_len']
+    if pos + n47 > end: raise _Short('table_name', n47, end - pos)
+    v46 = buf[pos:pos + n47]
+    pos += n47
+    v46 = v46.decode('utf-8', 'surrogateescape')
+    v45 = v46
+    if pos + 1 > end: raise _Short('table_name_nul', 1, end - pos)
+    v50 = _S2(buf, pos)[0]
     pos += 1
-    if v37 != 0: raise _Bad('db_nul', v37, 0)
-    v35 = v37
-    k41 = ctx['type_code']
-    if k41 == 8:
-        v42, pos = t_load_file_name_nul(buf, pos, end, this, ctx, col)
-        v40 = v42
+    if v50 != 0: raise _Bad('table_name_nul', v50, 0)
+    v48 = v50
+    n53 = this['db_len']
+    if pos + n53 > end: raise _Short('db', n53, end - pos)
+    v52 = buf[pos:pos + n53]
+    pos += n53
+    v52 = v52.decode('utf-8', 'surrogateescape')
+    v51 = v52
+    if pos + 1 > end: raise _Short('db_nul', 1, end - pos)
+    v56 = _S2(buf, pos)[0]
+    pos += 1
+    if v56 != 0: raise _Bad('db_nul', v56, 0)
+    v54 = v56
+    k60 = ctx['type_code']
+    if k60 == 8:
+        v61, pos = t_load_file_name_nul(buf, pos, end, this, ctx, col)
+        v59 = v61
     else:
-        v43, pos = t_load_file_name_to_end(buf, pos, end, this, ctx, col)
-        v40 = v43
-    v38 = v40
+        v62, pos = t_load_file_name_to_end(buf, pos, end, this, ctx, col)
+        v59 = v62
+    v57 = v59
     if (ctx['type_code'] == 8):
         if pos + (end - pos) > end: raise _Short('block', (end - pos), end - pos)
-        v45 = buf[pos:pos + (end - pos)]
+        v64 = buf[pos:pos + (end - pos)]
         pos += (end - pos)
-        v44 = v45
+        v63 = v64
     else:
-        v44 = None
+        v63 = None
     if pos != end: raise _Left('load_event', end - pos)
-    return _Rec({'thread_id': v1, 'exec_time': v2, 'skip_lines': v3, 'table_name_len': v4, 'db_len': v5, 'num_fields': v6, 'file_id': v7, 'sql_ex': v10, 'field_name_lens': v16, 'field_names': v21, 'table_name': v26, 'table_name_nul': v29, 'db': v32, 'db_nul': v35, 'file_name': v38, 'block': v44})
+    return _Rec({'thread_id': v1, 'exec_time': v2, 'skip_lines': v3, 'table_name_len': v4, 'db_len': v5, 'num_fields': v6, 'file_id': v7, 'sql_ex': v29, 'field_name_lens': v35, 'field_names': v40, 'table_name': v45, 'table_name_nul': v48, 'db': v51, 'db_nul': v54, 'file_name': v57, 'block': v63})
 
 
 def e_query_event(buf, pos, end, ctx):
     """A statement, with the session state it ran in: post-header, status variables, default database, statement text."""
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
-    if pos + 11 > end: raise _Short('thread_id', 11, end - pos)
-    v1, v2, v3, v4, = _S16(buf, pos)
-    pos += 11
-    this['db_len'] = v3
-    if (ctx['post_header_len'] > 11):
-        if pos + 2 > end: raise _Short('status_vars_len', 2, end - pos)
-        v7 = _S0(buf, pos)[0]
-        pos += 2
-        v5 = v7
+    if (ctx['post_header_len'] > 11) and (ctx['type_code'] == 18):
+        if pos + 26 > end: raise _Short('thread_id', 26, end - pos)
+        v1, v2, v3, v4, v5, v6, v7, v8, v9, = _S16(buf, pos)
+        pos += 26
+        x10 = _E_LOAD_DUP_HANDLING.get(v9)
+        if x10 is None:
+            x10 = rt.EnumValue(v9, enums.LOAD_DUP_HANDLING.get(v9))
+            if len(_E_LOAD_DUP_HANDLING) < CACHED: _E_LOAD_DUP_HANDLING[v9] = x10
+        v9 = x10
     else:
-        v5 = None
-    this['status_vars_len'] = v5
-    if (ctx['type_code'] == 18):
-        if pos + 4 > end: raise _Short('file_id', 4, end - pos)
-        v10 = _S3(buf, pos)[0]
-        pos += 4
-        v8 = v10
-    else:
-        v8 = None
-    if (ctx['type_code'] == 18):
-        if pos + 4 > end: raise _Short('fn_pos_start', 4, end - pos)
+        if pos + 4 > end: raise _Short('thread_id', 4, end - pos)
         v13 = _S3(buf, pos)[0]
         pos += 4
         v11 = v13
-    else:
-        v11 = None
-    if (ctx['type_code'] == 18):
-        if pos + 4 > end: raise _Short('fn_pos_end', 4, end - pos)
+        v1 = v11
+        if pos + 4 > end: raise _Short('exec_time', 4, end - pos)
         v16 = _S3(buf, pos)[0]
         pos += 4
         v14 = v16
-    else:
-        v14 = None
-    if (ctx['type_code'] == 18):
-        if pos + 1 > end: raise _Short('dup_handling', 1, end - pos)
+        v2 = v14
+        if pos + 1 > end: raise _Short('db_len', 1, end - pos)
         v19 = _S2(buf, pos)[0]
         pos += 1
-        x20 = _E_LOAD_DUP_HANDLING.get(v19)
-        if x20 is None:
-            x20 = rt.EnumValue(v19, enums.LOAD_DUP_HANDLING.get(v19))
-            if len(_E_LOAD_DUP_HANDLING) < CACHED: _E_LOAD_DUP_HANDLING[v19] = x20
-        v19 = x20
         v17 = v19
-    else:
-        v17 = None
+        v3 = v17
+        if pos + 2 > end: raise _Short('error_code', 2, end - pos)
+        v22 = _S0(buf, pos)[0]
+        pos += 2
+        v20 = v22
+        v4 = v20
+        if (ctx['post_header_len'] > 11):
+            if pos + 2 > end: raise _Short('status_vars_len', 2, end - pos)
+            v25 = _S0(buf, pos)[0]
+            pos += 2
+            v23 = v25
+        else:
+            v23 = None
+        v5 = v23
+        if (ctx['type_code'] == 18):
+            if pos + 4 > end: raise _Short('file_id', 4, end - pos)
+            v28 = _S3(buf, pos)[0]
+            pos += 4
+            v26 = v28
+        else:
+            v26 = None
+        v6 = v26
+        if (ctx['type_code'] == 18):
+            if pos + 4 > end: raise _Short('fn_pos_start', 4, end - pos)
+            v31 = _S3(buf, pos)[0]
+            pos += 4
+            v29 = v31
+        else:
+            v29 = None
+        v7 = v29
+        if (ctx['type_code'] == 18):
+            if pos + 4 > end: raise _Short('fn_pos_end', 4, end - pos)
+            v34 = _S3(buf, pos)[0]
+            pos += 4
+            v32 = v34
+        else:
+            v32 = None
+        v8 = v32
+        if (ctx['type_code'] == 18):
+            if pos + 1 > end: raise _Short('dup_handling', 1, end - pos)
+            v37 = _S2(buf, pos)[0]
+            pos += 1
+            x38 = _E_LOAD_DUP_HANDLING.get(v37)
+            if x38 is None:
+                x38 = rt.EnumValue(v37, enums.LOAD_DUP_HANDLING.get(v37))
+                if len(_E_LOAD_DUP_HANDLING) < CACHED: _E_LOAD_DUP_HANDLING[v37] = x38
+            v37 = x38
+            v35 = v37
+        else:
+            v35 = None
+        v9 = v35
+    this['db_len'] = v3
+    this['status_vars_len'] = v5
     if (ctx['post_header_len'] > (26 if (ctx['type_code'] == 18) else 13)):
-        n23 = (ctx['post_header_len'] - (26 if (ctx['type_code'] == 18) else 13))
-        if pos + n23 > end: raise _Short('extra_post_header', n23, end - pos)
-        v22 = buf[pos:pos + n23]
-        pos += n23
-        v21 = v22
+        n41 = (ctx['post_header_len'] - (26 if (ctx['type_code'] == 18) else 13))
+        if pos + n41 > end: raise _Short('extra_post_header', n41, end - pos)
+        v40 = buf[pos:pos + n41]
+        pos += n41
+        v39 = v40
     else:
-        v21 = None
+        v39 = None
     if (ctx['post_header_len'] > 11):
-        e25 = end
+        e43 = end
         end = pos + this['status_vars_len']
-        if end > e25: raise _Short('status_vars', end - pos, e25 - pos)
-        v27, pos = t_query_status_vars(buf, pos, end, this, ctx, col)
+        if end > e43: raise _Short('status_vars', end - pos, e43 - pos)
+        v45, pos = t_query_status_vars(buf, pos, end, this, ctx, col)
         if pos != end: raise _Left('status_vars', end - pos)
-        end = e25
-        v24 = v27
+        end = e43
+        v42 = v45
     else:
-        v24 = None
-    n30 = this['db_len']
-    if pos + n30 > end: raise _Short('db', n30, end - pos)
-    v29 = buf[pos:pos + n30]
-    pos += n30
-    v29 = v29.decode('utf-8', 'surrogateescape')
-    v28 = v29
+        v42 = None
+    n48 = this['db_len']
+    if pos + n48 > end: raise _Short('db', n48, end - pos)
+    v47 = buf[pos:pos + n48]
+    pos += n48
+    v47 = v47.decode('utf-8', 'surrogateescape')
+    v46 = v47
     if pos + 1 > end: raise _Short('db_nul', 1, end - pos)
-    v33 = _S2(buf, pos)[0]
+    v51 = _S2(buf, pos)[0]
     pos += 1
-    if v33 != 0: raise _Bad('db_nul', v33, 0)
-    v31 = v33
+    if v51 != 0: raise _Bad('db_nul', v51, 0)
+    v49 = v51
     if pos + (end - pos) > end: raise _Short('query', (end - pos), end - pos)
-    v35 = buf[pos:pos + (end - pos)]
+    v53 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
-    v35 = v35.decode('utf-8', 'surrogateescape')
-    v34 = v35
+    v53 = v53.decode('utf-8', 'surrogateescape')
+    v52 = v53
     if pos != end: raise _Left('query_event', end - pos)
-    return _Rec({'thread_id': v1, 'exec_time': v2, 'db_len': v3, 'error_code': v4, 'status_vars_len': v5, 'file_id': v8, 'fn_pos_start': v11, 'fn_pos_end': v14, 'dup_handling': v17, 'extra_post_header': v21, 'status_vars': v24, 'db': v28, 'db_nul': v31, 'query': v34})
+    return _Rec({'thread_id': v1, 'exec_time': v2, 'db_len': v3, 'error_code': v4, 'status_vars_len': v5, 'file_id': v6, 'fn_pos_start': v7, 'fn_pos_end': v8, 'dup_handling': v9, 'extra_post_header': v39, 'status_vars': v42, 'db': v46, 'db_nul': v49, 'query': v52})
 
 
 def e_raw_event(buf, pos, end, ctx):
