@@ -2,6 +2,8 @@
 packed integers, and the two algorithm types."""
 from __future__ import annotations
 
+import struct
+
 from .decimal import decimal_size, decode_decimal
 from .jsonb import decode_json_binary as _json  # noqa: F401
 from .pyvalues import ADAPTERS as _ADAPT  # noqa: F401
@@ -10,6 +12,12 @@ from .runtime import Bits
 
 class FastPathError(ValueError):
     """Bytes the fast readers cannot read; the construct path then gives the precise error."""
+
+
+# what a generated reader raises on bytes it cannot read (its own checks, or Python's on a
+# short buffer or a missing case): the caller then parses with construct for the precise error
+FAST_ERRORS = (FastPathError, IndexError, TypeError, KeyError, ValueError, AttributeError,
+               struct.error)
 
 
 def _Short(field, need, have):

@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 import os
 import re
-import struct
 import zlib
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -19,7 +18,7 @@ from construct import ConstructError, Container
 from . import runtime as rt
 from .errors import BinlogError, ChecksumError, EventFormatError, TruncatedError
 from .events import EventType, decompress, parse_error
-from .fastrt import FastPathError
+from .fastrt import FAST_ERRORS
 from .generated import fast as F
 from .generated import types as T
 from .generated.catalog import EVENTS
@@ -35,9 +34,7 @@ IN_USE = 0x1  # event_flags.LOG_EVENT_BINLOG_IN_USE_F
 # parsed event data kept for reuse (see parse_event): data of at most MEMO_BYTES, MEMO_ENTRIES
 # of them, for the event types whose data has repeated at least once in four after MEMO_TRIAL
 MEMO_BYTES, MEMO_ENTRIES, MEMO_TRIAL = 1024, 512, 64
-_UP = {"_index": None}
-_FAST_ERRORS = (FastPathError, IndexError, TypeError, KeyError, ValueError, AttributeError,
-                struct.error)  # the (empty) enclosing context of a top-level generated reader
+_UP = {"_index": None}  # the (empty) enclosing context of a top-level generated reader
 
 
 @dataclass
@@ -101,7 +98,7 @@ class FormatState:
             ctx = self._contexts.get(0) or self.context(0)
             try:
                 return F.t_common_header(raw, 0, hl, _UP, ctx, None)[0]
-            except (FastPathError, IndexError, TypeError, ValueError, struct.error):
+            except FAST_ERRORS:
                 pass
         try:
             return T.common_header.parse(raw[:hl], **self.context(0))
@@ -215,7 +212,7 @@ def parse_event(raw: bytes, state: FormatState, *, file="<bytes>", offset=0, inn
         if data is None and reader is not None:
             try:
                 data = reader(data_bytes, 0, len(data_bytes), ctx)
-            except _FAST_ERRORS:
+            except FAST_ERRORS:
                 data = None  # the construct struct says precisely what is wrong
     if data is None:
         try:

@@ -14,7 +14,6 @@ from a JSON or YAML file.
 """
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, NamedTuple, Optional
@@ -23,7 +22,7 @@ from construct import ConstructError, Container
 
 from .errors import EventFormatError
 from .events import decompress, format_construct_error
-from .fastrt import FastPathError
+from .fastrt import FAST_ERRORS
 from .generated import enums
 from .generated import fast as F
 from .generated import types as T
@@ -248,11 +247,11 @@ def parse_row_images(data: bytes, ctx: dict, fast: bool = True, table: Optional[
         if fn is not None:
             try:
                 return fn(data, ctx)
-            except _FAST_ERRORS:
+            except FAST_ERRORS:
                 pass
         try:
             return F.t_row_images(data, 0, len(data), {"_params": ctx}, ctx, None)[0]
-        except _FAST_ERRORS:
+        except FAST_ERRORS:
             pass
     return T.row_images.parse(data, **ctx)
 
@@ -262,9 +261,6 @@ def _specialised(table: "Table", ctx: dict, form: str = "parsed"):
 
     return reader(ctx["columns"], ctx["images"], ctx.get("type_code"), ctx["json_columns"],
                   table.readers, form)
-
-
-_FAST_ERRORS = (FastPathError, IndexError, TypeError, KeyError, ValueError, struct.error)
 
 
 class RowDecoder:
@@ -349,7 +345,7 @@ class RowDecoder:
         if fn is not None:  # each row's images as {name: value}, straight from the bytes
             try:
                 rows = fn(data, ctx)
-            except _FAST_ERRORS:
+            except FAST_ERRORS:
                 rows = None
         if rows is None:
             try:

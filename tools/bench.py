@@ -376,6 +376,9 @@ def main(argv=None):
                       + (":" if chk["examples"] else ".")]
         for k, (a, b) in chk["examples"].items():
             lines.append(f"- `{k}`: ours `{a}`, mariadb-binlog `{b}`")
+        if not chk["values_differ"] and "python-mysql-replication" in med:
+            lines.append("So where python-mysql-replication differs from ours above, it differs from "
+                         "mariadb-binlog too.")
     text = "\n".join(lines) + "\n"
     print(text)
     if args.write:
