@@ -200,6 +200,61 @@ def test_typed_table(spark):
     assert orders[0].after.id == decimal.Decimal(1)  # BIGINT UNSIGNED
 
 
+def test_image_format_json(spark):
+    """image_format=json: each image is one JSON object text holding the map form's texts, keys
+    in column order; the rows equal the plain reader's, split anywhere."""
+    expected = plain_records(SAMPLES)
+    df = load(spark, SAMPLES, image_format="json", split_bytes=1)
+    assert df.rdd.getNumPartitions() > 10
+    assert df.columns == ["op", "before", "after", "source", "ts_ms", "db", "table"]
+    assert [df.schema[k].dataType.simpleString() for k in ("before", "after")] == ["string"] * 2
+    texts = df.collect()
+    got = []
+    for row in texts:
+        d = row.asDict(recursive=True)
+        for k in ("before", "after"):
+            if d[k] is not None:
+                d[k] = json.loads(d[k])
+        got.append(d)
+    assert got == expected
+    order = [(ch.before and list(ch.before), ch.after and list(ch.after))
+             for se in open_stream(SAMPLES).events() for ch in se.changes]  # column order
+    for m, t, keys in zip(load(spark, SAMPLES).collect(), texts, order):
+        for k, names in zip(("before", "after"), keys):
+            want = None if m[k] is None else \
+                "{" + ",".join(f"{json.dumps(c)}:{m[k][c]}" for c in names) + "}"
+            assert t[k] == want
+    linus = (df.where("op = 'c' and `table` = 'customers' and get_json_object(after, '$.id') = '3'")
+             .selectExpr("variant_get(parse_json(after), '$.balance', 'decimal(12,2)') as b",
+                         "get_json_object(after, '$.seen') as seen").collect())
+    assert [(r.b, r.seen) for r in linus] == [(decimal.Decimal("0.00"), None)]
+    expected_orders = plain_records(SAMPLES, Filters(tables=["shop.orders"]))
+    orders = load(spark, SAMPLES, image_format="JSON", tables="shop.orders").collect()
+    assert [json.loads(r.after) if r.after else None for r in orders] == \
+        [r["after"] for r in expected_orders]
+
+
+@needs_corpus
+def test_image_format_json_corpus(spark):
+    """The JSON form of every readable corpus file, split small, equals the plain reader."""
+    good = []
+    for f in corpus_files():
+        try:
+            plain_records([str(f)])
+            good.append(str(f))
+        except BinlogError:
+            pass
+    expected = plain_records(good)
+    got = []
+    for row in load(spark, good, image_format="json", split_bytes=4096).collect():
+        d = row.asDict(recursive=True)
+        for k in ("before", "after"):
+            if d[k] is not None:
+                d[k] = json.loads(d[k])
+        got.append(d)
+    assert len(got) > 30 and got == expected
+
+
 def test_tables_content(spark):
     rows = load(spark, SAMPLES, content="tables").collect()
     names = {(r.db, r.table) for r in rows}
@@ -231,6 +286,10 @@ def test_bad_options_and_inputs(spark, tmp_path):
         load(spark, SAMPLES, split_bytes="lots").collect()
     with pytest.raises(Exception, match="no TABLE_MAP_EVENT of it"):
         load(spark, SAMPLES, table="shop.nope").collect()
+    with pytest.raises(Exception, match="option image_format: 'xml'"):
+        load(spark, SAMPLES, image_format="xml").collect()
+    with pytest.raises(Exception, match="option image_format: json is a form of the untyped"):
+        load(spark, SAMPLES, image_format="json", table="shop.orders").collect()
 
 
 # -- the pipeline -------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Benchmark: the plain reader on one core against the Spark `binlog` data source on 1 and 2 cores.
 
     python tools/bench_spark.py [--binlog FILE] [--keep DIR] [--size-mb 100] [--rounds 5]
-                                [--split-mb 4] [--pipeline] [--json]
+                                [--split-mb 4] [--image-format map|json] [--warmup 0.25]
+                                [--conf KEY=VALUE ...] [--pipeline] [--json]
 
 1. The binlog: unless --binlog names one, a throwaway MariaDB server (binlog_grammar.mariadb,
    binlog_row_metadata=FULL, binlog_row_image=FULL, max_binlog_size=1G) runs a deterministic
@@ -16,14 +17,23 @@
      decoded in one process (one core);
    - spark1 / spark2: `spark.read.format("binlog").option("split_bytes", ...)` of the file on
      `local[1]` / `local[2]`, every column materialised by the `noop` sink
-     (`df.write.format("noop")`);
+     (`df.write.format("noop")`); the images in the default map form, or with --image-format
+     json as JSON object strings (the data source's option image_format);
    - spark1pin: spark1 with the whole Spark application (JVM, Python workers) pinned to one CPU
      (sched_setaffinity), so that "1 core" means one CPU for everything: with local[1] alone the
      JVM's share of the work (reading the workers' Arrow batches into rows) runs on the other CPU.
-   Each Spark process starts its session, reads the bundled samples and then the first quarter of
-   the file once (untimed: Python workers started, JVM code compiled), then times one job (wall
-   time; the start-up is reported apart). Rows per second = row changes / seconds (the count is
-   checked against the plain reader's once). Ratios: spark2/spark1 (the goal: >= 1.7),
+   Each Spark process starts its session (with the --conf settings, e.g.
+   spark.python.unix.domain.socket.enabled=true), reads the bundled samples and then the first
+   --warmup fraction of the file (2: the whole file twice) (untimed: Python workers started,
+   JVM code compiled), then times one job (wall time; the start-up is reported apart). The JVM's
+   JIT compilers go on working in the timed job all the same, on Spark's per-task code above
+   all (task deserialisation, scheduling), the less the longer the warm-up: a fresh JVM is
+   slower than one a long job has warmed. Rows per second = row changes / seconds (the count is
+   checked against the plain reader's once). The CPU time of the job is reported too, split into
+   the JVM's (its threads: tasks, JIT compilers, GC, scheduler) and the Python workers' (read
+   from /proc, Linux only): with local[1] the JVM's share runs beside the one Python worker, on
+   another CPU, while local[2] needs at least (JVM + Python) / 2 seconds of the 2 CPUs, which
+   bounds spark2 / spark1. Ratios: spark2/spark1 (the goal: >= 1.7),
    spark2/spark1pin (core for core), spark1/plain (what Spark costs on one task slot), of the
    medians and of the best times (the best is what an idle machine gives; others' load only
    ever adds time).
@@ -125,40 +135,89 @@ def measure_plain(path: str) -> dict:
     return {"rows": rows, "seconds": time.perf_counter() - t}
 
 
-def measure_spark(path: str, master: str, split_bytes: int, count: bool, cpus: int = 0) -> dict:
+def _cpu_seconds(root: int) -> tuple:
+    """(CPU seconds of process `root`, of its descendants) from /proc; (0, 0) elsewhere."""
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    procs = {}
+    try:
+        pids = [int(d) for d in os.listdir("/proc") if d.isdigit()]
+    except OSError:
+        return 0.0, 0.0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                text = fh.read()
+        except OSError:
+            continue
+        f = text[text.rindex(")") + 2:].split()  # state, ppid, ... utime(11) stime(12) cutime cstime
+        procs[pid] = (int(f[1]), int(f[11]) + int(f[12]), int(f[13]) + int(f[14]))
+    kids = {}
+    for pid, (ppid, _, _) in procs.items():
+        kids.setdefault(ppid, []).append(pid)
+    own = procs[root][1] / tick if root in procs else 0.0
+    rest = procs[root][2] / tick if root in procs else 0.0  # children it reaped
+    todo = list(kids.get(root, []))
+    while todo:
+        pid = todo.pop()
+        rest += (procs[pid][1] + procs[pid][2]) / tick
+        todo += kids.get(pid, [])
+    return own, rest
+
+
+def measure_spark(path: str, master: str, split_bytes: int, count: bool, cpus: int = 0,
+                  image_format: str = "map", warmup: float = 0.25, conf: tuple = ()) -> dict:
     if cpus:  # the JVM and the Python workers inherit it
         os.sched_setaffinity(0, set(sorted(os.sched_getaffinity(0))[:cpus]))
     t0 = time.perf_counter()
     from pyspark.sql import SparkSession
 
-    spark = (SparkSession.builder.master(master).appName("bench_spark")
-             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-             .config("spark.pyspark.python", sys.executable)
-             .config("spark.sql.shuffle.partitions", "2").getOrCreate())
+    builder = (SparkSession.builder.master(master).appName("bench_spark")
+               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+               .config("spark.pyspark.python", sys.executable)
+               .config("spark.sql.shuffle.partitions", "2"))
+    for kv in conf:
+        key, _, value = kv.partition("=")
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("FATAL")
     from binlog_grammar.spark import register
     from binlog_grammar.spark.split import plan
 
     register(spark)
+
+    def read():
+        return (spark.read.format("binlog").option("split_bytes", str(split_bytes))
+                .option("image_format", image_format))
+
     samples = sorted(str(p) for p in (ROOT / "samples").glob("mariadb-*"))
     spark.read.format("binlog").load(samples).write.format("noop").mode("overwrite").save()
-    (spark.read.format("binlog").option("split_bytes", str(split_bytes))
-     .option("stop_position", str(os.path.getsize(path) // 4)).load(path)
-     .write.format("noop").mode("overwrite").save())
+    while warmup > 0:  # whole passes, then the fraction left
+        part = min(warmup, 1.0)
+        r = read() if part >= 1 else \
+            read().option("stop_position", str(int(os.path.getsize(path) * part) + 1))
+        r.load(path).write.format("noop").mode("overwrite").save()
+        warmup -= part
     startup = time.perf_counter() - t0
-    df = spark.read.format("binlog").option("split_bytes", str(split_bytes)).load(path)
+    jvm = spark.sparkContext._gateway.proc.pid  # the JVM; the Python workers are its children
+    df = read().load(path)
+    cpu0 = _cpu_seconds(jvm)
     t = time.perf_counter()
     df.write.format("noop").mode("overwrite").save()
     seconds = time.perf_counter() - t
+    cpu1 = _cpu_seconds(jvm)
     rows = df.count() if count else None  # once, to check the row count (not timed)
     spark.stop()
     return {"rows": rows, "seconds": seconds, "startup": startup,
-            "partitions": len(plan([path], split_bytes)[0])}
+            "partitions": len(plan([path], split_bytes)[0]),
+            "jvm_cpu": cpu1[0] - cpu0[0], "python_cpu": cpu1[1] - cpu0[1]}
 
 
-def _child(kind: str, path: str, master: str, split_bytes: int, count: bool, cpus: int) -> dict:
+def _child(kind: str, path: str, master: str, split_bytes: int, count: bool, cpus: int,
+           args) -> dict:
     cmd = [sys.executable, __file__, "--child", kind, "--binlog", path, "--master", master,
-           "--split-mb", str(split_bytes / (1 << 20)), "--cpus", str(cpus)]
+           "--split-mb", str(split_bytes / (1 << 20)), "--cpus", str(cpus),
+           "--image-format", args.image_format, "--warmup", str(args.warmup)]
+    cmd += [f"--conf={kv}" for kv in args.conf]
     cmd += ["--count"] if count else []
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
@@ -177,6 +236,13 @@ def main():
     ap.add_argument("--size-mb", type=int, default=100)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--split-mb", type=float, default=4.0, help="split_bytes of the Spark reads")
+    ap.add_argument("--image-format", choices=["map", "json"], default="map",
+                    help="the image_format option of the Spark reads")
+    ap.add_argument("--warmup", type=float, default=0.25,
+                    help="how much of the file each Spark process reads before the timed job "
+                         "(a fraction; 2: twice)")
+    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                    help="a Spark setting of the Spark runs (repeatable)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--pipeline", action="store_true", help="also time the pipeline end to end")
     ap.add_argument("--child", choices=["plain", "spark"], help=argparse.SUPPRESS)
@@ -191,7 +257,8 @@ def main():
                 os.sched_setaffinity(0, set(sorted(os.sched_getaffinity(0))[:args.cpus]))
             res = measure_plain(args.binlog)
         else:
-            res = measure_spark(args.binlog, args.master, split_bytes, args.count, args.cpus)
+            res = measure_spark(args.binlog, args.master, split_bytes, args.count, args.cpus,
+                                args.image_format, args.warmup, tuple(args.conf))
         print(json.dumps(res))
         return
     tmp = None
@@ -208,12 +275,15 @@ def main():
         results = {name: [] for name, *_ in RUNS}
         for r in range(args.rounds):
             for name, kind, master, cpus in RUNS:
-                res = _child(kind, str(path), master or "local[1]", split_bytes, r == 0, cpus)
+                res = _child(kind, str(path), master or "local[1]", split_bytes, r == 0, cpus,
+                             args)
                 results[name].append(res)
                 print(f"round {r + 1} {name}: {res['seconds']:.2f} s"
-                      + (f", {res['partitions']} partitions" if res.get("partitions") else ""),
+                      + (f", {res['partitions']} partitions, CPU: JVM {res['jvm_cpu']:.2f} s, "
+                         f"Python {res['python_cpu']:.2f} s" if res.get("partitions") else ""),
                       file=sys.stderr)
         report = _report(path, results, split_bytes)
+        report.update(image_format=args.image_format, warmup=args.warmup, conf=args.conf)
         if args.pipeline:
             with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as out:
                 t = time.perf_counter()
@@ -232,11 +302,14 @@ def main():
         print(json.dumps(report, indent=1))
         return
     print(f"binlog: {report['file']} ({report['bytes'] / 1e6:.1f} MB, {report['rows']:,} row changes); "
-          f"split_bytes {split_bytes:,}; {args.rounds} rounds: median (best)")
+          f"split_bytes {split_bytes:,}; image_format {args.image_format}; warm-up "
+          f"{args.warmup:g} of the file; {' '.join(args.conf) or 'no --conf'}; {args.rounds} "
+          "rounds: median (best); CPU seconds of the job: JVM + Python workers (medians)")
     for name, *_ in RUNS:
         m = report[name]
+        cpu = (f"   CPU {m['jvm_cpu']:.2f} + {m['python_cpu']:.2f} s" if "jvm_cpu" in m else "")
         print(f"  {name:<9} {m['seconds']:8.2f} s  {m['rows_per_s']:>10,.0f} rows/s   "
-              f"({m['best_seconds']:.2f} s, {m['best_rows_per_s']:,.0f} rows/s)")
+              f"({m['best_seconds']:.2f} s, {m['best_rows_per_s']:,.0f} rows/s){cpu}")
     if "pipeline_local2" in report:
         m = report["pipeline_local2"]
         print(f"  pipeline local[2] end to end (Spark start included): {m['seconds']:.1f} s  "
@@ -247,6 +320,11 @@ def main():
           f"spark2 / plain = {report['spark2_over_plain']:.2f}")
     print(f"  best of each: spark2 / spark1 = {report['best_spark2_over_spark1']:.2f}   "
           f"spark2 / spark1pin = {report['best_spark2_over_spark1pin']:.2f}")
+    if report.get("spark2_jvm_share") is not None:
+        print(f"  the JVM's share of the job's CPU: spark1 {report['spark1_jvm_share']:.0%}, "
+              f"spark2 {report['spark2_jvm_share']:.0%}; spark2 needs (JVM + Python) / 2 = "
+              f"{report['spark2_cpu_seconds'] / 2:.2f} s of 2 CPUs, so spark2 / spark1 <= "
+              f"{report['spark2_over_spark1_bound']:.2f}")
 
 
 def _report(path, results, split_bytes) -> dict:
@@ -263,6 +341,8 @@ def _report(path, results, split_bytes) -> dict:
         if "startup" in runs[0]:
             out[name]["startup_seconds"] = statistics.median(r["startup"] for r in runs)
             out[name]["partitions"] = runs[0]["partitions"]
+            out[name]["jvm_cpu"] = statistics.median(r["jvm_cpu"] for r in runs)
+            out[name]["python_cpu"] = statistics.median(r["python_cpu"] for r in runs)
     for k in ("rows_per_s", "best_rows_per_s"):
         tag = "" if k == "rows_per_s" else "best_"
         out[f"{tag}spark2_over_spark1"] = out["spark2"][k] / out["spark1"][k]
@@ -271,6 +351,14 @@ def _report(path, results, split_bytes) -> dict:
     out["spark2_over_spark1pin"] = out["spark2"]["rows_per_s"] / out["spark1pin"]["rows_per_s"]
     out["spark1_over_plain"] = out["spark1"]["rows_per_s"] / out["plain"]["rows_per_s"]
     out["spark2_over_plain"] = out["spark2"]["rows_per_s"] / out["plain"]["rows_per_s"]
+    for name in ("spark1", "spark2"):
+        j, p = out[name]["jvm_cpu"], out[name]["python_cpu"]
+        out[f"{name}_jvm_share"] = j / (j + p) if j + p > 0 else None
+    # local[1] runs the JVM's share beside its one Python worker, on the other CPU; local[2]
+    # puts both on the 2 CPUs, so it takes at least (jvm + python) / 2
+    cpu2 = out["spark2"]["jvm_cpu"] + out["spark2"]["python_cpu"]
+    out["spark2_cpu_seconds"] = cpu2
+    out["spark2_over_spark1_bound"] = 2 * out["spark1"]["seconds"] / cpu2 if cpu2 > 0 else None
     return out
 
 

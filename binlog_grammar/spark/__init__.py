@@ -34,6 +34,14 @@ survive across tables: `parse_json(after['amount'])` is a Spark VARIANT, `varian
 NOBLOB) has no key. With the option `table` (`db.table`), `before` and `after` are typed structs
 instead, one field per column: see binlog_grammar.spark.typed for the type mapping.
 
+With the option `image_format` `json`, `before` and `after` are strings instead: each image as one
+JSON object, its keys in column order, each value the same JSON text the map form holds
+(`{"id":3,"seen":null,"balance":"0.00"}`; NULL when there is no image). Spark reads it with
+`parse_json(after)` (a VARIANT: `variant_get(parse_json(after), '$.balance', 'decimal(10,2)')`)
+or `get_json_object(after, '$.balance')`. Spark takes such rows in with less work than maps
+(one string per image instead of a key and a value per column; see "Cores and Spark settings");
+the pipeline and `spark.readStream` keep the map form.
+
 ## Options
 
 | option | default | what |
@@ -51,6 +59,7 @@ instead, one field per column: see binlog_grammar.spark.typed for the type mappi
 | min_partitions | 0 | lower the split size (not below 1 MiB) so the input makes about this many splits |
 | specs | | folders of extra spec files (binlog_grammar.grammar.use_specs), comma-separated |
 | content | changes | `tables`: one row per distinct table definition instead (db, table, columns JSON, primary_key, full_metadata, file, file_index, pos) |
+| image_format | map | `json`: `before` and `after` as JSON object strings (see above); not with `table` |
 
 ## Partitions
 
@@ -60,6 +69,29 @@ scan (binlog_grammar.spark.split). Each split starts at a transaction boundary, 
 TABLE_MAP_EVENTs come with it, and carries the offset of its file's FORMAT_DESCRIPTION_EVENT,
 which the worker reads first. The rows of a split are those the plain reader gives for the same
 events; partitions are in input order.
+
+## Cores and Spark settings
+
+A task runs in two processes: the Python worker reads its split and hands Arrow batches over,
+and the JVM turns them into Spark rows (it also schedules the tasks and compiles its own code as
+it runs). The JVM's part is large: on tools/bench_spark.py's 120 MB binlog (311,727 row changes
+in 27 splits) it is 40-50% of the job's CPU time, about 1.5-2.5 s of JVM beside 2.2-2.5 s of Python
+(less the longer the JVM has run). With `local[1]` it runs on another CPU than the one Python
+worker, so one Spark core keeps about 1.5 CPUs busy: give each core (executor cores, local[N])
+about 1.5 CPUs for all of them to work at full speed.
+
+- `spark.python.unix.domain.socket.enabled=true` (Linux, macOS): Spark talks to its Python
+  workers over loopback TCP by default, and every task then waits about 40 ms on the connection;
+  over Unix domain sockets it does not (that binlog on `local[1]`: 4.1 s, 3.3 s with the
+  setting). Worth it with many splits; the pipeline, with few large partitions, gains nothing
+  measurable and keeps Spark's default (with the setting a worker may print a BrokenPipeError
+  traceback when the session stops).
+- `image_format` `json`: about 10% less JVM time than maps (the same binlog on `local[2]`:
+  2.44 s with maps, 2.26 s as JSON).
+- Python workers are reused between tasks (`spark.python.worker.reuse`, Spark's default): a
+  worker loads the grammar and compiles its readers once; after its first task the data source
+  moves them out of the cyclic garbage collector's sight (gc.freeze), since PySpark runs a full
+  collection after every task.
 """
 from __future__ import annotations
 

@@ -23,6 +23,7 @@ ERROR_MARK = "[binlog-grammar] "  # starts the message of an error about the inp
 BATCH_ROWS = 4096
 
 MAP = S.MapType(S.StringType(), S.StringType(), True)
+JSON_IMAGE = S.StringType()  # option image_format=json: an image as one JSON object text
 SOURCE = S.StructType([
     S.StructField("file", S.StringType(), False),
     S.StructField("pos", S.LongType(), False),
@@ -112,6 +113,12 @@ class ReadOptions:
         if self.content not in ("changes", "tables"):
             raise ValueError(f"binlog: option content: {self.content!r} (changes or tables)")
         self.tx_seq_base = _int(o, "tx_seq_base") or 0
+        self.image_format = (o.get("image_format") or "map").strip().lower()
+        if self.image_format not in ("map", "json"):
+            raise ValueError(f"binlog: option image_format: {self.image_format!r} (map or json)")
+        if self.image_format == "json" and self.table:
+            raise ValueError("binlog: option image_format: json is a form of the untyped images; "
+                             "with the option table they are typed structs")
 
     def filters(self):
         from ..stream import Filters, GtidSet
@@ -202,6 +209,23 @@ def use_grammar(specs: list):
     _GRAMMAR = key
 
 
+_TASKS = 0  # reads begun in this process
+
+
+def _freeze_after_first_task():
+    """At the start of a worker's second read, move what survived the first (modules, the
+    grammar, the generated readers and their caches) out of the cyclic garbage collector's sight
+    (gc.freeze). PySpark's daemon runs a full gc.collect() after every task, which otherwise
+    walks all of them each time: 10-20 ms of the worker's CPU per task, while the task slot
+    waits. Objects made later are collected as usual."""
+    global _TASKS
+    _TASKS += 1
+    if _TASKS == 2:
+        import gc
+
+        gc.freeze()
+
+
 def _generated_loaded() -> bool:
     import sys
 
@@ -236,7 +260,7 @@ class BinlogDataSource(DataSource):
 
             defs = find_table(o)
             return change_schema(struct_type(defs))
-        return change_schema(MAP)
+        return change_schema(JSON_IMAGE if o.image_format == "json" else MAP)
 
     def reader(self, schema):
         return BinlogReader(self.options, schema)
@@ -292,6 +316,7 @@ class BinlogReader(DataSourceReader):
 
     def read(self, partition):
         use_grammar(self.o.specs)
+        _freeze_after_first_task()
         from ..errors import BinlogError
         from .split import Split
 
@@ -367,11 +392,13 @@ class BinlogReader(DataSourceReader):
             yield _batch(pa, cols, types, pa_schema)
 
     def _map_batches(self, stream, pa, types, pa_schema) -> Iterator:
-        """The map form, built column by column (flat key and value lists for the maps, one
-        list per source field): what Arrow converts fastest."""
+        """The map (or JSON) form, built column by column (flat key and value lists for the
+        maps, one value per rows event for the fields its rows share): what Arrow converts
+        fastest. The form is the schema's (a string image: image_format json)."""
         from .typed import json_text
 
-        batch = _MapBatch()
+        json_images = not isinstance(self.schema["before"].dataType, S.MapType)
+        batch = _MapBatch(json_images)
         for se in stream.events():
             ev = se.event
             if ev.type is None or not ev.type.row_op:
@@ -382,7 +409,7 @@ class BinlogReader(DataSourceReader):
             batch.add(changes, se.gtid, se.tx_seq, json_text)
             if batch.n >= BATCH_ROWS:
                 yield batch.build(pa, types, pa_schema)
-                batch = _MapBatch()
+                batch = _MapBatch(json_images)
         if batch.n:
             yield batch.build(pa, types, pa_schema)
 
@@ -407,62 +434,97 @@ class BinlogReader(DataSourceReader):
         yield from rows
 
 
-class _MapBatch:
-    """Rows of the map form, column by column."""
+def _put_map(img, columns, json_text):
+    """One image (or None) onto the flat offsets, keys, values and null mask of a map column."""
+    offsets, keys, values, mask = columns
+    if img is None:
+        mask.append(True)
+    else:
+        mask.append(False)
+        keys.extend(img)
+        values.extend(map(json_text, img.values()))
+    offsets.append(len(keys))
 
-    def __init__(self):
+
+class _MapBatch:
+    """Rows of the map (or JSON) form, column by column. The fields a rows event gives all its
+    rows (op, the source fields but `row`, ts_ms, db, table) are kept once per event as runs and
+    expanded by Arrow (run_end_decode); only the images and `row` are per row."""
+
+    def __init__(self, json_images=False):
         self.n = 0
-        self.op = []
-        self.images = ([0], [], [], []), ([0], [], [], [])  # offsets, keys, values, null mask
-        self.source = [[] for _ in range(12)]
-        self.ts = []
-        self.db = []
-        self.table = []
+        self.json = json_images
+        self.ends = []  # run ends: rows in the batch after each event
+        self.runs = [[] for _ in range(13)]  # op, the source fields but row, ts_ms
+        self.row = []
+        if json_images:
+            self.images = [], []  # JSON object text (None: no image)
+            self.prefixes = {}  # image keys -> ['{"k1":', ',"k2":', ...]
+        else:
+            self.images = ([0], [], [], []), ([0], [], [], [])  # offsets, keys, values, null mask
 
     def add(self, changes, gtid, seq, json_text):
-        (f_, p_, e_, s_, g_, t_, d_, tb_, id_, ty_, q_, r_) = self.source
-        for i, ch in enumerate(changes):
-            self.op.append(ch.op)
-            for img, (offsets, keys, values, mask) in ((ch.before, self.images[0]),
-                                                       (ch.after, self.images[1])):
-                if img is None:
-                    mask.append(True)
-                else:
-                    mask.append(False)
-                    for k, v in img.items():
-                        keys.append(k)
-                        values.append(json_text(v))
-                offsets.append(len(keys))
-            f_.append(ch.file)
-            p_.append(ch.pos)
-            e_.append(ch.end_pos)
-            s_.append(ch.server_id)
-            g_.append(gtid)
-            t_.append(ch.timestamp)
-            d_.append(ch.db)
-            tb_.append(ch.table)
-            id_.append(ch.table_id)
-            ty_.append(ch.event_type)
-            q_.append(seq)
-            r_.append(i)
-            self.ts.append(ch.timestamp * 1000)
-            self.db.append(ch.db)
-            self.table.append(ch.table)
-        self.n += len(changes)
+        """The rows of one rows event (every change has the event's op, file, pos ...)."""
+        ch = changes[0]
+        n = len(changes)
+        self.n += n
+        self.ends.append(self.n)
+        for run, v in zip(self.runs, (ch.op, ch.file, ch.pos, ch.end_pos, ch.server_id, gtid,
+                                      ch.timestamp, ch.db, ch.table, ch.table_id, ch.event_type,
+                                      seq, ch.timestamp * 1000)):
+            run.append(v)
+        self.row.extend(range(n))
+        if self.json:
+            before, after = self.images
+            obj = self._object
+            for ch in changes:
+                img = ch.before
+                before.append(None if img is None else obj(img, json_text))
+                img = ch.after
+                after.append(None if img is None else obj(img, json_text))
+            return
+        before, after = self.images
+        for ch in changes:
+            _put_map(ch.before, before, json_text)
+            _put_map(ch.after, after, json_text)
+
+    def _object(self, img, json_text):
+        """A row image as one JSON object text: the keys in image order, each value its
+        json_text (so json.loads of it equals the map form with json.loads of every value)."""
+        keys = tuple(img)
+        pre = self.prefixes.get(keys)
+        if pre is None:
+            pre = self.prefixes[keys] = [("," if i else "{") + json_text(k) + ":"
+                                         for i, k in enumerate(keys)]
+        if not pre:
+            return "{}"
+        return "".join(map(str.__add__, pre, map(json_text, img.values()))) + "}"
 
     def build(self, pa, types, pa_schema):
-        maps = []
-        for (offsets, keys, values, mask), t in zip(self.images, (types[1], types[2])):
-            maps.append(pa.MapArray.from_arrays(
-                pa.array(offsets, pa.int32()), pa.array(keys, t.key_type),
-                pa.array(values, t.item_type), type=t, mask=pa.array(mask, pa.bool_())))
+        import pyarrow.compute as pc
+
+        ends = pa.array(self.ends, pa.int32())
+
+        def expand(values, t):
+            return pc.run_end_decode(pa.RunEndEncodedArray.from_arrays(ends, pa.array(values, t)))
+
+        if self.json:
+            images = [pa.array(v, types[i]) for v, i in zip(self.images, (1, 2))]
+        else:
+            images = []
+            for (offsets, keys, values, mask), t in zip(self.images, (types[1], types[2])):
+                images.append(pa.MapArray.from_arrays(
+                    pa.array(offsets, pa.int32()), pa.array(keys, t.key_type),
+                    pa.array(values, t.item_type), type=t, mask=pa.array(mask, pa.bool_())))
         st = types[3]
-        source = pa.StructArray.from_arrays(
-            [pa.array(c, type=st.field(i).type) for i, c in enumerate(self.source)],
-            fields=[st.field(i) for i in range(st.num_fields)])
+        runs = self.runs
+        fields = [expand(runs[i + 1], st.field(i).type) for i in range(11)]
+        fields.append(pa.array(self.row, st.field(11).type))
+        source = pa.StructArray.from_arrays(fields,
+                                            fields=[st.field(i) for i in range(st.num_fields)])
         return pa.RecordBatch.from_arrays(
-            [pa.array(self.op, types[0]), maps[0], maps[1], source, pa.array(self.ts, types[4]),
-             pa.array(self.db, types[5]), pa.array(self.table, types[6])], schema=pa_schema)
+            [expand(runs[0], types[0]), images[0], images[1], source, expand(runs[12], types[4]),
+             fields[6], fields[7]], schema=pa_schema)
 
 
 def _batch(pa, cols, types, pa_schema):

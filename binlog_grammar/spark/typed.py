@@ -6,7 +6,8 @@ compactly. So a value keeps its type across tables: `5` is a number, `"5"` a str
 string of its digits, so `"12.50"` keeps its scale), `null` is SQL NULL, and a column the row image
 does not hold (binlog_row_image=MINIMAL/NOBLOB) has no key at all. Spark 4 reads such text with
 `parse_json(after['c'])` (a VARIANT) and `variant_get(parse_json(after['c']), '$', 'decimal(12,2)')`,
-or `get_json_object`, `from_json`.
+or `get_json_object`, `from_json`. With the option `image_format` `json` an image is instead one
+JSON object text holding the same value texts, keys in column order.
 
 The typed form (one table, option `table`): `before` and `after` are structs with one field per
 column of the table, typed by `spark_type` below from the TABLE_MAP_EVENT's column types and
