@@ -395,8 +395,12 @@ class BinlogFile:
     """
 
     def __init__(self, path, verify_checksum=True, skip_damaged=False, on_damage=None, fast=True,
-                 share_data=True):
+                 share_data=True, start=None, format_at=None):
         self.path = os.fspath(path)
+        # start: begin at this offset (an event boundary) after reading the format event at
+        # format_at (default: the first event), which is not yielded
+        self.start = start
+        self.format_at = format_at
         self.verify_checksum = verify_checksum
         self.fast = fast  # False: the construct structs only (see parse_event)
         self.share_data = share_data  # False: no two events share a parsed data value
@@ -425,6 +429,8 @@ class BinlogFile:
             self._first = True
             self._format_known = False  # an FDE (or START_EVENT_V3) has been read
             pos = len(MAGIC)
+            if self.start is not None and self.start > pos:
+                pos = self._skip_to_start(fh, pos)
             while True:
                 try:
                     ev = self._next_event(fh, pos)
@@ -449,6 +455,18 @@ class BinlogFile:
                     return
                 yield ev
                 pos = ev.end
+
+    def _skip_to_start(self, fh, first) -> int:
+        """Read the format event (at format_at, else the first event), then stand at start."""
+        at = self.format_at if self.format_at is not None else first
+        self._first = at == first  # the checks of a file's first event apply to it alone
+        fh.seek(at)
+        ev = self._next_event(fh, at)
+        if ev is None or ev.type is None or ev.type.code not in (FDE_CODE, START_V3_CODE):
+            raise BinlogError(f"no FORMAT_DESCRIPTION_EVENT at offset {at} to read the events "
+                              f"from offset {self.start} with", self.path, at)
+        fh.seek(self.start)
+        return self.start
 
     def _next_event(self, fh, pos):
         """Read and parse the event at `pos` (where `fh` stands); None at the end of the file."""

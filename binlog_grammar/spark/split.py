@@ -36,9 +36,8 @@ import struct
 from dataclasses import asdict, dataclass, field
 from typing import Iterable, Iterator, Optional
 
-from ..errors import BinlogError, EventFormatError, TruncatedError
-from ..reader import (FDE_CODE, MAGIC, BinlogFile, FormatState, event_name, parse_event,
-                      partial_header, update_state)
+from ..errors import BinlogError
+from ..reader import FDE_CODE, MAGIC, BinlogFile, FormatState, event_name, parse_event, update_state
 from . import DEFAULT_SPLIT_BYTES
 
 CHUNK = 4 << 20  # bytes read at a time by the header scan
@@ -370,75 +369,14 @@ class SplitReader:
 
     def __iter__(self) -> Iterator:
         sp = self.split
-        stop = sp.stop
-        if sp.fde_pos is None:
-            f = BinlogFile(sp.path, self.verify_checksum)
-            self.state = f.state
-            for ev in f:
-                if stop is not None and ev.offset >= stop:
-                    return
-                if ev.offset >= sp.start:
-                    yield ev
-            return
-        yield from self._from_offset(sp, stop)
-
-    def _from_offset(self, sp: Split, stop):
-        path = sp.path
-        try:
-            fh = open(path, "rb")
-        except IsADirectoryError:
-            raise BinlogError("is a directory, not a binlog file", path) from None
-        except OSError as e:
-            raise BinlogError(e.strerror or str(e), path) from None
-        with fh:
-            size = os.fstat(fh.fileno()).st_size
-            if fh.read(len(MAGIC)) != MAGIC:
-                raise BinlogError("not a binlog file (the magic number changed since the plan)", path, 0)
-            state = self.state
-            fde = self._frame(fh, path, sp.fde_pos, size, state)
-            if fde is None or fde.type is None or fde.type.code != FDE_CODE:
-                raise BinlogError("no FORMAT_DESCRIPTION_EVENT where the plan found one (the file "
-                                  "changed since)", path, sp.fde_pos)
-            update_state(state, fde)
-            pos = sp.start
-            while stop is None or pos < stop:
-                ev = self._frame(fh, path, pos, size, state)
-                if ev is None:
-                    return
-                update_state(state, ev)
-                if ev.type is not None and ev.type.name == "START_ENCRYPTION_EVENT":
-                    state.encrypted = True
+        f = BinlogFile(sp.path, self.verify_checksum,
+                       start=sp.start if sp.fde_pos is not None else None, format_at=sp.fde_pos)
+        self.state = f.state
+        for ev in f:
+            if sp.stop is not None and ev.offset >= sp.stop:
+                return
+            if ev.offset >= sp.start:
                 yield ev
-                pos = ev.end
-
-    def _frame(self, fh, path, pos, size, state):
-        """The event at `pos`, or None at the end of the file."""
-        hl = state.header_len
-        fh.seek(pos)
-        head = fh.read(hl)
-        if not head:
-            return None
-        if len(head) < hl:
-            part = partial_header(head, state)
-            name = event_name(part.type_code, state) if "type_code" in part else None
-            raise TruncatedError(f"file ends inside an event header ({len(head)} of {hl} bytes)",
-                                 path, pos, name)
-        if state.encrypted:
-            raise BinlogError("the rest of the file is encrypted (it follows a "
-                              "START_ENCRYPTION_EVENT); reading it needs the server's "
-                              "encryption key", path, pos)
-        code, length = header_struct()[0].unpack_from(head, 0)
-        name = event_name(code, state)
-        if length < hl:
-            raise EventFormatError(f"event_length {length} is shorter than the {hl}-byte header",
-                                   path, pos, name)
-        available = size - pos - hl
-        rest = fh.read(min(length - hl, max(available, 0)))
-        if len(rest) < length - hl:
-            raise TruncatedError(f"file ends inside the event: event_length {length}, "
-                                 f"{hl + len(rest)} bytes present", path, pos, name)
-        return parse_event(head + rest, state, file=path, offset=pos,
-                           verify_checksum=self.verify_checksum)
 
 
 # ---------------------------------------------------------------------------------------------
