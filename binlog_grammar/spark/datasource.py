@@ -339,37 +339,28 @@ class BinlogReader(DataSourceReader):
         from pyspark.sql.pandas.types import to_arrow_schema
 
         from .split import split_stream
-        from .typed import converter, image_map, typed_image
+        from .typed import converter, typed_image
 
         pa_schema = to_arrow_schema(self.schema, timezone="UTC")
         types = [f.type for f in pa_schema]
         o = self.o
         if stream is None:  # the streaming reader passes a stream over a replication source
             stream = split_stream(split, paths, o.filters(), o.verify_checksum, o.schemas())
-        only = None
-        if self.typed_defs is not None:
-            only = tuple(o.table.split(".", 1))
-            convs = [(d["name"], converter(d)) for d in self.typed_defs]
-
-            def image(img):
-                return typed_image(img, convs)
-        else:
-            image = image_map
         if self.typed_defs is None:
             yield from self._map_batches(stream, pa, types, pa_schema)
             return
+        only = tuple(o.table.split(".", 1))
+        convs = [(d["name"], converter(d)) for d in self.typed_defs]
+
+        def image(img):
+            return typed_image(img, convs)
+
         cols = [[] for _ in range(7)]
         op_c, before_c, after_c, source_c, ts_c, db_c, table_c = cols
         n = 0
-        for se in stream.events():
-            ev = se.event
-            if ev.type is None or not ev.type.row_op:
-                continue
-            changes = se.changes
-            if not changes:
-                continue
+        for se, changes in _row_events(stream):
             t = se.table
-            if only is not None and (t is None or (t.db, t.table) != only):
+            if t is None or (t.db, t.table) != only:
                 continue
             gtid = se.gtid
             seq = se.tx_seq
@@ -399,13 +390,7 @@ class BinlogReader(DataSourceReader):
 
         json_images = not isinstance(self.schema["before"].dataType, S.MapType)
         batch = _MapBatch(json_images)
-        for se in stream.events():
-            ev = se.event
-            if ev.type is None or not ev.type.row_op:
-                continue
-            changes = se.changes
-            if not changes:
-                continue
+        for se, changes in _row_events(stream):
             batch.add(changes, se.gtid, se.tx_seq, json_text)
             if batch.n >= BATCH_ROWS:
                 yield batch.build(pa, types, pa_schema)
@@ -432,6 +417,16 @@ class BinlogReader(DataSourceReader):
             rows.append((table.db, table.table, key[2], list(table.primary_key),
                          bool(table.full_metadata), split.path, split.file_index, ev.offset))
         yield from rows
+
+
+def _row_events(stream) -> Iterator:
+    """(stream event, its row changes) of every rows event of the stream that has any."""
+    for se in stream.events():
+        ev = se.event
+        if ev.type is not None and ev.type.row_op:
+            changes = se.changes
+            if changes:
+                yield se, changes
 
 
 def _put_map(img, columns, json_text):
