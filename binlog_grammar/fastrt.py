@@ -7,7 +7,7 @@ import struct
 from .decimal import decimal_size, decode_decimal
 from .jsonb import decode_json_binary as _json  # noqa: F401
 from .pyvalues import ADAPTERS as _ADAPT  # noqa: F401
-from .runtime import Bits
+from .runtime import Bits, sv_sint_of, sv_uint_size, sv_uint_value
 
 
 class FastPathError(ValueError):
@@ -112,22 +112,15 @@ def _decimal(buf, pos, end, precision, scale, field):
 
 
 def _svuint(buf, pos, end, field):
-    """rt.SvUint: trailing one bits of the first byte count the extra bytes."""
+    """rt.SvUint, from a buffer."""
     if pos >= end:
         raise _Short(field, 1, 0)
-    first = buf[pos]
-    extra = 0
-    while extra < 8 and first & (1 << extra):
-        extra += 1
-    if extra == 8:
-        if pos + 9 > end:
-            raise _Short(field, 9, end - pos)
-        return int.from_bytes(buf[pos + 1:pos + 9], "little"), pos + 9
-    if pos + 1 + extra > end:
-        raise _Short(field, 1 + extra, end - pos)
-    return int.from_bytes(buf[pos:pos + 1 + extra], "little") >> (extra + 1), pos + 1 + extra
+    n = sv_uint_size(buf[pos])
+    if pos + n > end:
+        raise _Short(field, n, end - pos)
+    return sv_uint_value(buf[pos:pos + n]), pos + n
 
 
 def _svsint(buf, pos, end, field):
     u, pos = _svuint(buf, pos, end, field)
-    return (-(u >> 1) - 1 if u & 1 else u >> 1), pos
+    return sv_sint_of(u), pos

@@ -165,22 +165,36 @@ class Packed(Construct):
         raise SizeofError("a packed integer has no fixed size", path=path)
 
 
+def sv_uint_size(first: int) -> int:
+    """Bytes of a serialization-library unsigned integer, from its first byte: one more than
+    its trailing one bits, or 9 when all eight are set."""
+    extra = 0
+    while extra < 8 and first & (1 << extra):
+        extra += 1
+    return 9 if extra == 8 else extra + 1
+
+
+def sv_uint_value(data: bytes) -> int:
+    """The value of a whole serialization-library unsigned integer (sv_uint_size bytes)."""
+    if len(data) == 9:
+        return int.from_bytes(data[1:], "little")
+    return int.from_bytes(data, "little") >> len(data)
+
+
+def sv_sint_of(u: int) -> int:
+    """The signed value of a serialization-library integer from its unsigned form (zig-zag)."""
+    return -(u >> 1) - 1 if u & 1 else u >> 1
+
+
 class SvUint(Construct):
     """Unsigned integer of MySQL's serialization library: trailing one bits of the first byte count
     the extra bytes; the little-endian whole shifted right by (extra + 1) is the value; a first
     byte 0xFF is followed by the 8-byte value."""
 
     def _parse(self, stream, context, path):
-        first = stream_read(stream, 1, path)[0]
-        extra = 0
-        while extra < 8 and first & (1 << extra):
-            extra += 1
-        if extra == 8:
-            return int.from_bytes(stream_read(stream, 8, path), "little")
-        whole = first
-        if extra:
-            whole |= int.from_bytes(stream_read(stream, extra, path), "little") << 8
-        return whole >> (extra + 1)
+        first = stream_read(stream, 1, path)
+        rest = stream_read(stream, sv_uint_size(first[0]) - 1, path)
+        return sv_uint_value(first + rest)
 
     def _build(self, obj, stream, context, path):
         obj = int(obj)
@@ -204,8 +218,7 @@ class SvSint(SvUint):
     """Signed form: bit 0 of the unsigned value is the sign (zig-zag)."""
 
     def _parse(self, stream, context, path):
-        u = SvUint._parse(self, stream, context, path)
-        return -(u >> 1) - 1 if u & 1 else u >> 1
+        return sv_sint_of(SvUint._parse(self, stream, context, path))
 
     def _build(self, obj, stream, context, path):
         obj = int(obj)
