@@ -124,3 +124,24 @@ def test_generated_event_readers_equal_construct_on_real_binlogs():
         assert _events(path, share_data=False) == slow, path
         compared += sum(1 for x in slow if isinstance(x, tuple))
     assert compared > 1000
+
+
+def test_events_with_the_same_data_bytes_share_one_parsed_value():
+    """The TABLE_MAP written before every statement is parsed once per file and shared (read-only);
+    share_data=False gives each event its own value; the values are equal either way."""
+    path = ROOT / "samples" / "mariadb-10.11-sample.000001"
+
+    def maps(**kw):
+        return [ev for ev in BinlogFile(path, **kw) if ev.name == "TABLE_MAP_EVENT"]
+
+    shared, own = maps(), maps(share_data=False)
+    by_bytes = {}
+    for ev in shared:
+        data = ev.raw[ev.context["header_len"]:len(ev.raw) - 4 * ev.footer]
+        by_bytes.setdefault(data, []).append(ev)
+    repeated = [evs for evs in by_bytes.values() if len(evs) > 1]
+    assert repeated, "the sample has TABLE_MAPs whose data repeats"
+    for evs in repeated:
+        assert all(e.data is evs[0].data for e in evs)
+    assert len({id(ev.data) for ev in own}) == len(own)
+    assert [exact(e.data) for e in shared] == [exact(e.data) for e in own]

@@ -116,3 +116,21 @@ def test_a_bad_spec_is_a_clean_cli_error(tmp_path):
     assert r.returncode == 2
     assert "Traceback" not in r.stderr
     assert "specs/events/test/test.yaml:10: field entries: unknown type" in r.stderr
+
+
+def test_the_cached_model_follows_the_spec_files(tmp_path, monkeypatch):
+    """load_specs keeps the validated model in the cache folder under a hash of the files: a
+    second load comes from the cache, and a changed file gives a new model, not the cached one."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("BINLOG_GRAMMAR_NO_CACHE", raising=False)
+    specs = tmp_path / "specs"
+    shutil.copytree(ROOT / "specs", specs)
+    first = load_specs(specs)
+    cached = list((tmp_path / "cache" / "binlog-grammar" / "models").glob("*.pickle"))
+    assert len(cached) == 1
+    assert load_specs(specs).event_by_name("XID_EVENT")[0].doc == first.event_by_name("XID_EVENT")[0].doc
+    xid = specs / "events" / "statement" / "xid.yaml"
+    xid.write_text(xid.read_text().replace("doc: Commit of a transaction", "doc: Changed - commit of a transaction", 1))
+    changed = load_specs(specs)
+    assert changed.event_by_name("XID_EVENT")[0].doc.startswith("Changed - commit")
+    assert len(list(cached[0].parent.glob("*.pickle"))) == 2
