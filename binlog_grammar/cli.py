@@ -141,9 +141,141 @@ def _gtid_set(text):
     from .stream import GtidSet
 
     try:
-        return GtidSet(text)
+        gs = GtidSet(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e))
+    _check_intervals(text, [(f"{u}{':' + t if t else ''}", lo, hi)
+                            for (u, t), ivs in gs.mysql.items() for lo, hi in ivs], True)
+    _check_intervals(text, [(f"{d}-{s}", lo, hi) for d, s, lo, hi in gs.mariadb], False)
+    return gs
+
+
+def _check_intervals(text, intervals, mysql):
+    """A GTID interval runs from its first number to its last: `uuid:5-1` or `0-1-5-1` is empty,
+    and MySQL numbers transactions from 1."""
+    for where, lo, hi in intervals:
+        if lo > hi:
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: the interval {lo}-{hi} of {where} ends before it begins")
+        if mysql and lo < 1:
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: MySQL numbers the transactions of {where} from 1, not {lo}")
+
+
+def _gtid_position(text):
+    """stream --gtid: MariaDB `domain-server-seq,...` or a MySQL GTID set `uuid[:tag]:1-5:7,...`."""
+    from .replication import _MARIADB_GTID, _MYSQL_GTID_PART, MariaDBGtidState, MySQLGtidSet
+
+    parts = [p for p in text.replace("\n", ",").split(",") if p.strip()]
+    try:
+        if _MARIADB_GTID.match(parts[0] if parts else ""):
+            MariaDBGtidState(text)
+            return text
+        MySQLGtidSet(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
+    intervals = []
+    for part in parts:
+        m = _MYSQL_GTID_PART.match(part)
+        for iv in m[3].split(":")[1:]:
+            lo, _, hi = iv.partition("-")
+            intervals.append((m[1] + m[2], int(lo), int(hi or lo)))
+    _check_intervals(text, intervals, True)
+    return text
+
+
+def _int_in(lo, hi=None, what="a number"):
+    """An int type for argparse: at least `lo`, at most `hi` (None: no upper bound)."""
+
+    def conv(text):
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if n < lo or (hi is not None and n > hi):
+            span = f"from {lo} to {hi}" if hi is not None else f"{lo} or more"
+            raise argparse.ArgumentTypeError(f"{what} is {span}, not {n}")
+        return n
+
+    conv.__name__ = "int"
+    return conv
+
+
+def _seconds(minimum_exclusive=True):
+    def conv(text):
+        import math
+
+        try:
+            x = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        if not math.isfinite(x) or x < 0 or (minimum_exclusive and x == 0):
+            more = "more than 0" if minimum_exclusive else "0 or more"
+            raise argparse.ArgumentTypeError(f"a number of seconds is {more}, not {text}")
+        return x
+
+    conv.__name__ = "float"
+    return conv
+
+
+def _spec_dir(text):
+    """A folder of spec files (--specs, --extra-specs)."""
+    p = Path(text)
+    if not p.exists():
+        raise argparse.ArgumentTypeError(f"{text}: no such folder")
+    if not p.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: not a folder of spec files (*.yaml)")
+    if not any(p.rglob("*.yaml")):
+        raise argparse.ArgumentTypeError(f"{text}: no spec files (*.yaml) in this folder")
+    return text
+
+
+def _schema_file(text):
+    """--schema: a JSON or YAML file that maps 'db.table' to a table schema. It is read here to
+    refuse a file that is not one (one line naming the file, and the line of a parse error); the
+    command reads it again."""
+    import yaml
+
+    try:
+        with open(text, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh)
+    except OSError as e:
+        raise argparse.ArgumentTypeError(f"{text}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise argparse.ArgumentTypeError(f"{text}: not a JSON or YAML file (not UTF-8 text)") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"{text}:{mark.line + 1}" if mark is not None else text
+        what = " ".join(str(getattr(e, "problem", None) or e).split())
+        raise argparse.ArgumentTypeError(f"{where}: not a JSON or YAML schema file ({what})") from None
+    problem = _schema_problem(data)
+    if problem:
+        raise argparse.ArgumentTypeError(f"{text}: not a schema file: {problem}")
+    return text
+
+
+def _schema_problem(data):
+    """What makes `data` not a schema mapping ('db.table' -> {columns, primary_key}), or None."""
+    if not isinstance(data, dict):
+        return "it must map 'db.table' to a table schema"
+    for name, t in data.items():
+        if not isinstance(name, str) or "." not in name:
+            return f"the key {name!r} is not a 'db.table' name"
+        if not isinstance(t, dict):
+            return f"{name}: a table schema is a mapping with 'columns' (and 'primary_key')"
+        unknown = set(t) - {"columns", "primary_key"}
+        if unknown:
+            return f"{name}: unknown key {sorted(map(str, unknown))[0]!r} (columns, primary_key)"
+        cols = t.get("columns") or []
+        if not isinstance(cols, list):
+            return f"{name}: columns is a list"
+        for i, c in enumerate(cols):
+            if not isinstance(c, (str, dict)):
+                return f"{name}: column {i + 1} is a name or a mapping (name, unsigned, charset, ...)"
+        pk = t.get("primary_key") or []
+        if not isinstance(pk, list) or not all(isinstance(k, str) for k in pk):
+            return f"{name}: primary_key is a list of column names"
+    return None
 
 
 def _server_version(text):
@@ -160,8 +292,10 @@ def _add_reading_options(p):
     p.add_argument("files", nargs="+", metavar="FILE",
                    help="binlog files, read in order, or a binlog .index file")
     f = p.add_argument_group("filters (shared by dump, stats, sql, flashback)")
-    f.add_argument("--start-position", type=int, help="skip events before this offset of the first file")
-    f.add_argument("--stop-position", type=int, help="stop at the event at or after this offset of the last file")
+    f.add_argument("--start-position", type=_int_in(0, what="a position"),
+                   help="skip events before this offset of the first file")
+    f.add_argument("--stop-position", type=_int_in(0, what="a position"),
+                   help="stop at the event at or after this offset of the last file")
     f.add_argument("--start-datetime", type=_datetime, help="skip events before this time (UTC unless an offset is given)")
     f.add_argument("--stop-datetime", type=_datetime, help="skip events at or after this time")
     f.add_argument("--include-gtids", type=_gtid_set, help="keep only these transactions (MySQL uuid:1-5 or MariaDB d-s-n)")
@@ -173,7 +307,8 @@ def _add_reading_options(p):
     r.add_argument("--no-checksum", action="store_true", help="do not verify CRC32s")
     r.add_argument("--skip-damaged", action="store_true",
                    help="step over damaged events to the next valid one and say how many bytes were skipped")
-    r.add_argument("--schema", help="JSON or YAML file of table schemas for binlogs without full metadata")
+    r.add_argument("--schema", type=_schema_file,
+                   help="JSON or YAML file of table schemas for binlogs without full metadata")
     r.add_argument("--server-version", type=_server_version, metavar="VERSION",
                    help="read as if this server wrote the files (mysql-8.4.0, mariadb-10.11.6), "
                         "instead of the version in their FORMAT_DESCRIPTION_EVENT")
@@ -304,18 +439,20 @@ def _add_stream_command(sub):
                                        "dump does")
     c = st.add_argument_group("server")
     c.add_argument("--host", default="127.0.0.1", help="server host (default 127.0.0.1)")
-    c.add_argument("--port", type=int, default=3306, help="server port (default 3306)")
+    c.add_argument("--port", type=_int_in(1, 65535, "a port"), default=3306,
+                   help="server port (default 3306)")
     c.add_argument("--user", default="root", help="account with REPLICATION SLAVE (and BINLOG MONITOR / "
                                                   "REPLICATION CLIENT for --until-now)")
     c.add_argument("--password-env", metavar="VAR",
                    help="environment variable holding the password (never on the command line)")
-    c.add_argument("--server-id", type=int,
+    c.add_argument("--server-id", type=_int_in(1, (1 << 32) - 1, "a server id"),
                    help="replica server id (default: a random one, kept across reconnects)")
     w = st.add_argument_group("where to start and stop")
     w.add_argument("--file", help="binlog file to start in (default: the first one)")
-    w.add_argument("--pos", type=int, help="position in --file to start at (default 4)")
-    w.add_argument("--gtid", help="start after this GTID position: MariaDB domain-server-seq,... "
-                                  "or MySQL uuid:1-100")
+    w.add_argument("--pos", type=_int_in(4, (1 << 32) - 1, "a binlog position"),  # COM_BINLOG_DUMP u32le
+                   help="position in --file to start at (default 4)")
+    w.add_argument("--gtid", type=_gtid_position,
+                   help="start after this GTID position: MariaDB domain-server-seq,... or MySQL uuid:1-100")
     w.add_argument("--until-now", action="store_true",
                    help="stop at the end of the binlog as it is when connecting (else follow new events)")
     o = st.add_argument_group("output")
@@ -326,18 +463,19 @@ def _add_stream_command(sub):
                    help="keep only db.table (shell patterns; repeatable)")
     o.add_argument("--exclude-table", action="append", default=[],
                    help="drop db.table (shell patterns; repeatable)")
-    o.add_argument("--schema", help="JSON or YAML file of table schemas for binlogs without full metadata")
+    o.add_argument("--schema", type=_schema_file,
+                   help="JSON or YAML file of table schemas for binlogs without full metadata")
     o.add_argument("--no-checksum", action="store_true", help="do not verify CRC32s")
     o.add_argument("--any-binlog-format", action="store_true",
                    help="read a server whose binlog_format is not ROW (row changes may be missing)")
     n = st.add_argument_group("connection")
-    n.add_argument("--heartbeat", type=float, default=5.0, help="heartbeat period in seconds (default 5)")
-    n.add_argument("--connect-timeout", type=float, default=10.0,
+    n.add_argument("--heartbeat", type=_seconds(), default=5.0, help="heartbeat period in seconds (default 5)")
+    n.add_argument("--connect-timeout", type=_seconds(), default=10.0,
                    help="seconds to connect and log in (default 10)")
-    n.add_argument("--read-timeout", type=float, default=30.0,
+    n.add_argument("--read-timeout", type=_seconds(), default=30.0,
                    help="seconds to wait for an answer (default 30)")
     n.add_argument("--no-reconnect", action="store_true", help="end with an error when the connection drops")
-    n.add_argument("--reconnect-timeout", type=float, default=60.0,
+    n.add_argument("--reconnect-timeout", type=_seconds(False), default=60.0,
                    help="give up reconnecting after this many seconds (default 60)")
     n.add_argument("--ssl-mode", default="preferred",
                    choices=["disabled", "preferred", "required", "verify-ca", "verify-identity"],
@@ -357,13 +495,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="binlog-grammar",
                                 description="Grammar-driven MySQL/MariaDB binlog tools.")
     p.add_argument("--specs", dest="user_specs", action="append", default=[], metavar="DIR",
+                   type=_spec_dir,
                    help="read with the project's specs plus the spec files (events, types, version "
                         "overlays) of this folder (repeatable); compiled once into ~/.cache/binlog-grammar")
     sub = p.add_subparsers(dest="command", required=True)
 
     g = sub.add_parser("generate", help="compile specs/ into construct modules under generated/")
-    g.add_argument("--specs", help="specs folder (default: the project's specs/)")
-    g.add_argument("--extra-specs", action="append", default=[],
+    g.add_argument("--specs", type=_spec_dir, help="specs folder (default: the project's specs/)")
+    g.add_argument("--extra-specs", action="append", default=[], type=_spec_dir,
                    help="another folder of spec files to load with the main ones (repeatable)")
     g.add_argument("--output", "--out", help="where to write (default: generated/)")
     g.add_argument("--check", action="store_true",
@@ -371,7 +510,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.set_defaults(func=_cmd_generate)
 
     d = sub.add_parser("docs", help="render the format documentation (Markdown and HTML) from the specs")
-    d.add_argument("--specs", help="specs folder (default: the project's specs/)")
+    d.add_argument("--specs", type=_spec_dir, help="specs folder (default: the project's specs/)")
     d.add_argument("--output", help="where to write (default: generated/docs/; the HTML site goes "
                                     "to its html/ folder)")
     d.add_argument("--check", action="store_true",
@@ -397,7 +536,8 @@ def build_parser() -> argparse.ArgumentParser:
     stt = sub.add_parser("stats", help="counts and bytes by event type, by table, by transaction size")
     _add_reading_options(stt)
     stt.add_argument("--json", action="store_true", help="the figures as one JSON object")
-    stt.add_argument("--top", type=int, default=10, help="how many largest/longest transactions to list")
+    stt.add_argument("--top", type=_int_in(0, what="a number of transactions"), default=10,
+                     help="how many largest/longest transactions to list")
     stt.set_defaults(func=_cmd_stats)
 
     sq = sub.add_parser("sql", help="replayable SQL from the row changes, transaction by transaction")
@@ -415,20 +555,62 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--master", default="local[*]", help="Spark master (default: local[*])")
     pl.add_argument("--table", action="append", default=[], help="keep only db.table (repeatable)")
     pl.add_argument("--exclude-table", action="append", default=[], help="drop db.table (repeatable)")
-    pl.add_argument("--schema", help="JSON or YAML file of table schemas (names, keys) for binlogs "
-                                     "without full metadata")
+    pl.add_argument("--schema", type=_schema_file,
+                    help="JSON or YAML file of table schemas (names, keys) for binlogs without full "
+                         "metadata")
     pl.add_argument("--no-checksum", action="store_true", help="do not verify CRC32s")
-    pl.add_argument("--split-bytes", type=int, default=64 << 20,
+    pl.add_argument("--split-bytes", type=_int_in(0, what="a size in bytes"), default=64 << 20,
                     help="split files larger than this at transaction boundaries (default 64 MiB)")
     pl.set_defaults(func=_cmd_pipeline)
 
     _add_stream_command(sub)
+    for name, sp in sub.choices.items():
+        sp.set_defaults(subparser=sp)
     return p
+
+
+def _contradictions(args):
+    """Options that each parse but together make no sense: what is wrong, or None."""
+    start, stop = getattr(args, "start_position", None), getattr(args, "stop_position", None)
+    if start is not None and stop is not None and stop <= start and _one_file(args):
+        return f"--stop-position {stop} is not after --start-position {start} (the same file)"
+    start, stop = getattr(args, "start_datetime", None), getattr(args, "stop_datetime", None)
+    if start is not None and stop is not None and stop <= start:
+        return (f"--stop-datetime {stop.isoformat(' ')} is not after --start-datetime "
+                f"{start.isoformat(' ')}")
+    fmt = getattr(args, "format", None)
+    if getattr(args, "rows_only", False) and fmt != "jsonl":
+        return "--rows-only applies to --format jsonl"
+    if getattr(args, "hexdump", False) and fmt == "jsonl":
+        return "--hexdump and --format jsonl are two different outputs: give one"
+    if args.command == "stream":
+        if args.gtid is not None and args.file is not None:
+            return "give either --file (and --pos) or --gtid, not both"
+        if args.gtid is not None and args.pos is not None:
+            return "--pos is a position in --file; with --gtid the server finds the position"
+    return None
+
+
+def _one_file(args) -> bool:
+    """The start and the stop position apply to the same file: one input file (an .index of one
+    file), and no --follow-rotate to go on into others."""
+    from .errors import BinlogError
+    from .stream import expand_inputs
+
+    if getattr(args, "follow_rotate", False):
+        return False
+    try:
+        return len(expand_inputs(args.files)) == 1
+    except BinlogError:
+        return False  # the command reports an unreadable input
 
 
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    problem = _contradictions(args)
+    if problem:
+        args.subparser.error(problem)
     try:
         if args.user_specs and args.command not in ("generate", "docs"):
             from .grammar import use_specs
