@@ -263,9 +263,6 @@ def _schema_problem(data):
             return f"the key {name!r} is not a 'db.table' name"
         if not isinstance(t, dict):
             return f"{name}: a table schema is a mapping with 'columns' (and 'primary_key')"
-        unknown = set(t) - {"columns", "primary_key"}
-        if unknown:
-            return f"{name}: unknown key {sorted(map(str, unknown))[0]!r} (columns, primary_key)"
         cols = t.get("columns") or []
         if not isinstance(cols, list):
             return f"{name}: columns is a list"
