@@ -472,8 +472,9 @@ def _add_stream_command(sub):
     n.add_argument("--read-timeout", type=_seconds(), default=30.0,
                    help="seconds to wait for an answer (default 30)")
     n.add_argument("--no-reconnect", action="store_true", help="end with an error when the connection drops")
-    n.add_argument("--reconnect-timeout", type=_seconds(False), default=60.0,
-                   help="give up reconnecting after this many seconds (default 60)")
+    n.add_argument("--reconnect-timeout", type=_seconds(False), default=None,
+                   help="give up reconnecting after this many seconds (default: never while "
+                        "following, 60 with --until-now); attempts back off from 0.1 s to 5 s")
     n.add_argument("--ssl-mode", default="preferred",
                    choices=["disabled", "preferred", "required", "verify-ca", "verify-identity"],
                    help="TLS, as the mysql client's --ssl-mode (default preferred)")

@@ -93,6 +93,18 @@ class MariaDB:
                 self.proc.wait()
         self.proc = None
 
+    def restart(self, sig=signal.SIGTERM, down=0.0, timeout=60):
+        """Stop the server with `sig` (SIGTERM: a clean shutdown, SIGKILL: a crash), leave it down
+        for `down` seconds, and start it again on the same data directory and the same port (a
+        client that reconnects finds it where it was)."""
+        if self.proc and self.proc.poll() is None:
+            os.kill(self.proc.pid, sig)
+            self.proc.wait(timeout=60)
+        self.proc = None
+        if down:
+            time.sleep(down)
+        return self.start(timeout)
+
     def cleanup(self):
         self.stop()
         shutil.rmtree(self.tmp, ignore_errors=True)

@@ -25,8 +25,10 @@ parsed with reader.parse_event and reader.update_state, as a file's events are; 
 and FORMAT_DESCRIPTION events the server makes up are yielded once, marked
 `ev.extra["artificial"] = True`; heartbeats are not yielded.
 
-When the connection drops (server killed or restarted, network cut, the server went silent for
-three heartbeat periods) the source reconnects with exponential backoff and asks again from the
+When the connection drops (server shut down, killed or restarted, network cut, the server went
+silent for three heartbeat periods; a clean shutdown ends a blocking dump with an EOF packet, which
+is a drop too, not the end of the binlog) the source reconnects with exponential backoff (0.1 s
+doubling up to 5 s, for ever while following) and asks again from the
 end of the last complete transaction (or, in GTID mode, from the GTID state of the complete
 transactions), then skips what it already delivered: no event is lost or delivered twice. Errors
 that a retry cannot mend (authentication, a purged binlog, bad bytes) end the iteration at once
@@ -84,6 +86,8 @@ RETRYABLE_CODES = {1040, 1053, 1077, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1
 HEARTBEATS = {"HEARTBEAT_LOG_EVENT", "HEARTBEAT_LOG_EVENT_V2"}
 GTID_EVENTS = {"GTID_LOG_EVENT", "ANONYMOUS_GTID_LOG_EVENT", "GTID_TAGGED_LOG_EVENT", "GTID_EVENT"}
 MARIADB_FL_STANDALONE = 0x01
+BOUNDED_RECONNECT_TIMEOUT = 60.0  # seconds a source with an end keeps reconnecting by default
+RECONNECT_REPORT_EVERY = 60.0  # while the server stays down, one log line this often
 
 
 # ---------------------------------------------------------------------------------------------
@@ -922,15 +926,20 @@ class ReplicationSource:
 
     Bounded waits: `connect_timeout` for connecting and authenticating, `read_timeout` for each
     query, three heartbeat periods (plus `read_timeout`) of silence in the stream; after a drop,
-    reconnection with backoff from `backoff[0]` s doubling to `backoff[1]` s, for at most
-    `reconnect_timeout` s (`reconnect=False`: no reconnection).
+    reconnection with backoff from `backoff[0]` s doubling up to `backoff[1]` s between attempts
+    (0.1 s to 5 s by default), for at most `reconnect_timeout` s (`reconnect=False`: no
+    reconnection). The default `reconnect_timeout=None` never gives up while the source follows
+    the binlog (no end: nothing but stop(), or an error a retry cannot mend, ends it); with an end
+    (`until_now`, `until`, `blocking=False`) it gives up after BOUNDED_RECONNECT_TIMEOUT s.
+    The loss of a connection, each reconnection (with where it resumes) and, while the server stays
+    down, a line a minute are logged as warnings on the "binlog_grammar.replication" logger.
     """
 
     def __init__(self, host="127.0.0.1", port=3306, user="root", password=None, *,
                  server_id: Optional[int] = None, file: Optional[str] = None, pos: int = 4,
                  gtid: Optional[str] = None, until_now=False, until=None, blocking=True,
                  heartbeat=5.0, connect_timeout=10.0, read_timeout=30.0, reconnect=True,
-                 reconnect_timeout=60.0, backoff=(0.1, 5.0), tls: Optional[TLSOptions] = None,
+                 reconnect_timeout=None, backoff=(0.1, 5.0), tls: Optional[TLSOptions] = None,
                  server_public_key: Optional[str] = None, get_server_public_key=False,
                  verify_checksum=True, require_row_format=True):
         self.host = host
@@ -1030,9 +1039,19 @@ class ReplicationSource:
         finally:
             self._iterating = False
 
+    def follows(self) -> bool:
+        """Does this source follow the binlog with no end (blocking, no until, no until_now)?"""
+        return self.blocking and not self.until_now and self.target is None
+
+    def _give_up_after(self) -> Optional[float]:
+        if self.reconnect_timeout is not None:
+            return self.reconnect_timeout
+        return None if self.follows() else BOUNDED_RECONNECT_TIMEOUT
+
     def _run(self):
         started = False
         lost_since = None
+        last_report = 0.0
         delay = self.backoff[0]
         while not self._stop.is_set() and not self._finished:
             conn = None
@@ -1040,6 +1059,9 @@ class ReplicationSource:
                 conn = self._open(first=not started)
                 if started:
                     self.reconnects += 1
+                    log.warning("%s: reconnected%s; resuming at %s", self.server,
+                                f" after {time.monotonic() - lost_since:.1f} s" if lost_since else "",
+                                self._resume_text())
                 started = True
                 lost_since = None
                 for ev in self._read(conn):
@@ -1054,13 +1076,18 @@ class ReplicationSource:
                 if not started or not self.reconnect or not _retryable(e):
                     raise
                 now = time.monotonic()
-                lost_since = lost_since or now
-                if now - lost_since > self.reconnect_timeout:
+                limit = self._give_up_after()
+                if lost_since is None:  # the connection was just lost: one line
+                    lost_since = last_report = now
+                    log.warning("%s: %s; reconnecting (resuming at %s)", self.server, e.message,
+                                self._resume_text())
+                elif now - last_report >= RECONNECT_REPORT_EVERY:  # down for long: a line a minute
+                    last_report = now
+                    log.warning("%s: still reconnecting after %.0f s (retrying every %.1f s); last "
+                                "error: %s", self.server, now - lost_since, delay, e.message)
+                if limit is not None and now - lost_since > limit:
                     raise ReplicationError(f"gave up reconnecting after {now - lost_since:.0f} s; "
                                            f"last error: {e.message}", self.server) from None
-                where = self._resume_text()
-                log.warning("%s: %s; reconnecting in %.1f s (resuming at %s)", self.server, e.message,
-                            delay, where)
                 if self._stop.wait(delay):
                     return
                 delay = min(delay * 2, self.backoff[1])
@@ -1151,8 +1178,6 @@ class ReplicationSource:
             conn.io.command(T.com_binlog_dump.build(dict(
                 binlog_pos=pos if not gtid_mode else 4, flags=flags, server_id=self.server_id,
                 binlog_filename=(file or "") if not gtid_mode else "")))
-        if self.connections > 1:
-            log.warning("%s: reconnected; resuming at %s", self.server, self._resume_text())
 
     def _master_status(self, conn: Connection):
         row = binlog_status(conn)
@@ -1173,8 +1198,13 @@ class ReplicationSource:
                 raise conn._server_error(p)
             if k == 0xFE and len(p) < 9:
                 _spec_parse(T.eof_packet, p, "EOF", self.server, self._secret)
-                self._finished = True  # a non-blocking dump reached the end
-                return
+                if not self.blocking:
+                    self._finished = True  # a non-blocking dump reached the end
+                    return
+                # a blocking dump never ends by itself: the server ended the dump thread (a
+                # shutdown or restart, or KILL): reconnect, do not take it for the end
+                raise ConnectionLost("the server ended the binlog dump (shutting down or "
+                                     "restarting?)", self.server)
             if k != 0x00:
                 raise ProtocolError(f"unexpected packet in the binlog stream (first byte "
                                     f"{'none' if k < 0 else hex(k)}, {len(p)} bytes)", self.server)

@@ -668,3 +668,72 @@ def test_heartbeats_keep_an_idle_stream_alive_and_stop_ends_it():
         assert 1.4 < time.monotonic() - started < 8
     assert len(events) == len(SAMPLE_EVENTS) + 1
     assert src.heartbeats >= 5 and src.reconnects == 0 and src.position == (name, end)
+
+
+def test_eof_in_a_blocking_dump_is_a_restart_not_the_end(caplog):
+    """A server shutting down cleanly ends the dump thread with an EOF packet; in a blocking dump
+    that is not the end of the binlog: the source reconnects, resumes after the last complete
+    transaction and delivers every event once (only a non-blocking dump ends at an EOF)."""
+    name = "mariadb-10.11-sample.000001"
+    end = SAMPLE_EVENTS[-1][0] + len(SAMPLE_EVENTS[-1][1])
+    cut = 11
+    requests = []
+
+    def handler(peer, i):
+        login_native(peer)
+
+        def dump(p, payload):
+            req = T.com_binlog_dump.parse(payload)
+            requests.append(req.binlog_pos)
+            p.send(b"\x00" + fake_rotate(name, req.binlog_pos))
+            if req.binlog_pos > 4:
+                fde = bytearray(SAMPLE_EVENTS[0][1])
+                fde[13:17] = bytes(4)
+                fde[-4:] = zlib.crc32(bytes(fde[:-4])).to_bytes(4, "little")
+                p.send(b"\x00" + bytes(fde))
+            sent = 0
+            for off, raw, _n in SAMPLE_EVENTS:
+                if off < req.binlog_pos and off != 4:
+                    continue
+                p.send(b"\x00" + raw)
+                sent += 1
+                if i == 0 and sent == cut:
+                    p.send(b"\xfe\x00\x00\x02\x00")  # the dump thread ends: a clean shutdown
+                    return
+            time.sleep(3)
+        serve_commands(peer, dump)
+
+    caplog.set_level(logging.WARNING, logger="binlog_grammar")
+    with FakeServer(handler) as srv:
+        src = ReplicationSource("127.0.0.1", srv.port, "repl", PASSWORD, until=(name, end),
+                                heartbeat=0.2, backoff=(0.05, 0.1), **FAST)
+        events = [e for e in src if not e.extra.get("artificial")]
+    assert src.reconnects == 1 and len(requests) == 2 and requests[1] > 4
+    assert [(e.offset, e.raw) for e in events] == [(off, raw) for off, raw, _n in SAMPLE_EVENTS]
+    lines = [r.getMessage() for r in caplog.records]
+    assert any("ended the binlog dump" in ln and f"resuming at {name}:{requests[1]}" in ln
+               for ln in lines), lines
+    assert any(f"reconnected after" in ln and f"resuming at {name}:{requests[1]}" in ln
+               for ln in lines), lines
+
+
+def test_follow_mode_never_gives_up_reconnecting_by_default(caplog):
+    """Following (no end), a source keeps trying while the server stays down, backing off up to
+    backoff[1]; only stop() ends it. With an end it gives up after BOUNDED_RECONNECT_TIMEOUT."""
+    from binlog_grammar import replication
+
+    caplog.set_level(logging.WARNING, logger="binlog_grammar")
+    with FakeServer(h_drops_forever) as srv:
+        src = ReplicationSource("127.0.0.1", srv.port, "repl", PASSWORD, heartbeat=0.2,
+                                backoff=(0.05, 0.2), **FAST)
+        assert src.follows() and src._give_up_after() is None
+        threading.Timer(2.5, src.stop).start()
+        started = time.monotonic()
+        events = list(src)  # no exception: stop() ended it
+        assert 2.4 < time.monotonic() - started < 5
+    assert len(events) == 4 and src.reconnect_attempts >= 8
+    # one line when the connection was lost, not one per attempt
+    assert sum("reconnecting (resuming at" in r.getMessage() for r in caplog.records) == 1
+    bounded = ReplicationSource("127.0.0.1", srv.port, "repl", PASSWORD, until_now=True)
+    assert not bounded.follows() and bounded._give_up_after() == replication.BOUNDED_RECONNECT_TIMEOUT
+    assert ReplicationSource("127.0.0.1", 1, "r", reconnect_timeout=7)._give_up_after() == 7
