@@ -23,7 +23,8 @@ registers as a replica and asks for the binlog from a file and position, from a 
 position (`@slave_connect_state`) or after a MySQL GTID set (COM_BINLOG_DUMP_GTID). Events are
 parsed with reader.parse_event and reader.update_state, as a file's events are; the fake ROTATE
 and FORMAT_DESCRIPTION events the server makes up are yielded once, marked
-`ev.extra["artificial"] = True`; heartbeats are not yielded.
+`ev.extra["artificial"] = True` (open_replication_stream, and so `stream`, leaves them out: they
+are in no binlog file); heartbeats are not yielded.
 
 When the connection drops (server shut down, killed or restarted, network cut, the server went
 silent for three heartbeat periods; a clean shutdown ends a blocking dump with an EOF packet, which
@@ -1359,7 +1360,9 @@ def binlog_status(conn: Connection) -> dict:
 
 def open_replication_stream(source: ReplicationSource, filters=None, schemas=None):
     """A stream.Stream whose events come from `source`: `.events()` and `.transactions()` work as
-    for files (StreamEvents with tables and GTIDs attached, rows decoded on demand). Position
+    for files (StreamEvents with tables and GTIDs attached, rows decoded on demand) and give the
+    events the server's binlog files hold, no more: the ROTATE and FORMAT_DESCRIPTION events the
+    server makes up for the dump (marked artificial by the source) are left out. Position
     filters do not apply (start with the source's file and pos instead)."""
     from .stream import Stream
 
@@ -1377,6 +1380,11 @@ def open_replication_stream(source: ReplicationSource, filters=None, schemas=Non
             gtid = None
             seq = 0
             for ev in self.source:
+                if ev.extra.get("artificial"):
+                    # made up by the server (log position 0, LOG_EVENT_ARTIFICIAL_F): not in the
+                    # binlog, so not in what the stream gives (dump of the files has none either);
+                    # the source has already taken the file name and format from them
+                    continue
                 if ev.file != current:  # TABLE_MAPs and the GTID are kept per file, as for files
                     decoder = RowDecoder(self.schemas)
                     current = ev.file
