@@ -5,7 +5,8 @@ boundaries to split a file, skipping what filters drop). The header layout comes
 generated/fast.py's `layout_common_header(ctx)` gives one struct format for the file's header
 length, so each header is one unpack. Reads are buffered (8 MiB) and memory stays flat; a length
 field that points past the end of the file, or below the header length, is a BinlogError naming
-the file, the offset and the event type.
+the file, the offset and the event type, and so is a damaged FORMAT_DESCRIPTION_EVENT (decided as
+for every command, by reader.first_format_event).
 """
 from __future__ import annotations
 
@@ -14,30 +15,16 @@ import os
 from .errors import BinlogError, TruncatedError
 from .generated import enums
 from .generated import fast as F
-from .reader import MAGIC, FormatState, parse_event, update_state
+from .reader import first_format_event
 
 CHUNK = 8 << 20
 
 
 def _header_len(path) -> int:
-    """The header length the file's first event (its FORMAT_DESCRIPTION_EVENT) implies."""
-    state = FormatState()
-    with open(path, "rb") as fh:
-        head = fh.read(4 + 19)
-        if head[:4] != MAGIC:
-            raise BinlogError(f"not a binlog file (magic {head[:4].hex()})", path, 0)
-        if len(head) < 4 + 13:
-            raise TruncatedError("file ends inside the first event header", path, 4)
-        length = int.from_bytes(head[4 + 9:4 + 13], "little")
-        fh.seek(4)
-        raw = fh.read(min(length, 1 << 16))
-    if head[4 + 4] == 1 and length < 19 + 56:  # START_EVENT_V3 of a binlog v1 file: 13-byte headers
-        return 13
-    try:
-        update_state(state, parse_event(raw, state, file=path, offset=4, verify_checksum=False))
-    except BinlogError:
-        return 19
-    return state.header_len
+    """The header length the file's first event (its FORMAT_DESCRIPTION_EVENT) gives, read with
+    every check the reader makes of it (reader.first_format_event): a damaged FDE is the
+    BinlogError every command reports."""
+    return first_format_event(path)[1].header_len
 
 
 def scan(path):

@@ -168,8 +168,14 @@ def crc_of(header: Container, raw: bytes, ctx: dict) -> int:
 
 
 def parse_event(raw: bytes, state: FormatState, *, file="<bytes>", offset=0, inner=False,
-                verify_checksum=True, fast=True, header=None, share=True) -> Event:
+                verify_checksum=True, fast=True, header=None, share=True,
+                keep_bad_crc=False) -> Event:
     """Parse one whole event (header, data, checksum) with what `state` knows.
+
+    verify_checksum: check the CRC32 (the footer, or the FDE's own): a mismatch is a
+    ChecksumError, unless keep_bad_crc, where the event comes back with checksum_ok False (not
+    for a FORMAT_DESCRIPTION_EVENT or another event that says how to read the rest of the file:
+    a damaged one is always an error, see fde_checksum).
 
     fast: read with the plain-Python readers generated from the specs (generated/fast.py); bytes
     they refuse are parsed again by the construct structs, which give the precise error.
@@ -234,36 +240,50 @@ def parse_event(raw: bytes, state: FormatState, *, file="<bytes>", offset=0, inn
         stored = ev.checksum = F.t_event_checksum(raw, n - crc_len, n, _UP, ctx, None)[0]
         if verify_checksum:
             ok = ev.checksum_ok = zlib.crc32(memoryview(raw)[:n - crc_len]) == stored
-            if not ok:
+            if not ok and not (keep_bad_crc and file_code not in _STATE_CODES):
                 raise ChecksumError(f"CRC32 mismatch: stored 0x{stored:08x}, computed "
                                     f"0x{crc_of(header, raw, ctx):08x}", file, offset, name)
     return ev
 
 
+def fde_checksum(header, data) -> tuple:
+    """(CRC32 to check, shown) of a FORMAT_DESCRIPTION_EVENT read without a footer: the one
+    decision, for every command, of whether the FDE vouches for its own bytes.
+
+    With checksum_alg CRC32 the FDE ends with its CRC32 (shown, like every event's). A
+    checksum-aware server fills in the FDE's own CRC32 whatever the algorithm ("FD of
+    checksum-aware server is always checksum-equipped"; 0: it did not), and it is checked, but not
+    shown (the events that follow carry no CRC32 footer, and mysqlbinlog prints none). A dump
+    thread that zeroes log_pos or create_timestamp of the FDE it sends fixes the CRC32 only when
+    checksums are on, so such an FDE (in a relay log) is not checked. (None, False): nothing to
+    check, as for a server that predates checksums (see BinlogFile._check_no_footer for an FDE
+    whose version string was what the damage changed)."""
+    stored = data.get("checksum")
+    if stored is None:
+        return None, False
+    if int(data.checksum_alg) == 1:
+        return stored, True
+    if stored and header.get("log_pos") and data.get("create_timestamp"):
+        return stored, False
+    return None, False
+
+
 def _finish_format_event(raw, state, file, offset, inner, verify_checksum, header, data, et, ctx,
                          crc_len, name) -> Event:
-    """The rest of parse_event for a FORMAT_DESCRIPTION_EVENT: its checks and its checksum."""
+    """The rest of parse_event for a FORMAT_DESCRIPTION_EVENT: its checks and its checksum. A
+    damaged FDE is always an error: everything after it is read with what it says."""
     if et is not None:
         check_format_description(data, file, offset, name)
     ev = Event(file, offset, header, data, raw, et, ctx, inner=inner, footer=bool(crc_len))
-    stored = None
+    stored, shown = None, False
     if crc_len:
         stored = F.t_event_checksum(raw, len(raw) - crc_len, len(raw), _UP, ctx, None)[0]
-        ev.checksum = stored
-    elif et is not None and data.get("checksum") is not None:
-        stored = data.checksum
-        if int(data.checksum_alg) != 1:
-            stored = None  # the events that follow carry no CRC32 footer
-            # but a checksum-aware server fills in the FDE's own CRC32 whatever the algorithm
-            # ("FD of checksum-aware server is always checksum-equipped"; 0: it did not). A dump
-            # thread that zeroes log_pos or create_timestamp of the FDE it sends fixes the CRC32
-            # only when checksums are on, so such an FDE (in a relay log) is not checked.
-            if verify_checksum and data.checksum and header.get("log_pos") and \
-                    data.create_timestamp and crc_of(header, raw, ctx) != data.checksum:
-                raise ChecksumError(f"CRC32 mismatch: stored 0x{data.checksum:08x}, computed "
-                                    f"0x{crc_of(header, raw, ctx):08x}", file, offset, name)
+        shown = True
+    elif et is not None:
+        stored, shown = fde_checksum(header, data)
     if stored is not None:
-        ev.checksum = stored
+        if shown:
+            ev.checksum = stored
         if verify_checksum:
             ev.checksum_ok = crc_of(header, raw, ctx) == stored
             if not ev.checksum_ok:
@@ -395,8 +415,11 @@ class BinlogFile:
     """
 
     def __init__(self, path, verify_checksum=True, skip_damaged=False, on_damage=None, fast=True,
-                 share_data=True, start=None, format_at=None):
+                 share_data=True, start=None, format_at=None, keep_bad_crc=False):
         self.path = os.fspath(path)
+        # keep_bad_crc: an event whose CRC32 footer does not match is yielded with checksum_ok
+        # False instead of raising (verify counts them); a damaged FDE still raises
+        self.keep_bad_crc = keep_bad_crc
         # start: begin at this offset (an event boundary) after reading the format event at
         # format_at (default: the first event), which is not yielded
         self.start = start
@@ -507,7 +530,7 @@ class BinlogFile:
                                  event_name(header.type_code, state))
         ev = parse_event(head + rest, state, file=path, offset=pos,
                          verify_checksum=self.verify_checksum, fast=self.fast, header=header,
-                         share=self.share_data)
+                         share=self.share_data, keep_bad_crc=self.keep_bad_crc)
         if ev.type is not None and ev.type.code in _STATE_CODES:
             self._state_event(fh, ev)
         return ev
@@ -699,6 +722,24 @@ class BinlogFile:
             fh.seek(at + length - CHECKSUM_LEN)
             stored = fh.read(CHECKSUM_LEN)
         return len(stored) == CHECKSUM_LEN and crc == int.from_bytes(stored, "little")
+
+
+def first_format_event(path, verify_checksum=True):
+    """(the file's first event, the FormatState it gives) with every check BinlogFile makes of a
+    file's FORMAT_DESCRIPTION_EVENT (its fields, its own CRC32, a version string that predates
+    the checksums the next event carries); BinlogError when it is damaged. The first event is a
+    START_EVENT_V3 in binlog v1 and v3 files. For the readers that walk headers themselves
+    (framing.scan, the Spark split planner): whether a file carries checksums, and what a damaged
+    FDE means, is decided here for every command."""
+    bf = BinlogFile(path, verify_checksum)
+    events = iter(bf)
+    try:
+        ev = next(events, None)
+    finally:
+        events.close()
+    if ev is None:
+        raise TruncatedError("the file holds no event", bf.path, len(MAGIC))
+    return ev, bf.state
 
 
 def read_events(path, verify_checksum=True, skip_damaged=False):

@@ -37,7 +37,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Iterable, Iterator, Optional
 
 from ..errors import BinlogError
-from ..reader import FDE_CODE, MAGIC, BinlogFile, FormatState, event_name, parse_event, update_state
+from ..reader import (FDE_CODE, MAGIC, BinlogFile, FormatState, event_name, first_format_event,
+                      parse_event, update_state)
 from . import DEFAULT_SPLIT_BYTES
 
 CHUNK = 4 << 20  # bytes read at a time by the header scan
@@ -184,22 +185,14 @@ class _Walker:
 
 
 def _read_first_event(fh, path, size):
-    """The event after the magic number, parsed without checksum verification, or None."""
-    fh.seek(0)
-    if fh.read(len(MAGIC)) != MAGIC:
-        return None
-    hs, hl = header_struct()
-    head = fh.read(hl)
-    if len(head) < hl:
-        return None
-    code, length = hs.unpack_from(head, 0)
-    if code != FDE_CODE or length < hl or len(MAGIC) + length > size:
-        return None
-    raw = head + fh.read(length - hl)
+    """The file's FORMAT_DESCRIPTION_EVENT, checked as every command checks it
+    (reader.first_format_event), or None: not a v4 file, or damaged at once (the worker, reading
+    the file as one split, reports it)."""
     try:
-        return parse_event(raw, FormatState(), file=path, offset=len(MAGIC), verify_checksum=False)
+        ev = first_format_event(path)[0]
     except BinlogError:
         return None
+    return ev if ev.type is not None and ev.type.code == FDE_CODE else None
 
 
 def scan_file(path: str, split_bytes: Optional[int] = None, start: Optional[int] = None) -> FileScan:
