@@ -66,6 +66,7 @@ log = logging.getLogger("binlog_grammar.replication")
 
 MAX_PAYLOAD = 0xFFFFFF  # a packet carries at most this much; a longer payload continues
 MAX_JOINED = (1 << 30) + (1 << 16)  # max_allowed_packet's ceiling (1 GiB) and some headroom
+MAX_GREETING = 1 << 16  # a server's greeting is a few hundred bytes; more is something else
 
 CAPS = {name: bit for bit, name in enums.CAPABILITY_FLAGS.items()}
 # what this client can use, when the server offers it
@@ -466,6 +467,17 @@ def _kind(payload: bytes) -> int:
     return payload[0] if payload else -1
 
 
+def printable(data: bytes, limit: int = 60) -> str:
+    """Bytes a peer sent, quoted for a message: ASCII as it is, \\r \\n \\t, other bytes as \\xNN,
+    the first `limit` bytes."""
+    out = []
+    for b in bytes(data[:limit]):
+        c = chr(b)
+        out.append({"\r": "\\r", "\n": "\\n", "\t": "\\t", "'": "\\'", "\\": "\\\\"}.get(c)
+                   or (c if 32 <= b < 127 else f"\\x{b:02x}"))
+    return "'" + "".join(out) + ("...'" if len(data) > limit else "'")
+
+
 # ---------------------------------------------------------------------------------------------
 # a connection: handshake, authentication, queries
 
@@ -528,15 +540,61 @@ class Connection:
             raise
         return self
 
+    def _read_greeting(self) -> bytes:
+        """The server's first packet (a HandshakeV10, or an ERR), read so that whatever else
+        listens on the port is named by what it sent: the bytes are kept and shown when they are
+        not a greeting, when the peer closes, or when it stops sending."""
+        io = self.io
+        got = bytearray()
+        head = None
+
+        def not_mysql(why):
+            return ProtocolError(f"not a MySQL or MariaDB server: received {printable(got)} "
+                                 f"({len(got)} bytes){why}", self.server)
+
+        while True:
+            if head is None and len(got) >= 4:
+                head = _spec_parse(T.packet_header, bytes(got[:4]), "packet header", self.server)
+                if head.sequence_id != 0 or not 0 < head.payload_length <= MAX_GREETING:
+                    raise not_mysql("")
+            if len(got) > 4 and got[4] not in (10, 0xFF):  # a HandshakeV10 or an ERR
+                raise not_mysql("")
+            if head is not None and len(got) >= 4 + head.payload_length:
+                break
+            # the greeting may take the whole connect timeout (the deadline), not only read_timeout
+            t = io.deadline - time.monotonic() if io.deadline is not None else io.timeout
+            if t <= 0:
+                if got:
+                    raise not_mysql(", then nothing more in time")
+                raise ConnectionLost("no greeting: the server sent nothing in time", self.server)
+            try:
+                self.sock.settimeout(t)
+                chunk = self.sock.recv(4096)  # a server sends its greeting and waits for the reply
+            except (socket.timeout, TimeoutError):
+                if got:
+                    raise not_mysql(f", then nothing more in {self.connect_timeout:g} s") from None
+                raise ConnectionLost(f"no greeting: the server sent nothing in {self.connect_timeout:g} s (is "
+                                     f"{self.server} a MySQL or MariaDB server?)", self.server) from None
+            except OSError as e:
+                raise ConnectionLost(f"connection lost before the greeting: "
+                                     f"{_first_line(e.strerror or e)}", self.server) from None
+            if not chunk:
+                if got:
+                    raise not_mysql(", then it closed the connection")
+                raise ConnectionLost(f"the server closed the connection without a greeting "
+                                     f"(received nothing; is {self.server} a MySQL or MariaDB "
+                                     f"server?)", self.server)
+            got += chunk
+        if len(got) > 4 + head.payload_length:
+            raise not_mysql(", more than a greeting before any reply")
+        io.seq = 1
+        return bytes(got[4:])
+
     def _handshake(self):
         io = self.io
-        first = io.read()
+        first = self._read_greeting()
         if _kind(first) == 0xFF:
             raise self._server_error(first)
-        if _kind(first) != 10:
-            raise ProtocolError(f"not a MySQL or MariaDB greeting (first byte "
-                                f"{'none' if not first else hex(first[0])}); is {self.server} a "
-                                f"MySQL or MariaDB server?", self.server)
         hs = _spec_parse(T.handshake_v10, first, "handshake", self.server, self._secret)
         self.handshake = hs
         caps = int(hs.capability_flags_lower) | int(hs.capability_flags_upper) << 16

@@ -243,6 +243,19 @@ def h_not_mysql(peer, i):
     peer.send(b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03")
 
 
+def h_closes_at_once(peer, i):
+    pass  # the connection is closed as soon as it is accepted
+
+
+def h_few_bytes_then_closed(peer, i):
+    peer.raw(b"J\x00\x00")
+
+
+def h_ssh(peer, i):
+    peer.raw(b"SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n")
+    time.sleep(2)
+
+
 def h_error_greeting(peer, i):
     peer.send(b"\xff" + (1040).to_bytes(2, "little") + b"Too many connections")
 
@@ -313,12 +326,20 @@ def h_drops_forever(peer, i):
     # every later connection is dropped at once
 
 
+NOT_MYSQL = "not a MySQL or MariaDB server: received "
 MALFORMED = {
-    "garbage instead of a greeting": (h_garbage, ReplicationError, "sequence number"),
-    "silent server": (h_silent, ReplicationError, "sent nothing"),
-    "huge packet then silence": (h_huge_then_silent, ReplicationError, "sent nothing"),
+    "garbage instead of a greeting": (h_garbage, ReplicationError,
+                                      re.escape(NOT_MYSQL + r"'HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n' (47 bytes)")),
+    "silent server": (h_silent, ReplicationError, "no greeting: the server sent nothing in 1.5 s"),
+    "huge packet then silence": (h_huge_then_silent, ReplicationError,
+                                 re.escape(NOT_MYSQL + r"'\xff\xff\xff\x00\n\n\n\n\n\n\n\n\n\n' (14 bytes)")),
     "truncated handshake": (h_truncated_handshake, ReplicationError, "malformed handshake"),
-    "not a MySQL server": (h_not_mysql, ReplicationError, "not a MySQL or MariaDB greeting"),
+    "not a MySQL server": (h_not_mysql, ReplicationError, re.escape(NOT_MYSQL + r"'\x0b\x00\x00\x00\x16\x03")),
+    "closes at once": (h_closes_at_once, ReplicationError,
+                       "closed the connection without a greeting \\(received nothing"),
+    "a few bytes then closed": (h_few_bytes_then_closed, ReplicationError,
+                                re.escape(NOT_MYSQL + r"'J\x00\x00' (3 bytes), then it closed the connection")),
+    "an SSH server": (h_ssh, ReplicationError, re.escape(NOT_MYSQL + "'SSH-2.0-OpenSSH_9.2p1 Debian-2\\r\\n'")),
     "ERR instead of a greeting": (h_error_greeting, ReplicationError, "Too many connections"),
     "closed after the greeting": (h_closed_after_greeting, ReplicationError, "closed the connection|connection lost"),
     "garbage during authentication": (h_bad_auth_reply, ReplicationError, "during authentication"),
@@ -737,3 +758,24 @@ def test_follow_mode_never_gives_up_reconnecting_by_default(caplog):
     bounded = ReplicationSource("127.0.0.1", srv.port, "repl", PASSWORD, until_now=True)
     assert not bounded.follows() and bounded._give_up_after() == replication.BOUNDED_RECONNECT_TIMEOUT
     assert ReplicationSource("127.0.0.1", 1, "r", reconnect_timeout=7)._give_up_after() == 7
+
+
+@pytest.mark.parametrize("handler,words", [
+    (h_garbage, "not a MySQL or MariaDB server: received 'HTTP/1.1 400 Bad Request\\r\\n"),
+    (h_closes_at_once, "the server closed the connection without a greeting (received nothing"),
+    (h_silent, "no greeting: the server sent nothing in 1.5 s"),
+], ids=["speaks HTTP", "closes at once", "sends nothing"])
+def test_cli_names_what_a_port_that_is_not_a_mysql_server_sent(handler, words):
+    """`stream` pointed at something else than a MySQL server says what it received (printable),
+    that the peer closed without a word, or that it sent nothing before the connect timeout."""
+    with FakeServer(handler) as srv:
+        env = dict(os.environ, FAKE_PW=PASSWORD)
+        started = time.monotonic()
+        r = subprocess.run([sys.executable, "-m", "binlog_grammar", "stream", "--port", str(srv.port),
+                            "--user", "repl", "--password-env", "FAKE_PW", "--connect-timeout", "1.5",
+                            "--read-timeout", "1"], capture_output=True, text=True, env=env, timeout=30)
+    assert time.monotonic() - started < 15
+    assert r.returncode == 1 and r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and words in lines[0], r.stderr
+    assert "Traceback" not in r.stderr and PASSWORD not in r.stderr
