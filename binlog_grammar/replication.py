@@ -4,7 +4,9 @@ specs/protocol/ (packet header, HandshakeV10, HandshakeResponse41, AuthSwitchReq
 AuthMoreData, OK/ERR/EOF, COM_QUERY and its text result set, COM_REGISTER_SLAVE,
 COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID, the binlog stream packet). What the specs cannot say is
 code here: joining a payload split over 16 MiB packets, telling a packet's kind from its first
-byte, the authentication methods' arithmetic, and the replication session itself.
+byte, the authentication methods' rules (their cryptography is not written here: RSA-OAEP and
+PEM keys come from the `cryptography` package, Ed25519's curve arithmetic from libsodium through
+PyNaCl), and the replication session itself.
 
     from binlog_grammar.replication import ReplicationSource, open_replication_stream
 
@@ -40,7 +42,6 @@ or exception this module makes (messages a server sends back are scrubbed of it 
 """
 from __future__ import annotations
 
-import base64
 import hashlib
 import logging
 import os
@@ -182,145 +183,84 @@ def caching_sha2_scramble(password: bytes, nonce: bytes) -> bytes:
     return _xor(h1, hashlib.sha256(h2 + nonce[:20]).digest())
 
 
-# Ed25519 (RFC 8032, section 5.1), for MariaDB's client_ed25519, which signs the server's nonce
-# with the password taken as the secret key (the 64-byte SHA-512 of the password, clamped).
-_P = 2 ** 255 - 19
-_L = 2 ** 252 + 27742317777372353535851937790883648493
-_D = -121665 * pow(121666, _P - 2, _P) % _P
-_SQRT_M1 = pow(2, (_P - 1) // 4, _P)
-
-
-def _ed_x(y: int, sign: int) -> int:
-    u = (y * y - 1) % _P
-    v = (_D * y * y + 1) % _P
-    x2 = u * pow(v, _P - 2, _P) % _P
-    x = pow(x2, (_P + 3) // 8, _P)
-    if (x * x - x2) % _P:
-        x = x * _SQRT_M1 % _P
-    if x & 1 != sign:
-        x = _P - x
-    return x
-
-
-_BY = 4 * pow(5, _P - 2, _P) % _P
-_BX = _ed_x(_BY, 0)
-_BASE = (_BX, _BY, 1, _BX * _BY % _P)
-
-
-def _ed_add(p, q):
-    x1, y1, z1, t1 = p
-    x2, y2, z2, t2 = q
-    a = (y1 - x1) * (y2 - x2) % _P
-    b = (y1 + x1) * (y2 + x2) % _P
-    c = 2 * _D * t1 * t2 % _P
-    d = 2 * z1 * z2 % _P
-    e, f, g, h = b - a, d - c, d + c, b + a
-    return (e * f % _P, g * h % _P, f * g % _P, e * h % _P)
-
-
-def _ed_mul(s: int, p):
-    q = (0, 1, 1, 0)
-    while s:
-        if s & 1:
-            q = _ed_add(q, p)
-        p = _ed_add(p, p)
-        s >>= 1
-    return q
-
-
-def _ed_encode(p) -> bytes:
-    x, y, z, _t = p
-    zi = pow(z, _P - 2, _P)
-    x, y = x * zi % _P, y * zi % _P
-    return (y | (x & 1) << 255).to_bytes(32, "little")
-
+# MariaDB's client_ed25519 signs the server's 32-byte nonce with Ed25519, taking the password as
+# the secret key: crypto_sign() of MariaDB's ref10 code (plugin/auth_ed25519/ref10/sign.c, and
+# the same in Connector/C's plugins/auth/ed25519.c) hashes the password, of any length, with
+# SHA-512; the first 32 bytes, clamped, are the secret scalar, the last 32 the nonce prefix. That is
+# RFC 8032's Ed25519 with the password in place of the 32-byte seed, so a library that takes only a
+# 32-byte seed (cryptography's Ed25519PrivateKey.from_private_bytes) signs as MariaDB does only for
+# 32-byte passwords. The curve arithmetic is libsodium's (PyNaCl's bindings: scalar multiplication
+# of the base point and scalar arithmetic modulo the group order), fed the password's hash.
 
 def ed25519_sign(message: bytes, secret: bytes) -> bytes:
-    """The 64-byte Ed25519 signature of `message` with the secret key `secret` (of any length:
-    the key is SHA-512(secret), as RFC 8032 does with its 32-byte seed and MariaDB with the
-    password)."""
+    """The 64-byte Ed25519 signature of `message` with the secret key `secret` of any length, the
+    key being SHA-512(secret) (RFC 8032 section 5.1.6 with its 32-byte seed; MariaDB's
+    client_ed25519 with the password)."""
+    from nacl.bindings import (crypto_core_ed25519_scalar_add, crypto_core_ed25519_scalar_mul,
+                               crypto_core_ed25519_scalar_reduce,
+                               crypto_scalarmult_ed25519_base_noclamp)
+
     h = hashlib.sha512(secret).digest()
-    a = int.from_bytes(h[:32], "little")
-    a = (a & ((1 << 254) - 8)) | (1 << 254)
-    pub = _ed_encode(_ed_mul(a, _BASE))
-    r = int.from_bytes(hashlib.sha512(h[32:] + message).digest(), "little") % _L
-    big_r = _ed_encode(_ed_mul(r, _BASE))
-    k = int.from_bytes(hashlib.sha512(big_r + pub + message).digest(), "little") % _L
-    return big_r + ((r + k * a) % _L).to_bytes(32, "little")
+    a = bytearray(h[:32])  # clamped (RFC 8032 section 5.1.5), then reduced modulo the group order
+    a[0] &= 248
+    a[31] &= 63
+    a[31] |= 64
+    a = crypto_core_ed25519_scalar_reduce(bytes(a) + bytes(32))
+    public = crypto_scalarmult_ed25519_base_noclamp(a)
+    r = crypto_core_ed25519_scalar_reduce(hashlib.sha512(h[32:] + message).digest())
+    big_r = crypto_scalarmult_ed25519_base_noclamp(r)
+    k = crypto_core_ed25519_scalar_reduce(hashlib.sha512(big_r + public + message).digest())
+    return big_r + crypto_core_ed25519_scalar_add(r, crypto_core_ed25519_scalar_mul(k, a))
 
 
-# RSA-OAEP (PKCS #1 v2.2, SHA-1 and MGF1-SHA-1, OpenSSL's RSA_PKCS1_OAEP_PADDING) with the
-# server's public key: how sha256_password and caching_sha2_password send a password without TLS.
+# sha256_password and caching_sha2_password send a password without TLS encrypted with the server's
+# RSA public key, with OAEP padding (SHA-1 and MGF1-SHA-1: OpenSSL's RSA_PKCS1_OAEP_PADDING), done
+# by the cryptography package; what is encrypted is the protocol's rule below.
 
-def _der(buf: bytes, pos: int):
-    """(tag, value, next position) of the DER element at pos."""
-    if pos + 2 > len(buf):
-        raise ValueError("truncated DER")
-    tag, n = buf[pos], buf[pos + 1]
-    pos += 2
-    if n & 0x80:
-        k = n & 0x7F
-        if not 0 < k <= 4 or pos + k > len(buf):
-            raise ValueError("bad DER length")
-        n = int.from_bytes(buf[pos:pos + k], "big")
-        pos += k
-    if pos + n > len(buf):
-        raise ValueError("truncated DER")
-    return tag, buf[pos:pos + n], pos + n
+_PEM_KEY = re.compile(rb"-----BEGIN (RSA )?PUBLIC KEY-----.*?-----END (RSA )?PUBLIC KEY-----", re.S)
 
 
 def rsa_public_key(pem: bytes):
-    """(n, e) of an RSA public key in PEM: SubjectPublicKeyInfo or PKCS #1 RSAPublicKey."""
-    text = pem.decode("ascii", "replace")
-    m = re.search(r"-----BEGIN (RSA )?PUBLIC KEY-----(.*?)-----END (RSA )?PUBLIC KEY-----", text, re.S)
+    """The RSA public key in `pem` (SubjectPublicKeyInfo or PKCS #1 RSAPublicKey; a server may
+    send it with a trailing NUL), as a cryptography RSAPublicKey."""
+    from cryptography.exceptions import UnsupportedAlgorithm
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from cryptography.hazmat.primitives.serialization import load_pem_public_key
+
+    m = _PEM_KEY.search(bytes(pem))
     if not m:
         raise ValueError("not a PEM public key")
-    der = base64.b64decode("".join(m.group(2).split()))
-    tag, body, _ = _der(der, 0)
-    if tag != 0x30:
-        raise ValueError("not a DER sequence")
-    if not m.group(1):  # SubjectPublicKeyInfo: algorithm, then the key in a BIT STRING
-        _t, _alg, pos = _der(body, 0)
-        tag, bits, _ = _der(body, pos)
-        if tag != 0x03 or not bits or bits[0] != 0:
-            raise ValueError("no key bit string")
-        tag, body, _ = _der(bits[1:], 0)
-        if tag != 0x30:
-            raise ValueError("not an RSA key")
-    tag, n, pos = _der(body, 0)
-    tag2, e, _ = _der(body, pos)
-    if tag != 0x02 or tag2 != 0x02:
-        raise ValueError("not an RSA key")
-    return int.from_bytes(n, "big"), int.from_bytes(e, "big")
-
-
-def _mgf1(seed: bytes, length: int) -> bytes:
-    out = b""
-    counter = 0
-    while len(out) < length:
-        out += hashlib.sha1(seed + counter.to_bytes(4, "big")).digest()
-        counter += 1
-    return out[:length]
+    try:
+        key = load_pem_public_key(m.group(0))
+    except (ValueError, UnsupportedAlgorithm) as e:
+        raise ValueError(f"unreadable public key: {_first_line(e, 120)}") from None
+    if not isinstance(key, rsa.RSAPublicKey):
+        raise ValueError("not an RSA public key")
+    return key
 
 
 def rsa_oaep_encrypt(message: bytes, pem: bytes) -> bytes:
-    n, e = rsa_public_key(pem)
-    k = (n.bit_length() + 7) // 8
-    hlen = 20
-    if len(message) > k - 2 * hlen - 2:
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding
+
+    key = rsa_public_key(pem)
+    if len(message) > key.key_size // 8 - 2 * 20 - 2:  # OAEP with SHA-1 (RFC 8017, 7.1.1)
         raise ValueError("the password is too long for the server's RSA key")
-    db = hashlib.sha1(b"").digest() + bytes(k - len(message) - 2 * hlen - 2) + b"\x01" + message
-    seed = os.urandom(hlen)
-    masked_db = _xor(db, _mgf1(seed, k - hlen - 1))
-    masked_seed = _xor(seed, _mgf1(masked_db, hlen))
-    em = b"\x00" + masked_seed + masked_db
-    return pow(int.from_bytes(em, "big"), e, n).to_bytes(k, "big")
+    return key.encrypt(message, padding.OAEP(mgf=padding.MGF1(algorithm=hashes.SHA1()),
+                                             algorithm=hashes.SHA1(), label=None))
+
+
+def rsa_password_plaintext(password: bytes, nonce: bytes) -> bytes:
+    """What the RSA key encrypts: the password and its terminating NUL XOR the 20-byte nonce,
+    repeated as often as needed (MySQL's client_authentication.cc: xor_string over the password's
+    length + 1 bytes with the scramble)."""
+    plain = password + b"\x00"
+    mask = (nonce[:20] * (len(plain) // 20 + 1))[:len(plain)]
+    return _xor(plain, mask)
 
 
 def _rsa_password(password: bytes, nonce: bytes, pem: bytes) -> bytes:
-    plain = password + b"\x00"
-    mask = (nonce[:20] * (len(plain) // 20 + 1))[:len(plain)]
-    return rsa_oaep_encrypt(_xor(plain, mask), pem)
+    return rsa_oaep_encrypt(rsa_password_plaintext(password, nonce), pem)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1532,4 +1472,4 @@ def cmd_stream(args) -> int:
 __all__ = ["ReplicationSource", "Connection", "TLSOptions", "Secret", "ConnectionLost", "ServerError",
            "ProtocolError", "ReplicationError", "open_replication_stream", "MariaDBGtidState",
            "MySQLGtidSet", "PacketIO", "native_password_scramble", "caching_sha2_scramble",
-           "ed25519_sign", "rsa_oaep_encrypt", "cmd_stream", "BinlogError"]
+           "ed25519_sign", "rsa_oaep_encrypt", "rsa_password_plaintext", "cmd_stream", "BinlogError"]

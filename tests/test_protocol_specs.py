@@ -1,15 +1,14 @@
 """The client/server protocol specs (specs/protocol/) against byte vectors from the protocol
 documentation (the examples of the MySQL server's protocol pages, page_protocol_*), and the
 pieces of the replication client that are arithmetic rather than layout: packet splitting and
-joining at 16 MiB, and the authentication methods (RFC 8032 vectors for Ed25519, an RSA-OAEP
-round trip through openssl).
+joining at 16 MiB, and the authentication methods (RFC 8032 vectors for Ed25519 and public keys
+MariaDB derived from passwords, RSA-OAEP decrypted with a private key made by `cryptography`, the
+password-XOR-nonce rule against fixed vectors).
 
 Each documented packet is parsed by its generated struct, the fields are checked, and the parsed
 value builds the same bytes again."""
 import hashlib
-import shutil
 import socket
-import subprocess
 import threading
 
 import pytest
@@ -19,7 +18,7 @@ from binlog_grammar.generated import types as T
 from binlog_grammar.reader import BinlogFile
 from binlog_grammar.replication import (MAX_PAYLOAD, PacketIO, ProtocolError, caching_sha2_scramble,
                                         ed25519_sign, native_password_scramble, rsa_oaep_encrypt,
-                                        rsa_public_key)
+                                        rsa_password_plaintext, rsa_public_key)
 
 from conftest import ROOT
 
@@ -363,17 +362,81 @@ def test_ed25519_rfc8032_vectors(secret, message, signature):
     assert ed25519_sign(bytes.fromhex(message), bytes.fromhex(secret)).hex() == signature
 
 
-@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl not installed")
-def test_rsa_oaep_decrypts_with_openssl(tmp_path):
-    key = tmp_path / "key.pem"
-    pub = tmp_path / "pub.pem"
-    subprocess.run(["openssl", "genrsa", "-out", str(key), "2048"], check=True, capture_output=True)
-    subprocess.run(["openssl", "rsa", "-in", str(key), "-pubout", "-out", str(pub)], check=True,
-                   capture_output=True)
-    n, e = rsa_public_key(pub.read_bytes())
-    assert e == 65537 and n.bit_length() == 2048
+# public keys MariaDB 10.11 derived from these passwords (SHOW CREATE USER of an account made
+# with IDENTIFIED VIA ed25519 USING PASSWORD('...')): the server's own rule, not ours
+MARIADB_ED25519_KEYS = {
+    b"Ed-pw_41z": "NthBNUeULJbEszEjtT5YwOblUXj6TqzbM7DnSRyHkU4",
+    b"0123456789abcdef0123456789abcdef": "I7xUkSwebpLEqGglyGfif/3FVb/71CRPF6Jqv//ull0",
+}
+
+
+@pytest.mark.parametrize("password", list(MARIADB_ED25519_KEYS))
+def test_ed25519_signs_as_mariadb_client_ed25519(password):
+    """The signature of a nonce verifies (cryptography's Ed25519) under the public key MariaDB made
+    from the password. Where the password is 32 bytes it is also cryptography's own signature with
+    the password as the seed; other lengths are no seed cryptography takes (MariaDB hashes a
+    password of any length), which is why the signing is libsodium's."""
+    import base64
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+    key = Ed25519PublicKey.from_public_bytes(base64.b64decode(MARIADB_ED25519_KEYS[password] + "="))
+    for nonce in (bytes(32), bytes(range(32)), hashlib.sha256(password).digest()):
+        sig = ed25519_sign(nonce, password)
+        key.verify(sig, nonce)  # raises InvalidSignature otherwise
+        if len(password) == 32:
+            assert sig == Ed25519PrivateKey.from_private_bytes(password).sign(nonce)
+        else:
+            with pytest.raises(ValueError):
+                Ed25519PrivateKey.from_private_bytes(password)
+
+
+@pytest.fixture(scope="module")
+def rsa_private_key():
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+def _oaep():
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding
+
+    return padding.OAEP(mgf=padding.MGF1(algorithm=hashes.SHA1()), algorithm=hashes.SHA1(), label=None)
+
+
+def test_rsa_oaep_decrypts_with_the_private_key(rsa_private_key):
+    """What the client encrypts with a server's public key (as a server sends it: SubjectPublicKeyInfo
+    PEM, PKCS #1 PEM, with a trailing NUL) decrypts with the private key, RSA-OAEP with SHA-1 and
+    MGF1-SHA-1 (OpenSSL's RSA_PKCS1_OAEP_PADDING, what the server decrypts with)."""
+    from cryptography.hazmat.primitives import serialization as ser
+
+    pub = rsa_private_key.public_key()
+    spki = pub.public_bytes(ser.Encoding.PEM, ser.PublicFormat.SubjectPublicKeyInfo)
+    pkcs1 = pub.public_bytes(ser.Encoding.PEM, ser.PublicFormat.PKCS1)
+    assert spki.startswith(b"-----BEGIN PUBLIC KEY") and pkcs1.startswith(b"-----BEGIN RSA PUBLIC KEY")
     secret = b"a password\x00"
-    (tmp_path / "c.bin").write_bytes(rsa_oaep_encrypt(secret, pub.read_bytes()))
-    r = subprocess.run(["openssl", "pkeyutl", "-decrypt", "-inkey", str(key), "-in", str(tmp_path / "c.bin"),
-                        "-pkeyopt", "rsa_padding_mode:oaep"], capture_output=True, check=True)
-    assert r.stdout == secret
+    for pem in (spki, pkcs1, spki + b"\x00"):
+        assert rsa_public_key(pem).public_numbers() == pub.public_numbers()
+        c1, c2 = rsa_oaep_encrypt(secret, pem), rsa_oaep_encrypt(secret, pem)
+        assert len(c1) == 256 and c1 != c2  # random padding
+        assert rsa_private_key.decrypt(c1, _oaep()) == rsa_private_key.decrypt(c2, _oaep()) == secret
+    # the longest message OAEP-SHA1 takes with a 2048-bit key is 256 - 42 bytes
+    assert rsa_private_key.decrypt(rsa_oaep_encrypt(b"x" * 214, spki), _oaep()) == b"x" * 214
+    with pytest.raises(ValueError, match="too long"):
+        rsa_oaep_encrypt(b"x" * 215, spki)
+    with pytest.raises(ValueError, match="not a PEM public key"):
+        rsa_public_key(b"no key here")
+    with pytest.raises(ValueError, match="unreadable public key"):
+        rsa_public_key(b"-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")
+
+
+@pytest.mark.parametrize("password, nonce, plaintext", [
+    # (password + NUL) XOR the nonce: s^01 3^02 c^03 r^04 e^05 t^06 NUL^07
+    (b"s3cret", bytes(range(1, 21)), "72316076607207"),
+    # longer than the nonce: the 20 nonce bytes again from the 21st password byte on
+    (b"A" * 25, bytes(range(1, 21)), "4043424544474649484b 4a4d4c4f4e5150535255 4043424544 06"),
+    (b"", b"\xff" * 20, "ff"),
+])
+def test_rsa_password_plaintext_is_the_password_xor_the_nonce(password, nonce, plaintext):
+    assert rsa_password_plaintext(password, nonce) == hexb(plaintext)

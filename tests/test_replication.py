@@ -17,7 +17,6 @@ import json
 import logging
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -74,9 +73,7 @@ def start_server(options, tls_dir=None):
 
 @pytest.fixture(scope="module")
 def tls_dir(tmp_path_factory):
-    if shutil.which("openssl") is None:
-        return None
-    from test_replication_fake import make_certs
+    from test_replication_fake import make_certs  # made with cryptography
 
     return make_certs(tmp_path_factory.mktemp("server-certs"))
 
@@ -85,6 +82,11 @@ def tls_dir(tmp_path_factory):
 def server(tls_dir):
     _need_server()
     db = start_server(["--plugin-load-add=auth_ed25519"], tls_dir)
+    try:
+        db.sql(ED_USER)
+    except BaseException:
+        db.cleanup()
+        raise
     yield db
     db.cleanup()
 
@@ -316,30 +318,62 @@ def test_start_inside_a_file_and_non_blocking_end(server):
 # -- authentication, TLS and failures ----------------------------------------------------------
 
 def test_tls_verified_and_refused(server, tls_dir):
-    if tls_dir is None:
-        pytest.skip("openssl not installed")
     c = Connection("127.0.0.1", server.port, "repl", PASSWORD,
                    tls=TLSOptions("verify-identity", ca=str(tls_dir / "ca.pem"))).connect()
     assert c.encrypted
     cipher = c.query_dicts("SHOW SESSION STATUS LIKE 'Ssl_cipher'")[0]["Value"]
     assert cipher
     c.quit()
+    run_sql(server, workload("tls", 3))
     events = list(source(server, until_now=True, tls=TLSOptions("required")))
-    assert len(received(events)) > 100
+    assert "WRITE_ROWS_EVENT_V1" in {n for _f, _o, n, _r in received(events)}
     with pytest.raises(ReplicationError) as ei:
         Connection("127.0.0.1", server.port, "repl", PASSWORD,
                    tls=TLSOptions("verify-ca", ca=str(tls_dir / "other.pem"))).connect()
     assert "certificate" in str(ei.value) and "\n" not in str(ei.value)
 
 
-def test_ed25519_login(server):
-    server.sql(ED_USER)
-    c = Connection("127.0.0.1", server.port, "ed", ED_PASSWORD, tls=TLSOptions("disabled")).connect()
-    assert c.auth_plugin == "client_ed25519"
+LOGINS = {"mysql_native_password": ("repl", PASSWORD), "client_ed25519": ("ed", ED_PASSWORD)}
+
+
+@pytest.mark.parametrize("tls", ["disabled", "verify-identity"])
+@pytest.mark.parametrize("method", list(LOGINS))
+def test_every_login_the_server_offers(server, tls_dir, method, tls):
+    """Each authentication method MariaDB 10.11 serves over TCP (mysql_native_password, ed25519 of
+    the auth_ed25519 plugin), with TLS off and verified: the login, a replication stream on that
+    connection kind, and a wrong password refused (1045) in one line without it."""
+    user, password = LOGINS[method]
+    opts = TLSOptions(tls, ca=str(tls_dir / "ca.pem"))
+    c = Connection("127.0.0.1", server.port, user, password, tls=opts).connect()
+    assert c.auth_plugin == method and c.encrypted == (tls != "disabled")
+    cipher = c.query_dicts("SHOW SESSION STATUS LIKE 'Ssl_cipher'")[0]["Value"]
+    assert bool(cipher) == (tls != "disabled")
     c.quit()
+    run_sql(server, workload(f"l{len(method)}{len(tls)}", 3))
+    events = list(source(server, user=user, password=password, until_now=True, tls=opts))
+    assert "WRITE_ROWS_EVENT_V1" in {n for _f, _o, n, _r in received(events)}
     with pytest.raises(ReplicationError) as ei:
-        Connection("127.0.0.1", server.port, "ed", "wrong", tls=TLSOptions("disabled")).connect()
-    assert "Access denied" in str(ei.value) and ei.value.code == 1045
+        Connection("127.0.0.1", server.port, user, "wrong-" + password, tls=opts).connect()
+    text = str(ei.value)
+    assert "Access denied" in text and ei.value.code == 1045 and "\n" not in text
+    assert password not in text
+
+
+def test_the_server_offers_no_other_login(server):
+    """The authentication plugins the server has: the two above, unix_socket (a local socket's
+    peer, never over TCP) and mysql_old_password, which this client refuses in one line."""
+    plugins = set(server.sql("SELECT PLUGIN_NAME FROM information_schema.PLUGINS WHERE "
+                             "PLUGIN_TYPE='AUTHENTICATION' AND PLUGIN_STATUS='ACTIVE'").split())
+    assert plugins <= {"mysql_native_password", "ed25519", "unix_socket", "mysql_old_password"}, plugins
+    server.sql("SET sql_log_bin=0; CREATE USER IF NOT EXISTS old@'%' IDENTIFIED VIA mysql_old_password "
+               "USING '7b06e4ef2c3b4c54';")  # OLD_PASSWORD('Old-pw')
+    server.sql("SET GLOBAL secure_auth=0")  # else the server itself refuses the old format
+    try:
+        with pytest.raises(ReplicationError) as ei:
+            Connection("127.0.0.1", server.port, "old", "Old-pw", tls=TLSOptions("disabled")).connect()
+    finally:
+        server.sql("SET GLOBAL secure_auth=1")
+    assert "mysql_old_password" in str(ei.value) and "\n" not in str(ei.value), str(ei.value)
 
 
 def _one_line_error(make, **kw):

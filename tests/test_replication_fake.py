@@ -12,7 +12,6 @@ import hashlib
 import logging
 import os
 import re
-import shutil
 import socket
 import ssl
 import subprocess
@@ -442,21 +441,29 @@ def test_caching_sha2_fast_path():
 
 @pytest.fixture(scope="module")
 def rsa_key(tmp_path_factory):
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl not installed")
+    """A 2048-bit RSA key made with `cryptography`: key.pem (private), pub.pem (public, as a
+    server shows it)."""
+    from cryptography.hazmat.primitives import serialization as ser
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
     d = tmp_path_factory.mktemp("rsa")
-    subprocess.run(["openssl", "genrsa", "-out", str(d / "key.pem"), "2048"], check=True, capture_output=True)
-    subprocess.run(["openssl", "rsa", "-in", str(d / "key.pem"), "-pubout", "-out", str(d / "pub.pem")],
-                   check=True, capture_output=True)
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    (d / "key.pem").write_bytes(key.private_bytes(ser.Encoding.PEM, ser.PrivateFormat.PKCS8,
+                                                  ser.NoEncryption()))
+    (d / "pub.pem").write_bytes(key.public_key().public_bytes(ser.Encoding.PEM,
+                                                              ser.PublicFormat.SubjectPublicKeyInfo))
     return d
 
 
 def rsa_decrypt(d, data: bytes) -> bytes:
-    (d / "in.bin").write_bytes(data)
-    r = subprocess.run(["openssl", "pkeyutl", "-decrypt", "-inkey", str(d / "key.pem"), "-in",
-                        str(d / "in.bin"), "-pkeyopt", "rsa_padding_mode:oaep"], capture_output=True,
-                       check=True)
-    return r.stdout
+    """What a server does with the client's RSA reply: OAEP (SHA-1, MGF1-SHA-1) with its private key."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives import serialization as ser
+    from cryptography.hazmat.primitives.asymmetric import padding
+
+    key = ser.load_pem_private_key((d / "key.pem").read_bytes(), None)
+    return key.decrypt(data, padding.OAEP(mgf=padding.MGF1(algorithm=hashes.SHA1()),
+                                          algorithm=hashes.SHA1(), label=None))
 
 
 def full_auth_server(nonce, check, tls_context=None, caps=SERVER_CAPS):
@@ -510,24 +517,58 @@ def test_caching_sha2_full_auth_with_the_servers_rsa_key(rsa_key):
 
 @pytest.fixture(scope="module")
 def certs(tmp_path_factory):
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl not installed")
     return make_certs(tmp_path_factory.mktemp("certs"))
 
 
 def make_certs(d):
-    """A CA and a server certificate for localhost / 127.0.0.1, and an unrelated CA."""
-    def run(*args):
-        subprocess.run(["openssl", *args], check=True, capture_output=True, cwd=d)
-    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-    run("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
-        "-subj", "/CN=binlog-grammar test CA")
-    run("req", "-x509", *ec, "-keyout", "other.key", "-out", "other.pem", "-days", "2",
-        "-subj", "/CN=someone else")
-    run("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost")
-    (d / "ext.cnf").write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\n")
-    run("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-        "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf")
+    """Made with `cryptography`: a CA (ca.pem) and a server certificate it signs for localhost and
+    127.0.0.1 (server.pem, server.key), and an unrelated self-signed CA (other.pem)."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives import serialization as ser
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+
+    def name(cn):
+        return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)])
+
+    def cert(subject, key, issuer, issuer_key, ca, sans=()):
+        b = (x509.CertificateBuilder().subject_name(name(subject)).issuer_name(name(issuer))
+             .public_key(key.public_key()).serial_number(x509.random_serial_number())
+             .not_valid_before(now - datetime.timedelta(hours=1))
+             .not_valid_after(now + datetime.timedelta(days=2))
+             .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+        if ca:
+            b = b.add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
+                                              content_commitment=False, key_encipherment=False,
+                                              data_encipherment=False, key_agreement=False,
+                                              encipher_only=False, decipher_only=False), critical=True)
+            b = b.add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        else:
+            b = b.add_extension(x509.SubjectAlternativeName(list(sans)), critical=False)
+            b = b.add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key.public_key()),
+                                critical=False)
+        return b.sign(issuer_key, hashes.SHA256())
+
+    def write(fname, obj):
+        if isinstance(obj, x509.Certificate):
+            (d / fname).write_bytes(obj.public_bytes(ser.Encoding.PEM))
+        else:
+            (d / fname).write_bytes(obj.private_bytes(ser.Encoding.PEM, ser.PrivateFormat.PKCS8,
+                                                      ser.NoEncryption()))
+
+    ca_key, other_key, server_key = (ec.generate_private_key(ec.SECP256R1()) for _ in range(3))
+    write("ca.pem", cert("binlog-grammar test CA", ca_key, "binlog-grammar test CA", ca_key, True))
+    write("ca.key", ca_key)
+    write("other.pem", cert("someone else", other_key, "someone else", other_key, True))
+    write("server.pem", cert("localhost", server_key, "binlog-grammar test CA", ca_key, False,
+                             [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]))
+    write("server.key", server_key)
     return d
 
 
@@ -553,6 +594,59 @@ def test_caching_sha2_full_auth_over_tls(certs):
             Connection("127.0.0.1", srv.port, "repl", PASSWORD,
                        tls=TLSOptions("verify-ca", ca=str(certs / "other.pem")), **FAST).connect()
         assert "certificate" in check_clean(ei, started) and not got
+
+
+def sha256_server(nonce, rsa_dir=None, tls_context=None, seen=None):
+    """A MySQL server whose account uses sha256_password: the password comes encrypted with its RSA
+    key (given to the client, or asked for with 0x01), or in clear text inside TLS."""
+    caps = SERVER_CAPS | (CAPS["CLIENT_SSL"] if tls_context is not None else 0)
+
+    def handler(peer, i):
+        peer.send(greeting(version="8.0.36", plugin="sha256_password", nonce=nonce, caps=caps))
+        first = peer.recv()
+        if len(first) == 32 and tls_context is not None:  # SSLRequest
+            peer.sock = tls_context.wrap_socket(peer.sock, server_side=True)
+            first = peer.recv()
+        data = bytes(T.handshake_response41.parse(first).auth_response)
+        if data == b"\x01":  # the client asks for the public key
+            peer.send(b"\x01" + (rsa_dir / "pub.pem").read_bytes())
+            data = peer.recv()
+        if seen is not None:
+            seen.append(data)
+        if tls_context is not None:
+            ok = data == PASSWORD.encode() + b"\x00"
+        else:
+            ok = unmask(rsa_decrypt(rsa_dir, data), nonce) == PASSWORD.encode() + b"\x00"
+        peer.send(OK if ok else b"\xff" + (1045).to_bytes(2, "little") + b"#28000denied")
+        if ok:
+            serve_commands(peer)
+    return handler
+
+
+def test_sha256_password_with_the_servers_rsa_key_or_over_tls(rsa_key, certs):
+    nonce = os.urandom(20).replace(b"\x00", b"\x01")
+    with FakeServer(sha256_server(nonce, rsa_key)) as srv:
+        c = Connection("127.0.0.1", srv.port, "repl", PASSWORD, tls=TLSOptions("disabled"),
+                       server_public_key=str(rsa_key / "pub.pem"), **FAST).connect()
+        assert c.auth_plugin == "sha256_password"
+        c.quit()
+        c = Connection("127.0.0.1", srv.port, "repl", PASSWORD, tls=TLSOptions("disabled"),
+                       get_server_public_key=True, **FAST).connect()
+        c.quit()
+        # neither TLS nor a key: refused before anything is sent
+        seen = []
+        srv.handler = sha256_server(nonce, rsa_key, seen=seen)
+        started = time.monotonic()
+        with pytest.raises(ReplicationError) as ei:
+            Connection("127.0.0.1", srv.port, "repl", PASSWORD, tls=TLSOptions("disabled"), **FAST).connect()
+        assert "--server-public-key" in check_clean(ei, started) and not seen
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(certs / "server.pem", certs / "server.key")
+    with FakeServer(sha256_server(nonce, tls_context=ctx)) as srv:
+        c = Connection("127.0.0.1", srv.port, "repl", PASSWORD,
+                       tls=TLSOptions("verify-identity", ca=str(certs / "ca.pem")), **FAST).connect()
+        assert c.encrypted and c.auth_plugin == "sha256_password"
+        c.quit()
 
 
 def test_auth_switch_to_native_password_and_eof_result_sets():
