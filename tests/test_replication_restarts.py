@@ -184,13 +184,13 @@ def test_follow_mode_loses_nothing_over_four_restarts():
             lost = sorted(want - set(counts))
             extra = sorted(set(counts) - want)
             report = (f"stream {i}: written {len(want)}, received {len(s.ids)}, lost {len(lost)} "
-                      f"{lost[:10]}, twice {len(twice)} {twice[:10]}, not in the table {extra[:10]}; "
+                      f"{lost[:10]}, twice {len(twice)} {twice[:10]}, not in the table {extra[:10]}, "
                       f"stderr: {s.stderr[-8:]}")
-            print(report, f"writer retries {writer.retries}")
+            reconnects = [ln for ln in s.stderr if "reconnected" in ln]
+            print(report, f"reconnections {len(reconnects)}, writer retries {writer.retries}")
             assert running[i], report  # the stream still follows: nothing but SIGINT ended it
             assert codes[i] == 130, report
             assert not lost and not twice and not extra, report
-            reconnects = [ln for ln in s.stderr if "reconnected" in ln]
             assert len(reconnects) >= len(RESTARTS), s.stderr
             assert all(("resuming at GTID 0-1-" if i else "resuming at mariadb-bin.") in ln
                        for ln in reconnects), reconnects
