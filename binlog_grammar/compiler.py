@@ -3,6 +3,7 @@
 Layout of the output:
   generated/__init__.py      marks the package
   generated/enums.py         every enum and flag set, as {value: NAME} tables
+  generated/sets.py          every named set of enum members (`sets:`), entry by entry
   generated/types.py         every named type, in dependency order
   generated/events/*.py      one module per event spec file
   generated/catalog.py       the event table: type code -> EventType (name, struct, post-header, ...)
@@ -278,6 +279,7 @@ def render(specs: SpecSet) -> dict:
         lines.append("}")
         lines.append("")
     out["enums.py"] = "\n".join(lines)
+    out["sets.py"] = _sets(specs)
     # named types
     body = []
     w_all = _Writer(specs, "types")
@@ -325,6 +327,39 @@ def render(specs: SpecSet) -> dict:
 
     out["fast.py"] = fastgen.render(specs)
     return out
+
+
+def _version_src(v) -> str:
+    return "None" if v is None else f"Version({v.flavor!r}, {v.number!r})"
+
+
+def _sets(specs: SpecSet) -> str:
+    """generated/sets.py: each named set as its entries, (flavor, since, until, members); the set of
+    a server is the union of the members of the entries that apply to it (runtime.set_members)."""
+    lines = [HEADER.format(spec="the sets: sections of specs/"),
+             '"""Named sets of enum members, entry by entry: (flavor, since, until, frozenset of values).',
+             "",
+             "Read them with binlog_grammar.runtime.set_members(SETS[name], server_version).",
+             '"""',
+             "from binlog_grammar.runtime import Version  # noqa: F401", ""]
+    for name in sorted(specs.sets):
+        sd = specs.sets[name]
+        lines.append(f"# {name} (enum {sd.enum}; {sd.file}:{sd.line}): {_comment(sd.doc)}")
+        lines.append(f"{_const_name(name)} = (")
+        for e in sd.entries:
+            names = ", ".join(n for n, _v in e.members)
+            values = ", ".join(str(v) for v in sorted(v for _n, v in e.members))
+            lines.append(f"    # {names} ({e.file}:{e.line})")
+            lines.append(f"    ({e.flavor!r}, {_version_src(e.since)}, {_version_src(e.until)}, "
+                         f"frozenset({{{values}}})),")
+        lines.append(")")
+        lines.append("")
+    lines.append("SETS = {")
+    for name in sorted(specs.sets):
+        lines.append(f"    {name!r}: {_const_name(name)},")
+    lines.append("}")
+    lines.append("")
+    return "\n".join(lines)
 
 
 def _catalog(specs, imports, rows) -> str:

@@ -18,7 +18,7 @@ __all__ = [
     "Version", "vcmp", "version", "remaining", "ctx", "length", "popcount", "tlv_value", "sizeof",
     "Packed", "SvUint", "SvSint", "UIntN", "Text", "Bitmap", "Bits", "EnumInt", "FlagsInt", "EnumValue",
     "FlagsValue", "Sized", "RepeatEos", "When", "TLVList", "NoCase", "RawBytes", "col", "rank",
-    "As", "DecimalBin", "JsonBinary",
+    "As", "DecimalBin", "JsonBinary", "set_members",
 ]
 
 
@@ -47,6 +47,37 @@ def version(text) -> Version | None:
     if not m:
         return Version(flavor, (0,))
     return Version(flavor, tuple(int(g) for g in m.groups() if g is not None))
+
+
+_SET_CACHE: dict = {}
+
+
+def set_members(entries, server) -> frozenset:
+    """The members of a named set (generated/sets.py) for a server version: the union of the
+    entries whose line (flavor) and since/until range take in `server`. With no version known
+    (None), only the entries that name neither a line nor a version apply."""
+    key = (entries, server)
+    got = _SET_CACHE.get(key)
+    if got is not None:
+        return got
+    out = set()
+    for flavor, since, until, members in entries:
+        if server is None:
+            if flavor is None and since is None and until is None:
+                out |= members
+            continue
+        if flavor is not None and server.flavor != flavor:
+            continue
+        if since is not None and not version_compare(">=", server, since):
+            continue
+        if until is not None and not version_compare("<", server, until):
+            continue
+        out |= members
+    got = frozenset(out)
+    if len(_SET_CACHE) > 4096:
+        _SET_CACHE.clear()
+    _SET_CACHE[key] = got
+    return got
 
 
 def server_version(text: str) -> Version:
@@ -492,7 +523,9 @@ class Sized(Construct):
 
 
 class RepeatEos(Construct):
-    """Elements until the enclosing region ends; an element that does not parse is an error."""
+    """Elements until the enclosing region ends; an element that does not parse is an error, and
+    so is one that reads no bytes (it would repeat forever: a rows event whose images hold no
+    column, whose NULL bitmaps are 0 bytes)."""
 
     def __init__(self, subcon):
         super().__init__()
@@ -504,9 +537,12 @@ class RepeatEos(Construct):
         end = stream.seek(0, 2)
         stream.seek(pos)
         i = 0
-        while stream.tell() < end:
+        while (at := stream.tell()) < end:
             context._index = i
             out.append(self.subcon._parsereport(stream, context, f"{path} -> [{i}]"))
+            if stream.tell() == at:
+                raise ExplicitError(f"element {i} is 0 bytes long, so the elements never end",
+                                    path=path)
             i += 1
         return out
 

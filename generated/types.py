@@ -428,7 +428,7 @@ value_varchar_compressed = rt.As(Struct(
     'stored' / rt.Sized(lambda this: this['length'], _value_varchar_compressed__stored),
 ), 'compressed_text')
 
-# value_vector (specs/versions/mysql-9.0.0.yaml:31): VECTOR (MySQL 9.0+) - a length of as many bytes as the metadata says, then the dimensions as little-endian 32-bit floats.
+# value_vector (specs/versions/mysql-9.0.0.yaml:47): VECTOR (MySQL 9.0+) - a length of as many bytes as the metadata says, then the dimensions as little-endian 32-bit floats.
 value_vector = rt.As(Struct(
     # length: Bytes of the vector.
     'length' / Rebuild(rt.UIntN(lambda this: rt.col(this)['meta'], big_endian=False), lambda this: (rt.length(this['dims']) * 4)),

@@ -16,7 +16,8 @@ import yaml
 
 from ..errors import SpecError
 from . import expr as E
-from .model import ContextDef, EnumDef, EventDef, EventName, Field, SpecSet, TypeDef, TypeSpec
+from .model import (ContextDef, EnumDef, EventDef, EventName, Field, SetDef, SetEntry, SpecSet,
+                    TypeDef, TypeSpec)
 
 INT_RE = re.compile(r"^(u|s)(8|16|24|32|40|48|56|64)(le|be)?$")
 FLOAT_RE = re.compile(r"^f(32|64)(le|be)$")
@@ -29,8 +30,10 @@ TYPE_KEYS = (FIELD_KEYS - {"id", "value"}) | {"doc", "as"}
 EVENT_KEYS = {"event", "code", "events", "layout", "flavor", "doc", "doc-ref", "since", "until",
               "post_header_len", "post_header", "body", "types", "enums", "flags",
               "remaps_type_codes", "legacy_post_header_len"}
-FILE_KEYS = {"types", "enums", "flags", "context"}
-OVERLAY_KEYS = {"overlay", "until", "doc", "doc-ref", "types", "enums", "flags", "extend"}
+FILE_KEYS = {"types", "enums", "flags", "context", "sets"}
+OVERLAY_KEYS = {"overlay", "until", "doc", "doc-ref", "types", "enums", "flags", "sets", "extend"}
+SET_KEYS = {"enum", "doc", "doc-ref", "applies-to", "entries"}
+SET_ENTRY_KEYS = {"members", "flavor", "since", "until", "doc", "doc-ref"}
 RESERVED_IDS = {"items", "keys", "values", "get", "update", "copy", "pop", "clear", "setdefault",
                 "popitem", "fromkeys", "search", "search_all"}
 CODECS = {"zstd", "zlib", "mariadb_zlib"}
@@ -70,6 +73,7 @@ def _construct_map(loader, node):
 def _construct_seq(loader, node):
     lst = _List(loader.construct_object(c, deep=True) for c in node.value)
     lst.line = node.start_mark.line + 1
+    lst.item_lines = [c.start_mark.line + 1 for c in node.value]
     return lst
 
 
@@ -175,6 +179,8 @@ class _Builder:
         self.events = []
         self.type_files = {}
         self.raw_types = []  # (rel, name, mapping)
+        self.raw_sets = []  # (rel, name, mapping, line)
+        self.sets = {}
 
     def rel(self, p: Path) -> str:
         try:
@@ -210,6 +216,11 @@ class _Builder:
                     raise SpecError(f"type {name!r} is defined twice", rel, _line(doc["types"], name))
                 self.raw_types.append((rel, name, body, _line(doc["types"], name)))
                 self.type_files.setdefault(rel, []).append(name)
+            for name, body in (doc.get("sets") or {}).items():
+                if any(n == name for _r, n, _b, _l in self.raw_sets):
+                    raise SpecError(f"set {name!r} is defined twice", rel, _line(doc["sets"], name))
+                self.raw_sets.append((getattr(doc["sets"], "src_file", rel), name, body,
+                                      _line(doc["sets"], name)))
         self._event_type_enum(docs)
         self.enum_values = {n: e.by_name() for n, e in self.enums.items()}
         self.type_names = {n for _r, n, _b, _l in self.raw_types}
@@ -221,8 +232,10 @@ class _Builder:
                 self.events.append(self._event(rel, doc))
         self._check_codes()
         self._check_type_cycles()
+        for rel, name, body, line in self.raw_sets:
+            self.sets[name] = self._set(rel, name, body, line)
         return SpecSet(str(self.root), [self.rel(p) for p in self.files], self.context, self.types,
-                       self.enums, self.events, self.type_files)
+                       self.enums, self.events, self.type_files, self.sets)
 
     # -- version overlays ----------------------------------------------------------------
     def _overlay_version(self, rel, ov):
@@ -251,13 +264,29 @@ class _Builder:
             if not isinstance(step, dict) or "target" not in step:
                 raise SpecError("each extend: entry needs a target", rel, line)
             ops = [k for k in ("members", "cases", "append") if k in step]
-            extra = set(step) - {"target", "members", "cases", "append", "doc"}
+            extra = set(step) - {"target", "members", "cases", "append", "doc", "doc-ref"}
             if len(ops) != 1 or extra:
                 raise SpecError("an extend: entry has a target and one of members, cases, append",
                                 rel, line)
             target, op = step["target"], ops[0]
             node = self._overlay_target(rel, line, str(target), op, docs)
-            if op == "members":
+            if op == "members" and getattr(node, "is_set", False):
+                # a named set: the members join it for servers of the overlay's line from its
+                # version on (one more entry, with the overlay's since/until)
+                entry = _Map(members=step["members"], since=since)
+                entry.line = line
+                entry.key_lines = {"members": _line(step, "members", line)}
+                if until:
+                    entry["until"] = until
+                for k in ("doc", "doc-ref"):
+                    if step.get(k):
+                        entry[k] = step[k]
+                _mark(entry, rel)
+                entries = node.setdefault("entries", _List())
+                if not isinstance(entries, list):
+                    raise SpecError(f"set {target}: entries must be a list", rel, line)
+                entries.append(entry)
+            elif op == "members":
                 members = node.setdefault("members", _Map())
                 for k, v in step["members"].items():
                     if k in members:
@@ -291,7 +320,7 @@ class _Builder:
                         f.setdefault("until", until)
                     _mark(f, rel)
                     fields.append(f)
-        return {k: ov[k] for k in ("types", "enums", "flags") if k in ov}
+        return {k: ov[k] for k in ("types", "enums", "flags", "sets") if k in ov}
 
     def _overlay_target(self, rel, line, target, op, docs):
         """The YAML mapping an overlay extends: an enum, a named type, an event, or a field of
@@ -304,6 +333,11 @@ class _Builder:
                 for sect in ("enums", "flags"):
                     if head in (d.get(sect) or {}):
                         return d[sect][head]
+                if head in (d.get("sets") or {}):
+                    node = d["sets"][head]
+                    if isinstance(node, _Map):
+                        node.is_set = True
+                    return node
             if not path and head in (d.get("types") or {}):
                 return d["types"][head]
             names = [d.get("event")] + [e.get("name") for e in d.get("events") or [] if isinstance(e, dict)]
@@ -324,7 +358,8 @@ class _Builder:
                     if node is None:
                         raise SpecError(f"overlay target {target}: no field {part!r}", rel, line)
                 return node
-        raise SpecError(f"overlay target {target!r} is not an enum, type or event of the specs", rel, line)
+        raise SpecError(f"overlay target {target!r} is not an enum, set, type or event of the specs",
+                        rel, line)
 
     # -- context -------------------------------------------------------------------------
     def _context(self, rel, items):
@@ -371,6 +406,104 @@ class _Builder:
             seen.add(mname)
             members[value] = (mname, mdoc)
         self.enums[name] = EnumDef(name, body["doc"], rel, line, members, is_flags, body.get("doc-ref", ""))
+
+    # -- named sets ----------------------------------------------------------------------
+    def _set(self, rel, name, body, line):
+        """A named set of enum members (`sets:`), with one entry per server line and version
+        range that adds members to it."""
+        if not ID_RE.match(name):
+            raise SpecError(f"set name {name!r} must be snake_case", rel, line)
+        if name in self.enums or name in self.type_names:
+            raise SpecError(f"set {name!r}: an enum or a type has that name already", rel, line)
+        if not isinstance(body, dict) or not body.get("doc"):
+            raise SpecError(f"set {name!r} needs a doc", rel, line)
+        for k in body:
+            if k not in SET_KEYS:
+                raise SpecError(f"set {name!r}: unknown key {k!r} (allowed: {', '.join(sorted(SET_KEYS))})",
+                                rel, _line(body, k, line))
+        enum = body.get("enum")
+        e = self.enums.get(enum)
+        if e is None or e.is_flags:
+            raise SpecError(f"set {name!r}: enum: must name an enum of the specs (got {enum!r})", rel,
+                            _line(body, "enum", line))
+        by_name = e.by_name()
+        raw = body.get("entries")
+        if not isinstance(raw, list) or not raw:
+            raise SpecError(f"set {name!r} needs entries: a list of {{members: [...], ...}}", rel,
+                            _line(body, "entries", line))
+        entries = []
+        for it in raw:
+            erel = getattr(it, "src_file", rel)
+            eline = _line(it, default=_line(body, "entries", line))
+            if not isinstance(it, dict):
+                raise SpecError(f"set {name!r}: each entry is a mapping with members:", erel, eline)
+            for k in it:
+                if k not in SET_ENTRY_KEYS:
+                    raise SpecError(f"set {name!r}: unknown key {k!r} in an entry (allowed: "
+                                    f"{', '.join(sorted(SET_ENTRY_KEYS))})", erel, _line(it, k, eline))
+            members = it.get("members")
+            mline = _line(it, "members", eline)
+            if not isinstance(members, list) or not members:
+                raise SpecError(f"set {name!r}: an entry needs members: a list of {enum} names",
+                                erel, mline)
+            lines = getattr(members, "item_lines", None) or [mline] * len(members)
+            out = []
+            for m, ml in zip(members, lines):
+                if not isinstance(m, str) or m not in by_name:
+                    raise SpecError(f"set {name!r}: {m!r} is not a member of enum {enum}", erel, ml)
+                if any(m == n for n, _v in out):
+                    raise SpecError(f"set {name!r}: {m} appears twice in one entry", erel, ml)
+                out.append((m, by_name[m]))
+            flavor = it.get("flavor")
+            if flavor is not None and flavor not in ("mysql", "mariadb"):
+                raise SpecError(f"set {name!r}: flavor must be mysql or mariadb", erel,
+                                _line(it, "flavor", eline))
+            since = self._version(erel, _line(it, "since", eline), name, it.get("since"))
+            until = self._version(erel, _line(it, "until", eline), name, it.get("until"))
+            for v, k in ((since, "since"), (until, "until")):
+                if v is None:
+                    continue
+                if flavor is not None and v.flavor != flavor:
+                    raise SpecError(f"set {name!r}: {k} {v} is not a {flavor} version", erel,
+                                    _line(it, k, eline))
+                flavor = v.flavor
+            if since is not None and until is not None and (since.flavor != until.flavor
+                                                            or since.number >= until.number):
+                raise SpecError(f"set {name!r}: since {since} is not before until {until}", erel,
+                                _line(it, "until", eline))
+            entries.append(SetEntry(out, flavor, since, until, it.get("doc", ""), it.get("doc-ref", ""),
+                                    erel, eline))
+        applies = body.get("applies-to") or []
+        if not isinstance(applies, list):
+            applies = [applies]
+        for path in applies:
+            self._check_field_path(rel, _line(body, "applies-to", line), name, str(path))
+        return SetDef(name, body["doc"], rel, line, enum, entries, body.get("doc-ref", ""),
+                      [str(p) for p in applies])
+
+    def _check_field_path(self, rel, line, name, path):
+        """`EVENT.field` or `EVENT.field.case` (a case of a TLV field) must name something."""
+        head, *parts = path.split(".")
+        ev = next((ev for ev in self.events if any(n.name == head for n in ev.names)), None)
+        if ev is None or not parts:
+            raise SpecError(f"set {name!r}: applies-to {path!r} does not name an event's field", rel, line)
+        fields, prev = ev.fields, None
+        for part in parts:
+            f = next((x for x in fields if x.id == part), None) if fields is not None else None
+            if f is None and prev is not None:
+                t = self._resolve(prev.type)
+                if t.kind == "tlv":
+                    f = next((cf for _k, cf in t.cases if cf.id == part), None)
+            if f is None:
+                raise SpecError(f"set {name!r}: applies-to {path!r}: no field {part!r}", rel, line)
+            prev = f
+            t = self._resolve(f.type)
+            fields = t.fields if t.kind == "struct" else None
+
+    def _resolve(self, t):
+        while t.kind == "named":
+            t = self.types[t.name].field.type
+        return t
 
     # -- types ---------------------------------------------------------------------------
     def _typedef(self, rel, name, body, line):

@@ -89,6 +89,52 @@ class EnumDef:
 
 
 @dataclass
+class SetEntry:
+    """One entry of a named set: members that belong to it for the servers the entry names."""
+
+    members: list  # [(NAME, value)] of the set's enum
+    flavor: Optional[str] = None  # mysql, mariadb, or None: both lines
+    since: Any = None  # Version (its line is the entry's flavor)
+    until: Any = None  # Version: the first version the entry no longer applies to
+    doc: str = ""
+    doc_ref: str = ""
+    file: str = ""
+    line: int = 0
+
+    def applies(self, server) -> bool:
+        """Does the entry apply to a server of this version (None: the version is unknown)?"""
+        from .expr import version_compare
+
+        if server is None:
+            return self.flavor is None and self.since is None and self.until is None
+        if self.flavor is not None and server.flavor != self.flavor:
+            return False
+        if self.since is not None and not version_compare(">=", server, self.since):
+            return False
+        if self.until is not None and not version_compare("<", server, self.until):
+            return False
+        return True
+
+
+@dataclass
+class SetDef:
+    """A named set of enum members (`sets:`): which column types an optional-metadata list counts,
+    per server line and version. A server's set is the union of the entries that apply to it."""
+
+    name: str
+    doc: str
+    file: str
+    line: int
+    enum: str
+    entries: list  # [SetEntry]
+    doc_ref: str = ""
+    applies_to: list = dc_field(default_factory=list)  # documentary: "EVENT.field.case" paths
+
+    def members(self, server) -> frozenset:
+        return frozenset(v for e in self.entries if e.applies(server) for _n, v in e.members)
+
+
+@dataclass
 class EventName:
     name: str
     code: int
@@ -132,6 +178,7 @@ class SpecSet:
     enums: dict  # name -> EnumDef (enums and flag sets)
     events: list  # [EventDef]
     type_files: dict = dc_field(default_factory=dict)  # spec file -> [type names] (in file order)
+    sets: dict = dc_field(default_factory=dict)  # name -> SetDef
 
     def enum_values(self):
         """{enum name: {MEMBER: value}} for expression checking and emitting."""
