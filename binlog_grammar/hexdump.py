@@ -368,7 +368,7 @@ def _dump_event(raw: bytes, ctx: dict, crc_len: int, *, table=None, tables=None,
         try:
             from .rows import table_from_event
 
-            t = table_from_event(d.value)
+            t = table_from_event(d.value, server=ctx.get("server"))
             tables[t.table_id] = t
         except Exception:  # noqa: BLE001 - a table map that does not make a table: rows unlabelled
             pass

@@ -25,23 +25,23 @@ from .events import decompress, format_construct_error
 from .fastrt import FAST_ERRORS
 from .generated import enums
 from .generated import fast as F
+from .generated import sets as S
 from .generated import types as T
 from .pyvalues import Geometry  # noqa: F401  (re-exported: the Python value of spatial columns)
 from .pyvalues import codec_of, errors_of
 from .reader import BinlogFile, inner_events
+from .runtime import set_members
 
 TYPE = {name: code for code, name in enums.COLUMN_TYPE.items()}
 COLLATIONS = getattr(enums, "COLLATION", {})
 
-NUMERIC = {TYPE[n] for n in ("TINY", "SHORT", "INT24", "LONG", "LONGLONG", "NEWDECIMAL", "FLOAT",
-                             "DOUBLE")}
-# Columns the charset lists of the optional metadata count (GEOMETRY too: its field class is a
-# BLOB; MySQL and MariaDB libbinlogevents/log_event_client.cc, is_character_type).
-CHARACTER = {TYPE[n] for n in ("STRING", "VAR_STRING", "VARCHAR", "BLOB", "TINY_BLOB",
-                               "MEDIUM_BLOB", "LONG_BLOB", "VARCHAR_COMPRESSED", "BLOB_COMPRESSED",
-                               "GEOMETRY")}
-TEMPORAL_FSP = {TYPE[n] for n in ("TIME2", "DATETIME2", "TIMESTAMP2")}
 OPS = {"insert": "c", "update": "u", "delete": "d"}
+
+
+def column_class(name: str, server=None) -> frozenset:
+    """The column type codes an optional-metadata list counts (specs/types/column_classes.yaml,
+    e.g. "signedness_columns"), for the server that wrote the binlog (None: not known)."""
+    return set_members(S.SETS[name], server)
 
 
 class Column(Container):
@@ -146,8 +146,9 @@ def _charsets(entry_default, entry_columns, count):
     return [None] * count
 
 
-def table_from_event(data, schema: Optional[dict] = None) -> Table:
-    """The Table of a parsed TABLE_MAP_EVENT, completed by a supplied schema."""
+def table_from_event(data, schema: Optional[dict] = None, server=None) -> Table:
+    """The Table of a parsed TABLE_MAP_EVENT, completed by a supplied schema. `server` (the
+    version of the server that wrote it) picks which columns each optional-metadata list counts."""
     types = [int(t) for t in data.column_types]
     info = data.column_info
     metas = list(info.metadata) if info is not None else [None] * len(types)
@@ -158,6 +159,7 @@ def table_from_event(data, schema: Optional[dict] = None) -> Table:
             opt.setdefault(entry["id"], entry["value"])
     columns = []
     json_i = 0
+    fsp_types = column_class("fsp_columns", server)
     for i, (code, meta) in enumerate(zip(types, metas)):
         real = code
         if code == TYPE["STRING"] and meta is not None:
@@ -166,33 +168,37 @@ def table_from_event(data, schema: Optional[dict] = None) -> Table:
                    real_type=real, meta=meta, unsigned=False, charset=None, collation=None,
                    nullable=bool(nulls[i]) if i < len(nulls) else True, json_index=None,
                    enum_values=None, set_values=None, in_primary_key=False, geometry_type=None,
-                   fsp=int(meta) if code in TEMPORAL_FSP and meta is not None else 0)
+                   fsp=int(meta) if code in fsp_types and meta is not None else 0)
         if code == TYPE["JSON"]:
             c.json_index = json_i
             json_i += 1
         columns.append(c)
+
+    def counted(name):  # the columns an optional-metadata list has an entry for, in order
+        codes = column_class(name, server)
+        return [c for c in columns if c.real_type in codes]
+
     # signedness: one bit per numeric column, in column order
     bits = [b for entry in opt.get("signedness") or () for b in entry]
-    numeric = [c for c in columns if c.real_type in NUMERIC]
-    for c, b in zip(numeric, bits):
+    for c, b in zip(counted("signedness_columns"), bits):
         c.unsigned = bool(b)
-    character = [c for c in columns if c.real_type in CHARACTER]
+    character = counted("charset_columns")
     for c, coll in zip(character, _charsets(opt.get("default_charset"), opt.get("column_charset"),
                                             len(character))):
         c.collation = coll
         c.charset = _collation_charset(coll)
-    enum_set = [c for c in columns if c.type_name in ("ENUM", "SET")]
+    enum_set = counted("enum_and_set_columns")
     for c, coll in zip(enum_set, _charsets(opt.get("enum_and_set_default_charset"),
                                            opt.get("enum_and_set_column_charset"), len(enum_set))):
         c.collation = coll
         c.charset = _collation_charset(coll)
     for c, name in zip(columns, opt.get("column_name") or ()):
         c.name = name
-    for c, vals in zip([c for c in columns if c.type_name == "ENUM"], opt.get("enum_str_value") or ()):
+    for c, vals in zip(counted("enum_columns"), opt.get("enum_str_value") or ()):
         c.enum_values = [_member(m, c) for m in vals.members]
-    for c, vals in zip([c for c in columns if c.type_name == "SET"], opt.get("set_str_value") or ()):
+    for c, vals in zip(counted("set_columns"), opt.get("set_str_value") or ()):
         c.set_values = [_member(m, c) for m in vals.members]
-    for c, g in zip([c for c in columns if c.type == TYPE["GEOMETRY"]], opt.get("geometry_type") or ()):
+    for c, g in zip(counted("geometry_columns"), opt.get("geometry_type") or ()):
         c.geometry_type = g
     pk = [int(i) for i in opt.get("simple_primary_key") or ()]
     pk += [int(p.column_index) for p in opt.get("primary_key_with_prefix") or ()]
@@ -284,12 +290,14 @@ class RowDecoder:
             self.tables[t.table_id] = t
             return t
         hl = ev.context.get("header_len", 19)
-        body = bytes(ev.raw[hl + ev.context.get("post_header_len", 8):len(ev.raw) - 4 * ev.footer])
+        server = ev.context.get("server")
+        body = (server,  # the server picks which columns each optional-metadata list counts
+                bytes(ev.raw[hl + ev.context.get("post_header_len", 8):len(ev.raw) - 4 * ev.footer]))
         known = self._by_body.get(body)
         if known is not None:
             t = known if known.table_id == int(d.table_id) else replace(known, table_id=int(d.table_id))
         else:
-            t = table_from_event(d, self.schemas.get(f"{d.db}.{d.table}"))
+            t = table_from_event(d, self.schemas.get(f"{d.db}.{d.table}"), server)
             if len(self._by_body) > 1024:
                 self._by_body.clear()
             self._by_body[body] = t

@@ -461,9 +461,9 @@ def _adapter_value(adapter, col):
 
 
 def _FSP_TYPES():
-    from .rows import TEMPORAL_FSP
+    from .rows import column_class
 
-    return TEMPORAL_FSP
+    return column_class("fsp_columns")
 
 
 def _max_bytes(col):
