@@ -909,7 +909,56 @@ class Builder:
                            TABLE(["Tag", "Name", "Meaning", "Parsed as"], rows, cls="nocase")]
         for sub in st.subs:
             blocks += sub
+        prefix = f"{event_name}.{field_id}."
+        sets = [sd for _n, sd in sorted(self.specs.sets.items())
+                if any(a.startswith(prefix) for a in sd.applies_to)]
+        if sets:
+            blocks += [H(2, "Which columns each list counts", "column-classes"),
+                       P(T("A list does not say which column each of its entries is for: it has one "
+                           "entry per column of a class, in column order, and the servers do not "
+                           "agree on the classes. A STRING column counts as the real type its "
+                           "metadata names (CHAR, ENUM or SET). The set of a server is the union "
+                           "of the entries that apply to it (spec key "), C("sets:"), T(", "),
+                         SRC("specs/README.md"), T(")."))]
+            for sd in sets:
+                blocks += self.set_blocks(sd, prefix, st.search)
         return Page(pid, title, blocks, nav=title, group="pages", search=st.search)
+
+    def set_page(self, sd) -> str:
+        """The page that shows a named set: the optional-metadata page for the sets of its lists."""
+        if any(a.startswith("TABLE_MAP_EVENT.optional_metadata.") for a in sd.applies_to):
+            return "table-map-metadata"
+        return "column-types"
+
+    def applies_rich(self, path):
+        head, _, rest = path.partition(".")
+        om = "optional_metadata."
+        if head == "TABLE_MAP_EVENT" and rest.startswith(om):
+            return [L(rest[len(om):], "table-map-metadata", rest[len(om):])]
+        try:
+            ev, _n = self.specs.event_by_name(head)
+        except KeyError:
+            return [C(path)]
+        return [L(path, event_page_id(ev), field_anchor(rest))]
+
+    def set_blocks(self, sd, prefix, search):
+        """One named set: its doc, the lists it counts for, and its entries."""
+        lists = [self.applies_rich(a) for a in sd.applies_to]
+        rows = []
+        for e in sd.entries:
+            who = flavor_name(e.flavor) if e.flavor else "MySQL and MariaDB"
+            when = version_rich(e.since, e.until)
+            members = join([[L(n, "column-types", n)] for n, _v in e.members])
+            rows.append(ROW([[T(who)] + ([T(", ")] + when if when else []), members, [T(e.doc)],
+                             [T(e.doc_ref)] if e.doc_ref else [],
+                             [SRC(f"{e.file}#L{e.line}" if e.line else e.file)]], cls="setentry"))
+        search.append((sd.name, sd.name, "column class", sd.doc))
+        return [H(3, [C(sd.name)], sd.name), P(T(sd.doc)),
+                FACTS([("Counted by", join(lists) if lists else None),
+                       ("Source", [T(sd.doc_ref)] if sd.doc_ref else None),
+                       ("Spec", [SRC(f"{sd.file}#L{sd.line}")])]),
+                TABLE(["Servers", "Column types", "Why", "Source", "Spec"], rows, cls="setentries",
+                      name=sd.name)]
 
     def column_types_page(self) -> Page:
         ev, _n = self.specs.event_by_name("TABLE_MAP_EVENT")
@@ -942,6 +991,17 @@ class Builder:
             values = {k: c for k, c, _s in vt.cases}
         rows = []
         search = []
+        classes = {}  # type code -> [rich]: the sets that count it, with their servers
+        for sname, sd in sorted(self.specs.sets.items()):
+            if sd.enum != enum_name:
+                continue
+            for ent in sd.entries:
+                who = flavor_name(ent.flavor) if ent.flavor else ""
+                when = plain_text(version_rich(ent.since, ent.until))
+                note = ", ".join(x for x in (who, when) if x)
+                for _n, v in ent.members:
+                    classes.setdefault(v, []).append(
+                        [L(sname, self.set_page(sd), sname)] + ([T(f" ({note})")] if note else []))
         for v in sorted(e.members):
             name, doc = e.members[v]
             ct = cases.get(v, switch.default)
@@ -952,11 +1012,22 @@ class Builder:
             else:
                 meta = self.meta_rich(ct)
                 size = self.m.elem_size_rich(ct)
-            rows.append(ROW([[T(str(v))], [C(name)], [T(doc)], size, meta, self.value_rich(values.get(v))],
-                            anchor=name, cls="coltype"))
+            rows.append(ROW([[T(str(v))], [C(name)], [T(doc)], size, meta, self.value_rich(values.get(v)),
+                             join(classes.get(v, []), "; ")], anchor=name, cls="coltype"))
             search.append((name, name, "column type", f"column type {v}. {doc}"))
+        blocks.append(P(T("Optional metadata: the column classes ("), C("sets:"), T(" of "),
+                        SRC("specs/types/column_classes.yaml"), T(") that give a column of this type an "
+                        "entry in an optional-metadata list; see "),
+                        L("which columns each list counts", "table-map-metadata", "column-classes",
+                          code=False), T(".")))
         blocks.append(TABLE(["Code", "Type", "Meaning", "Metadata bytes", "Metadata",
-                             "Value encoding"], rows, cls="coltypes"))
+                             "Value encoding", "Optional metadata"], rows, cls="coltypes"))
+        others = [sd for _n, sd in sorted(self.specs.sets.items())
+                  if sd.enum == enum_name and self.set_page(sd) == "column-types"]
+        if others:
+            blocks.append(H(2, "Other column classes", "column-classes"))
+            for sd in others:
+                blocks += self.set_blocks(sd, "", search)
         return Page("column-types", "Column types", blocks, nav="Column types", group="pages",
                     search=search)
 

@@ -191,9 +191,22 @@ def test_index_pages_cover_the_model():
         tlv = next(_resolve(f.type) for f in ev.fields if f.id == field)
         rows = [r for t in _tables(f"{page}.html").tables if t["cls"] == "tlv" for r in t["rows"]]
         assert [r[0] for r in rows] == [cf.id for _k, cf in tlv.cases]
-    coltypes = [r for t in _tables("column-types.html").tables for r in t["rows"]]
+    coltypes = [r for t in _tables("column-types.html").tables if t["cls"] == "coltypes"
+                for r in t["rows"]]
     column_type = SPECS.enums["column_type"]
     assert [r[0] for r in coltypes] == [column_type.members[v][0] for v in sorted(column_type.members)]
+
+
+def test_column_classes_are_on_the_table_map_pages():
+    """Every named set is shown with each of its entries, on the optional-metadata page or (the
+    sets of other fields) on the column types page."""
+    for name, sd in SPECS.sets.items():
+        page = "table-map-metadata" if any(".optional_metadata." in a for a in sd.applies_to) \
+            else "column-types"
+        tables = [t for t in _tables(f"{page}.html").tables if t["cls"] == "setentries"
+                  and t.get("name") == name]
+        assert len(tables) == 1, name
+        assert len(tables[0]["rows"]) == len(sd.entries), name
 
 
 def test_version_history_lists_every_annotation():
