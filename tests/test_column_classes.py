@@ -19,6 +19,7 @@ import pytest
 
 from binlog_grammar import mariadb
 from binlog_grammar.errors import SpecError
+from binlog_grammar.generated import enums
 from binlog_grammar.generated import types as T
 from binlog_grammar.generated.catalog import EVENTS
 from binlog_grammar.pyvalues import Geometry
@@ -30,8 +31,7 @@ from binlog_grammar.stream import open_stream
 from conftest import need_mariadb
 
 CODE = {e.name: c for c, e in EVENTS.items()}
-TYPE = {name: code for code, name in __import__("binlog_grammar.generated.enums",
-                                                fromlist=["COLUMN_TYPE"]).COLUMN_TYPE.items()}
+TYPE = {name: code for code, name in enums.COLUMN_TYPE.items()}
 # post-header lengths of a MySQL 8.0.40 FORMAT_DESCRIPTION_EVENT (one per type code from 1)
 PHL = [0, 13, 0, 8, 0, 0, 0, 0, 4, 0, 4, 0, 0, 0, 98, 0, 4, 26, 8, 0, 0, 0, 8, 8, 8, 2, 0, 0, 0, 10,
        10, 10, 42, 42, 0, 18, 52, 0, 10, 40, 0]
@@ -40,7 +40,7 @@ PHL = [0, 13, 0, 8, 0, 0, 0, 0, 4, 0, 4, 0, 0, 0, 98, 0, 4, 26, 8, 0, 0, 0, 8, 8
 # -- the sets themselves ------------------------------------------------------------------------
 
 def _names(name, server):
-    return {n for c, n in ((c, n) for n, c in TYPE.items()) if c in column_class(name, server)}
+    return {enums.COLUMN_TYPE[c] for c in column_class(name, server)}
 
 
 def test_signedness_columns_per_line_and_version():
