@@ -393,6 +393,7 @@ def _cmd_stats(args) -> int:
                 st.add_event(item)
     finally:
         progress.close()
+    st.fallbacks = stream.fallbacks
     print(json.dumps(st.as_dict(), indent=2) if args.json else st.text())
     return _report_damage(stream)
 

@@ -53,7 +53,13 @@ class _Gen:
 
     def ex(self, node) -> str:
         src = E.Emitter(self.enums).emit(node)
-        return re.sub(r"rt\.ctx\(this, '(\w+)'\)", r"ctx['\1']", src.replace("rt.col(this)", "col"))
+        src = re.sub(r"rt\.ctx\(this, '(\w+)'\)", r"ctx['\1']", src.replace("rt.col(this)", "col"))
+        # a column's metadata comes from the TABLE_MAP's bytes, which may not give it (None) or
+        # give another type's (a STRING column whose real type a damaged byte made BLOB): _meta
+        # (a number) and _metaf (a field of a metadata record) make that a FastPathError, where
+        # it is read, not a TypeError or KeyError of the expression that reads it
+        src = re.sub(r"col\['meta'\]\['(\w+)'\]", r"_metaf(col, '\1')", src)
+        return src.replace("col['meta']", "_meta(col)")
 
     def fmt(self, code: str) -> str:
         if code not in self.formats:
@@ -207,7 +213,7 @@ class _Gen:
         else:
             body.append(f"{pad}{outer} = end")
             body.append(f"{pad}end = pos + {self.cond(f.size)}")
-            body.append(f"{pad}if end > {outer}: raise _Short({f.id!r}, end - pos, {outer} - pos)")
+            body.append(f"{pad}if not pos <= end <= {outer}: raise _Short({f.id!r}, end - pos, {outer} - pos)")
         v = self.repeated(f, body, ind)
         body.append(f"{pad}if pos != end: raise _Left({f.id!r}, end - pos)")
         body.append(f"{pad}end = {outer}")
@@ -222,16 +228,22 @@ class _Gen:
         lst, i = self.tmp("l"), self.tmp("i")
         body.append(f"{pad}{lst} = []")
         body.append(f"{pad}cols = ctx.get('columns')")
+        at = "at" + i[1:]  # where element i13 began: at13
         if f.repeat == "eos":
             body.append(f"{pad}{i} = 0")
             body.append(f"{pad}while pos < end:")
+            body.append(f"{pad}    {at} = pos")
         else:
-            body.append(f"{pad}for {i} in range({self.cond(f.repeat)}):")
+            count = "c" + i[1:]  # the count of loop i13 is c13
+            body.append(f"{pad}{count} = {self.cond(f.repeat)}")
+            body.append(f"{pad}if {count} < 0: raise _Count({f.id!r}, {count})")
+            body.append(f"{pad}for {i} in range({count}):")
         body.append(f"{pad}    this['_index'] = {i}")
         body.append(f"{pad}    col = cols[{i}] if cols is not None and {i} < len(cols) else None")
         elem = self.content(f, body, ind + 1)
         body.append(f"{pad}    {lst}.append({elem})")
-        if f.repeat == "eos":
+        if f.repeat == "eos":  # an element of no bytes would repeat forever (rt.RepeatEos)
+            body.append(f"{pad}    if pos == {at}: raise _Empty({f.id!r}, {i})")
             body.append(f"{pad}    {i} += 1")
         return lst
 
@@ -254,7 +266,10 @@ class _Gen:
                 else:
                     n = self.tmp("n")
                     body.append(f"{pad}{n} = {self.cond(f.size)}")
-                body.append(f"{pad}if pos + {n} > end: raise _Short({f.id!r}, {n}, end - pos)")
+                # a size computed from the bytes (`length - 4`) may be negative: refused, as
+                # construct refuses it, never read backwards
+                neg = "" if f.size == "rest" or f.prefix is not None else f"{n} < 0 or "
+                body.append(f"{pad}if {neg}pos + {n} > end: raise _Short({f.id!r}, {n}, end - pos)")
                 body.append(f"{pad}{v} = buf[pos:pos + {n}]")
                 body.append(f"{pad}pos += {n}")
             if f.const is not None:
@@ -268,7 +283,7 @@ class _Gen:
         if t.kind == "uintvar":
             n = self.tmp("n")
             body.append(f"{pad}{n} = {self.cond(f.size)}")
-            body.append(f"{pad}if pos + {n} > end: raise _Short({f.id!r}, {n}, end - pos)")
+            body.append(f"{pad}if {n} < 0 or pos + {n} > end: raise _Short({f.id!r}, {n}, end - pos)")
             body.append(f"{pad}{v} = int.from_bytes(buf[pos:pos + {n}], {'big' if t.endian == 'be' else 'little'!r})")
             body.append(f"{pad}pos += {n}")
             return v
@@ -395,7 +410,7 @@ class _Gen:
                 outer = self.tmp("e")
                 body.append(f"{p2}{outer} = end")
                 body.append(f"{p2}end = pos + {n}")
-                body.append(f"{p2}if end > {outer}: raise _Short({cf.id!r}, end - pos, {outer} - pos)")
+                body.append(f"{p2}if not pos <= end <= {outer}: raise _Short({cf.id!r}, end - pos, {outer} - pos)")
             cv = self.field(cf, body, ind + 2)
             if t.length is not None:
                 body.append(f"{p2}if pos != end: raise _Left({cf.id!r}, end - pos)")
@@ -490,8 +505,9 @@ class _Gen:
             "import struct", "",
             "from binlog_grammar import runtime as rt  # noqa: F401",
             "from binlog_grammar.generated import enums  # noqa: F401",
-            "from binlog_grammar.fastrt import (_ADAPT, _Bad, _Left, _NoCase, _NoTerm, _Rec, _Short,  # noqa: F401",
-            "                                   _bitmap, _decimal, _json, _packed, _svsint, _svuint)", "",
+            "from binlog_grammar.fastrt import (_ADAPT, _Bad, _Count, _Empty, _Left, _NoCase, _NoTerm, _Rec,  # noqa: F401",
+            "                                   _Short, _bitmap, _decimal, _json, _meta, _metaf, _packed,",
+            "                                   _svsint, _svuint)", "",
             fmts, "", "CACHED = 4096  # values kept per enum or flags set",
             *(f"{c} = {{}}" for c in sorted(self.caches)), "", "", funcs, "", tables, "", "", events, "", "# event type code -> reader of its data",
             codes, "",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import struct
 
 from .decimal import decimal_size, decode_decimal
-from .jsonb import decode_json_binary as _json  # noqa: F401
-from .pyvalues import ADAPTERS as _ADAPT  # noqa: F401
+from .jsonb import JsonBinaryError, decode_json_binary
+from .pyvalues import ADAPTERS, codec_of
 from .runtime import Bits, sv_sint_of, sv_uint_size, sv_uint_value
 
 
@@ -14,10 +14,12 @@ class FastPathError(ValueError):
     """Bytes the fast readers cannot read; the construct path then gives the precise error."""
 
 
-# what a generated reader raises on bytes it cannot read (its own checks, or Python's on a
-# short buffer or a missing case): the caller then parses with construct for the precise error
-FAST_ERRORS = (FastPathError, IndexError, TypeError, KeyError, ValueError, AttributeError,
-               struct.error)
+# What a generated reader raises on bytes it cannot read: FastPathError only, from its own checks
+# and from the helpers below, which turn the data errors of what they call (a DECIMAL's digits, a
+# JSON document, a value an `as:` adapter refuses) into it where the bytes are read. The caller
+# then parses with construct for the precise error. Anything else (KeyError, TypeError,
+# AttributeError, ...) is a bug in a generated reader and must surface, not be re-parsed.
+FAST_ERRORS = (FastPathError,)
 
 
 def _Short(field, need, have):
@@ -40,6 +42,88 @@ def _NoCase(field, key):
     return FastPathError(f"field {field}: no case for {key!r}")
 
 
+def _Count(field, n):
+    return FastPathError(f"field {field}: {n} elements")
+
+
+def _meta(col):
+    """A column's metadata number (a length, a size, an fsp), from its TABLE_MAP_EVENT, which may
+    give none (None) or, damaged, another type's record."""
+    meta = col["meta"]
+    if not isinstance(meta, int):
+        raise FastPathError(f"column {col.get('name')}: the TABLE_MAP_EVENT gives {meta!r}, not "
+                            f"a number, as its metadata")
+    return meta
+
+
+def _metaf(col, key):
+    """A field of a column's metadata record (precision, max_length, real type, ...)."""
+    meta = col["meta"]
+    if not isinstance(meta, dict) or key not in meta:
+        raise FastPathError(f"column {col.get('name')}: the TABLE_MAP_EVENT gives {meta!r} as its "
+                            f"metadata, without {key}")
+    return meta[key]
+
+
+def _Empty(field, i):
+    return FastPathError(f"field {field}: element {i} is 0 bytes long, so the elements never end")
+
+
+# the data errors of what the readers call on bytes they have read: a value these refuse is bad
+# input (a month 13 in a TIMESTAMP's microseconds, a UTF-16 string cut in the middle of a
+# character, a compressed column that does not inflate); any other exception is a bug
+_VALUE_ERRORS = (ValueError, OverflowError)
+
+
+class _Checked:
+    """An `as:` adapter (pyvalues.ADAPTERS) whose decode turns the values it refuses into
+    FastPathError; bind() likewise for the readers specialised per table."""
+
+    __slots__ = ("adapter", "name")
+
+    def __init__(self, adapter):
+        self.adapter = adapter
+        self.name = adapter.name
+
+    def decode(self, obj, col):
+        try:
+            return self.adapter.decode(obj, col)
+        except _VALUE_ERRORS as e:
+            raise FastPathError(f"{self.name} value: {e}") from None
+
+    def bind(self, col):
+        decode = self.adapter.bind(col)
+        name = self.name
+        if name in _NEVER_REFUSE or name == "text" and codec_of(col) in _TOTAL_CODECS:
+            return decode  # the hot path of most columns: no wrapper call per value
+
+        def checked(obj):
+            try:
+                return decode(obj)
+            except _VALUE_ERRORS as e:
+                raise FastPathError(f"{name} value: {e}") from None
+
+        return checked
+
+
+# adapters whose decode takes any value the spec reads (dates out of range become strings) and
+# codecs that decode any bytes (surrogateescape, MySQL's latin1 gaps): a table reader calls
+# them unwrapped; a change that makes one refuse values must take it out of these sets (the
+# fuzz tests would show the ValueError)
+_NEVER_REFUSE = {"year", "date", "datetime", "time", "enum", "set", "geometry", "json", "vector"}
+_TOTAL_CODECS = {None, "utf-8", "cp1252", "ascii"}
+
+_ADAPT = {name: _Checked(a) for name, a in ADAPTERS.items()}
+
+
+def _json(data):
+    """A MySQL binary JSON document (jsonb.py); a document it refuses is FastPathError."""
+    try:
+        return decode_json_binary(data)
+    except (JsonBinaryError, IndexError, struct.error, RecursionError) as e:
+        raise FastPathError(f"JSON document: {e}") from None
+
+
 class _Rec(dict):
     """A parsed struct: a dict whose keys are also attributes (like construct's Container)."""
 
@@ -60,7 +144,7 @@ _LSB = [tuple(bool(b >> i & 1) for i in range(8)) for b in range(256)]
 
 def _bitmap(buf, pos, end, n, msb, field):
     size = (n + 7) >> 3
-    if pos + size > end:
+    if n < 0 or pos + size > end:
         raise _Short(field, size, end - pos)
     if size == 1 and not msb:  # most tables: the NULL bits of up to 8 columns
         byte = buf[pos]
@@ -105,10 +189,13 @@ def _packed(buf, pos, end, field):
 
 
 def _decimal(buf, pos, end, precision, scale, field):
-    n = decimal_size(precision, scale)
-    if pos + n > end:
-        raise _Short(field, n, end - pos)
-    return decode_decimal(buf[pos:pos + n], precision, scale), pos + n
+    try:  # a precision and scale (from a TABLE_MAP's bytes), or digits, a DECIMAL cannot hold
+        n = decimal_size(precision, scale)
+        if pos + n > end:
+            raise _Short(field, n, end - pos)
+        return decode_decimal(buf[pos:pos + n], precision, scale), pos + n
+    except ValueError as e:
+        raise FastPathError(f"field {field}: {e}") from None
 
 
 def _svuint(buf, pos, end, field):

@@ -43,9 +43,9 @@ class _Spec:
         self.consts = []
         self.n = itertools.count()
         self.lines = []
-        from .pyvalues import ADAPTERS
+        from .fastrt import _ADAPT
 
-        self._adapters = ADAPTERS
+        self._adapters = _ADAPT  # adapters whose refusals are FastPathError (fastrt._Checked)
         self.items = {}  # list variable of an unrolled array -> the code of each element
         self.images = False  # the "images" form (see reader)
 
@@ -187,7 +187,17 @@ class _Spec:
         v = self.pe(node, sc)
         if v[0] != "c":
             raise Unsupported(f"{what} is not known from the columns")
+        if not isinstance(v[1], int):  # metadata the TABLE_MAP does not give (None)
+            raise Unsupported(f"{what} is {v[1]!r}")
         return v[1]
+
+    def int_code(self, node, sc, what):
+        """Code of a size or count: a constant must be an int (a column's metadata may be None
+        when the TABLE_MAP gives none; the generic reader then says so)."""
+        v = self.pe(node, sc)
+        if v[0] == "c" and not isinstance(v[1], int):
+            raise Unsupported(f"{what} is {v[1]!r}")
+        return self.code(v)
 
     # -- fields --------------------------------------------------------------------------------
     def fields(self, fields, sc: _Scope, ind):
@@ -220,11 +230,11 @@ class _Spec:
             return self.repeated(f, sc, ind)
         if f.size == "rest":
             return self.repeated(f, sc, ind)
-        n = self.code(self.pe(f.size, sc))
+        n = self.int_code(f.size, sc, f"size of {f.id}")
         outer = self.var("e")
         self.emit(ind, f"{outer} = end")
         self.emit(ind, f"end = pos + {n}")
-        self.emit(ind, f"if end > {outer}: raise _Short({f.id!r}, end - pos, {outer} - pos)")
+        self.emit(ind, f"if not pos <= end <= {outer}: raise _Short({f.id!r}, end - pos, {outer} - pos)")
         v = self.repeated(f, sc, ind)
         self.emit(ind, f"if pos != end: raise _Left({f.id!r}, end - pos)")
         self.emit(ind, f"end = {outer}")
@@ -254,12 +264,16 @@ class _Spec:
         self.emit(ind, f"{out} = []")
         self.emit(ind, f"{i} = 0")
         self.emit(ind, "while pos < end:")
+        at = self.var("at")
+        self.emit(ind + 1, f"{at} = pos")
         sc.index = ("r", i)
         saved = sc.col
         sc.col = None
         elem = self.content(f, sc, ind + 1)
         sc.col, sc.index = saved, None
         self.emit(ind + 1, f"{out}.append({self.code(elem)})")
+        # an element of no bytes would repeat forever (rt.RepeatEos)
+        self.emit(ind + 1, f"if pos == {at}: raise _Empty({f.id!r}, {i})")
         self.emit(ind + 1, f"{i} += 1")
         return ("r", out)
 
@@ -269,10 +283,11 @@ class _Spec:
         if t.kind in ("bytes", "str"):
             if f.prefix is not None or f.terminator is not None or f.pad is not None:
                 raise Unsupported("prefixed, terminated or padded strings")
-            n = "(end - pos)" if f.size == "rest" else self.code(self.pe(f.size, sc))
+            n = "(end - pos)" if f.size == "rest" else self.int_code(f.size, sc, f"size of {f.id}")
             nv = self.var("n")
             self.emit(ind, f"{nv} = {n}")
-            self.emit(ind, f"if pos + {nv} > end: raise _Short({f.id!r}, {nv}, end - pos)")
+            neg = "" if f.size == "rest" else f"{nv} < 0 or "  # a size computed from the bytes
+            self.emit(ind, f"if {neg}pos + {nv} > end: raise _Short({f.id!r}, {nv}, end - pos)")
             self.emit(ind, f"{out} = buf[pos:pos + {nv}]")
             self.emit(ind, f"pos += {nv}")
             if t.kind == "str":
@@ -341,8 +356,8 @@ class _Spec:
         if k == "empty":
             return ("c", None)
         if k == "decimal":
-            p = self.code(self.pe(t.args["precision"], sc))
-            s = self.code(self.pe(t.args["scale"], sc))
+            p = self.int_code(t.args["precision"], sc, "precision")
+            s = self.int_code(t.args["scale"], sc, "scale")
             self.emit(ind, f"{out}, pos = _decimal(buf, pos, end, {p}, {s}, {f.id!r})")
             return ("r", out)
         if k == "json_binary":
@@ -494,7 +509,7 @@ def reader(columns, images, type_code, json_columns, cache=None, form="parsed"):
     from .generated import fast as F
 
     env = {"rt": rt, "enums": enums, "F": F, "K": gen.consts,
-           **{n: getattr(fastrt, n) for n in ("_ADAPT", "_Bad", "_Left", "_NoCase", "_Rec",
+           **{n: getattr(fastrt, n) for n in ("_ADAPT", "_Bad", "_Empty", "_Left", "_NoCase", "_Rec",
                                               "_Short", "_bitmap", "_bits", "_decimal", "_json",
                                               "_packed")}}
     exec(compile(src, f"<row images of {len(columns)} columns>", "exec"), env)  # noqa: S102

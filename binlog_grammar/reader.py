@@ -10,6 +10,7 @@ import io
 import os
 import re
 import zlib
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -50,6 +51,10 @@ class FormatState:
     post_header_lengths: tuple = ()
     type_map: dict = field(default_factory=dict)  # code in the file -> event type (FDE remaps)
     encrypted: bool = False  # a START_ENCRYPTION_EVENT was read: the rest is ciphertext
+    # events (by reader: the event type, or common_header) whose bytes the generated fast readers
+    # refused (FastPathError), so the construct structs parsed them again: bad bytes, or a fast
+    # reader stricter than its spec (stats shows them per file)
+    fallbacks: Counter = field(default_factory=Counter, compare=False, repr=False)
 
     def event_code(self, file_code: int) -> int:
         return self.type_map.get(file_code, file_code)
@@ -99,7 +104,7 @@ class FormatState:
             try:
                 return F.t_common_header(raw, 0, hl, _UP, ctx, None)[0]
             except FAST_ERRORS:
-                pass
+                self.fallbacks["common_header"] += 1
         try:
             return T.common_header.parse(raw[:hl], **self.context(0))
         except ConstructError as e:
@@ -218,8 +223,9 @@ def parse_event(raw: bytes, state: FormatState, *, file="<bytes>", offset=0, inn
         if data is None and reader is not None:
             try:
                 data = reader(data_bytes, 0, len(data_bytes), ctx)
-            except FAST_ERRORS:
+            except FAST_ERRORS:  # bad bytes only: a bug in a generated reader surfaces
                 data = None  # the construct struct says precisely what is wrong
+                state.fallbacks[name] += 1
     if data is None:
         try:
             data = et.parse(data_bytes, ctx)
@@ -432,6 +438,12 @@ class BinlogFile:
         self.on_damage = on_damage
         self.state = FormatState()
         self.damage: list[Damage] = []
+
+    @property
+    def fallbacks(self) -> Counter:
+        """Events of this file the fast readers refused and construct parsed again, by reader
+        (FormatState.fallbacks)."""
+        return self.state.fallbacks
 
     def __iter__(self):
         path = self.path

@@ -14,6 +14,7 @@ from a JSON or YAML file.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, NamedTuple, Optional
@@ -240,12 +241,13 @@ def load_schemas(path) -> dict:
 
 
 def parse_row_images(data: bytes, ctx: dict, fast: bool = True, table: Optional["Table"] = None,
-                     specialised=None):
+                     specialised=None, fallbacks: Optional[Counter] = None):
     """The row images of one rows event. Fastest first: a reader specialised for the table
     (fasttable.py, compiled once per TABLE_MAP and event shape; `specialised` when the caller
     has it at hand), the generic readers generated from the specs (generated/fast.py), and the
     construct struct (`fast=False`, the reference). When a faster path rejects the bytes, the
-    construct struct parses them again to give the precise error."""
+    construct struct parses them again to give the precise error (counted in `fallbacks`, by
+    reader, when given)."""
     if fast:
         fn = specialised
         if fn is None and table is not None:
@@ -254,11 +256,13 @@ def parse_row_images(data: bytes, ctx: dict, fast: bool = True, table: Optional[
             try:
                 return fn(data, ctx)
             except FAST_ERRORS:
-                pass
+                if fallbacks is not None:
+                    fallbacks["row_images (per table)"] += 1
         try:
             return F.t_row_images(data, 0, len(data), {"_params": ctx}, ctx, None)[0]
         except FAST_ERRORS:
-            pass
+            if fallbacks is not None:
+                fallbacks["row_images"] += 1
     return T.row_images.parse(data, **ctx)
 
 
@@ -276,6 +280,7 @@ class RowDecoder:
         self.schemas = schemas or {}
         self.tables: dict = {}
         self.fast = fast
+        self.fallbacks = Counter()  # row images the fast readers refused (see parse_row_images)
         self._by_body: dict = {}  # TABLE_MAP body -> Table
         self._by_data: dict = {}  # id of a parsed TABLE_MAP data value -> (the value, Table)
 
@@ -355,9 +360,10 @@ class RowDecoder:
                 rows = fn(data, ctx)
             except FAST_ERRORS:
                 rows = None
+                self.fallbacks["row_images (per table)"] += 1
         if rows is None:
             try:
-                records = parse_row_images(data, ctx, self.fast, t)["rows"]
+                records = parse_row_images(data, ctx, self.fast, t, fallbacks=self.fallbacks)["rows"]
             except Exception as e:  # noqa: BLE001 - whatever bad bytes make a struct raise is bad input
                 msg = format_construct_error(e) if isinstance(e, ConstructError) else f"{type(e).__name__}: {e}"
                 if not t.has_metadata:

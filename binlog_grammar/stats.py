@@ -20,6 +20,7 @@ class Stats:
         self.largest = []  # (size, tx summary)
         self.longest = []  # (seconds, tx summary)
         self.files = set()
+        self.fallbacks = {}  # file -> Counter: events the fast readers refused (Stream.fallbacks)
 
     def add_transaction(self, tx):
         self.tx_count += 1
@@ -65,6 +66,10 @@ class Stats:
                              "by_size": {label: self.tx_sizes[label] for _l, label in SIZE_BUCKETS}},
             "largest_transactions": [s for _n, s in self.largest],
             "longest_transactions": [s for _n, s in self.longest],
+            # events the generated fast readers refused, parsed again by the construct structs
+            "fast_path_fallbacks": {
+                "count": sum(sum(c.values()) for c in self.fallbacks.values()),
+                "by_file": {f: dict(sorted(c.items())) for f, c in self.fallbacks.items()}},
         }
 
     def text(self) -> str:
@@ -89,4 +94,9 @@ class Stats:
             for s in d[key]:
                 out.append(f"  {s['bytes']:>12} bytes {s['seconds']:>6} s {s['changes']:>8} changes  "
                            f"{s['file']}:{s['pos']}  {s['gtid'] or '-'}  {s['end']}")
+        fb = d["fast_path_fallbacks"]
+        out += ["", f"fast-path fallbacks (events parsed again by construct): {fb['count']}"]
+        for f, by_reader in fb["by_file"].items():
+            for reader, n in by_reader.items():
+                out.append(f"  {f}  {reader:<32} {n:>10}")
         return "\n".join(out)

@@ -278,6 +278,7 @@ class Stream:
         self.skip_damaged = skip_damaged
         self.progress = progress
         self.damage = []  # what skip_damaged stepped over (reader.Damage records)
+        self.fallbacks = {}  # path -> Counter: events the fast readers refused (BinlogFile.fallbacks)
         self.total_bytes = sum(_size(p) for p in self.paths)
         self.follow_rotate = follow_rotate  # go on into the file a closing ROTATE_EVENT names
         # --server-version: read every file as if this server had written it (the layouts that
@@ -297,6 +298,7 @@ class Stream:
             decoder = RowDecoder(self.schemas)
             kwargs = {"skip_damaged": True} if self.skip_damaged else {}
             f = BinlogFile(path, self.verify_checksum, **kwargs)
+            self.fallbacks[path] = decoder.fallbacks = f.fallbacks  # one count per file
             gtid = None
             server, progress = self.server, self.progress
             tables = decoder.tables

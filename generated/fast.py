@@ -7,8 +7,9 @@ import struct
 
 from binlog_grammar import runtime as rt  # noqa: F401
 from binlog_grammar.generated import enums  # noqa: F401
-from binlog_grammar.fastrt import (_ADAPT, _Bad, _Left, _NoCase, _NoTerm, _Rec, _Short,  # noqa: F401
-                                   _bitmap, _decimal, _json, _packed, _svsint, _svuint)
+from binlog_grammar.fastrt import (_ADAPT, _Bad, _Count, _Empty, _Left, _NoCase, _NoTerm, _Rec,  # noqa: F401
+                                   _Short, _bitmap, _decimal, _json, _meta, _metaf, _packed,
+                                   _svsint, _svuint)
 
 _S0 = struct.Struct('<H').unpack_from
 _S1 = struct.Struct('<IB').unpack_from
@@ -220,7 +221,7 @@ def t_colmeta_varchar(buf, pos, end, up, ctx, col):
 def t_column_value(buf, pos, end, up, ctx, col):
     """The value of one column; its layout is chosen by the column's type code, or for a STRING column by the real type in its metadata (ENUM, SET or CHAR)."""
     this = up
-    k4 = (col['meta']['type'] if (col['type'] == 254) else col['type'])
+    k4 = (_metaf(col, 'type') if (col['type'] == 254) else col['type'])
     if k4 == 1:
         v5, pos = t_value_tiny(buf, pos, end, this, ctx, col)
         v3 = v5
@@ -410,7 +411,7 @@ def t_compressed_data(buf, pos, end, up, ctx, col):
     this['header'] = v1
     if ((this['header'] != None) and (this['header'] != 0)):
         n6 = (this['header'] & 7)
-        if pos + n6 > end: raise _Short('original_length', n6, end - pos)
+        if n6 < 0 or pos + n6 > end: raise _Short('original_length', n6, end - pos)
         v5 = int.from_bytes(buf[pos:pos + n6], 'big')
         pos += n6
         v4 = v5
@@ -461,7 +462,7 @@ def t_json_diff(buf, pos, end, up, ctx, col):
         this['length'] = v13
         e17 = end
         end = pos + this['length']
-        if end > e17: raise _Short('doc', end - pos, e17 - pos)
+        if not pos <= end <= e17: raise _Short('doc', end - pos, e17 - pos)
         v19 = _json(buf[pos:end])
         pos = end
         if pos != end: raise _Left('doc', end - pos)
@@ -486,15 +487,17 @@ def t_json_diff_value(buf, pos, end, up, ctx, col):
     this['length'] = v1
     e5 = end
     end = pos + this['length']
-    if end > e5: raise _Short('diffs', end - pos, e5 - pos)
+    if not pos <= end <= e5: raise _Short('diffs', end - pos, e5 - pos)
     l6 = []
     cols = ctx.get('columns')
     i7 = 0
     while pos < end:
+        at7 = pos
         this['_index'] = i7
         col = cols[i7] if cols is not None and i7 < len(cols) else None
         v9, pos = t_json_diff(buf, pos, end, this, ctx, col)
         l6.append(v9)
+        if pos == at7: raise _Empty('diffs', i7)
         i7 += 1
     if pos != end: raise _Left('diffs', end - pos)
     end = e5
@@ -507,7 +510,7 @@ def t_load_field_name(buf, pos, end, up, ctx, col):
     """One column name of a LOAD DATA column list, NUL-terminated; its length is in field_name_lens."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     n3 = this['_']['field_name_lens'][this['_index']]
-    if pos + n3 > end: raise _Short('name', n3, end - pos)
+    if n3 < 0 or pos + n3 > end: raise _Short('name', n3, end - pos)
     v2 = buf[pos:pos + n3]
     pos += n3
     v2 = v2.decode('utf-8', 'surrogateescape')
@@ -631,12 +634,12 @@ def t_mariadb_gtid_xid(buf, pos, end, up, ctx, col):
     this['gtrid_length'] = v2
     this['bqual_length'] = v3
     n6 = this['gtrid_length']
-    if pos + n6 > end: raise _Short('gtrid', n6, end - pos)
+    if n6 < 0 or pos + n6 > end: raise _Short('gtrid', n6, end - pos)
     v5 = buf[pos:pos + n6]
     pos += n6
     v4 = v5
     n9 = this['bqual_length']
-    if pos + n9 > end: raise _Short('bqual', n9, end - pos)
+    if n9 < 0 or pos + n9 > end: raise _Short('bqual', n9, end - pos)
     v8 = buf[pos:pos + n9]
     pos += n9
     v7 = v8
@@ -678,7 +681,9 @@ def t_mysql_gtid_set(buf, pos, end, up, ctx, col):
     this['gtid_format'] = v7
     l12 = []
     cols = ctx.get('columns')
-    for i13 in range((this['n_sids_high'] if (this['gtid_format'] == 1) else (this['n_sids_low'] | (this['n_sids_high'] << 8)))):
+    c13 = (this['n_sids_high'] if (this['gtid_format'] == 1) else (this['n_sids_low'] | (this['n_sids_high'] << 8)))
+    if c13 < 0: raise _Count('sids', c13)
+    for i13 in range(c13):
         this['_index'] = i13
         col = cols[i13] if cols is not None and i13 < len(cols) else None
         v15, pos = t_mysql_gtid_set_sid(buf, pos, end, this, ctx, col)
@@ -692,7 +697,7 @@ def t_mysql_gtid_set_sid(buf, pos, end, up, ctx, col):
     """The GNO intervals of one source (UUID, and tag in the tagged format) in an encoded GTID set."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     n3 = 16
-    if pos + n3 > end: raise _Short('uuid', n3, end - pos)
+    if n3 < 0 or pos + n3 > end: raise _Short('uuid', n3, end - pos)
     v2 = buf[pos:pos + n3]
     pos += n3
     v1 = v2
@@ -712,7 +717,9 @@ def t_mysql_gtid_set_sid(buf, pos, end, up, ctx, col):
     this['n_intervals'] = v7
     l11 = []
     cols = ctx.get('columns')
-    for i12 in range(this['n_intervals']):
+    c12 = this['n_intervals']
+    if c12 < 0: raise _Count('intervals', c12)
+    for i12 in range(c12):
         this['_index'] = i12
         col = cols[i12] if cols is not None and i12 < len(cols) else None
         v14, pos = t_mysql_gtid_interval(buf, pos, end, this, ctx, col)
@@ -939,7 +946,7 @@ def t_query_sv_catalog_nul(buf, pos, end, up, ctx, col):
     v1 = v3
     this['length'] = v1
     n6 = this['length']
-    if pos + n6 > end: raise _Short('name', n6, end - pos)
+    if n6 < 0 or pos + n6 > end: raise _Short('name', n6, end - pos)
     v5 = buf[pos:pos + n6]
     pos += n6
     v5 = v5.decode('utf-8', 'surrogateescape')
@@ -963,7 +970,9 @@ def t_query_sv_character_set_collations(buf, pos, end, up, ctx, col):
     this['count'] = v1
     l5 = []
     cols = ctx.get('columns')
-    for i6 in range(this['count']):
+    c6 = this['count']
+    if c6 < 0: raise _Count('pairs', c6)
+    for i6 in range(c6):
         this['_index'] = i6
         col = cols[i6] if cols is not None and i6 < len(cols) else None
         v8, pos = t_query_charset_collation_pair(buf, pos, end, this, ctx, col)
@@ -1039,7 +1048,9 @@ def t_query_sv_updated_db_names(buf, pos, end, up, ctx, col):
     if (this['count'] <= 16):
         l5 = []
         cols = ctx.get('columns')
-        for i6 in range(this['count']):
+        c6 = this['count']
+        if c6 < 0: raise _Count('names', c6)
+        for i6 in range(c6):
             col = cols[i6] if cols is not None and i6 < len(cols) else None
             n8 = buf.find(b'\x00', pos, end)
             if n8 < 0: raise _NoTerm('names')
@@ -1059,7 +1070,9 @@ def t_row(buf, pos, end, up, ctx, col):
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     l2 = []
     cols = ctx.get('columns')
-    for i3 in range(rt.length(ctx['images'])):
+    c3 = rt.length(ctx['images'])
+    if c3 < 0: raise _Count('images', c3)
+    for i3 in range(c3):
         this['_index'] = i3
         col = cols[i3] if cols is not None and i3 < len(cols) else None
         v5, pos = t_row_image(buf, pos, end, this, ctx, col)
@@ -1093,7 +1106,9 @@ def t_row_image(buf, pos, end, up, ctx, col):
     this['null_bits'] = v8
     l12 = []
     cols = ctx.get('columns')
-    for i13 in range(rt.length(ctx['columns'])):
+    c13 = rt.length(ctx['columns'])
+    if c13 < 0: raise _Count('cells', c13)
+    for i13 in range(c13):
         this['_index'] = i13
         col = cols[i13] if cols is not None and i13 < len(cols) else None
         k16 = (0 if ((not this['present'][this['_index']]) or this['null_bits'][rt.rank(this['present'], this['_index'])]) else (2 if (((this['partial_bits'] != None) and (col['json_index'] != None)) and this['partial_bits'][col['json_index']]) else 1))
@@ -1119,10 +1134,12 @@ def t_row_images(buf, pos, end, up, ctx, col):
     cols = ctx.get('columns')
     i3 = 0
     while pos < end:
+        at3 = pos
         this['_index'] = i3
         col = cols[i3] if cols is not None and i3 < len(cols) else None
         v5, pos = t_row(buf, pos, end, this, ctx, col)
         l2.append(v5)
+        if pos == at3: raise _Empty('rows', i3)
         i3 += 1
     v1 = l2
     rec = _Rec({'rows': v1})
@@ -1206,7 +1223,7 @@ def t_rows_ndb_info(buf, pos, end, up, ctx, col):
     pos += 2
     this['ndb_len'] = v1
     n5 = (this['ndb_len'] - 2)
-    if pos + n5 > end: raise _Short('data', n5, end - pos)
+    if n5 < 0 or pos + n5 > end: raise _Short('data', n5, end - pos)
     v4 = buf[pos:pos + n5]
     pos += n5
     v3 = v4
@@ -1243,7 +1260,7 @@ def t_rows_table_id(buf, pos, end, up, ctx, col):
     """Number the server gave the table for this binlog; 4 bytes when the FDE announces a 6-byte post-header (trees before 5.1.4), else 6."""
     this = up
     n3 = (4 if (ctx['post_header_len'] == 6) else 6)
-    if pos + n3 > end: raise _Short('rows_table_id', n3, end - pos)
+    if n3 < 0 or pos + n3 > end: raise _Short('rows_table_id', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
@@ -1269,10 +1286,12 @@ def t_table_map_default_charset(buf, pos, end, up, ctx, col):
     cols = ctx.get('columns')
     i6 = 0
     while pos < end:
+        at6 = pos
         this['_index'] = i6
         col = cols[i6] if cols is not None and i6 < len(cols) else None
         v8, pos = t_table_map_charset_pair(buf, pos, end, this, ctx, col)
         l5.append(v8)
+        if pos == at6: raise _Empty('exceptions', i6)
         i6 += 1
     v4 = l5
     rec = _Rec({'default_collation': v1, 'exceptions': v4})
@@ -1297,7 +1316,9 @@ def t_table_map_str_values(buf, pos, end, up, ctx, col):
     this['member_count'] = v1
     l5 = []
     cols = ctx.get('columns')
-    for i6 in range(this['member_count']):
+    c6 = this['member_count']
+    if c6 < 0: raise _Count('members', c6)
+    for i6 in range(c6):
         col = cols[i6] if cols is not None and i6 < len(cols) else None
         v8, pos = _packed(buf, pos, end, 'members')
         if pos + v8 > end: raise _Short('members', v8, end - pos)
@@ -1313,8 +1334,8 @@ def t_table_map_str_values(buf, pos, end, up, ctx, col):
 def t_value_bit(buf, pos, end, up, ctx, col):
     """BIT(n), big-endian, in (n + 7) / 8 bytes."""
     this = up
-    n3 = (col['meta']['bytes'] + (1 if (col['meta']['bits'] > 0) else 0))
-    if pos + n3 > end: raise _Short('value_bit', n3, end - pos)
+    n3 = (_metaf(col, 'bytes') + (1 if (_metaf(col, 'bits') > 0) else 0))
+    if n3 < 0 or pos + n3 > end: raise _Short('value_bit', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'big')
     pos += n3
     v1 = v2
@@ -1324,14 +1345,14 @@ def t_value_bit(buf, pos, end, up, ctx, col):
 def t_value_blob(buf, pos, end, up, ctx, col):
     """BLOB and TEXT of every size - a length of as many bytes as the metadata says (1 to 4), then the value."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    n3 = col['meta']
-    if pos + n3 > end: raise _Short('length', n3, end - pos)
+    n3 = _meta(col)
+    if n3 < 0 or pos + n3 > end: raise _Short('length', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
     this['length'] = v1
     n6 = this['length']
-    if pos + n6 > end: raise _Short('data', n6, end - pos)
+    if n6 < 0 or pos + n6 > end: raise _Short('data', n6, end - pos)
     v5 = buf[pos:pos + n6]
     pos += n6
     v4 = v5
@@ -1343,15 +1364,15 @@ def t_value_blob(buf, pos, end, up, ctx, col):
 def t_value_blob_compressed(buf, pos, end, up, ctx, col):
     """MariaDB BLOB/TEXT COMPRESSED - a length like BLOB, then the stored value (a header byte and the data, see compressed_data)."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    n3 = col['meta']
-    if pos + n3 > end: raise _Short('length', n3, end - pos)
+    n3 = _meta(col)
+    if n3 < 0 or pos + n3 > end: raise _Short('length', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
     this['length'] = v1
     e5 = end
     end = pos + this['length']
-    if end > e5: raise _Short('stored', end - pos, e5 - pos)
+    if not pos <= end <= e5: raise _Short('stored', end - pos, e5 - pos)
     v7, pos = t_compressed_data(buf, pos, end, this, ctx, col)
     if pos != end: raise _Left('stored', end - pos)
     end = e5
@@ -1364,14 +1385,14 @@ def t_value_blob_compressed(buf, pos, end, up, ctx, col):
 def t_value_char(buf, pos, end, up, ctx, col):
     """CHAR(n) and BINARY(n) - the value without its trailing pad, after a one-byte length when n is under 256 bytes, else two."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    n3 = (1 if (col['meta']['max_length'] < 0x100) else 2)
-    if pos + n3 > end: raise _Short('length', n3, end - pos)
+    n3 = (1 if (_metaf(col, 'max_length') < 0x100) else 2)
+    if n3 < 0 or pos + n3 > end: raise _Short('length', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
     this['length'] = v1
     n6 = this['length']
-    if pos + n6 > end: raise _Short('data', n6, end - pos)
+    if n6 < 0 or pos + n6 > end: raise _Short('data', n6, end - pos)
     v5 = buf[pos:pos + n6]
     pos += n6
     v4 = v5
@@ -1419,7 +1440,7 @@ def t_value_datetime(buf, pos, end, up, ctx, col):
 def t_value_datetime2(buf, pos, end, up, ctx, col):
     """DATETIME(fsp) in the 5.6.4 format - five bytes big-endian of packed date and time, then (fsp + 1) / 2 bytes of fraction."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    v1 = ((col['meta'] + 1) // 2)
+    v1 = ((_meta(col) + 1) // 2)
     this['frac_bytes'] = v1
     v2 = (0x2710 if (this['frac_bytes'] == 1) else (100 if (this['frac_bytes'] == 2) else 1))
     this['frac_unit'] = v2
@@ -1429,7 +1450,7 @@ def t_value_datetime2(buf, pos, end, up, ctx, col):
     v3 = v5
     this['packed'] = v3
     n8 = this['frac_bytes']
-    if pos + n8 > end: raise _Short('frac', n8, end - pos)
+    if n8 < 0 or pos + n8 > end: raise _Short('frac', n8, end - pos)
     v7 = int.from_bytes(buf[pos:pos + n8], 'big')
     pos += n8
     v6 = v7
@@ -1451,8 +1472,8 @@ def t_value_datetime2(buf, pos, end, up, ctx, col):
 def t_value_enum(buf, pos, end, up, ctx, col):
     """ENUM, the 1-based index of the member (0 is the '' error value) in one or two bytes, as the metadata's length says."""
     this = up
-    n3 = col['meta']['length']
-    if pos + n3 > end: raise _Short('value_enum', n3, end - pos)
+    n3 = _metaf(col, 'length')
+    if n3 < 0 or pos + n3 > end: raise _Short('value_enum', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
@@ -1463,8 +1484,8 @@ def t_value_enum(buf, pos, end, up, ctx, col):
 def t_value_geometry(buf, pos, end, up, ctx, col):
     """GEOMETRY and the spatial types - a length of as many bytes as the metadata says, then a four-byte SRID and the WKB."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    n3 = col['meta']
-    if pos + n3 > end: raise _Short('length', n3, end - pos)
+    n3 = _meta(col)
+    if n3 < 0 or pos + n3 > end: raise _Short('length', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
@@ -1474,7 +1495,7 @@ def t_value_geometry(buf, pos, end, up, ctx, col):
     pos += 4
     v4 = v6
     n9 = (this['length'] - 4)
-    if pos + n9 > end: raise _Short('wkb', n9, end - pos)
+    if n9 < 0 or pos + n9 > end: raise _Short('wkb', n9, end - pos)
     v8 = buf[pos:pos + n9]
     pos += n9
     v7 = v8
@@ -1504,15 +1525,15 @@ def t_value_int24(buf, pos, end, up, ctx, col):
 def t_value_json(buf, pos, end, up, ctx, col):
     """JSON (MySQL 5.7.8+) - a length of as many bytes as the metadata says, then the document in MySQL's binary JSON format."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    n3 = col['meta']
-    if pos + n3 > end: raise _Short('length', n3, end - pos)
+    n3 = _meta(col)
+    if n3 < 0 or pos + n3 > end: raise _Short('length', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
     this['length'] = v1
     e5 = end
     end = pos + this['length']
-    if end > e5: raise _Short('doc', end - pos, e5 - pos)
+    if not pos <= end <= e5: raise _Short('doc', end - pos, e5 - pos)
     v7 = _json(buf[pos:end])
     pos = end
     if pos != end: raise _Left('doc', end - pos)
@@ -1562,8 +1583,8 @@ def t_value_longlong(buf, pos, end, up, ctx, col):
 def t_value_newdecimal(buf, pos, end, up, ctx, col):
     """DECIMAL(p,s) in MySQL's binary decimal format (groups of nine digits in four big-endian bytes, sign in the top bit)."""
     this = up
-    p4 = col['meta']['precision']
-    s5 = col['meta']['scale']
+    p4 = _metaf(col, 'precision')
+    s5 = _metaf(col, 'scale')
     v3, pos = _decimal(buf, pos, end, p4, s5, 'value_newdecimal')
     v1 = v3
     return v1, pos
@@ -1572,8 +1593,8 @@ def t_value_newdecimal(buf, pos, end, up, ctx, col):
 def t_value_set(buf, pos, end, up, ctx, col):
     """SET, a bitmask of the members (bit 0 is the first member) in one to eight bytes, as the metadata's length says."""
     this = up
-    n3 = col['meta']['length']
-    if pos + n3 > end: raise _Short('value_set', n3, end - pos)
+    n3 = _metaf(col, 'length')
+    if n3 < 0 or pos + n3 > end: raise _Short('value_set', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
@@ -1620,12 +1641,12 @@ def t_value_time(buf, pos, end, up, ctx, col):
 def t_value_time2(buf, pos, end, up, ctx, col):
     """TIME(fsp) in the 5.6.4 format - 3 + (fsp + 1) / 2 bytes big-endian, an offset-binary signed fixed-point number of packed hh:mm:ss."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    v1 = ((col['meta'] + 1) // 2)
+    v1 = ((_meta(col) + 1) // 2)
     this['frac_bytes'] = v1
     v2 = (0x2710 if (this['frac_bytes'] == 1) else (100 if (this['frac_bytes'] == 2) else 1))
     this['frac_unit'] = v2
     n5 = (3 + this['frac_bytes'])
-    if pos + n5 > end: raise _Short('raw', n5, end - pos)
+    if n5 < 0 or pos + n5 > end: raise _Short('raw', n5, end - pos)
     v4 = int.from_bytes(buf[pos:pos + n5], 'big')
     pos += n5
     v3 = v4
@@ -1659,7 +1680,7 @@ def t_value_timestamp(buf, pos, end, up, ctx, col):
 def t_value_timestamp2(buf, pos, end, up, ctx, col):
     """TIMESTAMP(fsp) in the 5.6.4 format - four bytes big-endian of seconds since the epoch, then (fsp + 1) / 2 bytes of fraction."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    v1 = ((col['meta'] + 1) // 2)
+    v1 = ((_meta(col) + 1) // 2)
     this['frac_bytes'] = v1
     v2 = (0x2710 if (this['frac_bytes'] == 1) else (100 if (this['frac_bytes'] == 2) else 1))
     this['frac_unit'] = v2
@@ -1668,7 +1689,7 @@ def t_value_timestamp2(buf, pos, end, up, ctx, col):
     pos += 4
     v3 = v5
     n8 = this['frac_bytes']
-    if pos + n8 > end: raise _Short('frac', n8, end - pos)
+    if n8 < 0 or pos + n8 > end: raise _Short('frac', n8, end - pos)
     v7 = int.from_bytes(buf[pos:pos + n8], 'big')
     pos += n8
     v6 = v7
@@ -1700,14 +1721,14 @@ def t_value_tiny(buf, pos, end, up, ctx, col):
 def t_value_var_string(buf, pos, end, up, ctx, col):
     """The VARCHAR of tables from before MySQL 5.0.3 - like VARCHAR, with the two metadata bytes read as one little-endian maximum."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    n3 = (1 if ((col['meta']['real_type'] | (col['meta']['length'] << 8)) < 0x100) else 2)
-    if pos + n3 > end: raise _Short('length', n3, end - pos)
+    n3 = (1 if ((_metaf(col, 'real_type') | (_metaf(col, 'length') << 8)) < 0x100) else 2)
+    if n3 < 0 or pos + n3 > end: raise _Short('length', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
     this['length'] = v1
     n6 = this['length']
-    if pos + n6 > end: raise _Short('data', n6, end - pos)
+    if n6 < 0 or pos + n6 > end: raise _Short('data', n6, end - pos)
     v5 = buf[pos:pos + n6]
     pos += n6
     v4 = v5
@@ -1719,14 +1740,14 @@ def t_value_var_string(buf, pos, end, up, ctx, col):
 def t_value_varchar(buf, pos, end, up, ctx, col):
     """VARCHAR(n) and VARBINARY(n) - a one-byte length when the maximum is under 256 bytes, else two, then the value."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    n3 = (1 if (col['meta'] < 0x100) else 2)
-    if pos + n3 > end: raise _Short('length', n3, end - pos)
+    n3 = (1 if (_meta(col) < 0x100) else 2)
+    if n3 < 0 or pos + n3 > end: raise _Short('length', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
     this['length'] = v1
     n6 = this['length']
-    if pos + n6 > end: raise _Short('data', n6, end - pos)
+    if n6 < 0 or pos + n6 > end: raise _Short('data', n6, end - pos)
     v5 = buf[pos:pos + n6]
     pos += n6
     v4 = v5
@@ -1738,15 +1759,15 @@ def t_value_varchar(buf, pos, end, up, ctx, col):
 def t_value_varchar_compressed(buf, pos, end, up, ctx, col):
     """MariaDB VARCHAR(n) COMPRESSED - a length like VARCHAR, then the stored value (a header byte and the data, see compressed_data)."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    n3 = (1 if (col['meta'] < 0x100) else 2)
-    if pos + n3 > end: raise _Short('length', n3, end - pos)
+    n3 = (1 if (_meta(col) < 0x100) else 2)
+    if n3 < 0 or pos + n3 > end: raise _Short('length', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
     this['length'] = v1
     e5 = end
     end = pos + this['length']
-    if end > e5: raise _Short('stored', end - pos, e5 - pos)
+    if not pos <= end <= e5: raise _Short('stored', end - pos, e5 - pos)
     v7, pos = t_compressed_data(buf, pos, end, this, ctx, col)
     if pos != end: raise _Left('stored', end - pos)
     end = e5
@@ -1759,15 +1780,17 @@ def t_value_varchar_compressed(buf, pos, end, up, ctx, col):
 def t_value_vector(buf, pos, end, up, ctx, col):
     """VECTOR (MySQL 9.0+) - a length of as many bytes as the metadata says, then the dimensions as little-endian 32-bit floats."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    n3 = col['meta']
-    if pos + n3 > end: raise _Short('length', n3, end - pos)
+    n3 = _meta(col)
+    if n3 < 0 or pos + n3 > end: raise _Short('length', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
     this['length'] = v1
     l5 = []
     cols = ctx.get('columns')
-    for i6 in range((this['length'] // 4)):
+    c6 = (this['length'] // 4)
+    if c6 < 0: raise _Count('dims', c6)
+    for i6 in range(c6):
         col = cols[i6] if cols is not None and i6 < len(cols) else None
         if pos + 4 > end: raise _Short('dims', 4, end - pos)
         v8 = _S27(buf, pos)[0]
@@ -1839,7 +1862,7 @@ def e_BINLOG_CHECKPOINT_EVENT(buf, pos, end, ctx):
     v1 = v3
     this['binlog_file_len'] = v1
     n6 = this['binlog_file_len']
-    if pos + n6 > end: raise _Short('binlog_file_name', n6, end - pos)
+    if n6 < 0 or pos + n6 > end: raise _Short('binlog_file_name', n6, end - pos)
     v5 = buf[pos:pos + n6]
     pos += n6
     v5 = v5.decode('utf-8', 'surrogateescape')
@@ -1857,7 +1880,7 @@ def e_FORMAT_DESCRIPTION_EVENT(buf, pos, end, ctx):
     pos += 2
     v1 = v3
     n6 = 50
-    if pos + n6 > end: raise _Short('server_version', n6, end - pos)
+    if n6 < 0 or pos + n6 > end: raise _Short('server_version', n6, end - pos)
     v5 = buf[pos:pos + n6]
     pos += n6
     v5 = v5.rstrip(b'\x00')
@@ -1869,16 +1892,18 @@ def e_FORMAT_DESCRIPTION_EVENT(buf, pos, end, ctx):
     pos += 5
     e10 = end
     end = pos + ((end - pos) - (5 if (rt.vcmp('>=', rt.version(this['server_version']), rt.Version('mysql', (5, 6, 1))) or rt.vcmp('>=', rt.version(this['server_version']), rt.Version('mariadb', (5, 3, 0)))) else 0))
-    if end > e10: raise _Short('post_header_lengths', end - pos, e10 - pos)
+    if not pos <= end <= e10: raise _Short('post_header_lengths', end - pos, e10 - pos)
     l11 = []
     cols = ctx.get('columns')
     i12 = 0
     while pos < end:
+        at12 = pos
         col = cols[i12] if cols is not None and i12 < len(cols) else None
         if pos + 1 > end: raise _Short('post_header_lengths', 1, end - pos)
         v14 = _S2(buf, pos)[0]
         pos += 1
         l11.append(v14)
+        if pos == at12: raise _Empty('post_header_lengths', i12)
         i12 += 1
     if pos != end: raise _Left('post_header_lengths', end - pos)
     end = e10
@@ -1987,7 +2012,9 @@ def e_GTID_LIST_EVENT(buf, pos, end, ctx):
     this['count_and_flags'] = v1
     l5 = []
     cols = ctx.get('columns')
-    for i6 in range((this['count_and_flags'] & 0xfffffff)):
+    c6 = (this['count_and_flags'] & 0xfffffff)
+    if c6 < 0: raise _Count('gtids', c6)
+    for i6 in range(c6):
         this['_index'] = i6
         col = cols[i6] if cols is not None and i6 < len(cols) else None
         v8, pos = t_mariadb_gtid(buf, pos, end, this, ctx, col)
@@ -2029,7 +2056,9 @@ def e_GTID_TAGGED_LOG_EVENT(buf, pos, end, ctx):
         elif tag14 == 1:
             l21 = []
             cols = ctx.get('columns')
-            for i22 in range(16):
+            c22 = 16
+            if c22 < 0: raise _Count('uuid', c22)
+            for i22 in range(c22):
                 col = cols[i22] if cols is not None and i22 < len(cols) else None
                 v24, pos = _svuint(buf, pos, end, 'uuid')
                 l21.append(v24)
@@ -2114,7 +2143,7 @@ def e_HEARTBEAT_LOG_EVENT_V2(buf, pos, end, ctx):
             v7, pos = _packed(buf, pos, end, 'log_filename')
             e8 = end
             end = pos + v7
-            if end > e8: raise _Short('log_filename', end - pos, e8 - pos)
+            if not pos <= end <= e8: raise _Short('log_filename', end - pos, e8 - pos)
             if pos + (end - pos) > end: raise _Short('log_filename', (end - pos), end - pos)
             v10 = buf[pos:pos + (end - pos)]
             pos += (end - pos)
@@ -2127,7 +2156,7 @@ def e_HEARTBEAT_LOG_EVENT_V2(buf, pos, end, ctx):
             v11, pos = _packed(buf, pos, end, 'log_position')
             e12 = end
             end = pos + v11
-            if end > e12: raise _Short('log_position', end - pos, e12 - pos)
+            if not pos <= end <= e12: raise _Short('log_position', end - pos, e12 - pos)
             v15, pos = _packed(buf, pos, end, 'log_position')
             v13 = v15
             if pos != end: raise _Left('log_position', end - pos)
@@ -2232,7 +2261,7 @@ def e_QUERY_COMPRESSED_EVENT(buf, pos, end, ctx):
     this['status_vars_len'] = v5
     if (ctx['post_header_len'] > 13):
         n8 = (ctx['post_header_len'] - 13)
-        if pos + n8 > end: raise _Short('extra_post_header', n8, end - pos)
+        if n8 < 0 or pos + n8 > end: raise _Short('extra_post_header', n8, end - pos)
         v7 = buf[pos:pos + n8]
         pos += n8
         v6 = v7
@@ -2240,13 +2269,13 @@ def e_QUERY_COMPRESSED_EVENT(buf, pos, end, ctx):
         v6 = None
     e10 = end
     end = pos + this['status_vars_len']
-    if end > e10: raise _Short('status_vars', end - pos, e10 - pos)
+    if not pos <= end <= e10: raise _Short('status_vars', end - pos, e10 - pos)
     v12, pos = t_query_status_vars(buf, pos, end, this, ctx, col)
     if pos != end: raise _Left('status_vars', end - pos)
     end = e10
     v9 = v12
     n15 = this['db_len']
-    if pos + n15 > end: raise _Short('db', n15, end - pos)
+    if n15 < 0 or pos + n15 > end: raise _Short('db', n15, end - pos)
     v14 = buf[pos:pos + n15]
     pos += n15
     v14 = v14.decode('utf-8', 'surrogateescape')
@@ -2338,7 +2367,7 @@ def e_START_ENCRYPTION_EVENT(buf, pos, end, ctx):
     v1, v2, = _S10(buf, pos)
     pos += 5
     n5 = 12
-    if pos + n5 > end: raise _Short('nonce', n5, end - pos)
+    if n5 < 0 or pos + n5 > end: raise _Short('nonce', n5, end - pos)
     v4 = buf[pos:pos + n5]
     pos += n5
     v3 = v4
@@ -2354,7 +2383,7 @@ def e_START_EVENT_V3(buf, pos, end, ctx):
     pos += 2
     v1 = v3
     n6 = 50
-    if pos + n6 > end: raise _Short('server_version', n6, end - pos)
+    if n6 < 0 or pos + n6 > end: raise _Short('server_version', n6, end - pos)
     v5 = buf[pos:pos + n6]
     pos += n6
     v5 = v5.rstrip(b'\x00')
@@ -2393,7 +2422,7 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
     this['flags'] = v4
     this['db_len'] = v5
     n9 = this['db_len']
-    if pos + n9 > end: raise _Short('db', n9, end - pos)
+    if n9 < 0 or pos + n9 > end: raise _Short('db', n9, end - pos)
     v8 = buf[pos:pos + n9]
     pos += n9
     v8 = v8.decode('utf-8', 'surrogateescape')
@@ -2404,7 +2433,7 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
     if v10 != 0: raise _Bad('db_end', v10, 0)
     this['table_len'] = v11
     n14 = this['table_len']
-    if pos + n14 > end: raise _Short('table', n14, end - pos)
+    if n14 < 0 or pos + n14 > end: raise _Short('table', n14, end - pos)
     v13 = buf[pos:pos + n14]
     pos += n14
     v13 = v13.decode('utf-8', 'surrogateescape')
@@ -2419,7 +2448,9 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
     this['column_count'] = v18
     l22 = []
     cols = ctx.get('columns')
-    for i23 in range(this['column_count']):
+    c23 = this['column_count']
+    if c23 < 0: raise _Count('column_types', c23)
+    for i23 in range(c23):
         this['_index'] = i23
         col = cols[i23] if cols is not None and i23 < len(cols) else None
         if pos + 1 > end: raise _Short('column_types', 1, end - pos)
@@ -2441,10 +2472,12 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
         this['metadata_len'] = v32
         e36 = end
         end = pos + this['metadata_len']
-        if end > e36: raise _Short('metadata', end - pos, e36 - pos)
+        if not pos <= end <= e36: raise _Short('metadata', end - pos, e36 - pos)
         l37 = []
         cols = ctx.get('columns')
-        for i38 in range(rt.length(this['_']['column_types'])):
+        c38 = rt.length(this['_']['column_types'])
+        if c38 < 0: raise _Count('metadata', c38)
+        for i38 in range(c38):
             this['_index'] = i38
             col = cols[i38] if cols is not None and i38 < len(cols) else None
             k41 = this['_']['column_types'][this['_index']]
@@ -2544,16 +2577,18 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                 v75, pos = _packed(buf, pos, end, 'signedness')
                 e76 = end
                 end = pos + v75
-                if end > e76: raise _Short('signedness', end - pos, e76 - pos)
+                if not pos <= end <= e76: raise _Short('signedness', end - pos, e76 - pos)
                 l78 = []
                 cols = ctx.get('columns')
                 i79 = 0
                 while pos < end:
+                    at79 = pos
                     this['_index'] = i79
                     col = cols[i79] if cols is not None and i79 < len(cols) else None
                     n81 = 8
                     v80, pos = _bitmap(buf, pos, end, n81, True, 'signedness')
                     l78.append(v80)
+                    if pos == at79: raise _Empty('signedness', i79)
                     i79 += 1
                 v77 = l78
                 if pos != end: raise _Left('signedness', end - pos)
@@ -2563,7 +2598,7 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                 v82, pos = _packed(buf, pos, end, 'default_charset')
                 e83 = end
                 end = pos + v82
-                if end > e83: raise _Short('default_charset', end - pos, e83 - pos)
+                if not pos <= end <= e83: raise _Short('default_charset', end - pos, e83 - pos)
                 v86, pos = t_table_map_default_charset(buf, pos, end, this, ctx, col)
                 v84 = v86
                 if pos != end: raise _Left('default_charset', end - pos)
@@ -2573,15 +2608,17 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                 v87, pos = _packed(buf, pos, end, 'column_charset')
                 e88 = end
                 end = pos + v87
-                if end > e88: raise _Short('column_charset', end - pos, e88 - pos)
+                if not pos <= end <= e88: raise _Short('column_charset', end - pos, e88 - pos)
                 l90 = []
                 cols = ctx.get('columns')
                 i91 = 0
                 while pos < end:
+                    at91 = pos
                     this['_index'] = i91
                     col = cols[i91] if cols is not None and i91 < len(cols) else None
                     v93, pos = _packed(buf, pos, end, 'column_charset')
                     l90.append(v93)
+                    if pos == at91: raise _Empty('column_charset', i91)
                     i91 += 1
                 v89 = l90
                 if pos != end: raise _Left('column_charset', end - pos)
@@ -2591,11 +2628,12 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                 v94, pos = _packed(buf, pos, end, 'column_name')
                 e95 = end
                 end = pos + v94
-                if end > e95: raise _Short('column_name', end - pos, e95 - pos)
+                if not pos <= end <= e95: raise _Short('column_name', end - pos, e95 - pos)
                 l97 = []
                 cols = ctx.get('columns')
                 i98 = 0
                 while pos < end:
+                    at98 = pos
                     this['_index'] = i98
                     col = cols[i98] if cols is not None and i98 < len(cols) else None
                     v100, pos = _packed(buf, pos, end, 'column_name')
@@ -2604,6 +2642,7 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                     pos += v100
                     v99 = v99.decode('utf-8', 'surrogateescape')
                     l97.append(v99)
+                    if pos == at98: raise _Empty('column_name', i98)
                     i98 += 1
                 v96 = l97
                 if pos != end: raise _Left('column_name', end - pos)
@@ -2613,15 +2652,17 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                 v101, pos = _packed(buf, pos, end, 'set_str_value')
                 e102 = end
                 end = pos + v101
-                if end > e102: raise _Short('set_str_value', end - pos, e102 - pos)
+                if not pos <= end <= e102: raise _Short('set_str_value', end - pos, e102 - pos)
                 l104 = []
                 cols = ctx.get('columns')
                 i105 = 0
                 while pos < end:
+                    at105 = pos
                     this['_index'] = i105
                     col = cols[i105] if cols is not None and i105 < len(cols) else None
                     v107, pos = t_table_map_str_values(buf, pos, end, this, ctx, col)
                     l104.append(v107)
+                    if pos == at105: raise _Empty('set_str_value', i105)
                     i105 += 1
                 v103 = l104
                 if pos != end: raise _Left('set_str_value', end - pos)
@@ -2631,15 +2672,17 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                 v108, pos = _packed(buf, pos, end, 'enum_str_value')
                 e109 = end
                 end = pos + v108
-                if end > e109: raise _Short('enum_str_value', end - pos, e109 - pos)
+                if not pos <= end <= e109: raise _Short('enum_str_value', end - pos, e109 - pos)
                 l111 = []
                 cols = ctx.get('columns')
                 i112 = 0
                 while pos < end:
+                    at112 = pos
                     this['_index'] = i112
                     col = cols[i112] if cols is not None and i112 < len(cols) else None
                     v114, pos = t_table_map_str_values(buf, pos, end, this, ctx, col)
                     l111.append(v114)
+                    if pos == at112: raise _Empty('enum_str_value', i112)
                     i112 += 1
                 v110 = l111
                 if pos != end: raise _Left('enum_str_value', end - pos)
@@ -2649,15 +2692,17 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                 v115, pos = _packed(buf, pos, end, 'geometry_type')
                 e116 = end
                 end = pos + v115
-                if end > e116: raise _Short('geometry_type', end - pos, e116 - pos)
+                if not pos <= end <= e116: raise _Short('geometry_type', end - pos, e116 - pos)
                 l118 = []
                 cols = ctx.get('columns')
                 i119 = 0
                 while pos < end:
+                    at119 = pos
                     this['_index'] = i119
                     col = cols[i119] if cols is not None and i119 < len(cols) else None
                     v121, pos = _packed(buf, pos, end, 'geometry_type')
                     l118.append(v121)
+                    if pos == at119: raise _Empty('geometry_type', i119)
                     i119 += 1
                 v117 = l118
                 if pos != end: raise _Left('geometry_type', end - pos)
@@ -2667,15 +2712,17 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                 v122, pos = _packed(buf, pos, end, 'simple_primary_key')
                 e123 = end
                 end = pos + v122
-                if end > e123: raise _Short('simple_primary_key', end - pos, e123 - pos)
+                if not pos <= end <= e123: raise _Short('simple_primary_key', end - pos, e123 - pos)
                 l125 = []
                 cols = ctx.get('columns')
                 i126 = 0
                 while pos < end:
+                    at126 = pos
                     this['_index'] = i126
                     col = cols[i126] if cols is not None and i126 < len(cols) else None
                     v128, pos = _packed(buf, pos, end, 'simple_primary_key')
                     l125.append(v128)
+                    if pos == at126: raise _Empty('simple_primary_key', i126)
                     i126 += 1
                 v124 = l125
                 if pos != end: raise _Left('simple_primary_key', end - pos)
@@ -2685,15 +2732,17 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                 v129, pos = _packed(buf, pos, end, 'primary_key_with_prefix')
                 e130 = end
                 end = pos + v129
-                if end > e130: raise _Short('primary_key_with_prefix', end - pos, e130 - pos)
+                if not pos <= end <= e130: raise _Short('primary_key_with_prefix', end - pos, e130 - pos)
                 l132 = []
                 cols = ctx.get('columns')
                 i133 = 0
                 while pos < end:
+                    at133 = pos
                     this['_index'] = i133
                     col = cols[i133] if cols is not None and i133 < len(cols) else None
                     v135, pos = t_table_map_pk_part(buf, pos, end, this, ctx, col)
                     l132.append(v135)
+                    if pos == at133: raise _Empty('primary_key_with_prefix', i133)
                     i133 += 1
                 v131 = l132
                 if pos != end: raise _Left('primary_key_with_prefix', end - pos)
@@ -2703,7 +2752,7 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                 v136, pos = _packed(buf, pos, end, 'enum_and_set_default_charset')
                 e137 = end
                 end = pos + v136
-                if end > e137: raise _Short('enum_and_set_default_charset', end - pos, e137 - pos)
+                if not pos <= end <= e137: raise _Short('enum_and_set_default_charset', end - pos, e137 - pos)
                 v140, pos = t_table_map_default_charset(buf, pos, end, this, ctx, col)
                 v138 = v140
                 if pos != end: raise _Left('enum_and_set_default_charset', end - pos)
@@ -2713,15 +2762,17 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                 v141, pos = _packed(buf, pos, end, 'enum_and_set_column_charset')
                 e142 = end
                 end = pos + v141
-                if end > e142: raise _Short('enum_and_set_column_charset', end - pos, e142 - pos)
+                if not pos <= end <= e142: raise _Short('enum_and_set_column_charset', end - pos, e142 - pos)
                 l144 = []
                 cols = ctx.get('columns')
                 i145 = 0
                 while pos < end:
+                    at145 = pos
                     this['_index'] = i145
                     col = cols[i145] if cols is not None and i145 < len(cols) else None
                     v147, pos = _packed(buf, pos, end, 'enum_and_set_column_charset')
                     l144.append(v147)
+                    if pos == at145: raise _Empty('enum_and_set_column_charset', i145)
                     i145 += 1
                 v143 = l144
                 if pos != end: raise _Left('enum_and_set_column_charset', end - pos)
@@ -2731,16 +2782,18 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                 v148, pos = _packed(buf, pos, end, 'column_visibility')
                 e149 = end
                 end = pos + v148
-                if end > e149: raise _Short('column_visibility', end - pos, e149 - pos)
+                if not pos <= end <= e149: raise _Short('column_visibility', end - pos, e149 - pos)
                 l151 = []
                 cols = ctx.get('columns')
                 i152 = 0
                 while pos < end:
+                    at152 = pos
                     this['_index'] = i152
                     col = cols[i152] if cols is not None and i152 < len(cols) else None
                     n154 = 8
                     v153, pos = _bitmap(buf, pos, end, n154, True, 'column_visibility')
                     l151.append(v153)
+                    if pos == at152: raise _Empty('column_visibility', i152)
                     i152 += 1
                 v150 = l151
                 if pos != end: raise _Left('column_visibility', end - pos)
@@ -2750,15 +2803,17 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                 v155, pos = _packed(buf, pos, end, 'vector_dimensionality')
                 e156 = end
                 end = pos + v155
-                if end > e156: raise _Short('vector_dimensionality', end - pos, e156 - pos)
+                if not pos <= end <= e156: raise _Short('vector_dimensionality', end - pos, e156 - pos)
                 l158 = []
                 cols = ctx.get('columns')
                 i159 = 0
                 while pos < end:
+                    at159 = pos
                     this['_index'] = i159
                     col = cols[i159] if cols is not None and i159 < len(cols) else None
                     v161, pos = _packed(buf, pos, end, 'vector_dimensionality')
                     l158.append(v161)
+                    if pos == at159: raise _Empty('vector_dimensionality', i159)
                     i159 += 1
                 v157 = l158
                 if pos != end: raise _Left('vector_dimensionality', end - pos)
@@ -2790,21 +2845,23 @@ def e_TRANSACTION_CONTEXT_EVENT(buf, pos, end, ctx):
     this['write_set_len'] = v5
     this['read_set_len'] = v6
     n9 = this['server_uuid_len']
-    if pos + n9 > end: raise _Short('server_uuid', n9, end - pos)
+    if n9 < 0 or pos + n9 > end: raise _Short('server_uuid', n9, end - pos)
     v8 = buf[pos:pos + n9]
     pos += n9
     v8 = v8.decode('utf-8', 'surrogateescape')
     v7 = v8
     e11 = end
     end = pos + this['snapshot_version_len']
-    if end > e11: raise _Short('snapshot_version', end - pos, e11 - pos)
+    if not pos <= end <= e11: raise _Short('snapshot_version', end - pos, e11 - pos)
     v13, pos = t_mysql_gtid_set(buf, pos, end, this, ctx, col)
     if pos != end: raise _Left('snapshot_version', end - pos)
     end = e11
     v10 = v13
     l15 = []
     cols = ctx.get('columns')
-    for i16 in range(this['write_set_len']):
+    c16 = this['write_set_len']
+    if c16 < 0: raise _Count('write_set', c16)
+    for i16 in range(c16):
         this['_index'] = i16
         col = cols[i16] if cols is not None and i16 < len(cols) else None
         if pos + 2 > end: raise _Short('write_set', 2, end - pos)
@@ -2818,7 +2875,9 @@ def e_TRANSACTION_CONTEXT_EVENT(buf, pos, end, ctx):
     v14 = l15
     l20 = []
     cols = ctx.get('columns')
-    for i21 in range(this['read_set_len']):
+    c21 = this['read_set_len']
+    if c21 < 0: raise _Count('read_set', c21)
+    for i21 in range(c21):
         this['_index'] = i21
         col = cols[i21] if cols is not None and i21 < len(cols) else None
         if pos + 2 > end: raise _Short('read_set', 2, end - pos)
@@ -2848,7 +2907,7 @@ def e_TRANSACTION_PAYLOAD_EVENT(buf, pos, end, ctx):
             v7, pos = _packed(buf, pos, end, 'payload_size')
             e8 = end
             end = pos + v7
-            if end > e8: raise _Short('payload_size', end - pos, e8 - pos)
+            if not pos <= end <= e8: raise _Short('payload_size', end - pos, e8 - pos)
             v11, pos = _packed(buf, pos, end, 'payload_size')
             v9 = v11
             if pos != end: raise _Left('payload_size', end - pos)
@@ -2858,7 +2917,7 @@ def e_TRANSACTION_PAYLOAD_EVENT(buf, pos, end, ctx):
             v12, pos = _packed(buf, pos, end, 'compression_type')
             e13 = end
             end = pos + v12
-            if end > e13: raise _Short('compression_type', end - pos, e13 - pos)
+            if not pos <= end <= e13: raise _Short('compression_type', end - pos, e13 - pos)
             v16, pos = _packed(buf, pos, end, 'compression_type')
             x17 = _E_TRANSACTION_PAYLOAD_COMPRESSION.get(v16)
             if x17 is None:
@@ -2873,7 +2932,7 @@ def e_TRANSACTION_PAYLOAD_EVENT(buf, pos, end, ctx):
             v18, pos = _packed(buf, pos, end, 'uncompressed_size')
             e19 = end
             end = pos + v18
-            if end > e19: raise _Short('uncompressed_size', end - pos, e19 - pos)
+            if not pos <= end <= e19: raise _Short('uncompressed_size', end - pos, e19 - pos)
             v22, pos = _packed(buf, pos, end, 'uncompressed_size')
             v20 = v22
             if pos != end: raise _Left('uncompressed_size', end - pos)
@@ -2903,7 +2962,7 @@ def e_USER_VAR_EVENT(buf, pos, end, ctx):
     v1 = v3
     this['name_len'] = v1
     n6 = this['name_len']
-    if pos + n6 > end: raise _Short('name', n6, end - pos)
+    if n6 < 0 or pos + n6 > end: raise _Short('name', n6, end - pos)
     v5 = buf[pos:pos + n6]
     pos += n6
     v5 = v5.decode('utf-8', 'surrogateescape')
@@ -2942,7 +3001,7 @@ def e_USER_VAR_EVENT(buf, pos, end, ctx):
     this['value_len'] = v17
     if (this['is_null'] == 0):
         n22 = this['value_len']
-        if pos + n22 > end: raise _Short('value', n22, end - pos)
+        if n22 < 0 or pos + n22 > end: raise _Short('value', n22, end - pos)
         v21 = buf[pos:pos + n22]
         pos += n22
         v20 = v21
@@ -2969,7 +3028,7 @@ def e_VIEW_CHANGE_EVENT(buf, pos, end, ctx):
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     n3 = 40
-    if pos + n3 > end: raise _Short('view_id', n3, end - pos)
+    if n3 < 0 or pos + n3 > end: raise _Short('view_id', n3, end - pos)
     v2 = buf[pos:pos + n3]
     pos += n3
     v2 = v2.rstrip(b'\x00')
@@ -2981,7 +3040,9 @@ def e_VIEW_CHANGE_EVENT(buf, pos, end, ctx):
     this['cert_info_count'] = v5
     l7 = []
     cols = ctx.get('columns')
-    for i8 in range(this['cert_info_count']):
+    c8 = this['cert_info_count']
+    if c8 < 0: raise _Count('certification_info', c8)
+    for i8 in range(c8):
         this['_index'] = i8
         col = cols[i8] if cols is not None and i8 < len(cols) else None
         v10, pos = t_view_change_cert_info(buf, pos, end, this, ctx, col)
@@ -3001,12 +3062,12 @@ def e_XA_PREPARE_LOG_EVENT(buf, pos, end, ctx):
     this['gtrid_length'] = v3
     this['bqual_length'] = v4
     n7 = this['gtrid_length']
-    if pos + n7 > end: raise _Short('gtrid', n7, end - pos)
+    if n7 < 0 or pos + n7 > end: raise _Short('gtrid', n7, end - pos)
     v6 = buf[pos:pos + n7]
     pos += n7
     v5 = v6
     n10 = this['bqual_length']
-    if pos + n10 > end: raise _Short('bqual', n10, end - pos)
+    if n10 < 0 or pos + n10 > end: raise _Short('bqual', n10, end - pos)
     v9 = buf[pos:pos + n10]
     pos += n10
     v8 = v9
@@ -3065,7 +3126,7 @@ def e_gtid_log_event(buf, pos, end, ctx):
     v3 = x4
     v1 = v3
     n7 = 16
-    if pos + n7 > end: raise _Short('sid', n7, end - pos)
+    if n7 < 0 or pos + n7 > end: raise _Short('sid', n7, end - pos)
     v6 = buf[pos:pos + n7]
     pos += n7
     v5 = v6
@@ -3208,7 +3269,9 @@ def e_load_event(buf, pos, end, ctx):
     v29 = v31
     l36 = []
     cols = ctx.get('columns')
-    for i37 in range(this['num_fields']):
+    c37 = this['num_fields']
+    if c37 < 0: raise _Count('field_name_lens', c37)
+    for i37 in range(c37):
         this['_index'] = i37
         col = cols[i37] if cols is not None and i37 < len(cols) else None
         if pos + 1 > end: raise _Short('field_name_lens', 1, end - pos)
@@ -3219,14 +3282,16 @@ def e_load_event(buf, pos, end, ctx):
     this['field_name_lens'] = v35
     l41 = []
     cols = ctx.get('columns')
-    for i42 in range(this['num_fields']):
+    c42 = this['num_fields']
+    if c42 < 0: raise _Count('field_names', c42)
+    for i42 in range(c42):
         this['_index'] = i42
         col = cols[i42] if cols is not None and i42 < len(cols) else None
         v44, pos = t_load_field_name(buf, pos, end, this, ctx, col)
         l41.append(v44)
     v40 = l41
     n47 = this['table_name_len']
-    if pos + n47 > end: raise _Short('table_name', n47, end - pos)
+    if n47 < 0 or pos + n47 > end: raise _Short('table_name', n47, end - pos)
     v46 = buf[pos:pos + n47]
     pos += n47
     v46 = v46.decode('utf-8', 'surrogateescape')
@@ -3237,7 +3302,7 @@ def e_load_event(buf, pos, end, ctx):
     if v50 != 0: raise _Bad('table_name_nul', v50, 0)
     v48 = v50
     n53 = this['db_len']
-    if pos + n53 > end: raise _Short('db', n53, end - pos)
+    if n53 < 0 or pos + n53 > end: raise _Short('db', n53, end - pos)
     v52 = buf[pos:pos + n53]
     pos += n53
     v52 = v52.decode('utf-8', 'surrogateescape')
@@ -3349,7 +3414,7 @@ def e_query_event(buf, pos, end, ctx):
     this['status_vars_len'] = v5
     if (ctx['post_header_len'] > (26 if (ctx['type_code'] == 18) else 13)):
         n41 = (ctx['post_header_len'] - (26 if (ctx['type_code'] == 18) else 13))
-        if pos + n41 > end: raise _Short('extra_post_header', n41, end - pos)
+        if n41 < 0 or pos + n41 > end: raise _Short('extra_post_header', n41, end - pos)
         v40 = buf[pos:pos + n41]
         pos += n41
         v39 = v40
@@ -3358,7 +3423,7 @@ def e_query_event(buf, pos, end, ctx):
     if (ctx['post_header_len'] > 11):
         e43 = end
         end = pos + this['status_vars_len']
-        if end > e43: raise _Short('status_vars', end - pos, e43 - pos)
+        if not pos <= end <= e43: raise _Short('status_vars', end - pos, e43 - pos)
         v45, pos = t_query_status_vars(buf, pos, end, this, ctx, col)
         if pos != end: raise _Left('status_vars', end - pos)
         end = e43
@@ -3366,7 +3431,7 @@ def e_query_event(buf, pos, end, ctx):
     else:
         v42 = None
     n48 = this['db_len']
-    if pos + n48 > end: raise _Short('db', n48, end - pos)
+    if n48 < 0 or pos + n48 > end: raise _Short('db', n48, end - pos)
     v47 = buf[pos:pos + n48]
     pos += n48
     v47 = v47.decode('utf-8', 'surrogateescape')
@@ -3441,7 +3506,7 @@ def e_rows_compressed_event_v2(buf, pos, end, ctx):
     this['extra_data_len'] = v5
     e8 = end
     end = pos + (this['extra_data_len'] - 2)
-    if end > e8: raise _Short('extra_info', end - pos, e8 - pos)
+    if not pos <= end <= e8: raise _Short('extra_info', end - pos, e8 - pos)
     v10, pos = t_rows_extra_row_info_mariadb(buf, pos, end, this, ctx, col)
     if pos != end: raise _Left('extra_info', end - pos)
     end = e8
@@ -3529,7 +3594,7 @@ def e_rows_event_v2(buf, pos, end, ctx):
     this['extra_data_len'] = v5
     e8 = end
     end = pos + (this['extra_data_len'] - 2)
-    if end > e8: raise _Short('extra_info', end - pos, e8 - pos)
+    if not pos <= end <= e8: raise _Short('extra_info', end - pos, e8 - pos)
     v10, pos = t_rows_extra_row_info(buf, pos, end, this, ctx, col)
     if pos != end: raise _Left('extra_info', end - pos)
     end = e8

@@ -123,7 +123,6 @@ MUTANTS = [  # (file, offset, bit or None for a truncation there, damaged?, what
     ("mariadb-10.11-sample.000001", 4 + 100, 4, True, "MariaDB FDE post-header lengths"),
     ("mariadb-10.11-sample.000001", 4 + 17, 0, False, "LOG_EVENT_BINLOG_IN_USE_F, outside the "
                                                       "FDE's CRC32 on purpose"),
-    ("json.binlog.000001", 0, None, False, "the file as it is"),
     ("mariadb-10.11-sample.000002", 0, None, False, "the file as it is"),
 ]
 
