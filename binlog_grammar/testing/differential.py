@@ -467,7 +467,10 @@ def _decoded_changes(files, schemas=None):
     from binlog_grammar.rows import RowDecoder, iter_row_changes
     from binlog_grammar.stream import open_stream
 
-    txs = list(open_stream([str(f) for f in files], schemas=schemas).transactions())
+    stream = open_stream([str(f) for f in files], schemas=schemas)
+    txs = list(stream.transactions())
+    fallbacks = {os.path.basename(str(p)): dict(c) for p, c in
+                 (getattr(stream, "fallbacks", None) or {}).items() if c}
     api = list(iter_row_changes([str(f) for f in files], schemas=schemas))
     slow = []
     for path in files:
@@ -484,7 +487,7 @@ def _decoded_changes(files, schemas=None):
                     dec.table_map(e)
                 elif e.type.row_op:
                     slow += dec.changes(e)
-    return txs, api, slow
+    return txs, api, slow, fallbacks
 
 
 def _change_key(ch):
@@ -499,7 +502,9 @@ def check_run(server: DiffServer, case: Case, run: Run, res: Result):
     full = settings.metadata == "FULL"
     cols = run.columns
     by_key = {_key_of(c, full): c for c in cols}
-    txs, api, slow = _decoded_changes(run.files)
+    txs, api, slow, fallbacks = _decoded_changes(run.files)
+    if fallbacks:  # a server's binlog is valid: the generated readers must take all of it
+        res.problems.append(f"the fast readers fell back to the construct structs: {fallbacks}")
     changes = [ch for tx in txs for ch in tx.changes]
     res.changes = len(changes)
     # the three Python paths agree exactly
