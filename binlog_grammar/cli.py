@@ -329,7 +329,7 @@ def _open(args):
             raise _Usage(f"--schema: {e}") from None
     progress = _Progress(not args.no_progress and sys.stderr.isatty())
     return open_stream(args.files, flt, not args.no_checksum, schemas, args.skip_damaged, progress,
-                       args.server_version, args.follow_rotate), progress
+                       args.server_version, args.follow_rotate, raw_rows=True), progress
 
 
 class _Usage(Exception):
@@ -337,10 +337,17 @@ class _Usage(Exception):
 
 
 def _report_damage(stream) -> int:
-    for d in stream.damage:
-        print(f"binlog-grammar: skipped {d.skipped_bytes} damaged bytes of {d.file} at offset "
-              f"{d.offset} ({d.event_type or 'unknown event'}): {d.message}", file=sys.stderr)
-    return 1 if stream.damage else 0
+    """Damage skipped and rows shown raw, in file order, on stderr; 1 when anything was damaged
+    (rows of a valid file that could not be decoded are a note, not a failure)."""
+    order = {p: i for i, p in enumerate(stream.paths)}
+    items = [(d.file, d.offset or 0, f"skipped {d.skipped_bytes} damaged bytes of {d.file} at offset "
+              f"{d.offset} ({d.event_type or 'unknown event'}): {d.message}") for d in stream.damage]
+    items += [(u.file, u.offset, f"{'damaged rows event' if u.damaged else 'note: rows not decoded'} "
+               f"of {u.file} at offset {u.offset} ({u.event_type}), shown raw: {u.message}")
+              for u in stream.undecoded]
+    for _f, _o, text in sorted(items, key=lambda x: (order.get(x[0], len(order)), x[1])):
+        print(f"binlog-grammar: {text}", file=sys.stderr)
+    return 1 if stream.damage or any(u.damaged for u in stream.undecoded) else 0
 
 
 def _stdout():
@@ -402,12 +409,13 @@ def _cmd_sql(args, flashback=False) -> int:
     from .sqlgen import render_sql
 
     stream, progress = _open(args)
+    refused = []  # transactions written as comments: the script says why, stderr how many
     try:
         txs = stream.transactions()
         if flashback:
             txs = list(txs)  # the inverse runs from the last transaction back
         out = _stdout()
-        for line in render_sql(txs, flashback=flashback):
+        for line in render_sql(txs, flashback=flashback, on_refused=refused.append):
             out.write(line if line.endswith("\n") else line + "\n")
     except ValueError as e:
         print(f"binlog-grammar: {e}", file=sys.stderr)
@@ -415,7 +423,14 @@ def _cmd_sql(args, flashback=False) -> int:
     finally:
         progress.close()
         sys.stdout.flush()
-    return _report_damage(stream)
+    status = _report_damage(stream)
+    if refused:
+        n = len(refused)
+        print(f"binlog-grammar: note: {n} transaction{'s' * (n != 1)} could not be "
+              f"{'inverted' if flashback else 'written as SQL'} and "
+              f"{'is a comment' if n == 1 else 'are comments'} in the script; the first: "
+              f"{refused[0]}", file=sys.stderr)
+    return status
 
 
 def _cmd_pipeline(args) -> int:

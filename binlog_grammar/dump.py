@@ -3,7 +3,9 @@
 Text: each event as `# at POS` and a header line (`#YYMMDD hh:mm:ss server id N  end_log_pos M
 CRC32 0x...  Type ...`), statements as SQL, and row changes as `### INSERT INTO ...` / `### SET` /
 `###   @1=value /* TYPE meta=... */` exactly as `mariadb-binlog -vv --base64-output=decode-rows`
-prints them (binlog_grammar.textfmt).
+prints them (binlog_grammar.textfmt). A rows event whose rows are not decoded (see "Rows not
+decoded" below) is followed by `# rows not decoded: REASON` and its row-image bytes in hex,
+`#   OFFSET  xx xx ...`, 32 bytes a line.
 
 JSON lines (`--format jsonl`), one object per line, UTF-8:
 - a row change, in the Debezium envelope:
@@ -11,8 +13,18 @@ JSON lines (`--format jsonl`), one object per line, UTF-8:
   with `source` = file, pos (of the rows event), end_log_pos, server_id, gtid, timestamp (seconds),
   db, table, table_id, event_type, tx_seq (transaction number in the stream), row (index of the row
   in its event); before/after keyed by column name (`@N` when the binlog has no names);
+- a rows event whose rows are not decoded: `{"event": TYPE, "file", "pos", "end_log_pos",
+  "inner", "timestamp", "server_id", "gtid", "db", "table", "table_id", "rows_raw": HEX,
+  "undecoded": REASON}` (db and table null when no TABLE_MAP_EVENT maps the table), rows_raw the
+  hex of the event's row-image bytes as stored; written with `--rows-only` too;
 - any other event: `{"event": TYPE, "file", "pos", "end_log_pos", "timestamp", "server_id",
   "gtid", "data": {...}}` with the parsed fields.
+Rows not decoded: a valid file's rows event whose TABLE_MAP_EVENT does not say enough to size its
+values (no column metadata, as in the 5.1 development trees; the old DECIMAL of tables from before
+MySQL 5.0.3), and, with `--skip-damaged`, a damaged rows event (no TABLE_MAP_EVENT before it maps
+its table because that one was damaged, bytes that do not decode): everything else in the file is
+decoded. The damaged ones are reported on stderr with the skipped events and make the exit status 1.
+
 Value forms (`json_value`): integers as numbers; DECIMAL as a string of its digits; FLOAT/DOUBLE as
 numbers (non-finite ones as the strings "NaN", "Infinity", "-Infinity"); DATE "YYYY-MM-DD",
 DATETIME "YYYY-MM-DDThh:mm:ss[.ffffff]", TIMESTAMP the same with "Z" (UTC); TIME "[-]hh:mm:ss[.ffffff]";
@@ -97,6 +109,24 @@ def change_record(ch, se, row_index: int) -> dict:
     }
 
 
+def raw_rows_record(se) -> dict:
+    """A rows event whose rows were not decoded (StreamEvent.undecoded says why)."""
+    ev = se.event
+    t = se.table
+    return {"event": ev.name, "file": ev.file, "pos": ev.offset, "end_log_pos": ev.end,
+            "inner": ev.inner or None, "timestamp": int(ev.header.timestamp),
+            "server_id": int(ev.header.server_id), "gtid": se.gtid,
+            "db": t.db if t is not None else None, "table": t.table if t is not None else None,
+            "table_id": int(ev.data["table_id"]), "rows_raw": rows_bytes(ev).hex(),
+            "undecoded": se.undecoded}
+
+
+def rows_bytes(ev) -> bytes:
+    """The row-image bytes of a rows event, as stored."""
+    data = ev.data.get("rows") if hasattr(ev.data, "get") else None
+    return bytes(data) if isinstance(data, (bytes, bytearray, memoryview)) else b""
+
+
 def event_record(se) -> dict:
     ev = se.event
     return {"event": ev.name, "file": ev.file, "pos": ev.offset, "end_log_pos": ev.end,
@@ -126,7 +156,11 @@ def jsonl_lines(se):
     """The JSON lines of one StreamEvent: its row changes, or the event itself."""
     ev = se.event
     if ev.type is not None and ev.type.row_op:
-        for i, ch in enumerate(se.changes):
+        changes = se.changes
+        if se.undecoded is not None:
+            yield json.dumps(raw_rows_record(se), ensure_ascii=False)
+            return
+        for i, ch in enumerate(changes):
             yield json.dumps(change_record(ch, se, i), ensure_ascii=False)
         return
     yield json.dumps(event_record(se), ensure_ascii=False)
@@ -215,8 +249,16 @@ def _body(se):
 
 
 def rows_text(se):
-    """The `###` lines of a rows event, as mariadb-binlog -vv prints them."""
-    for ch in se.changes:
+    """The `###` lines of a rows event, as mariadb-binlog -vv prints them; for rows not decoded,
+    the reason and the row-image bytes in hex."""
+    changes = se.changes
+    if se.undecoded is not None:
+        yield f"# rows not decoded: {se.undecoded}"
+        data = rows_bytes(se.event)
+        for at in range(0, len(data), 32):
+            yield f"#   {at:06x}  {data[at:at + 32].hex(' ')}"
+        return
+    for ch in changes:
         table = f"`{ch.db}`.`{ch.table}`"
         if ch.op == "c":
             yield f"### INSERT INTO {table}"

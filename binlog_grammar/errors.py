@@ -56,6 +56,12 @@ class EventFormatError(BinlogError):
     """An event's bytes do not follow its spec."""
 
 
+class UndecodableRowsError(EventFormatError):
+    """A rows event of a valid binlog whose values cannot be decoded, because its TABLE_MAP_EVENT
+    does not say enough (no column metadata, so values cannot be sized): not damage. The reading
+    commands show such rows raw, with this message as the reason."""
+
+
 class ReplicationError(BinlogGrammarError):
     """A replication connection failed (cannot connect, authentication refused, the server
     reported an error, it sent bytes the protocol specs refuse, it went silent): names the server

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple, Optional
 
 from construct import ConstructError, Container
 
-from .errors import EventFormatError
+from .errors import EventFormatError, UndecodableRowsError
 from .events import decompress, format_construct_error
 from .fastrt import FAST_ERRORS
 from .generated import enums
@@ -365,10 +365,16 @@ class RowDecoder:
             try:
                 records = parse_row_images(data, ctx, self.fast, t, fallbacks=self.fallbacks)["rows"]
             except Exception as e:  # noqa: BLE001 - whatever bad bytes make a struct raise is bad input
-                msg = format_construct_error(e) if isinstance(e, ConstructError) else f"{type(e).__name__}: {e}"
-                if not t.has_metadata:
-                    msg = ("its TABLE_MAP_EVENT carries no column metadata (written by a MySQL 5.1 "
-                           f"development tree), so the values cannot be sized ({msg})")
+                unsized = _unsized(t)
+                if unsized:  # a valid event this reader cannot size: not damage
+                    raise UndecodableRowsError(f"row images of {t.db}.{t.table}: {unsized}", ev.file,
+                                               ev.offset, ev.name) from None
+                if isinstance(e, ConstructError):
+                    msg = format_construct_error(e)
+                elif isinstance(e, ValueError):
+                    msg = str(e)
+                else:  # a Python error is no message for a user: say what it means
+                    msg = "the bytes do not hold values of the columns the TABLE_MAP_EVENT describes"
                 raise EventFormatError(f"row images of {t.db}.{t.table}: {msg}", ev.file, ev.offset,
                                        ev.name) from None
             rows = [[{n: img["cells"][i] for i, n in pick} for img, pick in zip(r["images"], picks)]
@@ -390,6 +396,19 @@ class RowDecoder:
             for (img,) in rows:
                 out.append(RowChange(code, *head[:2], img, None, *head[2:], {}, pk))
         return out
+
+
+def _unsized(t: Table) -> Optional[str]:
+    """Why the values of a table's rows cannot be sized, when the TABLE_MAP_EVENT does not say
+    enough; None when it does."""
+    if not t.has_metadata:
+        return ("its TABLE_MAP_EVENT carries no column metadata (written by a MySQL 5.1 "
+                "development tree), so the sizes of its values are not known")
+    old = [c.name for c in t.columns if c.type == TYPE["DECIMAL"]]
+    if old:
+        return (f"column {old[0]} is an old DECIMAL (a table from before MySQL 5.0.3), whose "
+                "length the TABLE_MAP_EVENT does not carry")
+    return None
 
 
 def _apply_partial_json(t: Table, img, before, after, ev) -> dict:

@@ -57,6 +57,12 @@ What is refused, with a SqlGenError (a BinlogError naming file, offset and event
   holding a statement other than BEGIN/COMMIT/ROLLBACK/XA/SAVEPOINT (statement-based events
   cannot be inverted).
 
+With `render_sql(..., on_refused=f)` (what the `sql` and `flashback` commands do) nothing is
+refused with an error: such a transaction becomes a comment saying why (`-- not replayed: ...`,
+`-- not inverted: ...`), f gets the SqlGenError, and the script goes on. Rows a stream shows raw
+(`open_stream(..., raw_rows=True)`: rows not decoded, StreamEvent.undecoded) are such a comment
+where they are, forwards, and refuse their transaction in flashback.
+
 Transactions: one that ended in ROLLBACK in the binlog (its non-transactional changes stayed)
 ends in ROLLBACK here too, forwards and inverted; one the input ends inside ('incomplete') is
 rolled back; an XA PREPAREd one is rendered as a plain transaction where its XA COMMIT is, and left
@@ -278,10 +284,11 @@ def _where_term(name: str, value, col, exact_strings: bool) -> str:
 # Statements
 
 class _Rendering:
-    def __init__(self, flashback, qualify, db_map, update_set, omit_columns=None):
+    def __init__(self, flashback, qualify, db_map, update_set, omit_columns=None, on_refused=None):
         if update_set not in ("all", "changed"):
             raise ValueError("update_set is 'all' or 'changed'")
         self.flashback = flashback
+        self.on_refused = on_refused
         self.qualify = qualify
         self.db_map = dict(db_map or {})
         self.update_set = update_set
@@ -460,7 +467,15 @@ def _tx_items(tx) -> list:
             items.append(("query", ev, queries[id(ev)]))
         for ch in getattr(se, "changes", None) or ():
             items.append(("row", ch))
+        if getattr(se, "undecoded", None) is not None:  # rows shown raw (stream raw_rows=True)
+            items.append(("raw", se))
     return items
+
+
+def _raw_rows_error(se) -> SqlGenError:
+    ev = se.event
+    return SqlGenError(f"rows not decoded, so they cannot become SQL: {se.undecoded}", ev.file,
+                       ev.offset, ev.name)
 
 
 def _header(tx, flashback: bool) -> str:
@@ -559,7 +574,7 @@ def _render_tx(r: _Rendering, tx, items, notes=()) -> list:
     """The lines of one transaction (nothing for one without row changes or statements)."""
     end = getattr(tx, "end", "commit") or "commit"
     queries = [i for i in items if i[0] == "query"]
-    if end == "ddl" or not any(i[0] == "row" for i in items):
+    if end == "ddl" or not any(i[0] in ("row", "raw") for i in items):
         if not queries:
             return []
         if r.flashback and end != "ddl":
@@ -578,6 +593,8 @@ def _render_tx(r: _Rendering, tx, items, notes=()) -> list:
         for item in items:
             if item[0] == "row":
                 r.check_invertible(item[1])
+            elif item[0] == "raw":
+                raise _raw_rows_error(item[1])
             elif not _is_savepoint(item[2]) or item[2].strip().upper().startswith("ROLLBACK TO"):
                 _, ev, text = item
                 raise SqlGenError("cannot flash back a transaction holding a statement (not row "
@@ -585,6 +602,11 @@ def _render_tx(r: _Rendering, tx, items, notes=()) -> list:
     for item in (reversed(items) if r.flashback else items):
         if item[0] == "row":
             out.append((r.backward(item[1]) if r.flashback else r.forward(item[1])) + "\n")
+            continue
+        if item[0] == "raw":  # forwards only (flashback refused it above)
+            if r.on_refused is None:
+                raise _raw_rows_error(item[1])
+            out.append(f"-- not replayed: {_one_line(str(_raw_rows_error(item[1])), 1000)}\n")
             continue
         _, ev, text = item
         if r.flashback:
@@ -600,6 +622,19 @@ def _render_tx(r: _Rendering, tx, items, notes=()) -> list:
 def _where_text(tx) -> str:
     f = getattr(tx, "file", None)
     return f"{os.path.basename(os.fspath(f)) if f is not None else '?'}:{getattr(tx, 'start_pos', '?')}"
+
+
+def _render_or_refuse(r: _Rendering, tx, items, notes=()) -> list:
+    """_render_tx; with `on_refused`, a transaction that cannot be rendered becomes a comment
+    saying why (and on_refused gets the SqlGenError)."""
+    if r.on_refused is None:
+        return _render_tx(r, tx, items, notes)
+    try:
+        return _render_tx(r, tx, items, notes)
+    except SqlGenError as e:
+        r.on_refused(e)
+        verb = "inverted" if r.flashback else "replayed"
+        return [_header(tx, r.flashback), f"-- not {verb}: {_one_line(str(e), 1000)}\n"]
 
 
 def _blocks(r: _Rendering, transactions) -> Iterator[list]:
@@ -619,7 +654,7 @@ def _blocks(r: _Rendering, transactions) -> Iterator[list]:
                        f"-- XA {op} {shown}: its XA PREPARE is not in the input\n"]
             elif op == "COMMIT":
                 ptx, pitems = held
-                yield _render_tx(r, ptx, pitems, [
+                yield _render_or_refuse(r, ptx, pitems, [
                     f"XA transaction {shown}: PREPAREd here, committed at {_where_text(tx)}"])
             else:
                 ptx, _ = held
@@ -631,7 +666,7 @@ def _blocks(r: _Rendering, transactions) -> Iterator[list]:
             key = _xa_prepared(tx) or ("?", _where_text(tx))
             pending[key] = (tx, items)
             continue
-        yield _render_tx(r, tx, items)
+        yield _render_or_refuse(r, tx, items)
     for key, (tx, _) in pending.items():
         shown = _xid_text(key) if len(key) == 3 else "(unknown xid)"
         yield [_header(tx, r.flashback),
@@ -641,7 +676,8 @@ def _blocks(r: _Rendering, transactions) -> Iterator[list]:
 
 def render_sql(transactions: Iterable, flashback: bool = False, qualify: bool = True,
                db_map: Optional[dict] = None, update_set: str = "all",
-               session: bool = True, omit_columns: Optional[dict] = None) -> Iterator[str]:
+               session: bool = True, omit_columns: Optional[dict] = None,
+               on_refused=None) -> Iterator[str]:
     """The SQL script, line by line (each line ends with a newline), that replays the row changes
     of `transactions` (stream.Transaction objects, or anything with `changes` and optionally
     `events`, `gtid`, `file`, `start_pos`, `end_pos`, `timestamp`, `server_id`, `end`) or, with
@@ -663,8 +699,15 @@ def render_sql(transactions: Iterable, flashback: bool = False, qualify: bool = 
     Errors are SqlGenError (a BinlogError naming the file, offset and event type of the change).
     With flashback every transaction is rendered before the first line is given, so a refused
     change never leaves half a script; forwards, lines come as transactions are read.
+
+    on_refused: a function of a SqlGenError. When given, nothing is refused with an error: a
+    transaction that cannot be rendered (or inverted) becomes a comment saying why, `-- not
+    replayed: ...` / `-- not inverted: ...`, the function is called with the error, and the
+    script goes on; rows a stream shows raw (stream.StreamEvent.undecoded) become such a comment
+    where they are, forwards, and refuse their transaction in flashback. The `sql` and
+    `flashback` commands use this, and say on stderr how many transactions are comments.
     """
-    r = _Rendering(flashback, qualify, db_map, update_set, omit_columns)
+    r = _Rendering(flashback, qualify, db_map, update_set, omit_columns, on_refused)
     blocks = _blocks(r, transactions)
     if flashback:
         blocks = list(blocks)

@@ -48,19 +48,24 @@ class Stats:
         self.events[ev.name] += 1
         if not ev.inner:
             self.event_bytes[ev.name] += len(ev.raw)
-        if ev.type is not None and ev.type.row_op and se.table is not None:
-            key = f"{se.table.db}.{se.table.table}"
+        if ev.type is not None and ev.type.row_op:
+            changes = se.changes  # [] for rows shown raw (se.undecoded says why)
+            key = f"{se.table.db}.{se.table.table}" if se.table is not None else \
+                f"(unmapped table id {int(ev.data['table_id'])})"
             t = self.table_ops[key]
             t["bytes"] += len(ev.raw)
-            for ch in se.changes:
+            for ch in changes:
                 t[ch.op] += 1
+            if getattr(se, "undecoded", None) is not None:
+                t["undecoded"] += 1
 
     def as_dict(self) -> dict:
         return {
             "files": sorted(self.files),
             "events": {k: {"count": v, "bytes": self.event_bytes[k]}
                        for k, v in sorted(self.events.items(), key=lambda x: -x[1])},
-            "tables": {k: {"insert": v["c"], "update": v["u"], "delete": v["d"], "bytes": v["bytes"]}
+            "tables": {k: {"insert": v["c"], "update": v["u"], "delete": v["d"], "bytes": v["bytes"],
+                           **({"rows_events_not_decoded": v["undecoded"]} if v["undecoded"] else {})}
                        for k, v in sorted(self.table_ops.items())},
             "transactions": {"count": self.tx_count, "by_end": dict(self.tx_ends),
                              "by_size": {label: self.tx_sizes[label] for _l, label in SIZE_BUCKETS}},
@@ -81,7 +86,9 @@ class Stats:
         out += ["", "row changes by table:",
                 f"  {'table':<40} {'insert':>9} {'update':>9} {'delete':>9} {'bytes':>12}"]
         for k, v in d["tables"].items():
-            out.append(f"  {k:<40} {v['insert']:>9} {v['update']:>9} {v['delete']:>9} {v['bytes']:>12}")
+            out.append(f"  {k:<40} {v['insert']:>9} {v['update']:>9} {v['delete']:>9} {v['bytes']:>12}"
+                       + (f"  (rows not decoded: {v['rows_events_not_decoded']} events)"
+                          if v.get("rows_events_not_decoded") else ""))
         t = d["transactions"]
         out += ["", f"transactions: {t['count']} ("
                 + ", ".join(f"{k} {v}" for k, v in sorted(t["by_end"].items())) + ")"]

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
 from . import runtime as rt
-from .errors import BinlogError
+from .errors import BinlogError, EventFormatError, UndecodableRowsError
 from .generated.catalog import EVENTS
 from .reader import BinlogFile, inner_events
 from .rows import RowDecoder, Table
@@ -28,6 +28,7 @@ from .rows import RowDecoder, Table
 # Events that open a transaction (the GTID of what follows), by name.
 _GTID_EVENTS = {"GTID_LOG_EVENT", "ANONYMOUS_GTID_LOG_EVENT", "GTID_TAGGED_LOG_EVENT", "GTID_EVENT"}
 MARIADB_FL_STANDALONE = 0x01  # GTID_EVENT flags2: a single statement without BEGIN/COMMIT
+ROWS_STMT_END_F = 0x01  # rows event flags: the last rows event of its statement
 
 
 # ---------------------------------------------------------------------------------------------
@@ -183,26 +184,50 @@ def _epoch(d: _dt.datetime) -> int:
 # ---------------------------------------------------------------------------------------------
 # events and transactions
 
+@dataclass
+class UndecodedRows:
+    """A rows event whose rows were not decoded (Stream(raw_rows=True)): shown raw instead.
+    damaged: the event is bad input (no TABLE_MAP_EVENT maps its table, its bytes do not
+    decode), as opposed to a valid event whose TABLE_MAP_EVENT does not say enough to size it."""
+
+    file: str
+    offset: int
+    event_type: str
+    message: str
+    damaged: bool
+
+
 class StreamEvent:
     """One event of the stream with what the stream knows about it."""
 
-    __slots__ = ("event", "table", "gtid", "_decoder", "_changes", "tx_seq")
+    __slots__ = ("event", "table", "gtid", "_decoder", "_changes", "tx_seq", "undecoded",
+                 "_on_undecoded")
 
-    def __init__(self, event, table=None, gtid=None, decoder=None, tx_seq=None):
+    def __init__(self, event, table=None, gtid=None, decoder=None, tx_seq=None, on_undecoded=None):
         self.event = event
         self.table: Optional[Table] = table
         self.gtid = gtid
         self.tx_seq = tx_seq  # number of the enclosing transaction in the stream (1-based)
         self._decoder = decoder
         self._changes = None
+        self.undecoded: Optional[str] = None  # why the rows were not decoded (raw rows)
+        self._on_undecoded = on_undecoded
 
     @property
     def changes(self) -> list:
-        """The row changes of a rows event (decoded on first use), else []."""
+        """The row changes of a rows event (decoded on first use), else []. A rows event that
+        cannot be decoded raises, unless the stream shows such rows raw: then it has no changes
+        and `undecoded` says why."""
         if self._changes is None:
             ev = self.event
             if ev.type is not None and ev.type.row_op and self._decoder is not None:
-                self._changes = self._decoder.changes(ev, self.table)
+                try:
+                    self._changes = self._decoder.changes(ev, self.table)
+                except EventFormatError as e:
+                    if self._on_undecoded is None or not self._on_undecoded(ev, e):
+                        raise
+                    self._changes = []
+                    self.undecoded = e.message
             else:
                 self._changes = []
         return self._changes
@@ -270,7 +295,7 @@ class Stream:
 
     def __init__(self, inputs, filters: Optional[Filters] = None, verify_checksum=True,
                  schemas=None, skip_damaged=False, progress: Optional[Callable] = None,
-                 server_version=None, follow_rotate=False):
+                 server_version=None, follow_rotate=False, raw_rows=False):
         self.paths = expand_inputs(inputs)
         self.filters = filters or Filters()
         self.verify_checksum = verify_checksum
@@ -285,6 +310,20 @@ class Stream:
         # depend on ctx.server follow it instead of the FORMAT_DESCRIPTION_EVENT's version)
         self.server = parse_server_version(server_version) if server_version else None
         self._keeps_all = self.filters.keeps_all
+        # raw_rows: a rows event that cannot be decoded has no changes and says why (its
+        # StreamEvent.undecoded) instead of raising, when the file is valid (its TABLE_MAP does not
+        # say enough) or, with skip_damaged, when the event is damaged (then it counts as damage)
+        self.raw_rows = raw_rows
+        self.undecoded = []  # UndecodedRows, in reading order
+        self._on_undecoded = self._undecodable if raw_rows else None
+
+    def _undecodable(self, ev, err) -> bool:
+        """Show this rows event raw (True) or let its error stop the stream (False)."""
+        damaged = not isinstance(err, UndecodableRowsError)
+        if damaged and not self.skip_damaged:
+            return False
+        self.undecoded.append(UndecodedRows(ev.file, ev.offset, ev.name, err.message, damaged))
+        return True
 
     # -- raw events, with tables and GTIDs attached ----------------------------------------
     def _all_events(self):
@@ -312,12 +351,14 @@ class Stream:
                     gtid = gtid_of(ev)
                     seq += 1
                 if code in _ROWS_CODES:
-                    yield i, StreamEvent(ev, tables.get(int(ev.data["table_id"])), gtid, decoder, seq)
+                    yield i, StreamEvent(ev, tables.get(int(ev.data["table_id"])), gtid, decoder, seq,
+                                         self._on_undecoded)
                 elif code == _TABLE_MAP_CODE:
                     yield i, StreamEvent(ev, decoder.table_map(ev), gtid, decoder, seq)
                 elif code in _HAS_INNER:
                     for e in _with_inner(ev, f.state, self.verify_checksum):
-                        yield i, StreamEvent(e, _table_of(decoder, e), gtid, decoder, seq)
+                        yield i, StreamEvent(e, _table_of(decoder, e), gtid, decoder, seq,
+                                             self._on_undecoded)
                 else:
                     yield i, StreamEvent(ev, None, gtid, decoder, seq)
                 last = ev
@@ -390,12 +431,22 @@ class Stream:
         tx: Optional[Transaction] = None
         in_begin = False
         standalone = False
+        implicit = False  # tx holds rows no BEGIN or GTID opened (it ends at their STMT_END_F)
         positions = self.filters.start_position is not None or self.filters.stop_position is not None
         for i, se in self._all_events():
             ev = se.event
             if positions and not self._position_ok(i, ev):
                 continue
             name = ev.type.name if ev.type is not None else None
+            if implicit and name not in _IN_TX:  # the statement's rows ended without STMT_END_F
+                yield from self._finish(tx)
+                tx, implicit = None, False
+            if tx is None and name in _IN_TX and not ev.inner and (
+                    name == "TABLE_MAP_EVENT" or ev.type.row_op):
+                # rows outside any transaction (a server that wrote no BEGIN around them, as the
+                # 5.2 development tree of ver_5_1-wl2325_r.001): one statement, committed as written
+                tx = self._new_tx(se)
+                in_begin, standalone, implicit = False, False, True
             if name in _GTID_EVENTS:
                 if tx is not None:
                     yield from self._finish(tx)
@@ -444,6 +495,10 @@ class Stream:
                 tx.events.append(se)
                 if not ev.inner:
                     tx.end_pos = ev.offset + len(ev.raw)
+                if implicit and ev.type.row_op and int(ev.data["flags"]) & ROWS_STMT_END_F:
+                    tx.end = "commit"
+                    yield from self._finish(tx)
+                    tx, implicit = None, False
                 continue
             if tx is not None and name not in _IN_TX:
                 # an event between transactions (ROTATE, FORMAT_DESCRIPTION, ...)
@@ -535,10 +590,11 @@ parse_server_version = rt.server_version
 
 
 def open_stream(inputs, filters: Optional[Filters] = None, verify_checksum=True, schemas=None,
-                skip_damaged=False, progress=None, server_version=None, follow_rotate=False) -> Stream:
+                skip_damaged=False, progress=None, server_version=None, follow_rotate=False,
+                raw_rows=False) -> Stream:
     return Stream(inputs, filters, verify_checksum, schemas, skip_damaged, progress, server_version,
-                  follow_rotate)
+                  follow_rotate, raw_rows)
 
 
 __all__ = ["open_stream", "Stream", "StreamEvent", "Transaction", "Filters", "GtidSet", "gtid_of",
-           "expand_inputs"]
+           "expand_inputs", "UndecodedRows"]
