@@ -372,10 +372,9 @@ def _cmd_dump(args) -> int:
             for se in stream.events():
                 out.write(render(se) + "\n")
         elif args.format == "jsonl":
+            writer = dump.JsonlWriter(rows_only=args.rows_only)
             for se in stream.events():
-                if args.rows_only and not (se.event.type is not None and se.event.type.row_op):
-                    continue
-                for line in dump.jsonl_lines(se):
+                for line in writer.lines(se):
                     out.write(line + "\n")
         else:
             for se in stream.events():
@@ -578,9 +577,6 @@ def build_parser() -> argparse.ArgumentParser:
     pl.set_defaults(func=_cmd_pipeline)
 
     _add_stream_command(sub)
-    from .repair.command import add_repair_command  # the package lives in binlog_grammar/repair/
-
-    add_repair_command(sub)
     for name, sp in sub.choices.items():
         sp.set_defaults(subparser=sp)
     return p

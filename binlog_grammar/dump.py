@@ -7,31 +7,51 @@ prints them (binlog_grammar.textfmt). A rows event whose rows are not decoded (s
 decoded" below) is followed by `# rows not decoded: REASON` and its row-image bytes in hex,
 `#   OFFSET  xx xx ...`, 32 bytes a line.
 
-JSON lines (`--format jsonl`), one object per line, UTF-8:
+JSON lines (`--format jsonl`): one JSON object per line, and every line is valid UTF-8 JSON text.
 - a row change, in the Debezium envelope:
   `{"op": "c"|"u"|"d", "before": {...}|null, "after": {...}|null, "source": {...}, "ts_ms": N}`
   with `source` = file, pos (of the rows event), end_log_pos, server_id, gtid, timestamp (seconds),
   db, table, table_id, event_type, tx_seq (transaction number in the stream), row (index of the row
-  in its event); before/after keyed by column name (`@N` when the binlog has no names);
+  in its event); before/after keyed by column name (`@N` when the binlog has no names); and, only
+  when a text value held bytes its character set does not decode, `"text_base64": {"before":
+  {column: base64}, "after": {column: base64}}` with those values' exact bytes;
 - a rows event whose rows are not decoded: `{"event": TYPE, "file", "pos", "end_log_pos",
   "inner", "timestamp", "server_id", "gtid", "db", "table", "table_id", "rows_raw": HEX,
   "undecoded": REASON}` (db and table null when no TABLE_MAP_EVENT maps the table), rows_raw the
   hex of the event's row-image bytes as stored; written with `--rows-only` too;
-- any other event: `{"event": TYPE, "file", "pos", "end_log_pos", "timestamp", "server_id",
-  "gtid", "data": {...}}` with the parsed fields.
+- any other event: `{"event": TYPE, "file", "pos", "end_log_pos", "inner", "timestamp",
+  "server_id", "gtid", "data": {...}}` with the parsed fields (enum values by name, bytes as
+  base64). A statement (`query` of QUERY_EVENT, EXECUTE_LOAD_QUERY_EVENT, QUERY_COMPRESSED_EVENT,
+  inflated) is text in its own character set, the character_set_client of its Q_CHARSET_CODE
+  status variable (UTF-8 when it has none).
+
 Rows not decoded: a valid file's rows event whose TABLE_MAP_EVENT does not say enough to size its
 values (no column metadata, as in the 5.1 development trees; the old DECIMAL of tables from before
 MySQL 5.0.3), and, with `--skip-damaged`, a damaged rows event (no TABLE_MAP_EVENT before it maps
 its table because that one was damaged, bytes that do not decode): everything else in the file is
 decoded. The damaged ones are reported on stderr with the skipped events and make the exit status 1.
 
-Value forms (`json_value`): integers as numbers; DECIMAL as a string of its digits; FLOAT/DOUBLE as
-numbers (non-finite ones as the strings "NaN", "Infinity", "-Infinity"); DATE "YYYY-MM-DD",
-DATETIME "YYYY-MM-DDThh:mm:ss[.ffffff]", TIMESTAMP the same with "Z" (UTC); TIME "[-]hh:mm:ss[.ffffff]";
-invalid dates as MySQL's text ("0000-00-00"); text as strings; binary as base64 strings; SET as a
-sorted list of members (or the bitmask number); BIT as a number; JSON columns as JSON; GEOMETRY as
-{"srid": N, "wkb": base64}; a partial JSON update without its before value as {"json_diffs": [{"op",
-"path", "value"}]}; NULL as null.
+Text that does not decode: wherever a string holds bytes that are not valid in its character set,
+the JSON string holds the text with each such byte written as the four characters `\\xNN`
+(lower-case hex) and the exact bytes are given beside it in base64: for column values in the
+envelope's `text_base64`, for a field of an event's data (or of `source`) in a sibling field named
+`<field>_base64` (for a list of strings, a list holding the base64 of each such string and null
+for the others).
+
+Value forms (`json_value`, and `image_json` for a row image): integers as numbers; DECIMAL as a
+string of its digits; FLOAT/DOUBLE as numbers (non-finite ones as the strings "NaN", "Infinity",
+"-Infinity"); DATE "YYYY-MM-DD", DATETIME "YYYY-MM-DDThh:mm:ss[.ffffff]", TIMESTAMP the same with
+"Z" (UTC); TIME "[-]hh:mm:ss[.ffffff]"; invalid dates as MySQL's text ("0000-00-00"); text as
+strings; binary as base64 strings; SET as a sorted list of members (or the bitmask number); BIT as
+a number; GEOMETRY as {"srid": N, "wkb": base64}; NULL as null.
+
+| column | JSON value |
+|---|---|
+| CHAR, VARCHAR, TEXT with a known charset (metadata or --schema) | the text |
+| CHAR, VARCHAR, TEXT, BLOB without charset metadata (MySQL before 8.0.1, MariaDB before 10.5, no --schema) | the text in the server's character set: the default database's (Q_CHARSET_DATABASE_CODE) when a QUERY_EVENT of that database gave it, else collation_server of the last QUERY_EVENT before the rows event in that file (the Q_CHARSET_CODE status variable every statement, BEGIN included, carries), else UTF-8; a character set Python has no codec for reads as UTF-8 |
+| BINARY, VARBINARY, BLOB known to be binary | base64 |
+| JSON (MySQL binary JSON) | a JSON string holding the document's text as MySQL prints it (Json_wrapper::to_string, binlog_grammar.jsonb.json_text): `"{\"a\": 1.50, \"d\": \"2024-01-02\"}"`; DECIMAL members as their digits, DATE/TIME/DATETIME members as quoted text, other opaque members as "base64:typeNN:..." — the form Debezium gives a JSON column (a string with the schema name io.debezium.data.Json: debezium.io blog, 2016-10-19, "Support for MySQL JSON type coming soon") |
+| JSON, partial update without its before value | {"json_diffs": [{"op": "REPLACE"/"INSERT"/"REMOVE", "path": "$.a", "value": JSON text string, null for REMOVE}]} |
 """
 from __future__ import annotations
 
@@ -40,17 +60,27 @@ import datetime as dt
 import decimal
 import json
 import math
-from typing import Any
+from typing import Any, Optional
 
-from .pyvalues import Geometry
+from .generated import enums
+from .pyvalues import CHARSET_CODECS, Geometry, codec_of, errors_of
 from .textfmt import vv_type, vv_value
+
+_CODE = {name: code for code, name in enums.COLUMN_TYPE.items()}
+_JSON_TYPE = _CODE["JSON"]
+# column types whose values are text or bytes by their charset (GEOMETRY aside)
+_TEXT_TYPES = frozenset(_CODE[n] for n in ("STRING", "VAR_STRING", "VARCHAR", "BLOB", "TINY_BLOB",
+                                          "MEDIUM_BLOB", "LONG_BLOB", "VARCHAR_COMPRESSED",
+                                          "BLOB_COMPRESSED"))
+_COLLATIONS = getattr(enums, "COLLATION", {})
 
 # ---------------------------------------------------------------------------------------------
 # JSON lines
 
 
 def json_value(v: Any) -> Any:
-    """A decoded column value (or parsed field) in its documented JSON form."""
+    """A decoded column value (or parsed field) in its documented JSON form, without knowing its
+    column (`image_json` knows it: JSON columns, text without charset metadata)."""
     if v is None or isinstance(v, (bool, str)):
         return v
     if isinstance(v, int):
@@ -76,10 +106,9 @@ def json_value(v: Any) -> Any:
     if isinstance(v, (set, frozenset)):
         return sorted(json_value(x) for x in v)
     if hasattr(v, "diffs") and type(v).__name__ == "PartialJson":
-        return {"json_diffs": [{"op": d.op, "path": d.path, "value": json_value(d.value)}
-                               for d in v.diffs]}
-    if hasattr(v, "field_type") and hasattr(v, "data"):  # jsonb.JsonOpaque
-        return {"opaque_type": int(v.field_type), "data": json_value(v.data)}
+        return _json_diffs(v)
+    if hasattr(v, "field_type") and hasattr(v, "data"):  # jsonb.JsonOpaque: as MySQL prints it
+        return _json_document(v)
     if isinstance(v, dict):
         return {str(k): json_value(x) for k, x in v.items() if not str(k).startswith("_")}
     if isinstance(v, (list, tuple)):
@@ -95,18 +124,226 @@ def _time_text(td: dt.timedelta) -> str:
     return out + (f".{td.microseconds:06d}" if td.microseconds else "")
 
 
-def change_record(ch, se, row_index: int) -> dict:
+def _json_document(doc) -> str:
+    """A JSON column's value: its text as MySQL prints it."""
+    from .jsonb import json_text
+
+    return json_text(doc)
+
+
+def _json_diffs(value) -> dict:
+    return {"json_diffs": [{"op": str(d.op), "path": str(d.path),
+                            "value": None if str(d.op) == "REMOVE" else _json_document(d.value)}
+                           for d in value.diffs]}
+
+
+# -- text that does not decode
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _is_utf8(text: str) -> bool:
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def escape_undecoded(text: str) -> str:
+    """Text whose undecodable bytes (kept as surrogate escapes U+DC80..U+DCFF) are written as
+    `\\xNN`; any other lone surrogate as `\\uXXXX`. Valid text comes back unchanged."""
+    if _is_utf8(text):
+        return text
+    out = []
+    for ch in text:
+        o = ord(ch)
+        if 0xDC80 <= o <= 0xDCFF:
+            out.append(f"\\x{o - 0xDC00:02x}")
+        elif 0xD800 <= o <= 0xDFFF:
+            out.append(f"\\u{o:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _clean(v):
+    """A JSON-ready value with every string made valid text: a dict's string field that held
+    undecodable bytes gets a sibling `<field>_base64` with its bytes (read as UTF-8 with
+    surrogateescape, as the spec `str` fields are)."""
+    if isinstance(v, str):
+        return escape_undecoded(v)
+    if isinstance(v, dict):
+        out = {}
+        for k, x in v.items():
+            key = escape_undecoded(str(k))
+            if isinstance(x, str) and not _is_utf8(x):
+                out[key] = escape_undecoded(x)
+                out[key + "_base64"] = _b64(x.encode("utf-8", "surrogateescape"))
+            elif isinstance(x, list) and any(isinstance(i, str) and not _is_utf8(i) for i in x):
+                out[key] = [_clean(i) for i in x]
+                out[key + "_base64"] = [
+                    _b64(i.encode("utf-8", "surrogateescape"))
+                    if isinstance(i, str) and not _is_utf8(i) else None for i in x]
+            else:
+                out[key] = _clean(x)
+        return out
+    if isinstance(v, list):
+        return [_clean(x) for x in v]
+    return v
+
+
+def dumps(record: dict) -> str:
+    """One JSON line: UTF-8 text kept as it is, and valid UTF-8 whatever the record holds."""
+    line = json.dumps(record, ensure_ascii=False)
+    if not _is_utf8(line):
+        line = json.dumps(_clean(record), ensure_ascii=False)
+    return line
+
+
+# -- row images
+
+class ServerCharsets:
+    """What the QUERY_EVENTs of each file say about the server's character sets, for the text of
+    tables without charset metadata: collation_server of the last Q_CHARSET_CODE, and the default
+    database's collation of each database a Q_CHARSET_DATABASE_CODE named."""
+
+    def __init__(self):
+        self.server = {}  # file -> charset name
+        self.databases = {}  # (file, db) -> charset name
+
+    def see(self, ev) -> None:
+        if ev.type is None or ev.name not in _QUERY_EVENTS:
+            return
+        sv = ev.data.get("status_vars") if hasattr(ev.data, "get") else None
+        for entry in sv or ():
+            ident = entry.get("id")
+            value = entry.get("value")
+            if ident == "charset" and value is not None:
+                cs = _charset_name(value.get("collation_server"))
+                if cs:
+                    self.server[ev.file] = cs
+            elif ident == "charset_database" and value is not None and ev.data.get("db"):
+                cs = _charset_name(value)
+                if cs:
+                    self.databases[(ev.file, str(ev.data.get("db")))] = cs
+
+    def charset(self, file, db) -> Optional[str]:
+        return self.databases.get((file, db)) or self.server.get(file)
+
+
+def _charset_name(collation) -> Optional[str]:
+    try:
+        name = _COLLATIONS.get(int(collation))
+    except (TypeError, ValueError):
+        return None
+    return None if name is None else ("binary" if name == "binary" else name.split("_", 1)[0])
+
+
+def _assumed_codec(charset: Optional[str]) -> str:
+    return CHARSET_CODECS.get(charset or "", "utf-8")
+
+
+_KINDS: dict = {}  # id(columns) -> (columns, {name: (kind, column)})
+
+
+def _kinds(columns) -> dict:
+    seen = _KINDS.get(id(columns))
+    if seen is not None and seen[0] is columns:
+        return seen[1]
+    kinds = {}
+    for c in columns:
+        code = c.get("real_type", c.get("type"))
+        if c.get("type") == _JSON_TYPE:
+            kinds[c.name] = ("json", c)
+        elif code in _TEXT_TYPES:
+            kinds[c.name] = ("text", c)
+        else:
+            kinds[c.name] = (None, c)
+    if len(_KINDS) > 1024:
+        _KINDS.clear()
+    _KINDS[id(columns)] = (columns, kinds)
+    return kinds
+
+
+def image_json(values: Optional[dict], columns, server_charset: Optional[str] = None,
+               raw: Optional[dict] = None):
+    """A row image in its documented JSON form (see the module docstring), knowing each column:
+    JSON columns as their document text, text without charset metadata in `server_charset`
+    (UTF-8 when None). The exact bytes of text values that do not decode go to `raw`
+    ({column: base64})."""
+    if values is None:
+        return None
+    kinds = _kinds(columns)
+    out = {}
+    for name, v in values.items():
+        kind, col = kinds.get(name, (None, None))
+        if v is None:
+            out[name] = None
+            continue
+        codec = None
+        if kind == "json":
+            if hasattr(v, "diffs"):  # rows.PartialJson
+                out[name] = _json_diffs(v)
+                continue
+            v = _json_document(v)
+            codec = "utf-8"
+        elif kind == "text":
+            if isinstance(v, (bytes, bytearray, memoryview)) and col.get("charset") is None:
+                codec = _assumed_codec(server_charset)
+                v = bytes(v).decode(codec, errors_of(codec))
+            else:
+                codec = codec_of(col) or "utf-8"
+        if isinstance(v, str):
+            if not _is_utf8(v):
+                if raw is not None:
+                    codec = codec or codec_of(col) or "utf-8"
+                    raw[name] = _b64(v.encode(codec, errors_of(codec)))
+                v = escape_undecoded(v)
+            out[name] = v
+        else:
+            out[name] = json_value(v)
+    return out
+
+
+def needs_columns(columns) -> bool:
+    """Do the JSON forms of this table's values depend on their columns (a JSON column, text
+    without charset metadata)? When not, `json_value` of each value is its form."""
+    return any(kind == "json" or (kind == "text" and c.get("charset") is None)
+               for kind, c in _kinds(columns).values())
+
+
+def with_image_forms(changes, server_charset: Optional[str] = None) -> list:
+    """RowChanges whose images are already in their documented JSON forms (`image_json`; the
+    bytes of text that does not decode are not kept), when their table needs its columns for
+    that: for writers that turn each value into JSON on their own (the Spark map form)."""
+    if not changes or not needs_columns(changes[0].columns):
+        return changes
+    from dataclasses import replace
+
+    return [replace(ch, before=image_json(ch.before, ch.columns, server_charset),
+                    after=image_json(ch.after, ch.columns, server_charset)) for ch in changes]
+
+
+def change_record(ch, se, row_index: int, server_charset: Optional[str] = None) -> dict:
     """A RowChange in the Debezium envelope."""
-    return {
+    raw_before, raw_after = {}, {}
+    rec = {
         "op": ch.op,
-        "before": json_value(ch.before),
-        "after": json_value(ch.after),
+        "before": image_json(ch.before, ch.columns, server_charset, raw_before),
+        "after": image_json(ch.after, ch.columns, server_charset, raw_after),
         "source": {"file": ch.file, "pos": ch.pos, "end_log_pos": ch.end_pos,
                    "server_id": ch.server_id, "gtid": se.gtid, "timestamp": ch.timestamp,
                    "db": ch.db, "table": ch.table, "table_id": ch.table_id,
                    "event_type": ch.event_type, "tx_seq": se.tx_seq, "row": row_index},
         "ts_ms": ch.timestamp * 1000,
     }
+    if raw_before or raw_after:
+        rec["text_base64"] = {k: v for k, v in (("before", raw_before), ("after", raw_after)) if v}
+    return rec
 
 
 def raw_rows_record(se) -> dict:
@@ -129,10 +366,49 @@ def rows_bytes(ev) -> bytes:
 
 def event_record(se) -> dict:
     ev = se.event
-    return {"event": ev.name, "file": ev.file, "pos": ev.offset, "end_log_pos": ev.end,
-            "inner": ev.inner or None, "timestamp": int(ev.header.timestamp),
-            "server_id": int(ev.header.server_id), "gtid": se.gtid,
-            "data": _data_json(ev.data)}
+    rec = {"event": ev.name, "file": ev.file, "pos": ev.offset, "end_log_pos": ev.end,
+           "inner": ev.inner or None, "timestamp": int(ev.header.timestamp),
+           "server_id": int(ev.header.server_id), "gtid": se.gtid,
+           "data": _data_json(ev.data)}
+    if ev.type is not None and ev.name in _QUERY_EVENTS and isinstance(rec["data"], dict):
+        _statement_text(ev, rec["data"])
+    return rec
+
+
+_QUERY_EVENTS = frozenset({"QUERY_EVENT", "EXECUTE_LOAD_QUERY_EVENT", "QUERY_COMPRESSED_EVENT"})
+
+
+def _statement_text(ev, out: dict) -> None:
+    """The statement of a QUERY event as text in its character_set_client (the bytes that do not
+    decode escaped, with `query_base64`)."""
+    data = ev.data
+    q = data.get("query")
+    for dec in getattr(ev.type, "decode", ()) or ():
+        if dec.field == "query" and dec.applies(data):
+            from .events import decompress
+
+            try:
+                q = decompress(dec.codec, bytes(q))
+            except Exception:  # noqa: BLE001 - a statement that does not inflate stays as stored
+                return
+    if isinstance(q, str):
+        raw = q.encode("utf-8", "surrogateescape")
+    elif isinstance(q, (bytes, bytearray, memoryview)):
+        raw = bytes(q)
+    else:
+        return
+    cs = None
+    for entry in data.get("status_vars") or ():
+        if entry.get("id") == "charset" and entry.get("value") is not None:
+            cs = _charset_name(entry["value"].get("character_set_client"))
+    codec = CHARSET_CODECS.get(cs or "", "utf-8")
+    text = raw.decode(codec, errors_of(codec))
+    out.pop("query_base64", None)
+    if _is_utf8(text):
+        out["query"] = text
+    else:
+        out["query"] = escape_undecoded(text)
+        out["query_base64"] = _b64(raw)
 
 
 def _data_json(data) -> Any:
@@ -152,18 +428,36 @@ def _plain(v):
     return json_value(v)
 
 
-def jsonl_lines(se):
-    """The JSON lines of one StreamEvent: its row changes, or the event itself."""
-    ev = se.event
-    if ev.type is not None and ev.type.row_op:
-        changes = se.changes
-        if se.undecoded is not None:
-            yield json.dumps(raw_rows_record(se), ensure_ascii=False)
+class JsonlWriter:
+    """The JSON lines of a stream's events, given in stream order: it remembers what earlier
+    events say about later ones (the server's character set, for text without charset metadata).
+    `rows_only`: only row changes and rows not decoded."""
+
+    def __init__(self, rows_only: bool = False):
+        self.rows_only = rows_only
+        self.charsets = ServerCharsets()
+
+    def lines(self, se):
+        ev = se.event
+        self.charsets.see(ev)
+        if ev.type is not None and ev.type.row_op:
+            changes = se.changes
+            if se.undecoded is not None:
+                yield dumps(raw_rows_record(se))
+                return
+            cs = self.charsets.charset(ev.file, se.table.db if se.table is not None else None) \
+                if changes else None
+            for i, ch in enumerate(changes):
+                yield dumps(change_record(ch, se, i, cs))
             return
-        for i, ch in enumerate(changes):
-            yield json.dumps(change_record(ch, se, i), ensure_ascii=False)
-        return
-    yield json.dumps(event_record(se), ensure_ascii=False)
+        if not self.rows_only:
+            yield dumps(event_record(se))
+
+
+def jsonl_lines(se):
+    """The JSON lines of one StreamEvent on its own (text without charset metadata is read as
+    UTF-8: JsonlWriter follows the server's character set through a stream)."""
+    yield from JsonlWriter().lines(se)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -356,15 +356,19 @@ def test_pipeline_idempotent_and_incremental(spark, tmp_path):
 def model_snapshots(paths):
     """The snapshot rules of the pipeline docstring, applied one change at a time in Python to
     the plain reader's changes: (db, table) -> sorted rows of (column, JSON text)."""
+    from binlog_grammar.dump import ServerCharsets, with_image_forms
     from binlog_grammar.spark.typed import image_map
 
     keys, rows = {}, {}
     changes = []
+    charsets = ServerCharsets()  # the values in the dump's forms (JSON columns, text sans charset)
     for se in open_stream(paths).events():
+        charsets.see(se.event)
         if se.table is not None:  # the latest definition wins
             t = se.table
             keys[(t.db, t.table)] = t.primary_key or [c.name for c in t.columns]
-        changes += se.changes
+        db = se.table.db if se.table is not None else None
+        changes += with_image_forms(se.changes, charsets.charset(se.event.file, db))
     for ch in changes:
         name = (ch.db, ch.table)
         k = keys[name]

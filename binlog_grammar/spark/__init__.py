@@ -27,8 +27,10 @@ change log and per-table snapshots as Parquet.
 This is the Debezium envelope of `binlog-grammar dump --format jsonl` (dump.change_record), row for
 row, plus `db` and `table`. An image maps each column name (`@1`, `@2`... when the binlog has no
 names and no schema is given) to the JSON text of the value's documented JSON form
-(dump.json_value): numbers as numbers, DECIMAL as a string of its digits, text as a JSON string,
-binary as base64, dates and times as ISO text, JSON columns as JSON, NULL as `null`. So types
+(dump.json_value, dump.image_json): numbers as numbers, DECIMAL as a string of its digits, text as
+a JSON string (in the server's character set when the binlog gives no charsets; bytes that do not
+decode written `\\xNN`, without the dump's `text_base64`), binary as base64, dates and times as ISO
+text, a MySQL JSON column as a JSON string of the document's text, NULL as `null`. So types
 survive across tables: `parse_json(after['amount'])` is a Spark VARIANT, `variant_get(...,
 '$', 'decimal(10,2)')` a decimal. A column absent from the image (binlog_row_image=MINIMAL or
 NOBLOB) has no key. With the option `table` (`db.table`), `before` and `after` are typed structs

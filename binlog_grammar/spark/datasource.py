@@ -386,11 +386,15 @@ class BinlogReader(DataSourceReader):
         """The map (or JSON) form, built column by column (flat key and value lists for the
         maps, one value per rows event for the fields its rows share): what Arrow converts
         fastest. The form is the schema's (a string image: image_format json)."""
+        from ..dump import ServerCharsets, with_image_forms
         from .typed import json_text
 
         json_images = not isinstance(self.schema["before"].dataType, S.MapType)
         batch = _MapBatch(json_images)
-        for se, changes in _row_events(stream):
+        charsets = ServerCharsets()  # the dump's forms: JSON columns, text without charsets
+        for se, changes in _row_events(stream, charsets.see):
+            t = se.table
+            changes = with_image_forms(changes, charsets.charset(se.event.file, t.db if t else None))
             batch.add(changes, se.gtid, se.tx_seq, json_text)
             if batch.n >= BATCH_ROWS:
                 yield batch.build(pa, types, pa_schema)
@@ -419,14 +423,17 @@ class BinlogReader(DataSourceReader):
         yield from rows
 
 
-def _row_events(stream) -> Iterator:
-    """(stream event, its row changes) of every rows event of the stream that has any."""
+def _row_events(stream, see=None) -> Iterator:
+    """(stream event, its row changes) of every rows event of the stream that has any; `see` is
+    given every other event."""
     for se in stream.events():
         ev = se.event
         if ev.type is not None and ev.type.row_op:
             changes = se.changes
             if changes:
                 yield se, changes
+        elif see is not None:
+            see(ev)
 
 
 def _put_map(img, columns, json_text):

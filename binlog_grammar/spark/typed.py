@@ -54,7 +54,7 @@ import json
 import math
 from typing import Any, Callable
 
-from ..dump import json_value
+from ..dump import escape_undecoded, json_value
 from ..pyvalues import codec_of
 
 INT_TYPES = ("TINY", "SHORT", "INT24")
@@ -87,7 +87,8 @@ def _dumps(v) -> str:
 
 def json_text(v: Any) -> str:
     """The JSON text of a decoded column value (its dump.json_value form), compact, UTF-8 kept
-    (surrogate escapes of undecodable bytes become \\udcXX escapes)."""
+    (bytes a charset could not decode, kept as surrogate escapes, written `\\xNN` as the dump
+    writes them; the dump's text_base64 has no place here)."""
     t = type(v)
     if t is int:
         return str(v)
@@ -97,7 +98,7 @@ def json_text(v: Any) -> str:
             try:
                 s.encode("utf-8")
             except UnicodeEncodeError:
-                s = json.dumps(v)
+                s = _quote(escape_undecoded(v))
         return s
     if v is None:
         return "null"
