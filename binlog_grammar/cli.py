@@ -577,6 +577,9 @@ def build_parser() -> argparse.ArgumentParser:
     pl.set_defaults(func=_cmd_pipeline)
 
     _add_stream_command(sub)
+    from .repair.command import add_repair_command  # the package lives in binlog_grammar/repair/
+
+    add_repair_command(sub)
     for name, sp in sub.choices.items():
         sp.set_defaults(subparser=sp)
     return p
