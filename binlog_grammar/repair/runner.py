@@ -143,7 +143,8 @@ class Repair:
     def describe(self, st, err, tx, plan) -> list:
         events = len({(c.event.source_file, c.event.source_end) for c in tx.changes})
         source = f"relay log {tx.source}" if tx.failing.relay else tx.source
-        lines = [f"-- replica {self.replica_name}, {st.label}: stopped with error {err.errno} "
+        where = f", connection '{st.connection_name}'" if st.connection_name else ""
+        lines = [f"-- replica {self.replica_name}{where}: stopped with error {err.errno} "
                  f"({ROW_CONFLICTS.get(err.errno, '?')}) at {err.position}",
                  f"--   {first_line(err.text, 300)}",
                  f"-- failing transaction: {tx.text()}, read from {source}"
