@@ -108,7 +108,17 @@ CHARSETS = {
     "utf32": (4, ["utf32_bin"]),
     "binary": (1, []),
 }
+# charsets with their own byte tables (Python has a codec for each), drawn less often
+MORE_CHARSETS = {
+    "cp1250": 1, "latin2": 1, "greek": 1, "hebrew": 1, "koi8r": 1, "koi8u": 1, "cp866": 1,
+    "cp852": 1, "cp1256": 1, "cp1257": 1, "latin5": 1, "latin7": 1, "macroman": 1, "tis620": 1,
+    "sjis": 2, "cp932": 2, "ujis": 3, "eucjpms": 3, "gbk": 2, "gb2312": 2, "big5": 2, "euckr": 2,
+}
+CHARSETS.update({cs: (n, []) for cs, n in MORE_CHARSETS.items()})
+BASIC_CHARSETS = ["latin1", "ascii", "cp1251", "utf8mb3", "utf8mb4", "ucs2", "utf16", "utf16le",
+                  "utf32"]
 TEXT_CHARSETS = [c for c in CHARSETS if c != "binary"]
+text_charsets = st.sampled_from(BASIC_CHARSETS) | st.sampled_from(sorted(MORE_CHARSETS))
 
 # characters from several scripts and the ones SQL and the binlog tools treat specially
 _SPECIAL = list("'\\\"`%_;-/*\t\n\r\x00\x1a\x08 ")
@@ -198,7 +208,7 @@ def column_types(draw, key=False):
     if family == "bit":
         n = draw(st.sampled_from([1, 8, 64]) | st.integers(1, 64))
         if key:
-            n = max(n, 16)
+            n = max(n, 18)
         return ColumnType("bit", f"BIT({n})", {"n": n})
     if family in ("enum", "set"):
         count = draw(st.sampled_from([1, 2, 3, 8, 9, 17, 33, 64]) | st.integers(1, 64))
@@ -237,7 +247,7 @@ def column_types(draw, key=False):
         return ColumnType(family, f"{family.upper()}({fsp})" if fsp or draw(st.booleans())
                           else family.upper(), {"fsp": fsp})
     if family == "string":
-        cs = draw(st.sampled_from(TEXT_CHARSETS + ["binary"]) if not key
+        cs = draw(text_charsets | st.just("binary") if not key
                   else st.sampled_from(["latin1", "utf8mb4", "utf8mb3", "binary", "ascii"]))
         maxlen = CHARSETS[cs][0]
         varchar = draw(st.booleans())
@@ -266,7 +276,7 @@ def column_types(draw, key=False):
         size = draw(st.sampled_from(sorted(BLOB_SIZES)))
         sql = f"{size}{family.upper()}"
         if family == "text":
-            sql += _charset_clause(draw, draw(st.sampled_from(TEXT_CHARSETS)))
+            sql += _charset_clause(draw, draw(text_charsets))
         return ColumnType(family, sql, {"max": BLOB_SIZES[size]}, blob=True)
     if family == "compressed":
         kind = draw(st.sampled_from(["VARCHAR", "VARBINARY", "TEXT", "BLOB", "TINYTEXT"]))
@@ -516,10 +526,11 @@ def key_value(ct: ColumnType, n: int, salt: int) -> str:
         return str(max(lo, min(base, hi - 10000)) + n)
     if f == "decimal":
         d = p["d"]
-        return f"{salt % 1000 * 10000 + n}" + (f".{salt % (10 ** d):0{d}d}" if d else "")
+        top = 10 ** (p["m"] - d - 5)  # the key's column has at least 6 whole digits
+        return f"{salt % top * 10000 + n}" + (f".{salt % (10 ** d):0{d}d}" if d else "")
     if f == "string":
         prefix = ["", "k", "é", "Ω", "K'", "k\\", "😀", " x"][salt % 8]
-        if p["charset"] in ("binary", "ascii", "latin1") and prefix in ("Ω", "😀"):
+        if not _encodable(prefix, p["charset"] if p["charset"] != "binary" else "ascii"):
             prefix = "p"
         return text_literal(f"{prefix}{n}")
     if f == "binary":
@@ -534,7 +545,7 @@ def key_value(ct: ColumnType, n: int, salt: int) -> str:
     if f == "inet6":
         return "'" + str(ipaddress.IPv6Address((salt << 32) + n)) + "'"
     if f == "bit":
-        return str((salt % 100) * 10000 + n)
+        return str((salt % 16) * 10000 + n)  # the key's BIT has at least 18 bits
     raise AssertionError(f)
 
 
@@ -554,7 +565,8 @@ def default_values(draw, ct: ColumnType):
         return _decimal_text(draw(st.sampled_from(["", "-"])) if not p["unsigned"] else "",
                              draw(st.integers(0, 10 ** (p["m"] - p["d"]) - 1)), 0, p["d"])
     if f in ("float", "double"):
-        return draw(st.sampled_from(["0", "1.5", "-2.25", "1e10"]))
+        return draw(st.sampled_from(["0", "1"] if p["unsigned"] or "(" in ct.sql
+                                    else ["0", "1.5", "-2.25", "1e10"]))
     if f == "enum":
         return text_literal(draw(st.sampled_from(p["members"])))
     if f == "set":
@@ -614,10 +626,18 @@ _NAMES = ["c{}", "c{}", "c{}", "Ü{}", "col {}", "x`{}", "Ωμ{}", "select{}"]
 @st.composite
 def layouts(draw, max_columns=10):
     n = draw(st.integers(1, max_columns))
+    if draw(st.integers(0, 9)) == 0:  # now and then a wide table (null bitmaps of many bytes)
+        n = draw(st.integers(max_columns, 4 * max_columns))
     cols = []
+    budget = 40000  # bytes of CHAR/VARCHAR/BINARY columns (a row holds at most 65535)
     for i in range(n):
         name = draw(st.sampled_from(_NAMES)).format(i)
         ct = draw(column_types())
+        if ct.family in ("string", "binary"):
+            size = ct.params["n"] * CHARSETS.get(ct.params.get("charset"), (1,))[0] + 2
+            budget -= size
+            if budget < 0:
+                ct = ColumnType("int", "INT", {"bits": 32, "unsigned": False})
         nullable = draw(st.integers(0, 3)) > 0
         c = Col(name, ct, nullable)
         if ct.defaultable and not ct.blob and draw(st.integers(0, 4)) == 0:
