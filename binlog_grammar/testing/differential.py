@@ -299,7 +299,9 @@ class DiffServer:
 
         self.own = db is None
         # a folder of its own name: tools that tidy up binlog-grammar-mariadb-* leave it alone
-        self.db = db or MariaDB(SERVER_OPTIONS, basedir=basedir or tempfile.mkdtemp(prefix="bg-diff-srv-"))
+        base = Path(basedir or tempfile.mkdtemp(prefix="bg-diff-srv-"))
+        (base / "tmp").mkdir(parents=True, exist_ok=True)  # temporary tables: not in a shared /tmp
+        self.db = db or MariaDB(SERVER_OPTIONS + [f"--tmpdir={base / 'tmp'}"], basedir=base)
         self.oracle = oracle
         self.settings = None
         self.seq = 1_000_000
@@ -341,7 +343,7 @@ class DiffServer:
                              "TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 't' AND INDEX_NAME = "
                              "'PRIMARY' ORDER BY SEQ_IN_INDEX;\n")
         cols, pk = [], []
-        for line in out.splitlines():
+        for line in out.split("\n")[:-1]:
             f = line.split("\t")
             if f[0] == "#K#":
                 pk.append(f[1])
@@ -370,7 +372,7 @@ class DiffServer:
             m = _ERROR_LINE.match(e)
             run.errors.append((line_of.get(int(m[1])) if m else None, e))
         snaps = run.snapshots
-        for line in out.splitlines():
+        for line in out.split("\n")[:-1]:
             f = line.split("\t")
             if f[0] == "#S#":
                 while len(snaps) < int(f[1]):
@@ -401,7 +403,7 @@ class DiffServer:
         """Start the server again after it died; the tail of its error log."""
         tail = self.db._log_tail()
         self.db.stop()
-        self.db.tmp.mkdir(parents=True, exist_ok=True)
+        (self.db.tmp / "tmp").mkdir(parents=True, exist_ok=True)
         self.db.start()
         if self.settings is not None:
             self.db.sql(self.settings.sql())
@@ -674,7 +676,9 @@ def _check_jsonl(res, run, changes, expected_images, by_key):
         res.problems.append(f"dump --format jsonl exited {code}: {err.strip()[:500]}")
         return
     try:
-        records = [json.loads(line) for line in out.splitlines()]
+        # lines end with "\n" only: str.splitlines() would also split at U+0085, U+2028 ...,
+        # which JSON strings may hold as they are
+        records = [json.loads(line) for line in out.split("\n") if line]
     except ValueError as e:
         res.problems.append(f"dump --format jsonl printed a line that is not JSON: {e}")
         return
@@ -788,7 +792,7 @@ def _check_replay(res, server, case, run, full):
     for e in errors:
         res.problems.append(f"replaying the sql output: {e[:500]}")
     rows, count, mode = [], None, None
-    for line in out.splitlines():
+    for line in out.split("\n")[:-1]:
         f = line.split("\t")
         if f[0] == "#R#":
             mode = "r"
