@@ -19,7 +19,9 @@ REPL on the primary (REPLICATION SLAVE, BINLOG MONITOR, SELECT: the replica's IO
 """
 from __future__ import annotations
 
+import tempfile
 import time
+from pathlib import Path
 
 from ..errors import ReplicationError
 from ..mariadb import MariaDB
@@ -49,13 +51,24 @@ class ReplicaPair:
     def __init__(self, primary_options=(), replica_options=()):
         common = ["--gtid-strict-mode=1", "--innodb-flush-log-at-trx-commit=2",
                   "--sync-binlog=0", "--max-connections=200"]
-        self.primary = MariaDB([*common, *primary_options])
-        self.replica = MariaDB([*common, "--server-id=2", "--relay-log=relay-bin",
-                                "--log-slave-updates=1", "--skip-slave-start",
-                                "--slave-net-timeout=10", *replica_options])
+        pbase, rbase = self._folder("primary"), self._folder("replica")
+        self.primary = MariaDB([*common, f"--tmpdir={pbase / 'tmp'}", *primary_options],
+                               basedir=pbase)
+        self.replica = MariaDB([*common, f"--tmpdir={rbase / 'tmp'}", "--server-id=2",
+                                "--relay-log=relay-bin", "--log-slave-updates=1",
+                                "--skip-slave-start", "--slave-net-timeout=10", *replica_options],
+                               basedir=rbase)
         self.settings: dict = {}
         self.connection_name = ""
         self._status_conn = None
+
+    @staticmethod
+    def _folder(role) -> Path:
+        """A folder of the server's own, with its temporary files inside it (the servers of other
+        tests on the machine share /tmp, and their temporary tables' names can meet)."""
+        base = Path(tempfile.mkdtemp(prefix=f"binlog-grammar-{role}-"))
+        (base / "tmp").mkdir()
+        return base
 
     # -- life cycle ----------------------------------------------------------------------------
     def start(self) -> "ReplicaPair":
