@@ -300,17 +300,32 @@ class DiffServer:
         self.own = db is None
         # a folder of its own name: tools that tidy up binlog-grammar-mariadb-* leave it alone
         base = Path(basedir or tempfile.mkdtemp(prefix="bg-diff-srv-"))
-        (base / "tmp").mkdir(parents=True, exist_ok=True)  # temporary tables: not in a shared /tmp
         self.db = db or MariaDB(SERVER_OPTIONS + [f"--tmpdir={base / 'tmp'}"], basedir=base)
         self.oracle = oracle
         self.settings = None
         self.seq = 1_000_000
         self.count = 0
-        self.tmp = Path(tempfile.mkdtemp(prefix="binlog-grammar-diff-"))
+        self.tmp = self.db.tmp / "schemas"
+        self.tmp.mkdir(parents=True, exist_ok=True)
+
+    def _start(self):
+        """Start the server with TMPDIR in its own folder: mariadb-install-db and mariadbd keep
+        temporary tables there, out of reach of whatever tidies a shared /tmp."""
+        tmp = self.db.tmp / "tmp"
+        tmp.mkdir(parents=True, exist_ok=True)
+        old = os.environ.get("TMPDIR")
+        os.environ["TMPDIR"] = str(tmp)
+        try:
+            self.db.start()
+        finally:
+            if old is None:
+                os.environ.pop("TMPDIR", None)
+            else:
+                os.environ["TMPDIR"] = old
 
     def __enter__(self):
         if self.own:
-            self.db.start()
+            self._start()
         return self
 
     def __exit__(self, *exc):
@@ -403,8 +418,7 @@ class DiffServer:
         """Start the server again after it died; the tail of its error log."""
         tail = self.db._log_tail()
         self.db.stop()
-        (self.db.tmp / "tmp").mkdir(parents=True, exist_ok=True)
-        self.db.start()
+        self._start()
         if self.settings is not None:
             self.db.sql(self.settings.sql())
         return tail
