@@ -19,6 +19,7 @@ REPL on the primary (REPLICATION SLAVE, BINLOG MONITOR, SELECT: the replica's IO
 """
 from __future__ import annotations
 
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -74,13 +75,27 @@ class ReplicaPair:
     def start(self) -> "ReplicaPair":
         try:
             for db in (self.primary, self.replica):
-                db.start()
+                self._start(db)
                 db.sql(_ACCOUNTS.format(admin=ADMIN, repl=REPL, pw=PASSWORD))
             self.configure()
         except BaseException:
             self.cleanup()
             raise
         return self
+
+    @staticmethod
+    def _start(db: MariaDB):
+        """Start a server with TMPDIR in its own folder, so that mariadb-install-db keeps its
+        temporary tables there too."""
+        old = os.environ.get("TMPDIR")
+        os.environ["TMPDIR"] = str(db.tmp / "tmp")
+        try:
+            db.start()
+        finally:
+            if old is None:
+                os.environ.pop("TMPDIR", None)
+            else:
+                os.environ["TMPDIR"] = old
 
     def cleanup(self):
         if self._status_conn is not None:
