@@ -56,22 +56,124 @@ def _latin1_gaps(err):
 codecs.register_error("binlog_grammar_latin1", _latin1_gaps)
 
 
-# MySQL character set name -> Python codec. Names not here decode to bytes.
-CHARSET_CODECS = {
-    "utf8mb4": "utf-8", "utf8mb3": "utf-8", "utf8": "utf-8", "latin1": "cp1252",
-    "ascii": "ascii", "latin2": "iso8859-2", "latin5": "iso8859-9", "latin7": "iso8859-13",
-    "greek": "iso8859-7", "hebrew": "iso8859-8", "cp1250": "cp1250", "cp1251": "cp1251",
-    "cp1256": "cp1256", "cp1257": "cp1257", "cp850": "cp850", "cp852": "cp852", "cp866": "cp866",
-    "koi8r": "koi8-r", "koi8u": "koi8-u", "sjis": "shift_jis", "cp932": "cp932", "ujis": "euc-jp",
-    "eucjpms": "euc-jp", "gbk": "gbk", "gb2312": "gb2312", "gb18030": "gb18030", "big5": "big5",
-    "euckr": "euc-kr", "tis620": "tis-620", "macroman": "mac-roman", "macce": "mac-latin2",
-    "ucs2": "utf-16-be", "utf16": "utf-16-be", "utf16le": "utf-16-le", "utf32": "utf-32-be",
+# Where MySQL's and MariaDB's own charset tables (strings/ctype-*.c) and Python's codec of the same
+# name disagree on a character the server stores, the server's reading is the text: these are the
+# differences a MariaDB 10.11 server shows when asked to convert every byte sequence of the
+# charset to utf8mb4 (tests/test_differential.py found them).
+_SINGLE_BYTE_FIXES = {  # charset: (Python codec, {byte: the server's character})
+    "greek": ("iso8859-7", {0xA1: "\u02bd", 0xA2: "\u02bc"}),
+    "hebrew": ("iso8859-8", {0xAF: "\u203e"}),
+    "koi8u": ("koi8-u", {0x95: "\u2022"}),
+    "cp866": ("cp866", {0xFC: "\u207f", 0xFD: "\u00b2"}),
+    "tis620": ("tis-620", {0xFF: "\ufffd"}),
 }
 
 
+def _charmap_codec(name, base, fixes):
+    table = []
+    for b in range(256):
+        try:
+            table.append(bytes([b]).decode(base))
+        except UnicodeDecodeError:
+            table.append("\ufffe")  # undefined: the error handler decides
+    for b, ch in fixes.items():
+        table[b] = ch
+    decoding = "".join(table)
+    encoding = codecs.charmap_build(decoding)
+    return codecs.CodecInfo(name=name,
+                            encode=lambda text, errors="strict": codecs.charmap_encode(text, errors, encoding),
+                            decode=lambda data, errors="strict": codecs.charmap_decode(data, errors, decoding))
+
+
+_MYSQL_CODECS = {f"mysql_{cs}": _charmap_codec(f"mysql_{cs}", base, fixes)
+                 for cs, (base, fixes) in _SINGLE_BYTE_FIXES.items()}
+
+
+def _sjis_codec():
+    """MySQL's sjis reads 0x815F as U+005C (Python: U+FF3C FULLWIDTH REVERSE SOLIDUS), and writes
+    U+005C as 0x815F (0x5C reads as U+005C too, but the server never writes it for one)."""
+    def decode(data, errors="strict"):
+        text, n = codecs.lookup("shift_jis").decode(data, errors)
+        return text.replace("\uff3c", "\\"), n
+
+    def encode(text, errors="strict"):
+        data, _ = codecs.lookup("shift_jis").encode(text.replace("\\", "\uff3c"), errors)
+        return data, len(text)
+
+    return codecs.CodecInfo(name="mysql_sjis", encode=encode, decode=decode)
+
+
+_MYSQL_CODECS["mysql_sjis"] = _sjis_codec()
+codecs.register(lambda name: _MYSQL_CODECS.get(name))
+
+# Big5: MySQL reads seven ETEN extension codes Python's big5 leaves undefined.
+_BIG5_EXTRA = {b"\xf9\xd6": "\u7881", b"\xf9\xd7": "\u92b9", b"\xf9\xd8": "\u88cf",
+               b"\xf9\xd9": "\u58bb", b"\xf9\xda": "\u6052", b"\xf9\xdb": "\u7ca7",
+               b"\xf9\xdc": "\u5afa"}
+_BIG5_EXTRA_BYTES = {ch: b for b, ch in _BIG5_EXTRA.items()}
+
+
+def _big5_extra(err):
+    if isinstance(err, UnicodeDecodeError):
+        ch = _BIG5_EXTRA.get(bytes(err.object[err.start:err.start + 2]))
+        if ch is not None:
+            return ch, err.start + 2
+    else:
+        chars = err.object[err.start:err.end]
+        if all(c in _BIG5_EXTRA_BYTES for c in chars):
+            return b"".join(_BIG5_EXTRA_BYTES[c] for c in chars), err.end
+    return codecs.lookup_error("surrogateescape")(err)
+
+
+def _eucjp_user_defined(err):
+    """EUC-JP's user-defined area (rows 0xF5-0xFE, also after 0x8F) is the Private Use Area in
+    MySQL's ujis (U+E000 ..., U+E3AC ... after 0x8F); Python's euc-jp leaves it undefined."""
+    if isinstance(err, UnicodeDecodeError):
+        data, i = err.object, err.start
+        if 0xF5 <= data[i] <= 0xFE and i + 1 < len(data) and 0xA1 <= data[i + 1] <= 0xFE:
+            return chr(0xE000 + (data[i] - 0xF5) * 94 + data[i + 1] - 0xA1), i + 2
+        if (data[i] == 0x8F and i + 2 < len(data) and 0xF5 <= data[i + 1] <= 0xFE
+                and 0xA1 <= data[i + 2] <= 0xFE):
+            return chr(0xE3AC + (data[i + 1] - 0xF5) * 94 + data[i + 2] - 0xA1), i + 3
+    else:
+        out = bytearray()
+        for c in err.object[err.start:err.end]:
+            n = ord(c) - 0xE000
+            if 0 <= n < 940:
+                out += bytes([0xF5 + n // 94, 0xA1 + n % 94])
+            elif 940 <= n < 1880:
+                out += bytes([0x8F, 0xF5 + (n - 940) // 94, 0xA1 + (n - 940) % 94])
+            else:
+                return codecs.lookup_error("surrogateescape")(err)
+        return bytes(out), err.end
+    return codecs.lookup_error("surrogateescape")(err)
+
+
+codecs.register_error("binlog_grammar_big5", _big5_extra)
+codecs.register_error("binlog_grammar_eucjp", _eucjp_user_defined)
+
+# MySQL character set name -> Python codec. Names not here decode to bytes. Known differences left:
+# eucjpms follows cp932's NEC and IBM rows (174 codes differ from euc-jp), big5's 0xA2CE is U+FFFD.
+CHARSET_CODECS = {
+    "utf8mb4": "utf-8", "utf8mb3": "utf-8", "utf8": "utf-8", "latin1": "cp1252",
+    "ascii": "ascii", "latin2": "iso8859-2", "latin5": "iso8859-9", "latin7": "iso8859-13",
+    "greek": "mysql_greek", "hebrew": "mysql_hebrew", "cp1250": "cp1250", "cp1251": "cp1251",
+    "cp1256": "cp1256", "cp1257": "cp1257", "cp850": "cp850", "cp852": "cp852",
+    "cp866": "mysql_cp866", "koi8r": "koi8-r", "koi8u": "mysql_koi8u", "sjis": "mysql_sjis",
+    "cp932": "cp932", "ujis": "euc-jp", "eucjpms": "euc-jp", "gbk": "gbk", "gb2312": "gb2312",
+    "gb18030": "gb18030", "big5": "big5",
+    "euckr": "cp949",  # MySQL's euckr includes the UHC (cp949) extension of EUC-KR
+    "tis620": "mysql_tis620", "macroman": "mac-roman", "macce": "mac-latin2",
+    "ucs2": "utf-16-be", "utf16": "utf-16-be", "utf16le": "utf-16-le", "utf32": "utf-32-be",
+}
+_ERRORS = {"cp1252": "binlog_grammar_latin1", "big5": "binlog_grammar_big5",
+           "euc-jp": "binlog_grammar_eucjp"}
+
+
 def errors_of(codec) -> str:
-    """The error handler that keeps every byte: MySQL's latin1 gaps, else surrogateescape."""
-    return "binlog_grammar_latin1" if codec == "cp1252" else "surrogateescape"
+    """The error handler that keeps every byte: MySQL's latin1 gaps, Big5's ETEN extension codes
+    and EUC-JP's user-defined area as MySQL reads them, else surrogateescape."""
+    return _ERRORS.get(codec, "surrogateescape")
 
 
 @functools.lru_cache(maxsize=None)
