@@ -112,8 +112,8 @@ CHARSETS = {
 MORE_CHARSETS = {
     "cp1250": 1, "latin2": 1, "greek": 1, "hebrew": 1, "koi8r": 1, "koi8u": 1, "cp866": 1,
     "cp852": 1, "cp1256": 1, "cp1257": 1, "latin5": 1, "latin7": 1, "macroman": 1, "tis620": 1,
-    "sjis": 2, "cp932": 2, "ujis": 3, "eucjpms": 3, "gbk": 2, "gb2312": 2, "big5": 2, "euckr": 2,
-}
+    "sjis": 2, "cp932": 2, "ujis": 3, "gbk": 2, "gb2312": 2, "big5": 2, "euckr": 2,
+}  # not eucjpms: 174 of its codes (cp932's NEC and IBM rows) read otherwise in Python's euc-jp
 CHARSETS.update({cs: (n, []) for cs, n in MORE_CHARSETS.items()})
 BASIC_CHARSETS = ["latin1", "ascii", "cp1251", "utf8mb3", "utf8mb4", "ucs2", "utf16", "utf16le",
                   "utf32"]
