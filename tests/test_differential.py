@@ -67,8 +67,6 @@ def test_random_tables_and_workloads(server, combo):
 # Every failure the differential runs found, as it was shrunk (tools/differential.py prints the
 # Case to paste here). Each names what was wrong and where it was fixed.
 REGRESSIONS = [
-    # U+0085 (NEL) in a value: a JSON line holds it as it is (valid JSON), so JSON lines are split
-    # at "\n" only, never with str.splitlines() (a bug of the checks, found with seed 2004)
     # characters that MySQL's charset tables read otherwise than Python's codec of the same name
     # (greek 0xA1/0xA2, hebrew 0xAF, koi8u 0x95, cp866 0xFC/0xFD, tis620 0xFF, sjis 0x815F, the UHC
     # codes of euckr, ujis's user-defined area, big5's ETEN codes): decoded as Python's codecs
@@ -89,6 +87,8 @@ REGRESSIONS = [
                                named=('k', 'g', 'h', 'u', 'c', 't', 's', 'e', 'j', 'b', 'en')),
                      Statement(kind='update', sql="UPDATE t SET s = _utf8mb4 X'5c', g = _utf8mb4 X'cabc'",
                                named=('s', 'g')))),
+    # U+0085 (NEL) in a value: a JSON line holds it as it is (valid JSON), so JSON lines are split
+    # at "\n" only, never with str.splitlines() (a bug of the checks, found with seed 2004)
     Case(settings=Settings(row_image='FULL', metadata='FULL', compress=False),
          create='CREATE TABLE t (`c0` CHAR(1) CHARACTER SET utf8mb3 NULL INVISIBLE, `c1` BIGINT NOT '
                 'NULL) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4',
