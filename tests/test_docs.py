@@ -27,7 +27,8 @@ import urllib.request
 
 import pytest
 
-from binlog_grammar import docs, examples as X, layout, runtime as rt
+from binlog_grammar import docs, layout, runtime as rt
+from binlog_grammar.docs import examples as X
 from binlog_grammar.cli import main as cli_main
 from binlog_grammar.generated.catalog import EVENTS
 from binlog_grammar.spec.loader import load_specs

@@ -1,4 +1,4 @@
-/* Rendered by binlog-grammar docs from binlog_grammar/templates/static/search.js; do not edit. */
+/* Rendered by binlog-grammar docs from binlog_grammar/docs/templates/static/search.js; do not edit. */
 // Client-side search of the binlog-grammar docs: no network; the index is the JSON element
 // #search-index of search.html: {"entries": [[title, url, kind, text], ...]}.
 (function () {

@@ -14,17 +14,17 @@ strategies.py), but every choice is fixed, so the same specs always give the sam
 - conditional fields: present whenever the condition can hold, trailing (`remaining`) fields too;
 - fields with `rebuild:` are left to the build (their value is computed by the generated struct).
 
-The value is then built by the generated struct and parsed back (see docs.py); what the docs show
+The value is then built by the generated struct and parsed back (see the docs package); what the docs show
 is the parsed value.
 """
 from __future__ import annotations
 
-from . import runtime as rt
-from .spec import expr as E
-from .spec.model import EventDef, Field, SpecSet, TypeSpec
-from .spec.values import REBUILT, KnownValues
-from .spec.values import matches as same
-from .spec.values import normalize as plain
+from .. import runtime as rt
+from ..spec import expr as E
+from ..spec.model import EventDef, Field, SpecSet, TypeSpec
+from ..spec.values import REBUILT, KnownValues
+from ..spec.values import matches as same
+from ..spec.values import normalize as plain
 
 FREE_LEN = 3  # bytes of a bytes/str whose length is free
 _BIG = 1 << 30  # `remaining` while making an example: trailing fields are present
@@ -426,8 +426,8 @@ def event_example(maker: ExampleMaker, ev: EventDef, code: int) -> EventExample:
     The post-header length is the one among those the event announces whose post-header fields,
     as built, take exactly that many bytes (EXECUTE_LOAD_QUERY_EVENT announces 26 where
     QUERY_EVENT announces 13); the first when none does."""
-    from .generated.catalog import EVENTS
-    from . import layout
+    from ..generated.catalog import EVENTS
+    from .. import layout
 
     et = EVENTS.get(code)
     name = next(n.name for n in ev.names if n.code == code)
