@@ -14,8 +14,8 @@ strategies.py), but every choice is fixed, so the same specs always give the sam
 - conditional fields: present whenever the condition can hold, trailing (`remaining`) fields too;
 - fields with `rebuild:` are left to the build (their value is computed by the generated struct).
 
-The value is then built by the generated struct and parsed back (see the docs package); what the docs show
-is the parsed value.
+The value is then built by the generated struct and parsed back (see event_examples in
+tables.py); what the docs show is the parsed value.
 """
 from __future__ import annotations
 
