@@ -15,7 +15,7 @@ columns each image holds), `dump --format jsonl` against SELECT, `dump` against
 `mariadb-binlog -vv`, and replays the `sql` output (and, with FULL images, its flashback) into a
 second database.
 
-CI runs BINLOG_GRAMMAR_DIFF_EXAMPLES examples per combination (default 6, derandomized: the same
+CI runs BINLOG_GRAMMAR_DIFF_EXAMPLES examples per combination (default 8, derandomized: the same
 examples every run, so CI is not flaky); `tools/differential.py` runs thousands with random seeds.
 A failure prints the problems, the SQL that reproduces it and the `Case(...)` to add to REGRESSIONS
 below, where every failure found is kept.
@@ -33,7 +33,7 @@ from conftest import need_mariadb
 from binlog_grammar.testing.differential import DiffServer, image_columns
 from binlog_grammar.testing.schema import ALL_SETTINGS, Case, Settings, Statement, cases
 
-EXAMPLES = int(os.environ.get("BINLOG_GRAMMAR_DIFF_EXAMPLES", "6"))
+EXAMPLES = int(os.environ.get("BINLOG_GRAMMAR_DIFF_EXAMPLES", "8"))
 
 
 @pytest.fixture(scope="module")
