@@ -164,7 +164,7 @@ def _check_intervals(text, intervals, mysql):
 
 def _gtid_position(text):
     """stream --gtid: MariaDB `domain-server-seq,...` or a MySQL GTID set `uuid[:tag]:1-5:7,...`."""
-    from .replication import _MARIADB_GTID, _MYSQL_GTID_PART, MariaDBGtidState, MySQLGtidSet
+    from .replication import MARIADB_GTID as _MARIADB_GTID, MYSQL_GTID_PART as _MYSQL_GTID_PART, MariaDBGtidState, MySQLGtidSet
 
     parts = [p for p in text.replace("\n", ",").split(",") if p.strip()]
     try:

@@ -26,7 +26,7 @@ from .reader import BinlogFile, inner_events
 from .rows import RowDecoder, Table
 
 # Events that open a transaction (the GTID of what follows), by name.
-_GTID_EVENTS = {"GTID_LOG_EVENT", "ANONYMOUS_GTID_LOG_EVENT", "GTID_TAGGED_LOG_EVENT", "GTID_EVENT"}
+GTID_EVENTS = {"GTID_LOG_EVENT", "ANONYMOUS_GTID_LOG_EVENT", "GTID_TAGGED_LOG_EVENT", "GTID_EVENT"}
 MARIADB_FL_STANDALONE = 0x01  # GTID_EVENT flags2: a single statement without BEGIN/COMMIT
 ROWS_STMT_END_F = 0x01  # rows event flags: the last rows event of its statement
 
@@ -263,7 +263,7 @@ class Transaction:
 _KINDS: dict = {}  # query text -> its kind (the same few texts come again and again)
 
 
-def _query_kind(ev) -> str:
+def query_kind(ev) -> str:
     text = ev.data["query"]
     kind = _KINDS.get(text)
     if kind is None:
@@ -356,7 +356,7 @@ class Stream:
                 elif code == _TABLE_MAP_CODE:
                     yield i, StreamEvent(ev, decoder.table_map(ev), gtid, decoder, seq)
                 elif code in _HAS_INNER:
-                    for e in _with_inner(ev, f.state, self.verify_checksum):
+                    for e in with_inner(ev, f.state, self.verify_checksum):
                         yield i, StreamEvent(e, _table_of(decoder, e), gtid, decoder, seq,
                                              self._on_undecoded)
                 else:
@@ -399,7 +399,7 @@ class Stream:
             return flt.table_ok(se.table.db, se.table.table)
         if ev.type is not None and ev.type.name in ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT") \
                 and (flt.databases or flt.tables):
-            return _query_kind(ev) != "statement" or not flt.databases or ev.data.db in flt.databases
+            return query_kind(ev) != "statement" or not flt.databases or ev.data.db in flt.databases
         return True
 
     def events(self):
@@ -447,7 +447,7 @@ class Stream:
                 # 5.2 development tree of ver_5_1-wl2325_r.001): one statement, committed as written
                 tx = self._new_tx(se)
                 in_begin, standalone, implicit = False, False, True
-            if name in _GTID_EVENTS:
+            if name in GTID_EVENTS:
                 if tx is not None:
                     yield from self._finish(tx)
                 tx = self._new_tx(se)
@@ -456,7 +456,7 @@ class Stream:
                 self._add(tx, se)
                 continue
             if name in ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT"):
-                kind = _query_kind(ev)
+                kind = query_kind(ev)
                 if kind == "begin":
                     if tx is None or in_begin:
                         if tx is not None:
@@ -512,7 +512,7 @@ class Stream:
 
     def _new_tx(self, se: StreamEvent) -> Transaction:
         ev = se.event
-        return Transaction(se.gtid if ev.type is not None and ev.type.name in _GTID_EVENTS else None,
+        return Transaction(se.gtid if ev.type is not None and ev.type.name in GTID_EVENTS else None,
                            ev.file, ev.offset, timestamp=int(ev.header.timestamp),
                            server_id=int(ev.header.server_id), seq=se.tx_seq or 0)
 
@@ -541,7 +541,7 @@ class Stream:
 def _is_statement(se: StreamEvent) -> bool:
     ev = se.event
     return ev.type is not None and ev.type.name in ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT") \
-        and _query_kind(ev) == "statement"
+        and query_kind(ev) == "statement"
 
 
 def _table_of(decoder, e):
@@ -552,7 +552,7 @@ def _table_of(decoder, e):
     return None
 
 
-def _in_tx(name) -> bool:
+def in_transaction(name) -> bool:
     return name in _IN_TX
 
 
@@ -566,14 +566,14 @@ def _in_tx_by_name(name) -> bool:
         or "ROWS_COMPRESSED_EVENT" in (name or "")
 
 
-_GTID_CODES = frozenset(c for c, e in EVENTS.items() if e.name in _GTID_EVENTS)
+_GTID_CODES = frozenset(c for c, e in EVENTS.items() if e.name in GTID_EVENTS)
 _ROWS_CODES = frozenset(c for c, e in EVENTS.items() if e.row_op)
 _TABLE_MAP_CODE = next(c for c, e in EVENTS.items() if e.name == "TABLE_MAP_EVENT")
 _IN_TX = frozenset(e.name for e in EVENTS.values() if _in_tx_by_name(e.name))
 _HAS_INNER = frozenset(c for c, e in EVENTS.items() if any(d.target == "events" for d in e.decode))
 
 
-def _with_inner(ev, state, verify_checksum):
+def with_inner(ev, state, verify_checksum):
     yield ev
     if ev.type is not None and any(d.target == "events" for d in ev.type.decode):
         yield from inner_events(ev, state, verify_checksum)

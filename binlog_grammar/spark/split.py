@@ -281,12 +281,12 @@ def scan_file(path: str, split_bytes: Optional[int] = None, start: Optional[int]
 
 
 def _is_begin(walker, pos, length, state, path) -> bool:
-    from ..stream import _query_kind
+    from ..stream import query_kind
 
     raw = walker.event_bytes(pos, length)
     try:
         ev = parse_event(raw, state, file=path, offset=pos, verify_checksum=False)
-        return _query_kind(ev) == "begin"
+        return query_kind(ev) == "begin"
     except BinlogError:
         return False
 
@@ -381,7 +381,7 @@ def split_stream(split: Split, paths: list, filters=None, verify_checksum=True, 
     filters' positions apply to the first and the last of `paths`; `tx_seq` counts from the
     split's `tx_seq_base`)."""
     from ..rows import RowDecoder
-    from ..stream import _GTID_EVENTS, Stream, StreamEvent, _with_inner, gtid_of
+    from ..stream import GTID_EVENTS, Stream, StreamEvent, gtid_of, with_inner
 
     class SplitStream(Stream):
         def _all_events(self):
@@ -393,10 +393,10 @@ def split_stream(split: Split, paths: list, filters=None, verify_checksum=True, 
             i = sp.file_index
             verify = self.verify_checksum
             for ev in reader:
-                if ev.type is not None and ev.type.name in _GTID_EVENTS:
+                if ev.type is not None and ev.type.name in GTID_EVENTS:
                     gtid = gtid_of(ev)
                     seq += 1
-                for e in _with_inner(ev, reader.state, verify):
+                for e in with_inner(ev, reader.state, verify):
                     table = None
                     if e.type is not None and e.type.name == "TABLE_MAP_EVENT":
                         table = decoder.table_map(e)

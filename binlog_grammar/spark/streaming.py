@@ -406,7 +406,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return off
 
     def latestOffset(self, start: Optional[dict] = None, limit=None) -> dict:
-        from ..replication import _retryable
+        from ..replication import retryable
 
         try:
             end = self._current_end()
@@ -416,7 +416,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             from ..errors import ReplicationError
 
             now = time.monotonic()
-            if isinstance(e, ReplicationError) and _retryable(e):
+            if isinstance(e, ReplicationError) and retryable(e):
                 self._down_since = self._down_since or now
                 if now - self._down_since <= self.o.reconnect_timeout:
                     log.warning("%s: %s; no new offsets until it answers", self.o.server, e)
