@@ -156,4 +156,3 @@ def rsa_password_plaintext(password: bytes, nonce: bytes) -> bytes:
 
 def rsa_password(password: bytes, nonce: bytes, pem: bytes) -> bytes:
     return rsa_oaep_encrypt(rsa_password_plaintext(password, nonce), pem)
-

@@ -131,4 +131,3 @@ def printable(data: bytes, limit: int = 60) -> str:
         out.append({"\r": "\\r", "\n": "\\n", "\t": "\\t", "'": "\\'", "\\": "\\\\"}.get(c)
                    or (c if 32 <= b < 127 else f"\\x{b:02x}"))
     return "'" + "".join(out) + ("...'" if len(data) > limit else "'")
-

@@ -97,4 +97,3 @@ class MySQLGtidSet:
             sids.append(dict(uuid=bytes.fromhex(u), tag=tag if tagged else None,
                              intervals=[dict(start=a, end=b + 1) for a, b in ivs]))
         return dict(gtid_format=1 if tagged else 0, sids=sids)
-
