@@ -206,7 +206,7 @@ def test_restart_from_the_checkpoint_delivers_exactly_the_new_rows(first_run, ss
 
 def test_offsets_and_exact_deterministic_ranges(first_run, sspark, server, tmp_path, monkeypatch):
     from binlog_grammar.spark import streaming
-    from binlog_grammar.spark.datasource import MAP, change_schema
+    from binlog_grammar.spark.schema import MAP, change_schema
     from binlog_grammar.spark.streaming import BinlogStreamReader, error_line, offset, stream_schema
 
     pw_file = tmp_path / "pw"

@@ -97,7 +97,7 @@ about 1.5 CPUs for all of them to work at full speed.
 """
 from __future__ import annotations
 
-DEFAULT_SPLIT_BYTES = 64 << 20  # the data source's split_bytes when none is given
+from .options import DEFAULT_SPLIT_BYTES  # noqa: F401 - where it was (plain Python, no pyspark)
 
 
 def register(spark) -> None:

@@ -39,7 +39,7 @@ from typing import Iterable, Iterator, Optional
 from ..errors import BinlogError
 from ..reader import (FDE_CODE, MAGIC, BinlogFile, FormatState, event_name, first_format_event,
                       parse_event, update_state)
-from . import DEFAULT_SPLIT_BYTES
+from .options import DEFAULT_SPLIT_BYTES
 
 CHUNK = 4 << 20  # bytes read at a time by the header scan
 GTID_EVENTS = ("GTID_LOG_EVENT", "ANONYMOUS_GTID_LOG_EVENT", "GTID_TAGGED_LOG_EVENT", "GTID_EVENT")

@@ -14,7 +14,7 @@
 
 The rows are those of the batch source (`spark.read.format("binlog")`, see
 binlog_grammar/spark/__init__.py): the same schema (op, before, after, source, ts_ms, db, table),
-built by the same code (datasource.BinlogReader over a stream.Stream whose events come from a
+built by the same code (batch.BinlogReader over a stream.Stream whose events come from a
 replication.ReplicationSource instead of files), one row per changed row, in binlog order.
 `source.tx_seq` is NULL here: a micro-batch sees only part of the binlog, so there is no
 transaction count over the whole input; order rows by (source.file, source.pos, source.row) and
@@ -118,8 +118,9 @@ except ImportError:  # pragma: no cover - older Spark 4
     class SupportsTriggerAvailableNow:  # type: ignore[no-redef]
         pass
 
-from .datasource import ERROR_MARK, MAP, BinlogReader, ReadOptions, _bad_input, _bool, change_schema, \
-    use_grammar
+from .batch import BinlogReader, use_grammar
+from .options import ERROR_MARK, ReadOptions, bad_input, option_bool
+from .schema import MAP, change_schema
 
 log = logging.getLogger("binlog_grammar.spark.streaming")
 
@@ -208,7 +209,7 @@ class StreamOptions:
         except ValueError as e:
             raise ValueError(f"binlog: option ssl_mode: {e}") from None
         self.server_public_key = o.get("server_public_key") or None
-        self.get_server_public_key = _bool(o, "get_server_public_key", False)
+        self.get_server_public_key = option_bool(o, "get_server_public_key", False)
         self.starting = parse_start(o.get("starting_offsets") or "latest")
         # the row options, through the batch source's own parser (its file check satisfied)
         self.row_options = {k: v for k, v in o.items() if k not in ("path", "paths", "plan")}
@@ -308,7 +309,7 @@ def stream_schema(options):
 
         return change_schema(struct_type(_table_on_server(o)))
     except ValueError as e:
-        raise _bad_input(str(e).replace(ERROR_MARK, "")) from None
+        raise bad_input(str(e).replace(ERROR_MARK, "")) from None
 
 
 def _table_on_server(o: StreamOptions) -> list:
@@ -327,7 +328,7 @@ def _table_on_server(o: StreamOptions) -> list:
         finally:
             src.stop()
     except (ReplicationError, BinlogError) as e:
-        raise _bad_input(e) from None
+        raise bad_input(e) from None
     raise ValueError(f"table {o.rows.table}: no TABLE_MAP_EVENT of it in the binlog of {o.server} "
                      f"(yet)")
 
@@ -355,7 +356,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         try:
             self.o = StreamOptions(self.options)
         except ValueError as e:
-            raise _bad_input(e) from None
+            raise bad_input(e) from None
         self._conn = None
         self._target: Optional[dict] = None  # Trigger.AvailableNow: the end taken at the start
         self._last_end: Optional[dict] = None
@@ -467,25 +468,25 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             src = o.source(file=start["file"], pos=int(start["pos"]),
                            until=(end["file"], int(end["pos"])))
         except ValueError as e:
-            raise _bad_input(e) from None
+            raise bad_input(e) from None
         watch = _Stall(src, end, o.heartbeat)
         rows = BinlogReader(o.row_options, self.schema)
         try:
             stream = _WithoutTxSeq(open_replication_stream(src, o.rows.filters(), o.rows.schemas()))
             watch.start()
-            yield from rows._changes(None, None, stream)
+            yield from rows.change_batches(None, None, stream)
         except (ReplicationError, BinlogError) as e:
-            raise _bad_input(e) from None
+            raise bad_input(e) from None
         except (OSError, ValueError) as e:
-            raise _bad_input(f"{o.server}: {e}") from None
+            raise bad_input(f"{o.server}: {e}") from None
         finally:
             watch.done.set()
             src.stop()
         if watch.reason:
-            raise _bad_input(f"{o.server}: {watch.reason}")
+            raise bad_input(f"{o.server}: {watch.reason}")
         at = src.position
         if at[0] is None or _key({"file": at[0], "pos": at[1]}) != _key(end):
-            raise _bad_input(f"{o.server}: the binlog stream stopped at {at[0]}:{at[1]}, not at the end "
+            raise bad_input(f"{o.server}: the binlog stream stopped at {at[0]}:{at[1]}, not at the end "
                              f"of this batch {end['file']}:{end['pos']} (is that a transaction "
                              f"boundary of this server's binlog?)")
 
@@ -591,14 +592,14 @@ def _user_error(e: BaseException, server: str) -> RuntimeError:
     from ..errors import BinlogError, ReplicationError
 
     if isinstance(e, (ReplicationError, BinlogError)):
-        return _bad_input(e)
+        return bad_input(e)
     if isinstance(e, ValueError):
-        return _bad_input(str(e).replace(ERROR_MARK, ""))
+        return bad_input(str(e).replace(ERROR_MARK, ""))
     if isinstance(e, OSError):
-        return _bad_input(f"{server}: {e.strerror or e}")
+        return bad_input(f"{server}: {e.strerror or e}")
     if isinstance(e, RuntimeError) and ERROR_MARK in str(e):
         return e
-    return _bad_input(f"{server}: {type(e).__name__}: {' '.join(str(e).split())[:300]}")
+    return bad_input(f"{server}: {type(e).__name__}: {' '.join(str(e).split())[:300]}")
 
 
 __all__ = ["BinlogStreamReader", "StreamOptions", "stream_schema", "is_stream", "error_line",

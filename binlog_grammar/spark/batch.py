@@ -1,0 +1,342 @@
+"""Reading the `binlog` data source's splits in Spark's Python workers: a split's row changes as
+Arrow batches (map, JSON or typed images), or its table definitions. The plan and the split reader
+are plain Python (binlog_grammar.spark.split), the values' forms binlog_grammar.spark.typed; the
+streaming source reads a replication stream through the same BinlogReader."""
+from __future__ import annotations
+
+from typing import Iterator
+
+from pyspark.sql import types as S
+from pyspark.sql.datasource import DataSourceReader, InputPartition
+
+from .options import ERROR_MARK, ReadOptions, bad_input
+
+BATCH_ROWS = 4096
+
+
+_GRAMMAR = None
+
+
+def use_grammar(specs: list):
+    """Read with the project's specs plus `specs` folders (binlog_grammar.grammar), once per
+    Python process; a process that already read with other specs refuses."""
+    global _GRAMMAR
+    key = tuple(specs)
+    if _GRAMMAR == key:
+        return
+    if _GRAMMAR is not None or (key and _generated_loaded()):
+        raise RuntimeError(f"{ERROR_MARK}this Python worker already reads with other specs; use "
+                           "a new Spark application (or spark.python.worker.reuse=false) to "
+                           "change the `specs` option")
+    if key:
+        from ..grammar import use_specs
+
+        use_specs(list(key))
+    _GRAMMAR = key
+
+
+_TASKS = 0  # reads begun in this process
+
+
+def _freeze_after_first_task():
+    """At the start of a worker's second read, move what survived the first (modules, the
+    grammar, the generated readers and their caches) out of the cyclic garbage collector's sight
+    (gc.freeze). PySpark's daemon runs a full gc.collect() after every task, which otherwise
+    walks all of them each time: 10-20 ms of the worker's CPU per task, while the task slot
+    waits. Objects made later are collected as usual."""
+    global _TASKS
+    _TASKS += 1
+    if _TASKS == 2:
+        import gc
+
+        gc.freeze()
+
+
+def _generated_loaded() -> bool:
+    import sys
+
+    return any(m.startswith("binlog_grammar.generated.") for m in sys.modules)
+
+
+
+class SplitPartition(InputPartition):
+    def __init__(self, split: dict, paths: list):
+        super().__init__(split)
+        self.paths = paths
+
+
+class BinlogReader(DataSourceReader):
+    def __init__(self, options, schema):
+        self.o = ReadOptions(options)
+        self.schema = schema
+        self.typed_defs = None
+        if self.o.table and self.o.content == "changes":
+            after = schema["after"].dataType
+            self.typed_defs = [f.metadata.get("binlog_column") or {"name": f.name, "type": None}
+                               for f in after.fields]
+
+    def partitions(self):
+        use_grammar(self.o.specs)
+        if self.o.plan is not None:
+            paths = self.o.plan["paths"]
+            return [SplitPartition(s, paths) for s in self.o.plan["splits"]]
+        from ..errors import BinlogError
+        from .split import expand_paths, plan
+
+        try:
+            paths = expand_paths(self.o.paths)
+            splits, _ = plan(paths, self.o.split_bytes, self.o.min_partitions,
+                             tx_seq_base=self.o.tx_seq_base)
+        except BinlogError as e:
+            raise bad_input(e) from None
+        out = []
+        last = len(paths) - 1
+        for s in splits:
+            if self.o.start_position is not None and s.file_index == 0 and s.stop is not None \
+                    and s.stop <= self.o.start_position:
+                continue  # every event of it is before the start position
+            if self.o.stop_position is not None and s.file_index == last \
+                    and s.start >= self.o.stop_position:
+                continue  # every event of it is at or after the stop position
+            out.append(SplitPartition(s.to_json(), paths))
+        return out or [SplitPartition(None, paths)]
+
+    def read(self, partition):
+        use_grammar(self.o.specs)
+        _freeze_after_first_task()
+        from ..errors import BinlogError
+        from .split import Split
+
+        if partition.value is None:
+            return
+        split = Split.from_json(partition.value)
+        try:
+            if self.o.content == "tables":
+                yield from self._tables(split, partition.paths)
+            else:
+                yield from self.change_batches(split, partition.paths)
+        except BinlogError as e:
+            raise bad_input(e) from None
+        except (OSError, ValueError) as e:
+            raise bad_input(f"{split.path}: {e}") from None
+
+    # -- change rows ---------------------------------------------------------------------------
+    def change_batches(self, split, paths, stream=None) -> Iterator:
+        """Arrow batches of the split's row changes, or of `stream`'s (the streaming reader passes
+        a stream over a replication source)."""
+        import pyarrow as pa
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        from .split import split_stream
+        from .typed import converter, typed_image
+
+        pa_schema = to_arrow_schema(self.schema, timezone="UTC")
+        types = [f.type for f in pa_schema]
+        o = self.o
+        if stream is None:  # the streaming reader passes a stream over a replication source
+            stream = split_stream(split, paths, o.filters(), o.verify_checksum, o.schemas())
+        if self.typed_defs is None:
+            yield from self._map_batches(stream, pa, types, pa_schema)
+            return
+        only = tuple(o.table.split(".", 1))
+        convs = [(d["name"], converter(d)) for d in self.typed_defs]
+
+        def image(img):
+            return typed_image(img, convs)
+
+        cols = [[] for _ in range(7)]
+        op_c, before_c, after_c, source_c, ts_c, db_c, table_c = cols
+        n = 0
+        for se, changes in _row_events(stream):
+            t = se.table
+            if t is None or (t.db, t.table) != only:
+                continue
+            gtid = se.gtid
+            seq = se.tx_seq
+            for i, ch in enumerate(changes):
+                op_c.append(ch.op)
+                before_c.append(image(ch.before))
+                after_c.append(image(ch.after))
+                source_c.append((ch.file, ch.pos, ch.end_pos, ch.server_id, gtid, ch.timestamp,
+                                 ch.db, ch.table, ch.table_id, ch.event_type, seq, i))
+                ts_c.append(ch.timestamp * 1000)
+                db_c.append(ch.db)
+                table_c.append(ch.table)
+                n += 1
+            if n >= BATCH_ROWS:
+                yield _batch(pa, cols, types, pa_schema)
+                for c in cols:
+                    c.clear()
+                n = 0
+        if n:
+            yield _batch(pa, cols, types, pa_schema)
+
+    def _map_batches(self, stream, pa, types, pa_schema) -> Iterator:
+        """The map (or JSON) form, built column by column (flat key and value lists for the
+        maps, one value per rows event for the fields its rows share): what Arrow converts
+        fastest. The form is the schema's (a string image: image_format json)."""
+        from ..dump import ServerCharsets, with_image_forms
+        from .typed import json_text
+
+        json_images = not isinstance(self.schema["before"].dataType, S.MapType)
+        batch = _MapBatch(json_images)
+        charsets = ServerCharsets()  # the dump's forms: JSON columns, text without charsets
+        for se, changes in _row_events(stream, charsets.see):
+            t = se.table
+            changes = with_image_forms(changes, charsets.charset(se.event.file, t.db if t else None))
+            batch.add(changes, se.gtid, se.tx_seq, json_text)
+            if batch.n >= BATCH_ROWS:
+                yield batch.build(pa, types, pa_schema)
+                batch = _MapBatch(json_images)
+        if batch.n:
+            yield batch.build(pa, types, pa_schema)
+
+    # -- table definitions ---------------------------------------------------------------------
+    def _tables(self, split, paths) -> Iterator:
+        from .split import table_maps
+        from .typed import columns_json
+
+        o = self.o
+        flt = o.filters()
+        seen = set()
+        rows = []
+        for table, ev in table_maps(split, o.schemas()):
+            if not flt.table_ok(table.db, table.table):
+                continue
+            key = (table.db, table.table, columns_json(table), tuple(table.primary_key))
+            if key in seen:
+                continue
+            seen.add(key)
+            rows.append((table.db, table.table, key[2], list(table.primary_key),
+                         bool(table.full_metadata), split.path, split.file_index, ev.offset))
+        yield from rows
+
+
+def _row_events(stream, see=None) -> Iterator:
+    """(stream event, its row changes) of every rows event of the stream that has any; `see` is
+    given every other event."""
+    for se in stream.events():
+        ev = se.event
+        if ev.type is not None and ev.type.row_op:
+            changes = se.changes
+            if changes:
+                yield se, changes
+        elif see is not None:
+            see(ev)
+
+
+def _put_map(img, columns, json_text):
+    """One image (or None) onto the flat offsets, keys, values and null mask of a map column."""
+    offsets, keys, values, mask = columns
+    if img is None:
+        mask.append(True)
+    else:
+        mask.append(False)
+        keys.extend(img)
+        values.extend(map(json_text, img.values()))
+    offsets.append(len(keys))
+
+
+class _MapBatch:
+    """Rows of the map (or JSON) form, column by column. The fields a rows event gives all its
+    rows (op, the source fields but `row`, ts_ms, db, table) are kept once per event as runs and
+    expanded by Arrow (run_end_decode); only the images and `row` are per row."""
+
+    def __init__(self, json_images=False):
+        self.n = 0
+        self.json = json_images
+        self.ends = []  # run ends: rows in the batch after each event
+        self.runs = [[] for _ in range(13)]  # op, the source fields but row, ts_ms
+        self.row = []
+        if json_images:
+            self.images = [], []  # JSON object text (None: no image)
+            self.prefixes = {}  # image keys -> ['{"k1":', ',"k2":', ...]
+        else:
+            self.images = ([0], [], [], []), ([0], [], [], [])  # offsets, keys, values, null mask
+
+    def add(self, changes, gtid, seq, json_text):
+        """The rows of one rows event (every change has the event's op, file, pos ...)."""
+        ch = changes[0]
+        n = len(changes)
+        self.n += n
+        self.ends.append(self.n)
+        for run, v in zip(self.runs, (ch.op, ch.file, ch.pos, ch.end_pos, ch.server_id, gtid,
+                                      ch.timestamp, ch.db, ch.table, ch.table_id, ch.event_type,
+                                      seq, ch.timestamp * 1000)):
+            run.append(v)
+        self.row.extend(range(n))
+        if self.json:
+            before, after = self.images
+            obj = self._object
+            for ch in changes:
+                img = ch.before
+                before.append(None if img is None else obj(img, json_text))
+                img = ch.after
+                after.append(None if img is None else obj(img, json_text))
+            return
+        before, after = self.images
+        for ch in changes:
+            _put_map(ch.before, before, json_text)
+            _put_map(ch.after, after, json_text)
+
+    def _object(self, img, json_text):
+        """A row image as one JSON object text: the keys in image order, each value its
+        json_text (so json.loads of it equals the map form with json.loads of every value)."""
+        keys = tuple(img)
+        pre = self.prefixes.get(keys)
+        if pre is None:
+            pre = self.prefixes[keys] = [("," if i else "{") + json_text(k) + ":"
+                                         for i, k in enumerate(keys)]
+        if not pre:
+            return "{}"
+        return "".join(map(str.__add__, pre, map(json_text, img.values()))) + "}"
+
+    def build(self, pa, types, pa_schema):
+        import pyarrow.compute as pc
+
+        ends = pa.array(self.ends, pa.int32())
+
+        def expand(values, t):
+            return pc.run_end_decode(pa.RunEndEncodedArray.from_arrays(ends, pa.array(values, t)))
+
+        if self.json:
+            images = [pa.array(v, types[i]) for v, i in zip(self.images, (1, 2))]
+        else:
+            images = []
+            for (offsets, keys, values, mask), t in zip(self.images, (types[1], types[2])):
+                images.append(pa.MapArray.from_arrays(
+                    pa.array(offsets, pa.int32()), pa.array(keys, t.key_type),
+                    pa.array(values, t.item_type), type=t, mask=pa.array(mask, pa.bool_())))
+        st = types[3]
+        runs = self.runs
+        fields = [expand(runs[i + 1], st.field(i).type) for i in range(11)]
+        fields.append(pa.array(self.row, st.field(11).type))
+        source = pa.StructArray.from_arrays(fields,
+                                            fields=[st.field(i) for i in range(st.num_fields)])
+        return pa.RecordBatch.from_arrays(
+            [expand(runs[0], types[0]), images[0], images[1], source, expand(runs[12], types[4]),
+             fields[6], fields[7]], schema=pa_schema)
+
+
+def _batch(pa, cols, types, pa_schema):
+    return pa.RecordBatch.from_arrays([pa.array(c, type=t) for c, t in zip(cols, types)],
+                                      schema=pa_schema)
+
+
+def find_table(o: ReadOptions) -> list:
+    """Column descriptions of `o.table` from its first TABLE_MAP_EVENT in the input."""
+    from ..errors import BinlogError
+    from .split import Split, expand_paths, table_maps
+    from .typed import column_def
+
+    want = tuple(o.table.split(".", 1))
+    try:
+        paths = expand_paths(o.paths) if not o.plan else o.plan["paths"]
+        schemas = o.schemas()
+        for i, p in enumerate(paths):
+            for table, _ev in table_maps(Split(p, i, 4, None), schemas):
+                if (table.db, table.table) == want:
+                    return [column_def(c) for c in table.columns]
+    except BinlogError as e:
+        raise bad_input(e) from None
+    raise ValueError(f"{ERROR_MARK}table {o.table}: no TABLE_MAP_EVENT of it in the input")

@@ -1,0 +1,139 @@
+"""The `binlog` data source's options (spark.read.format("binlog").option(...)), checked: a
+mistake is a ValueError naming the option. Plain Python: no pyspark, and no grammar either (the
+`specs` option has to be applied before the generated modules load; see batch.use_grammar)."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Optional
+
+DEFAULT_SPLIT_BYTES = 64 << 20  # the data source's split_bytes when none is given
+ERROR_MARK = "[binlog-grammar] "  # starts the message of an error about the input (pipeline shows it)
+
+
+# ---------------------------------------------------------------------------------------------
+# options
+
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+
+
+class ReadOptions:
+    """The data source's options, checked (a mistake is a ValueError naming the option)."""
+
+    def __init__(self, options):
+        o = {str(k).lower(): v for k, v in dict(options).items()}
+        self.raw = o
+        paths = []
+        if o.get("paths"):
+            try:
+                paths = json.loads(o["paths"])
+            except ValueError:
+                paths = [o["paths"]]
+        if o.get("path"):
+            paths = [o["path"]] + [p for p in paths if p != o["path"]]
+        self.paths = [str(p) for p in paths]
+        self.plan = json.loads(o["plan"]) if o.get("plan") else None
+        if not self.paths and not self.plan:
+            raise ValueError("binlog: give the files: load(path), load([paths]) or a glob")
+        self.tables = _list(o.get("tables"))
+        self.exclude_tables = _list(o.get("exclude_tables"))
+        self.databases = _list(o.get("databases"))
+        self.start_position = _int(o, "start_position")
+        self.stop_position = _int(o, "stop_position")
+        self.start_datetime = _datetime(o, "start_datetime")
+        self.stop_datetime = _datetime(o, "stop_datetime")
+        self.include_gtids = o.get("include_gtids") or None
+        self.exclude_gtids = o.get("exclude_gtids") or None
+        self.verify_checksum = option_bool(o, "verify_checksum", True)
+        self.table = o.get("table") or None
+        if self.table and "." not in self.table:
+            raise ValueError(f"binlog: option table: {self.table!r} is not db.table")
+        self.schema = o.get("schema") or None
+        self.split_bytes = _int(o, "split_bytes")
+        if self.split_bytes is None:
+            self.split_bytes = DEFAULT_SPLIT_BYTES
+        self.min_partitions = _int(o, "min_partitions") or 0
+        self.specs = _list(o.get("specs"))
+        self.content = (o.get("content") or "changes").lower()
+        if self.content not in ("changes", "tables"):
+            raise ValueError(f"binlog: option content: {self.content!r} (changes or tables)")
+        self.tx_seq_base = _int(o, "tx_seq_base") or 0
+        self.image_format = (o.get("image_format") or "map").strip().lower()
+        if self.image_format not in ("map", "json"):
+            raise ValueError(f"binlog: option image_format: {self.image_format!r} (map or json)")
+        if self.image_format == "json" and self.table:
+            raise ValueError("binlog: option image_format: json is a form of the untyped images; "
+                             "with the option table they are typed structs")
+
+    def filters(self):
+        from ..stream import Filters, GtidSet
+
+        return Filters(self.start_position, self.stop_position, self.start_datetime,
+                       self.stop_datetime,
+                       GtidSet(self.include_gtids) if self.include_gtids else None,
+                       GtidSet(self.exclude_gtids) if self.exclude_gtids else None,
+                       self.databases, self.tables, self.exclude_tables)
+
+    def schemas(self) -> Optional[dict]:
+        if not self.schema:
+            return None
+        text = self.schema.strip()
+        if text.startswith("{"):
+            data = json.loads(text)
+        else:
+            from ..rows import load_schemas
+
+            data = load_schemas(text)
+        if not isinstance(data, dict):
+            raise ValueError("binlog: option schema: a mapping of 'db.table' to a table schema")
+        return data
+
+
+def _list(v) -> list:
+    if not v:
+        return []
+    if isinstance(v, (list, tuple)):
+        return [str(x) for x in v]
+    v = str(v).strip()
+    if v.startswith("["):
+        return [str(x) for x in json.loads(v)]
+    return [x.strip() for x in v.split(",") if x.strip()]
+
+
+def _int(o, key):
+    v = o.get(key)
+    if v is None or str(v).strip() == "":
+        return None
+    try:
+        return int(str(v).strip())
+    except ValueError:
+        raise ValueError(f"binlog: option {key}: {v!r} is not an integer") from None
+
+
+def option_bool(o, key, default):
+    v = o.get(key)
+    if v is None:
+        return default
+    s = str(v).strip().lower()
+    if s in _TRUE:
+        return True
+    if s in _FALSE:
+        return False
+    raise ValueError(f"binlog: option {key}: {v!r} is not true or false")
+
+
+def _datetime(o, key):
+    v = o.get(key)
+    if not v:
+        return None
+    try:
+        d = dt.datetime.fromisoformat(str(v).strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"binlog: option {key}: {v!r} is not an ISO date-time") from None
+    return d
+
+
+
+def bad_input(e) -> RuntimeError:
+    return RuntimeError(f"{ERROR_MARK}{e}")
