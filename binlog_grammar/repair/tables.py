@@ -100,6 +100,8 @@ class TableInfo:
             entry = {"name": c.name, "unsigned": c.unsigned}
             if c.data_type in STRING_TYPES and c.charset:
                 entry["charset"] = c.charset
+            elif c.data_type in BINARY_TYPES:
+                entry["charset"] = "binary"  # BINARY(n) values come back padded to n bytes
             if c.data_type == "enum":
                 entry["enum_values"] = c.members()
             elif c.data_type == "set":
