@@ -1,0 +1,343 @@
+"""The package's layout rules (issue 18), read from the source with `ast`; nothing is imported.
+
+- No import cycle. Module-level and function-level imports count together: an import inside a
+  function still ties the two modules together. Only `if TYPE_CHECKING:` blocks do not count.
+- No private name (`_x`) taken from another module: `from m import _x`, `m._x`, or
+  `getattr(m, n) for n in ("_x", ...)`.
+- No hand-written module over MAX_LINES lines. generated/ is compiler output and is not counted.
+
+binlog_grammar/replication/ and binlog_grammar/spark/ have no exceptions to the first two rules.
+The rest of the package is held to the lists below of what is still wrong there, and those lists
+must only shrink. A new cycle, private import or long module anywhere fails the test. So does a
+listed one that is gone: take it off the list so that it cannot come back unnoticed.
+
+`python3 tests/test_layout.py` prints the current cycles, private imports and long modules.
+
+An edge is one import statement: `from .a import b` ties the module to `a`, or to `a.b` when that
+is a module. Importing a submodule also runs its package's __init__ first. That is not counted as
+an edge of its own; otherwise every package whose __init__ imports a child would form a cycle
+with each child (e.g. spark.register() imports spark.datasource when it is called, so that
+pyspark stays optional).
+"""
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = "binlog_grammar"
+MAX_LINES = 600
+
+# the packages already laid out: no exceptions there
+CLEAN = ("binlog_grammar.replication", "binlog_grammar.spark")
+
+# Modules over MAX_LINES lines that are not split yet. This list must only shrink: split a module
+# and take it off; never add one.
+TOO_LONG = {
+    "binlog_grammar/cli.py",
+    "binlog_grammar/hexdump.py",
+    "binlog_grammar/jsonb.py",
+    "binlog_grammar/reader.py",
+    "binlog_grammar/runtime.py",
+    "binlog_grammar/spark/pipeline.py",
+    "binlog_grammar/spark/streaming.py",
+    "binlog_grammar/spec/loader.py",
+    "binlog_grammar/sqlgen.py",
+    "binlog_grammar/testing/differential.py",
+    "binlog_grammar/testing/schema.py",
+}
+
+# Import cycles still in the package (the modules of each). This list must only shrink.
+KNOWN_CYCLES = {
+    frozenset({"binlog_grammar.runtime", "binlog_grammar.spec.expr"}),
+}
+
+# Private names still taken from other modules, as "importer -> module.name". This list must only
+# shrink: make the name public (or move the code), then take the line off.
+KNOWN_PRIVATE = {
+    "binlog_grammar.fasttable -> binlog_grammar.fastrt._ADAPT",
+    "binlog_grammar.fasttable -> binlog_grammar.fastrt._Bad",
+    "binlog_grammar.fasttable -> binlog_grammar.fastrt._Empty",
+    "binlog_grammar.fasttable -> binlog_grammar.fastrt._Left",
+    "binlog_grammar.fasttable -> binlog_grammar.fastrt._NoCase",
+    "binlog_grammar.fasttable -> binlog_grammar.fastrt._Rec",
+    "binlog_grammar.fasttable -> binlog_grammar.fastrt._Short",
+    "binlog_grammar.fasttable -> binlog_grammar.fastrt._bitmap",
+    "binlog_grammar.fasttable -> binlog_grammar.fastrt._bits",
+    "binlog_grammar.fasttable -> binlog_grammar.fastrt._decimal",
+    "binlog_grammar.fasttable -> binlog_grammar.fastrt._json",
+    "binlog_grammar.fasttable -> binlog_grammar.fastrt._packed",
+    "binlog_grammar.fasttable -> binlog_grammar.spec.expr._PY_BIN",
+    "binlog_grammar.fasttable -> binlog_grammar.spec.expr._apply_bin",
+    "binlog_grammar.generated.fast -> binlog_grammar.fastrt._ADAPT",
+    "binlog_grammar.generated.fast -> binlog_grammar.fastrt._Bad",
+    "binlog_grammar.generated.fast -> binlog_grammar.fastrt._Count",
+    "binlog_grammar.generated.fast -> binlog_grammar.fastrt._Empty",
+    "binlog_grammar.generated.fast -> binlog_grammar.fastrt._Left",
+    "binlog_grammar.generated.fast -> binlog_grammar.fastrt._NoCase",
+    "binlog_grammar.generated.fast -> binlog_grammar.fastrt._NoTerm",
+    "binlog_grammar.generated.fast -> binlog_grammar.fastrt._Rec",
+    "binlog_grammar.generated.fast -> binlog_grammar.fastrt._Short",
+    "binlog_grammar.generated.fast -> binlog_grammar.fastrt._bitmap",
+    "binlog_grammar.generated.fast -> binlog_grammar.fastrt._decimal",
+    "binlog_grammar.generated.fast -> binlog_grammar.fastrt._json",
+    "binlog_grammar.generated.fast -> binlog_grammar.fastrt._meta",
+    "binlog_grammar.generated.fast -> binlog_grammar.fastrt._metaf",
+    "binlog_grammar.generated.fast -> binlog_grammar.fastrt._packed",
+    "binlog_grammar.generated.fast -> binlog_grammar.fastrt._svsint",
+    "binlog_grammar.generated.fast -> binlog_grammar.fastrt._svuint",
+    "binlog_grammar.layout -> binlog_grammar.runtime._check_consumed",
+    "binlog_grammar.strategies -> binlog_grammar.pyvalues._binary_char_length",
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# reading the package
+
+def sources() -> dict:
+    """Module name -> (path relative to ROOT, generated?) of every module of the package, with
+    generated/ as binlog_grammar.generated (pyproject.toml installs it there)."""
+    out = {}
+    for base, prefix, generated in ((ROOT / PACKAGE, PACKAGE, False),
+                                    (ROOT / "generated", f"{PACKAGE}.generated", True)):
+        for path in sorted(base.rglob("*.py")):
+            parts = list(path.relative_to(base).with_suffix("").parts)
+            if "__pycache__" in parts:
+                continue
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join([prefix] + parts)] = (path.relative_to(ROOT).as_posix(), generated)
+    return out
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _type_checking(node) -> bool:
+    t = node.test
+    return (isinstance(t, ast.Name) and t.id == "TYPE_CHECKING") or \
+        (isinstance(t, ast.Attribute) and t.attr == "TYPE_CHECKING")
+
+
+def _imports(tree):
+    """Every import statement of a module, at any depth, but those under `if TYPE_CHECKING:`."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _type_checking(child):
+                todo.extend(child.orelse)
+                continue
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                yield child
+            todo.append(child)
+
+
+def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    """The absolute name of the module a `from ... import` reads from."""
+    if not node.level:
+        return node.module or ""
+    parts = module.split(".")
+    if not is_package:
+        parts.pop()
+    if node.level > 1:
+        parts = parts[:len(parts) - (node.level - 1)]
+    return ".".join(parts + ([node.module] if node.module else []))
+
+
+def _getattr_module(node, var: str):
+    """The name `m` of a call `getattr(m, var)`, else None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
+            and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) \
+            and isinstance(node.args[1], ast.Name) and node.args[1].id == var:
+        return node.args[0].id
+    return None
+
+
+class Module:
+    """What one module imports from the package, and which private names it takes."""
+
+    def __init__(self, name: str, path: str, generated: bool, known, text: str = None):
+        self.name = name
+        self.path = path
+        self.generated = generated
+        if text is None:
+            text = (ROOT / path).read_text(encoding="utf-8")
+        self.lines = len(text.splitlines())
+        self.imports = set()  # modules of the package this one imports
+        self.private = set()  # "module.name" of private names it takes from other modules
+        tree = ast.parse(text, path)
+        is_package = path.endswith("__init__.py")
+        bound = {}  # local name -> the module of the package it stands for
+        for node in _imports(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name in known:
+                        self.imports.add(a.name)
+                        if a.asname:
+                            bound[a.asname] = a.name
+                continue
+            base = _resolve(name, is_package, node)
+            for a in node.names:
+                sub = f"{base}.{a.name}"
+                if sub in known:  # a submodule
+                    self.imports.add(sub)
+                    bound[a.asname or a.name] = sub
+                elif base in known:
+                    self.imports.add(base)
+                    if _private(a.name) and base != name:
+                        self.private.add(f"{base}.{a.name}")
+        others = {k: v for k, v in bound.items() if v != name}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                    and node.value.id in others and _private(node.attr):
+                self.private.add(f"{others[node.value.id]}.{node.attr}")
+            elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+                for gen in node.generators:  # getattr(m, n) for n in ("_x", ...)
+                    if not (isinstance(gen.target, ast.Name) and isinstance(gen.iter, (ast.Tuple, ast.List))):
+                        continue
+                    for call in ast.walk(node):
+                        m = _getattr_module(call, gen.target.id)
+                        if m in others:
+                            self.private.update(f"{others[m]}.{e.value}" for e in gen.iter.elts
+                                                if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                                                and _private(e.value))
+        self.imports.discard(name)
+
+
+def modules() -> dict:
+    src = sources()
+    return {name: Module(name, path, gen, set(src)) for name, (path, gen) in src.items()}
+
+
+def cycles(mods: dict) -> list:
+    """The strongly connected components of more than one module (Tarjan's, without recursion)."""
+    index, low, on_stack, stack, out = {}, {}, set(), [], []
+    for root in sorted(mods):
+        if root in index:
+            continue
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        work = [(root, iter(sorted(mods[root].imports)))]
+        while work:
+            node, edges = work[-1]
+            for nxt in edges:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(mods[nxt].imports))))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    comp = set()
+                    while True:
+                        m = stack.pop()
+                        on_stack.discard(m)
+                        comp.add(m)
+                        if m == node:
+                            break
+                    if len(comp) > 1:
+                        out.append(frozenset(comp))
+    return out
+
+
+def private_imports(mods: dict) -> set:
+    return {f"{m.name} -> {p}" for m in mods.values() for p in m.private}
+
+
+def too_long(mods: dict) -> dict:
+    return {m.path: m.lines for m in mods.values() if not m.generated and m.lines > MAX_LINES}
+
+
+def _clean(name: str) -> bool:
+    return any(name == c or name.startswith(c + ".") for c in CLEAN)
+
+
+def _sides(entry: str):
+    """The importing module and the module the name belongs to, of a private_imports() entry."""
+    importer, target = entry.split(" -> ")
+    return importer, target.rsplit(".", 1)[0]
+
+
+MODS = modules()
+
+
+# ---------------------------------------------------------------------------------------------
+# the tests
+
+def test_the_checks_see_what_they_look_for():
+    known = {"p", "p.a", "p.b", "p.c"}
+    a = Module("p.a", "p/a.py", False, known, "from . import b\nfrom .c import _x, y\n")
+    b = Module("p.b", "p/b.py", False, known, "def f():\n    from .a import z\n")  # lazy: still an edge
+    c = Module("p.c", "p/c.py", False, known,
+               "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import t\n"
+               "from . import b as bee\nbee._hidden\n{n: getattr(bee, n) for n in ('_k', 'pub')}\n")
+    assert a.imports == {"p.b", "p.c"} and b.imports == {"p.a"} and c.imports == {"p.b"}
+    assert cycles({"p": Module("p", "p/__init__.py", False, known, ""), "p.a": a, "p.b": b, "p.c": c}) \
+        == [frozenset({"p.a", "p.b", "p.c"})]  # a -> b -> a, and a -> c -> b
+    assert private_imports({"p.a": a, "p.c": c}) == {"p.a -> p.c._x", "p.c -> p.b._hidden", "p.c -> p.b._k"}
+
+
+def test_the_layout_is_read():
+    assert "binlog_grammar.replication.source" in MODS
+    assert "binlog_grammar.spark.datasource" in MODS
+    assert "binlog_grammar.generated.catalog" in MODS
+    assert "binlog_grammar.replication.connection" in MODS["binlog_grammar.replication.source"].imports
+    assert "binlog_grammar.stream" in MODS["binlog_grammar.replication.stream"].imports  # a lazy import
+
+
+def test_no_cycles_through_the_laid_out_packages():
+    bad = [sorted(c) for c in cycles(MODS) if any(_clean(m) for m in c)]
+    assert not bad, f"import cycles through {CLEAN}: {bad}"
+
+
+def test_no_private_names_across_modules_in_the_laid_out_packages():
+    bad = sorted(p for p in private_imports(MODS) if any(_clean(side) for side in _sides(p)))
+    assert not bad, "private names taken from other modules:\n" + "\n".join(bad)
+
+
+def test_cycles_only_go_away():
+    found = set(cycles(MODS))
+    new = [sorted(c) for c in found - KNOWN_CYCLES]
+    assert not new, f"new import cycles: {new}"
+    gone = [sorted(c) for c in KNOWN_CYCLES - found]
+    assert not gone, f"these cycles are gone, take them off KNOWN_CYCLES: {gone}"
+
+
+def test_private_names_only_go_away():
+    found = private_imports(MODS)
+    new = sorted(found - KNOWN_PRIVATE)
+    assert not new, "new private names taken from other modules:\n" + "\n".join(new)
+    gone = sorted(KNOWN_PRIVATE - found)
+    assert not gone, "these are gone, take them off KNOWN_PRIVATE:\n" + "\n".join(gone)
+
+
+def test_long_modules_only_go_away():
+    found = too_long(MODS)
+    new = sorted(f"{p} ({n} lines)" for p, n in found.items() if p not in TOO_LONG)
+    assert not new, f"modules over {MAX_LINES} lines (split them): {new}"
+    gone = sorted(TOO_LONG - set(found))
+    assert not gone, f"these are {MAX_LINES} lines or fewer now, take them off TOO_LONG: {gone}"
+
+
+if __name__ == "__main__":
+    print("import cycles:")
+    for comp in sorted(sorted(c) for c in cycles(MODS)):
+        print("  " + ", ".join(comp))
+    print("private names taken from other modules:")
+    for entry in sorted(private_imports(MODS)):
+        print("  " + entry)
+    print(f"modules over {MAX_LINES} lines:")
+    for path, n in sorted(too_long(MODS).items()):
+        print(f"  {path} {n}")
+    sys.exit(0)
