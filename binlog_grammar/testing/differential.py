@@ -95,10 +95,10 @@ def render(c: ColInfo) -> str:
     """A SELECT expression that shows the stored value of column c unambiguously."""
     n = quote(c.name)
     t = c.data_type
-    if t in INTEGER_TYPES or t in ("decimal", "date", "datetime", "timestamp", "time", "double"):
+    if t in INTEGER_TYPES or t in ("decimal", "date", "datetime", "timestamp", "time"):
         return f"CAST({n} AS CHAR)"
-    if t == "float":  # the exact value of the 4-byte float, as the shortest text of a double
-        return f"CAST({n} AS DOUBLE)"
+    if t in ("float", "double"):  # the exact stored value, as the shortest text of a double
+        return f"CAST({n} AS DOUBLE)"  # (CAST AS CHAR rounds a DOUBLE(M,D) to D digits)
     if t in ("bit", "year"):
         return f"CAST({n} AS UNSIGNED)"
     if t in ("enum", "set"):  # index or bitmask, and the member text
