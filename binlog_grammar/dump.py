@@ -516,7 +516,8 @@ def _summary(se) -> str:
     if name == "FORMAT_DESCRIPTION_EVENT":
         return f": binlog v {int(d.binlog_version)}, server v {d.server_version}"
     if name == "ROTATE_EVENT":
-        return f" to {d.new_log_ident}  pos: {int(d.position)}"
+        # binlog v1 has no position: the next file is read from 4 (specs ROTATE_EVENT)
+        return f" to {d.new_log_ident}  pos: {4 if d.position is None else int(d.position)}"
     if name in ("GTID_LOG_EVENT", "GTID_EVENT", "GTID_TAGGED_LOG_EVENT") and se.gtid:
         return f" {se.gtid}"
     return ""

@@ -279,7 +279,7 @@ def _finish_format_event(raw, state, file, offset, inner, verify_checksum, heade
     """The rest of parse_event for a FORMAT_DESCRIPTION_EVENT: its checks and its checksum. A
     damaged FDE is always an error: everything after it is read with what it says."""
     if et is not None:
-        check_format_description(data, file, offset, name)
+        check_format_description(data, file, offset, name, ctx["header_len"])
     ev = Event(file, offset, header, data, raw, et, ctx, inner=inner, footer=bool(crc_len))
     stored, shown = None, False
     if crc_len:
@@ -293,22 +293,29 @@ def _finish_format_event(raw, state, file, offset, inner, verify_checksum, heade
         if verify_checksum:
             ev.checksum_ok = crc_of(header, raw, ctx) == stored
             if not ev.checksum_ok:
-                raise ChecksumError(f"CRC32 mismatch: stored 0x{stored:08x}, computed "
+                err = ChecksumError(f"CRC32 mismatch: stored 0x{stored:08x}, computed "
                                     f"0x{crc_of(header, raw, ctx):08x}", file, offset, name)
+                # what the damaged FDE says of the events' footers (BinlogFile._resync)
+                err.checksum_alg = int(data.checksum_alg) if et is not None else None
+                raise err
     return ev
 
 
-def check_format_description(data, file, offset, name) -> None:
+def check_format_description(data, file, offset, name, header_len=None) -> None:
     """Refuse a FORMAT_DESCRIPTION_EVENT the server would refuse (Format_description_event::
     is_valid: a header of at least 19 bytes, a server version that is a version) or could not
-    use (binlog version other than 4, unknown checksum algorithm). Everything after the FDE is
-    read with what it says, so a damaged one must not pass."""
+    use (binlog version other than 4, unknown checksum algorithm, a header length other than
+    that of its own header, `header_len`, which every reader reads it with). Everything after
+    the FDE is read with what it says, so a damaged one must not pass."""
     problem = None
     alg = data.get("checksum_alg")
     if data.binlog_version != 4:
         problem = f"binlog_version {data.binlog_version} (a FORMAT_DESCRIPTION_EVENT is binlog v4)"
     elif data.common_header_len < 19:
         problem = f"common_header_len {data.common_header_len} is shorter than 19 bytes"
+    elif header_len is not None and data.common_header_len != header_len:
+        problem = (f"common_header_len {data.common_header_len}, but this event's own header is "
+                   f"{header_len} bytes")
     elif not any(rt.version(data.server_version).number[:3]):
         problem = f"server_version {data.server_version!r} is not a server version"
     elif alg is not None and int(alg) not in (0, 1, 255):
@@ -370,6 +377,27 @@ def inner_events(ev: Event, state: FormatState, verify_checksum=True):
             inner.extra["payload_offset"] = pos
             yield inner
             pos += length
+
+
+def inner_events_or_damage(ev: Event, state: FormatState, verify_checksum=True, damage=None):
+    """The event, then the events inside it (inner_events). With `damage` (a list: reading with
+    skip_damaged), a payload that cannot be read (it does not decompress, an inner event is cut
+    short) becomes a Damage appended to it, after the inner events before the bad one, instead
+    of an error: the reader goes on after the event."""
+    yield ev
+    events = inner_events(ev, state, verify_checksum)
+    while True:
+        try:
+            e = next(events)
+        except StopIteration:
+            return
+        except BinlogError as err:
+            if damage is None:
+                raise
+            damage.append(Damage(ev.file, ev.offset, ev.name, err.message, len(ev.raw), ev.end,
+                                 err.with_traceback(None)))
+            return
+        yield e
 
 
 @dataclass
@@ -463,6 +491,9 @@ class BinlogFile:
             self.damage = []
             self._first = True
             self._format_known = False  # an FDE (or START_EVENT_V3) has been read
+            self._footers_unsure = False  # the FDE says no CRC32 footers, and nothing vouched for it
+            self._crc_hint = False  # the file's FDE was damaged, but said CRC32
+            self._positions_agree = True  # every event so far ended at its log_pos
             pos = len(MAGIC)
             if self.start is not None and self.start > pos:
                 pos = self._skip_to_start(fh, pos)
@@ -472,6 +503,10 @@ class BinlogFile:
                 except BinlogError as e:
                     if not self.skip_damaged or self.state.encrypted:
                         raise
+                    if not self._format_known and getattr(e, "checksum_alg", None) == 1:
+                        # the file's FDE fails its CRC32 but says CRC32: take its word that
+                        # the events carry footers when a candidate's CRC32 matches
+                        self._crc_hint = True
                     self._first = False
                     resume = self._resync(fh, pos)
                     size = os.fstat(fh.fileno()).st_size
@@ -543,9 +578,44 @@ class BinlogFile:
         ev = parse_event(head + rest, state, file=path, offset=pos,
                          verify_checksum=self.verify_checksum, fast=self.fast, header=header,
                          share=self.share_data, keep_bad_crc=self.keep_bad_crc)
+        if self._positions_agree and header.get("log_pos") != pos + length:
+            self._check_log_pos(fh, ev)
         if ev.type is not None and ev.type.code in _STATE_CODES:
             self._state_event(fh, ev)
         return ev
+
+    def _check_log_pos(self, fh, ev):
+        """In a file without CRC32s whose events so far all ended where their log_pos says (a
+        server's own binlog, not a relay log), an event whose event_length takes it past its
+        log_pos, where a plausible event begins, while none begins where its length ends it,
+        is damaged: a changed length made it swallow the next event, and nothing else tells."""
+        self._positions_agree = False  # a file whose positions disagree is checked no further
+        state = self.state
+        lp, end = ev.header.get("log_pos"), ev.end
+        if state.binlog_version != 4 or (self.verify_checksum and state.checksum_alg == 1) \
+                or not lp or not ev.offset < lp < end:
+            return
+        size = os.fstat(fh.fileno()).st_size
+        if self._plausible_header(fh, lp, size) and not (
+                end == size or self._plausible_header(fh, end, size)):
+            raise EventFormatError(f"event_length {len(ev.raw)} ends it at {end}, past its log_pos "
+                                   f"{lp}, where an event begins", self.path, ev.offset, ev.name)
+        fh.seek(end)
+
+    def _plausible_header(self, fh, at, size) -> bool:
+        """A common header at `at` with a type code servers write to files and a length that
+        covers its header and post-header and fits in the file."""
+        state = self.state
+        hl = state.header_len
+        if at + hl > size:
+            return False
+        fh.seek(at)
+        head = fh.read(hl)
+        code = head[TYPE_AT]
+        et = EVENTS.get(state.event_code(code))
+        length = int.from_bytes(head[LENGTH_AT:LENGTH_AT + 4], "little")
+        return et is not None and et.name not in NOT_IN_FILES and \
+            hl + state.post_header_len(code) <= length <= size - at
 
     def _first_event(self, header, pos) -> bool:
         """Checks of the file's first event; True when it shows a binlog v1 file (13-byte
@@ -578,8 +648,9 @@ class BinlogFile:
         """An event that changes how the rest of the file is read (FDE, START_EVENT_V3,
         START_ENCRYPTION_EVENT)."""
         state = self.state
-        if ev.type.code == FDE_CODE and self.verify_checksum and ev.data.get("checksum_alg") is None:
-            self._check_no_footer(fh, ev)
+        if ev.type.code == FDE_CODE and self.verify_checksum and ev.checksum_ok is None and \
+                (ev.data.get("checksum_alg") is None or int(ev.data.checksum_alg) != 1):
+            self._check_no_footer(fh, ev)  # it says no footers, and nothing vouches for it
         try:
             update_state(state, ev)
         except Exception as e:  # noqa: BLE001 - a format event whose values make no sense
@@ -587,27 +658,44 @@ class BinlogFile:
                                    self.path, ev.offset, ev.name) from None
         if ev.type.code in (FDE_CODE, START_V3_CODE):
             self._format_known = True
+            # an FDE that says "no footers" without a CRC32 of its own may be a damaged one: after
+            # damage, _resync may still find that the events carry CRC32s
+            self._footers_unsure = state.checksum_alg != 1 and ev.checksum_ok is None
         if ev.type.name == "START_ENCRYPTION_EVENT":
             state.encrypted = True
 
-    def _check_no_footer(self, fh, fde):
-        """An FDE whose server version predates checksums (MySQL 5.6.1, MariaDB 5.3) says the
-        events carry no CRC32 footer; if the next event ends with the CRC32 of its bytes, the
-        version string is what was damaged (the FDE's own checksum went unread with it)."""
+    def _check_no_footer(self, fh, fde, chain=2):
+        """An FDE that says the events carry no CRC32 footer, and whose own CRC32 was not checked
+        (its server version predates checksums, MySQL 5.6.1 and MariaDB 5.3; or checksum_alg OFF
+        with no CRC32 of its own): if the next events (up to `chain` of them, so that one event
+        spliced in from another file is not enough) each end with the CRC32 of their bytes, what
+        was damaged is the FDE (its version string, or its checksum_alg and CRC32)."""
         hl = fde.data.common_header_len
         size = os.fstat(fh.fileno()).st_size
-        head = fh.read(hl)
+        at, matched = fde.end, 0
         try:
-            if len(head) < hl:
+            for _ in range(chain):
+                fh.seek(at)
+                head = fh.read(hl)
+                if len(head) < hl:
+                    break
+                length = int.from_bytes(head[LENGTH_AT:LENGTH_AT + 4], "little")
+                if not hl + CHECKSUM_LEN <= length <= size - at:
+                    return
+                raw = head + fh.read(length - hl)
+                if zlib.crc32(raw[:-CHECKSUM_LEN]) != int.from_bytes(raw[-CHECKSUM_LEN:], "little"):
+                    return
+                matched += 1
+                at += length
+            if not matched:
                 return
-            length = int.from_bytes(head[LENGTH_AT:LENGTH_AT + 4], "little")
-            if not hl + CHECKSUM_LEN <= length <= size - fde.end:
-                return
-            raw = head + fh.read(length - hl)
-            if zlib.crc32(raw[:-CHECKSUM_LEN]) == int.from_bytes(raw[-CHECKSUM_LEN:], "little"):
-                raise EventFormatError(f"server_version {fde.data.server_version!r} predates "
-                                       "checksums, but the next event ends with its CRC32: the "
-                                       "version string is damaged", self.path, fde.offset, fde.name)
+            if fde.data.get("checksum_alg") is None:
+                what = (f"server_version {fde.data.server_version!r} predates checksums, but the "
+                        "next events end with their CRC32: the version string is damaged")
+            else:
+                what = ("checksum_alg says the events carry no CRC32, but the next events end "
+                        "with theirs: the FORMAT_DESCRIPTION_EVENT is damaged")
+            raise EventFormatError(what, self.path, fde.offset, fde.name)
         finally:
             fh.seek(fde.end)
 
@@ -621,7 +709,8 @@ class BinlogFile:
         verified), the CRC32 over the candidate's bytes must match its footer; otherwise the
         header at offset + event_length must be plausible the same way (or be the end of the
         file): a chain of two. Finally the candidate must parse. When the file's format event
-        itself was lost, a matching CRC32 also tells that the file has checksum footers.
+        itself was lost, or said "no footers" with nothing to vouch for it (no CRC32 of its own),
+        a matching CRC32 also tells that the file has checksum footers.
 
         The file is searched a window at a time (a regular expression finds candidate headers), so
         no byte is read twice except to check a candidate, and nothing is allocated from a
@@ -631,7 +720,7 @@ class BinlogFile:
         hl = state.header_len
         size = os.fstat(fh.fileno()).st_size
         crc_mode = self.verify_checksum and state.checksum_alg == 1
-        guess = not self._format_known and state.checksum_alg != 1
+        guess = (not self._format_known or self._footers_unsure) and state.checksum_alg != 1
         minimum = {}
         for code in range(256):
             et = EVENTS.get(state.event_code(code))
@@ -667,6 +756,10 @@ class BinlogFile:
         is_fde = state.event_code(code) == FDE_CODE
         crc_ok = (crc_mode or guess) and length >= minimum[code] + CHECKSUM_LEN and \
             self._crc_matches(fh, at, length, buf, buf_at, is_fde)
+        if crc_ok and guess and not crc_mode and not is_fde and not self._crc_hint:
+            # before the file is taken to carry CRC32s, what follows must not be an event
+            # without a footer: one event spliced in from another file is not enough
+            crc_ok = self._successor_crc_ok(fh, at + length, size, minimum, buf, buf_at)
         if crc_mode and not is_fde and not crc_ok:
             return False
         if not crc_ok and not self._successor_ok(fh, at + length, size, minimum, buf, buf_at):
@@ -684,6 +777,31 @@ class BinlogFile:
                 state.checksum_alg = 0
             return False
         return True
+
+    def _successor_crc_ok(self, fh, at, size, minimum, buf, buf_at) -> bool:
+        """Does what follows a candidate that ends with its CRC32 agree that the file carries
+        CRC32s? Yes at the end of the file, or when the event there ends with its CRC32 too, or
+        when no event without a footer is there either (damage); no when an event there reads
+        whole without a footer (the candidate came from another file)."""
+        if at == size:
+            return True
+        if not self._successor_ok(fh, at, size, minimum, buf, buf_at):
+            return True
+        state = self.state
+        fh.seek(at)
+        head = fh.read(state.header_len)
+        code = head[TYPE_AT]
+        length = int.from_bytes(head[LENGTH_AT:LENGTH_AT + 4], "little")
+        is_fde = state.event_code(code) == FDE_CODE
+        if length >= minimum[code] + CHECKSUM_LEN and \
+                self._crc_matches(fh, at, length, buf, buf_at, is_fde):
+            return True
+        fh.seek(at)
+        try:
+            parse_event(fh.read(length), state, file=self.path, offset=at, verify_checksum=False)
+        except BinlogError:
+            return True
+        return False
 
     def _successor_ok(self, fh, at, size, minimum, buf, buf_at) -> bool:
         """The end of the file, or a plausible common header (known type, length that fits)."""

@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Optional
 from . import runtime as rt
 from .errors import BinlogError, EventFormatError, UndecodableRowsError
 from .generated.catalog import EVENTS
-from .reader import BinlogFile, inner_events
+from .reader import BinlogFile, inner_events_or_damage
 from .rows import RowDecoder, Table
 
 # Events that open a transaction (the GTID of what follows), by name.
@@ -356,7 +356,8 @@ class Stream:
                 elif code == _TABLE_MAP_CODE:
                     yield i, StreamEvent(ev, decoder.table_map(ev), gtid, decoder, seq)
                 elif code in _HAS_INNER:
-                    for e in with_inner(ev, f.state, self.verify_checksum):
+                    for e in inner_events_or_damage(ev, f.state, self.verify_checksum,
+                                                    self.damage if self.skip_damaged else None):
                         yield i, StreamEvent(e, _table_of(decoder, e), gtid, decoder, seq,
                                              self._on_undecoded)
                 else:
@@ -573,10 +574,7 @@ _IN_TX = frozenset(e.name for e in EVENTS.values() if _in_tx_by_name(e.name))
 _HAS_INNER = frozenset(c for c, e in EVENTS.items() if any(d.target == "events" for d in e.decode))
 
 
-def with_inner(ev, state, verify_checksum):
-    yield ev
-    if ev.type is not None and any(d.target == "events" for d in ev.type.decode):
-        yield from inner_events(ev, state, verify_checksum)
+with_inner = inner_events_or_damage  # the event, then the events inside it (no damage list: errors)
 
 
 def _size(path) -> int:

@@ -493,3 +493,121 @@ def test_type_code_turned_into_fde_is_refused(tmp_path):
     with pytest.raises(BinlogError) as info:
         list(BinlogFile(path))
     assert (info.value.offset, info.value.event_type) == (ev.offset, "FORMAT_DESCRIPTION_EVENT")
+
+
+# ---------------------------------------------------------------------------------------------
+# What the commands' fuzz found, each kept as a case (they failed before the fix)
+
+def _corpus(name):
+    path = CORPUS / name
+    if not path.exists():
+        pytest.skip("../shared/corpus is absent")
+    return bytearray(path.read_bytes())
+
+
+def _read(tmp_path, data, name="fuzzed.000001", **kw):
+    path = tmp_path / name
+    path.write_bytes(bytes(data))
+    bf = BinlogFile(path, skip_damaged=True, **kw)
+    return [(e.offset, e.name) for e in bf], [(d.offset, d.skipped_bytes, d.message) for d in bf.damage]
+
+
+def test_fde_saying_checksums_off_without_a_crc_of_its_own_is_checked(tmp_path):
+    """Zeros over the end of a MySQL 5.6 FDE (checksum_alg CRC32 -> OFF, its CRC32 -> 0, which a
+    dump thread may write) and the head of the next event: the FDE passed, and the rest of the
+    file, read without footers, was lost. The next events end with their CRC32s: the FDE is the
+    damage, and skip_damaged finds the events, footers and all."""
+    good = _corpus("binlog_transaction_with_GTID.000001")
+    data = bytearray(good)
+    data[115:120] = bytes(5)  # checksum_alg and the FDE's CRC32
+    events, damage = _read(tmp_path, data)
+    assert damage[0][:2] == (4, 116) and "the FORMAT_DESCRIPTION_EVENT is damaged" in damage[0][2]
+    assert events[-1] == (766, "STOP_EVENT") and len(events) == 10
+    data[96:160] = bytes(64)  # and the next event's head: the check cannot see past it, but
+    events, damage = _read(tmp_path, data)  # after that damage the footers are found again
+    assert damage[0][0] == 120 and events[-1] == (766, "STOP_EVENT")
+
+
+def test_one_event_with_a_footer_spliced_after_an_old_fde_does_not_condemn_it(tmp_path):
+    """An event of a CRC32 file put in right after the FDE of a MySQL 5.0 file: one event ending
+    with its CRC32 made the FDE's version string 'damaged' and the whole file unreadable; now the
+    next two must, and only the foreign event is skipped."""
+    data = _corpus("bug16266.000001")
+    other = (CORPUS / "json.binlog.000001").read_bytes()
+    data[98:98] = other[156:235]  # an ANONYMOUS_GTID_LOG_EVENT, 79 bytes
+    events, damage = _read(tmp_path, data)
+    assert [d[:2] for d in damage] == [(98, 79)]
+    assert events[0] == (4, "FORMAT_DESCRIPTION_EVENT") and events[-1] == (513 + 79, "STOP_EVENT")
+
+
+def test_fde_header_length_must_be_its_own(tmp_path):
+    """common_header_len 20 in an FDE read with a 19-byte header (a flip in a file without
+    CRC32s): every event after it was framed wrong; now the FDE is the damage."""
+    data = _corpus("bug16266.000001")
+    data[4 + 19 + 2 + 50 + 4] = 20
+    events, damage = _read(tmp_path, data)
+    assert damage[0][0] == 4 and "common_header_len 20" in damage[0][2]
+    assert events[-1] == (513, "STOP_EVENT")
+
+
+def test_a_length_that_swallows_the_next_event_is_seen_by_its_log_pos(tmp_path):
+    """A WRITE_ROWS_EVENT_V1 of a MySQL 5.1 file (no CRC32s) whose event_length gained 128: it
+    parsed, with the next events' bytes as more rows, and the ROTATE_EVENT at the end was lost.
+    Its log_pos says where it ends, and an event begins there."""
+    data = _corpus("write-partial-row.binlog")
+    data[415 + 9] ^= 0x80
+    events, damage = _read(tmp_path, data)
+    assert [d[:2] for d in damage] == [(415, 38)] and "past its log_pos 453" in damage[0][2]
+    assert events[-1] == (552, "ROTATE_EVENT")
+
+
+def test_damaged_fde_that_says_crc32_is_believed_after_damage(tmp_path):
+    """The FDE of a MySQL 8 file fails its CRC32 and the last event's footer is damaged too: the
+    PREVIOUS_GTIDS_LOG_EVENT between them, whose CRC32 matches, was refused because no second
+    event confirmed the footers; the damaged FDE still says CRC32, which is enough."""
+    data = _corpus("binlog_transaction_previous_GTID_no_tag.000001")
+    data[102] ^= 0x80
+    data[238] ^= 0x02
+    events, damage = _read(tmp_path, data)
+    assert (126, "PREVIOUS_GTIDS_LOG_EVENT") in events
+
+
+def test_a_payload_that_does_not_decompress_is_skipped_by_the_commands(tmp_path):
+    """A TRANSACTION_PAYLOAD_EVENT spliced into a MySQL 5.6 file without CRC32s reads (its
+    footer taken as payload) but does not decompress: `dump --skip-damaged` stopped there with
+    an error; now it is damage, and the rest of the file is read."""
+    import contextlib
+    import io
+
+    from binlog_grammar import cli
+
+    data = _corpus("bug11747887-bin.000003")
+    other = (CORPUS / "transaction_compression.000001").read_bytes()
+    data[347:347] = other[274:431]
+    path = tmp_path / "spliced.000003"
+    path.write_bytes(bytes(data))
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert cli.main(["dump", "--skip-damaged", str(path)]) == 1
+    assert f"# at {729 - 19 + 157}\n" in out.getvalue()  # the STOP_EVENT, the file's last
+    assert "skipped 157 damaged bytes" in err.getvalue() and "decompress" in err.getvalue()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert cli.main(["dump", str(path)]) == 1  # without the option, still one clean error
+
+
+def test_rotate_without_position_prints(tmp_path):
+    """Zeros over the FDE's post-header lengths of a MySQL 5.1 file (no CRC32 to tell) give the
+    ROTATE_EVENT no position, as in binlog v1: dump printed a TypeError traceback."""
+    import contextlib
+    import io
+
+    from binlog_grammar import cli
+
+    data = _corpus("update-full-row.binlog")
+    data[83:102] = bytes(19)
+    path = tmp_path / "zeroed.binlog"
+    path.write_bytes(bytes(data))
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(["dump", "--skip-damaged", str(path)])
+    assert code in (0, 1) and "Rotate to" in out.getvalue() and "pos: 4" in out.getvalue()
