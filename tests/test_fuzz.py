@@ -1,9 +1,13 @@
 """Damaged input is a normal case: bit flips, byte changes, truncations, bogus lengths, spliced,
 duplicated and removed events end in a clean BinlogError (or a correct result), never another
 exception, a hang or runaway memory; with skip_damaged the reader never raises, and what it
-yields and what it reports skipped cover the file exactly.
+yields and what it reports skipped cover the file exactly. And every reading command (verify,
+dump, dump --format jsonl, stats, sql, flashback, with and without --skip-damaged) on mutants of
+every file: no traceback, no hang, bounded memory, exit status 0 or 1, and with --skip-damaged
+the output reaches the last event the mutation left whole (tools/fuzz.py, which runs more).
 
-The default run takes well under 20 s. BINLOG_GRAMMAR_FUZZ_SCALE=N multiplies the number of
+The default run takes about a minute and a half on 2 cores (most of it the commands' fuzz).
+BINLOG_GRAMMAR_FUZZ_SCALE=N multiplies the number of
 mutations (and the bit-flip positions checked through `verify`) by N for a longer run, e.g.
 `BINLOG_GRAMMAR_FUZZ_SCALE=50 python -m pytest tests/test_fuzz.py`; BINLOG_GRAMMAR_FUZZ_SEED
 changes the seed of the deterministic mutation sweep."""
@@ -493,6 +497,87 @@ def test_type_code_turned_into_fde_is_refused(tmp_path):
     with pytest.raises(BinlogError) as info:
         list(BinlogFile(path))
     assert (info.value.offset, info.value.event_type) == (ev.offset, "FORMAT_DESCRIPTION_EVENT")
+
+
+# ---------------------------------------------------------------------------------------------
+# Every reading command, in-process and in subprocesses, on mutants of every file (tools/fuzz.py)
+
+def _fuzz_tool():
+    """tools/fuzz.py as a module (its worker processes are forked: they find it in sys.modules)."""
+    import importlib.util
+    import sys
+
+    if "binlog_fuzz_tool" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("binlog_fuzz_tool", ROOT / "tools" / "fuzz.py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["binlog_fuzz_tool"] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules["binlog_fuzz_tool"]
+
+
+def _problems_text(figures):
+    return "\n".join(f"{p['source']} ({p['kind']}: {p['what']}): {p['command']}: {p['problem']}"
+                     for p in figures["problems"][:20])
+
+
+COMMAND_MUTANTS = 640 * SCALE  # 20 rounds over the 32 files of the corpus and samples/
+
+
+def test_every_reading_command_on_mutants():
+    """tools/fuzz.py's rules, on a bounded seeded sample (about a minute on 2 cores): every file
+    mutated by bit flips, truncation, huge event lengths, events spliced in from other files,
+    zeroed regions and random bytes, read by verify, dump (text and JSON lines), stats, sql and
+    flashback, each with and without --skip-damaged: no traceback, no exception name in stderr,
+    no hang (a time limit per run), exit status 0 or 1, worker processes under an address-space
+    limit and a bounded peak RSS, and with --skip-damaged dump's output reaches the file's last
+    event that the mutation left whole. BINLOG_GRAMMAR_FUZZ_SCALE and _SEED apply; the tool runs
+    more (`python tools/fuzz.py --mutants 20000`)."""
+    fuzz = _fuzz_tool()
+    figures = fuzz.fuzz(mutants=COMMAND_MUTANTS, seed=SEED, jobs=2, timeout=3 * TIME_LIMIT,
+                        rss_mib=2048)
+    print(f"\n{ {k: v for k, v in figures.items() if k != 'problems'} }")
+    assert not figures["problems"], _problems_text(figures)
+    assert figures["mutants"] == COMMAND_MUTANTS
+    assert figures["runs"] == COMMAND_MUTANTS * 11  # verify + 5 commands x (with, without)
+    if CORPUS.is_dir():
+        # every file, each kind of mutation on (nearly) every file at least twice
+        assert figures["files"] >= 30 and all(n >= 2 * 30 for n in figures["kinds"].values())
+    assert figures["reach_checks"] >= COMMAND_MUTANTS  # most mutants leave a last event whole
+    assert figures["peak_rss_mib_in_process"] < 512
+
+
+def test_every_reading_command_on_mutants_in_subprocesses():
+    """A sample of the same through `python -m binlog_grammar`: what a user runs (a real
+    interpreter exit, stderr as printed), each run's own peak RSS measured."""
+    fuzz = _fuzz_tool()
+    figures = fuzz.fuzz(mutants=5, seed=SEED + 1, jobs=1, timeout=3 * TIME_LIMIT, rss_mib=2048,
+                        subprocess_sample=5)
+    assert not figures["problems"], _problems_text(figures)
+    assert figures["subprocess_mutants"] == 5 and figures["peak_rss_mib_subprocess"] < 512
+
+
+def test_fuzz_tool_sees_a_traceback_a_hang_and_a_missed_event(monkeypatch):
+    """The checks themselves: a command that raises, one that never returns and one that drops
+    the last event are each reported."""
+    fuzz = _fuzz_tool()
+    import binlog_grammar.cli as cli
+
+    m = fuzz.Mutant("x", "bit_flip", "test", b"", last_valid=123, last_valid_name="XID_EVENT")
+    monkeypatch.setattr(cli, "main", lambda argv: {}["boom"])
+    code, out, err, _s, problem = fuzz.run_in_process(["dump", "x"], 5)
+    assert problem.startswith("traceback: KeyError")
+
+    def forever(argv):
+        while True:
+            pass
+    monkeypatch.setattr(cli, "main", forever)
+    assert fuzz.run_in_process(["dump", "x"], 0.5)[4].startswith("hang")
+    assert "did not reach the last valid event" in fuzz.check_run(
+        "dump", True, 1, "# at 4\n# at 99\n", "", None, m, None)
+    assert fuzz.check_run("dump", True, 1, "# at 4\n# at 123\n", "", None, m, None) is None
+    assert "exception name in stderr" in fuzz.check_run(
+        "stats", False, 1, "", "binlog-grammar: x: TypeError: bad\n", None, m, None)
+    assert "exit status 2" in fuzz.check_run("sql", False, 2, "", "usage\n", None, m, None)
 
 
 # ---------------------------------------------------------------------------------------------
