@@ -268,6 +268,10 @@ def _where_term(name: str, value, col, exact_strings: bool) -> str:
     tname = _type_name(col)
     if tname == "JSON":
         return f"{ident}=CAST({_json_literal(value)} AS JSON)"
+    if tname == "SET" and isinstance(value, int) and not isinstance(value, bool):
+        # a bitmask (the members are not known): the server compares a SET with a number as
+        # its signed value, so a mask with the 64th member set equals no unsigned literal
+        return f"CAST({ident} + 0 AS UNSIGNED)={int(value)}"
     if exact_strings and isinstance(value, str) and tname not in ("ENUM", "SET"):
         codec = codec_of(col)
         if codec is not None:
