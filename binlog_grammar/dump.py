@@ -486,9 +486,20 @@ def text_lines(se):
         f"# at {ev.offset} (inside the payload, offset {ev.extra.get('payload_offset', 0)})"
     yield where
     label = _LABELS.get(ev.name) or _rows_label(ev) or ev.name
-    yield (f"#{_stamp(int(h.timestamp))} server id {int(h.server_id)}  end_log_pos {ev.end}{crc} "
-           f"\t{label}{_summary(se)}")
+    yield (f"#{_stamp(int(h.timestamp))} server id {int(h.server_id)}  end_log_pos "
+           f"{_end_log_pos(ev)}{crc} \t{label}{_summary(se)}")
     yield from _body(se)
+
+
+def _end_log_pos(ev) -> str:
+    """The end_log_pos of the event's header, as mysqlbinlog prints it. In a relay log that is
+    the position in the primary's binlog (what SHOW SLAVE STATUS and error messages name), not
+    in this file: the offset where the event ends here is shown beside it, marked."""
+    log_pos = ev.header.get("log_pos")
+    if log_pos is None or ev.inner or ev.context.get("binlog_version", 4) < 4 or \
+            int(log_pos) == ev.end:
+        return str(ev.end)
+    return f"{int(log_pos)} (relay log: ends at {ev.end})"
 
 
 def _rows_label(ev):
