@@ -74,10 +74,11 @@ def _cmd_docs(args) -> int:
 
 
 def _cmd_verify(args) -> int:
+    from .stream import expand_inputs
     from .verify import verify_file
 
     ok = True
-    for path in args.files:
+    for path in [p for f in args.files for p in (expand_inputs([f]) if f.endswith(".index") else [f])]:
         report = verify_file(path, verify_checksum=not args.no_checksum)
         ok = ok and report["ok"]
         if args.json:

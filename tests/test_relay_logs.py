@@ -117,3 +117,16 @@ def test_dump_prints_the_primarys_end_log_pos_and_marks_the_relay_offset(relay):
     end = re.search(r"end_log_pos (\d+)", st["Last_SQL_Error"])[1]
     code, ours, _ = run("dump", relay["index"])
     assert re.search(rf"end_log_pos {end} \(relay log: ends at \d+\).*\tUpdate_rows", ours)
+
+
+# ---------------------------------------------------------------------------------------------
+# verify: index files
+
+def test_verify_reads_a_relay_log_index(relay):
+    code, out, err = run("verify", "--json", relay["index"])
+    assert code == 0, out + err
+    import json
+
+    reports = [json.loads(line) for line in out.splitlines()]
+    assert [Path(r["file"]).name for r in reports] == [p.name for p in relay["files"]]
+    assert all(r["ok"] and r["events"] == r["byte_identical"] for r in reports)
