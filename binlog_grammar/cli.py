@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import filecmp
 import json
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -286,14 +287,27 @@ def _server_version(text):
     return text
 
 
+def _position(text):
+    """--start-position, --stop-position: N or FILE:N (binlog_grammar.positions)."""
+    from .positions import parse_position
+
+    if re.fullmatch(r"\s*-\d+\s*", text):
+        raise argparse.ArgumentTypeError(f"a position is 0 or more, not {int(text)}")
+    try:
+        return parse_position(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _add_reading_options(p):
     p.add_argument("files", nargs="+", metavar="FILE",
                    help="binlog files, read in order, or a binlog .index file")
     f = p.add_argument_group("filters (shared by dump, stats, sql, flashback)")
-    f.add_argument("--start-position", type=_int_in(0, what="a position"),
-                   help="skip events before this offset of the first file")
-    f.add_argument("--stop-position", type=_int_in(0, what="a position"),
-                   help="stop at the event at or after this offset of the last file")
+    f.add_argument("--start-position", type=_position, metavar="[FILE:]N",
+                   help="skip events before offset N of the first file, or of FILE (an input "
+                        "file, or the primary's binlog that relay logs name)")
+    f.add_argument("--stop-position", type=_position, metavar="[FILE:]N",
+                   help="stop at the event at or after offset N of the last file, or of FILE")
     f.add_argument("--start-datetime", type=_datetime, help="skip events before this time (UTC unless an offset is given)")
     f.add_argument("--stop-datetime", type=_datetime, help="skip events at or after this time")
     f.add_argument("--include-gtids", type=_gtid_set, help="keep only these transactions (MySQL uuid:1-5 or MariaDB d-s-n)")
@@ -320,8 +334,15 @@ def _open(args):
     from .rows import load_schemas
     from .stream import Filters, open_stream
 
-    flt = Filters(args.start_position, args.stop_position, args.start_datetime, args.stop_datetime,
-                  args.include_gtids, args.exclude_gtids, args.database, args.table, args.exclude_table)
+    where = getattr(args, "positions", None)  # resolved by _contradictions
+    if where is not None:
+        files, start, stop = where.files, where.start, where.stop
+    else:  # no positions, or inputs that could not be read (the command reports them)
+        files = args.files
+        start, stop = (p.pos if p is not None and p.file is None else None
+                       for p in (args.start_position, args.stop_position))
+    flt = Filters(start, stop, args.start_datetime, args.stop_datetime, args.include_gtids,
+                  args.exclude_gtids, args.database, args.table, args.exclude_table)
     schemas = None
     if args.schema:
         try:
@@ -329,7 +350,7 @@ def _open(args):
         except (OSError, ValueError) as e:
             raise _Usage(f"--schema: {e}") from None
     progress = _Progress(not args.no_progress and sys.stderr.isatty())
-    return open_stream(args.files, flt, not args.no_checksum, schemas, args.skip_damaged, progress,
+    return open_stream(files, flt, not args.no_checksum, schemas, args.skip_damaged, progress,
                        args.server_version, args.follow_rotate, raw_rows=True), progress
 
 
@@ -589,8 +610,10 @@ def build_parser() -> argparse.ArgumentParser:
 def _contradictions(args):
     """Options that each parse but together make no sense: what is wrong, or None."""
     start, stop = getattr(args, "start_position", None), getattr(args, "stop_position", None)
-    if start is not None and stop is not None and stop <= start and _one_file(args):
-        return f"--stop-position {stop} is not after --start-position {start} (the same file)"
+    if start is not None or stop is not None:
+        problem = _resolve_positions(args, start, stop)
+        if problem:
+            return problem
     start, stop = getattr(args, "start_datetime", None), getattr(args, "stop_datetime", None)
     if start is not None and stop is not None and stop <= start:
         return (f"--stop-datetime {stop.isoformat(' ')} is not after --start-datetime "
@@ -608,18 +631,23 @@ def _contradictions(args):
     return None
 
 
-def _one_file(args) -> bool:
-    """The start and the stop position apply to the same file: one input file (an .index of one
-    file), and no --follow-rotate to go on into others."""
+def _resolve_positions(args, start, stop):
+    """Where --start-position and --stop-position point (binlog_grammar.positions): the files to
+    read and the offsets, kept on args for _open; what is wrong with them, or None. A position
+    inside an event is a warning on stderr."""
     from .errors import BinlogError
-    from .stream import expand_inputs
+    from .positions import PositionError, resolve_positions
 
-    if getattr(args, "follow_rotate", False):
-        return False
     try:
-        return len(expand_inputs(args.files)) == 1
+        args.positions = resolve_positions(args.files, start, stop,
+                                           getattr(args, "follow_rotate", False))
+    except PositionError as e:
+        return str(e)
     except BinlogError:
-        return False  # the command reports an unreadable input
+        return None  # the command reports an unreadable input
+    for note in args.positions.notes:
+        print(f"binlog-grammar {args.command}: warning: {note}", file=sys.stderr)
+    return None
 
 
 def main(argv=None) -> int:

@@ -130,3 +130,59 @@ def test_verify_reads_a_relay_log_index(relay):
     reports = [json.loads(line) for line in out.splitlines()]
     assert [Path(r["file"]).name for r in reports] == [p.name for p in relay["files"]]
     assert all(r["ok"] and r["events"] == r["byte_identical"] for r in reports)
+
+
+# ---------------------------------------------------------------------------------------------
+# positions
+
+def test_a_bare_position_with_an_index_of_several_files_is_refused(relay):
+    for command in ("dump", "sql", "stats"):
+        code, out, err = run(command, "--start-position", "4", relay["index"])
+        assert code == 2 and out == "", (command, err)
+        last = err.splitlines()[-1]
+        assert "relay-bin.index lists" in last and "give FILE:4" in last, last
+
+
+def test_file_colon_offset_starts_in_that_file(relay):
+    files = relay["files"]
+    target = files[-2]
+    starts = [int(m) for m in re.findall(r"^# at (\d+)$", run("dump", target)[1], re.M)]
+    offset = starts[len(starts) // 2]
+    code, out, err = run("dump", "--start-position", f"{target.name}:{offset}", relay["index"])
+    assert code == 0, err
+    printed = [int(m) for m in re.findall(r"^# at (\d+)$", out, re.M)]
+    assert printed[0] == offset
+    code, alone, _ = run("dump", "--start-position", offset, target, files[-1])
+    assert out == alone
+
+
+def test_the_primarys_coordinates_select_the_failing_transaction(relay):
+    st = relay["status"]
+    primary_file, start = st["Relay_Master_Log_File"], int(st["Exec_Master_Log_Pos"])
+    end = int(re.search(r"end_log_pos (\d+)", st["Last_SQL_Error"])[1])
+    code, out, err = run("sql", "--start-position", f"{primary_file}:{start}",
+                         "--stop-position", f"{primary_file}:{end + 1}", relay["index"])
+    assert code == 0, err
+    statements = [ln for ln in out.splitlines() if ln.startswith(("UPDATE", "INSERT", "DELETE"))]
+    assert statements and all(s.startswith("UPDATE `rp_relay`.`t`") for s in statements), out
+    code, out, err = run("dump", "--start-position", f"{primary_file}:{start}", relay["index"])
+    assert code == 0, err
+    first = re.search(r"end_log_pos (\d+)", out)
+    assert int(first[1]) > start
+    code, out, err = run("dump", "--start-position", "mariadb-bin.000099:4", relay["index"])
+    assert code == 2 and "nor a binlog of the primary" in err.splitlines()[-1]
+
+
+def test_positions_past_the_end_are_refused_and_inside_an_event_warned():
+    code, out, err = run("dump", "--start-position", "999999", SAMPLE)
+    assert code == 2 and out == ""
+    assert "lies past the end of" in err.splitlines()[-1]
+    code, out, err = run("dump", "--stop-position", "999999", SAMPLE)
+    assert code == 2 and "lies past the end of" in err.splitlines()[-1]
+    code, out, err = run("dump", "--start-position", "100", SAMPLE)
+    assert code == 0
+    warning = [ln for ln in err.splitlines() if "inside the FORMAT_DESCRIPTION_EVENT at 4" in ln]
+    assert len(warning) == 1 and "reading starts at the next event, at 256" in warning[0], err
+    assert re.findall(r"^# at (\d+)$", out, re.M)[0] == "256"
+    code, out, err = run("dump", "--start-position", "256", SAMPLE)
+    assert code == 0 and err == ""
