@@ -52,6 +52,9 @@ COLUMNS = {
     "gtid_io_pos": ("Gtid_IO_Pos", "Retrieved_Gtid_Set"),
     "executed_gtid_set": ("Executed_Gtid_Set", "Executed_Gtid_Set"),
 }
+# replication filters: with any of them the SQL thread skips some rows events
+FILTERS = ("Replicate_Do_DB", "Replicate_Ignore_DB", "Replicate_Do_Table", "Replicate_Ignore_Table",
+           "Replicate_Wild_Do_Table", "Replicate_Wild_Ignore_Table", "Replicate_Rewrite_DB")
 _INTS = {"source_port", "source_server_id", "read_source_log_pos", "relay_log_pos",
          "exec_source_log_pos", "sql_errno"}
 
@@ -179,6 +182,12 @@ def refusal(st: ReplicaStatus, err: Optional[SqlError]) -> Optional[str]:
     if err.errno not in ROW_CONFLICTS:
         return (f"{st.label} stopped with error {err.errno}, which is not a row conflict (1032 row "
                 f"not found, 1062 duplicate key): {first_line(err.text, 160)}")
+    filters = {k: v for k, v in st.raw.items() if k in FILTERS and v}
+    if filters:
+        name, value = next(iter(filters.items()))
+        return (f"{st.label} replicates with filters ({name}={first_line(value, 80)}"
+                f"{', ...' if len(filters) > 1 else ''}): the repair cannot tell which rows the SQL "
+                "thread applies, so it changes none")
     if err.source_file is None or err.end_log_pos is None:
         return (f"{st.label} stopped with error {err.errno} but Last_SQL_Error names no event "
                 f"position (master log FILE, end_log_pos N): {first_line(err.text, 160)}")
@@ -344,4 +353,4 @@ def applied_gtids(conn, st: ReplicaStatus):
 __all__ = ["ReplicaStatus", "SqlError", "RepairError", "Refused", "read_status", "read_sql_error",
            "parse_sql_error", "refusal", "restart_statements", "restart", "parallel_appliers",
            "applied_gtids", "first_line",
-           "ROW_CONFLICTS", "COLUMNS"]
+           "ROW_CONFLICTS", "COLUMNS", "FILTERS"]
