@@ -81,3 +81,17 @@ class ReplicationError(BinlogGrammarError):
             what = f" (server error {self.code}" + (f", SQLSTATE {self.sql_state}" if self.sql_state
                                                    else "") + ")"
         return f"{where}{self.message}{what}"
+
+
+def plain_reason(e: Exception) -> str:
+    """What went wrong, in words for a user: the exception's message without its Python class
+    name (no message of the project names a Python exception class). An exception without a
+    message is described by what such exceptions mean when bytes are read."""
+    text = " ".join(str(e).split())
+    if text:
+        return text
+    if isinstance(e, (IndexError, EOFError)):
+        return "the bytes end before the layout does"
+    if isinstance(e, (OverflowError, ZeroDivisionError)):
+        return "a value is out of range"
+    return "the bytes do not fit the layout"

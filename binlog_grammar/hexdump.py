@@ -42,6 +42,7 @@ from construct import ConstructError
 from . import layout
 from . import runtime as rt
 from .events import decompress, format_construct_error
+from .errors import plain_reason
 from .generated import types as T
 from .generated.catalog import EVENTS
 from .reader import CHECKSUM_LEN, FormatState, crc_of, event_name
@@ -142,12 +143,22 @@ def fmt_cell(v: Any, col=None) -> str:
         key = (lambda m: (order.index(m) if m in order else len(order), str(m)))
         s = "{" + ", ".join(json.dumps(m, ensure_ascii=False) for m in sorted(v, key=key)) + "}"
     elif isinstance(v, (dict, list)):
-        s = "JSON " + json.dumps(v, ensure_ascii=False, default=str)
+        s = "JSON " + json.dumps(_public(v), ensure_ascii=False, default=str)
     elif isinstance(v, tuple) and type(v).__name__ == "Geometry":
         s = f"GEOMETRY srid={v.srid}, {len(v.wkb)}-byte WKB"
     else:
         s = str(v)
     return _clip(s)
+
+
+def _public(v):
+    """A parsed value without construct's bookkeeping keys (`_io` holds a stream object whose
+    address changes from run to run)."""
+    if isinstance(v, dict):
+        return {k: _public(x) for k, x in v.items() if not str(k).startswith("_")}
+    if isinstance(v, list):
+        return [_public(x) for x in v]
+    return v
 
 
 def _fmt_timestamp(v) -> str:
@@ -307,7 +318,7 @@ def _unparsed(start, end, why) -> Run:
 def _why(e: Exception) -> str:
     if isinstance(e, ConstructError):
         return format_construct_error(e)
-    return f"{type(e).__name__}: {e}"
+    return plain_reason(e)
 
 
 def _dump_event(raw: bytes, ctx: dict, crc_len: int, *, table=None, tables=None, state=None,

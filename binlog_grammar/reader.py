@@ -17,7 +17,7 @@ from typing import Any, Optional
 from construct import ConstructError, Container
 
 from . import runtime as rt
-from .errors import BinlogError, ChecksumError, EventFormatError, TruncatedError
+from .errors import BinlogError, ChecksumError, EventFormatError, TruncatedError, plain_reason
 from .events import EventType, decompress, parse_error
 from .fastrt import FAST_ERRORS
 from .generated import fast as F
@@ -232,7 +232,7 @@ def parse_event(raw: bytes, state: FormatState, *, file="<bytes>", offset=0, inn
         except ConstructError as e:
             raise parse_error(file, offset, name, e) from None
         except Exception as e:  # noqa: BLE001 - whatever bad bytes make a struct raise is bad input
-            raise EventFormatError(f"{type(e).__name__}: {e}", file, offset, name) from None
+            raise EventFormatError(plain_reason(e), file, offset, name) from None
     if key is not None:
         memo = state.memo
         if len(memo) >= MEMO_ENTRIES:
@@ -654,7 +654,7 @@ class BinlogFile:
         try:
             update_state(state, ev)
         except Exception as e:  # noqa: BLE001 - a format event whose values make no sense
-            raise EventFormatError(f"unusable format description: {type(e).__name__}: {e}",
+            raise EventFormatError(f"unusable format description: {plain_reason(e)}",
                                    self.path, ev.offset, ev.name) from None
         if ev.type.code in (FDE_CODE, START_V3_CODE):
             self._format_known = True

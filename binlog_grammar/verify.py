@@ -1,7 +1,7 @@
 """`verify`: parse every event, rebuild it from the parsed value, check CRC32s."""
 from __future__ import annotations
 
-from .errors import BinlogError, ChecksumError
+from .errors import BinlogError, ChecksumError, plain_reason
 from .reader import BinlogFile, inner_events, rebuild_event
 
 
@@ -45,7 +45,7 @@ def _check_rebuild(ev, report, err):
     try:
         rebuilt = rebuild_event(ev)
     except Exception as e:  # noqa: BLE001 - a failed rebuild is a finding, reported per event
-        err(ev.offset, ev.name, f"rebuild failed: {type(e).__name__}: {' '.join(str(e).split())}")
+        err(ev.offset, ev.name, f"rebuild failed: {plain_reason(e)}")
         return
     if rebuilt == ev.raw:
         if report is not None:
