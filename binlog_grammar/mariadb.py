@@ -35,31 +35,41 @@ class MariaDB:
         self.port = _free_port()
         self.proc = None
 
+    @property
+    def tmpdir(self) -> Path:
+        """The server's own temporary folder (TMPDIR of mariadb-install-db, --tmpdir of mariadbd):
+        other servers and tools on the machine share /tmp, and whatever tidies it must not take
+        this server's temporary tables."""
+        return self.tmp / "tmp"
+
     def start(self, timeout=60):
+        self.tmpdir.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "TMPDIR": str(self.tmpdir)}
         if not self.datadir.exists():
             r = subprocess.run(["mariadb-install-db", "--no-defaults", "--user=root",
                                 f"--datadir={self.datadir}", "--auth-root-authentication-method=normal",
-                                "--skip-test-db"], capture_output=True, text=True)
+                                "--skip-test-db"], capture_output=True, text=True, env=env)
             if r.returncode != 0:
                 raise RuntimeError(f"mariadb-install-db failed: {r.stderr[-2000:]}")
         cmd = ["mariadbd", "--no-defaults", "--user=root", f"--datadir={self.datadir}",
                f"--socket={self.socket}", f"--port={self.port}", "--bind-address=127.0.0.1",
                f"--pid-file={self.tmp / 'mysqld.pid'}", "--log-bin=mariadb-bin", "--server-id=1",
                "--binlog-format=ROW", "--skip-name-resolve", "--innodb-buffer-pool-size=64M",
-               f"--log-error={self.tmp / 'error.log'}", *self.options]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+               f"--log-error={self.tmp / 'error.log'}", f"--tmpdir={self.tmpdir}", *self.options]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     env=env)
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"mariadbd exited: {self._log_tail()}")
+                raise RuntimeError(f"mariadbd exited: {self.log_tail()}")
             r = subprocess.run(self._client() + ["-e", "SELECT 1"], capture_output=True)
             if r.returncode == 0:
                 return self
             time.sleep(0.3)
         self.stop()
-        raise RuntimeError(f"mariadbd did not start in {timeout}s: {self._log_tail()}")
+        raise RuntimeError(f"mariadbd did not start in {timeout}s: {self.log_tail()}")
 
-    def _log_tail(self):
+    def log_tail(self):
         try:
             return (self.tmp / "error.log").read_text()[-2000:]
         except OSError:

@@ -300,7 +300,7 @@ class DiffServer:
         self.own = db is None
         # a folder of its own name: tools that tidy up binlog-grammar-mariadb-* leave it alone
         base = Path(basedir or tempfile.mkdtemp(prefix="bg-diff-srv-"))
-        self.db = db or MariaDB(SERVER_OPTIONS + [f"--tmpdir={base / 'tmp'}"], basedir=base)
+        self.db = db or MariaDB(SERVER_OPTIONS, basedir=base)
         self.oracle = oracle
         self.settings = None
         self.seq = 1_000_000
@@ -308,24 +308,9 @@ class DiffServer:
         self.tmp = self.db.tmp / "schemas"
         self.tmp.mkdir(parents=True, exist_ok=True)
 
-    def _start(self):
-        """Start the server with TMPDIR in its own folder: mariadb-install-db and mariadbd keep
-        temporary tables there, out of reach of whatever tidies a shared /tmp."""
-        tmp = self.db.tmp / "tmp"
-        tmp.mkdir(parents=True, exist_ok=True)
-        old = os.environ.get("TMPDIR")
-        os.environ["TMPDIR"] = str(tmp)
-        try:
-            self.db.start()
-        finally:
-            if old is None:
-                os.environ.pop("TMPDIR", None)
-            else:
-                os.environ["TMPDIR"] = old
-
     def __enter__(self):
         if self.own:
-            self._start()
+            self.db.start()
         return self
 
     def __exit__(self, *exc):
@@ -416,9 +401,9 @@ class DiffServer:
 
     def restart(self) -> str:
         """Start the server again after it died; the tail of its error log."""
-        tail = self.db._log_tail()
+        tail = self.db.log_tail()
         self.db.stop()
-        self._start()
+        self.db.start()
         if self.settings is not None:
             self.db.sql(self.settings.sql())
         return tail

@@ -19,7 +19,6 @@ REPL on the primary (REPLICATION SLAVE, BINLOG MONITOR, SELECT: the replica's IO
 """
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from pathlib import Path
@@ -53,9 +52,8 @@ class ReplicaPair:
         common = ["--gtid-strict-mode=1", "--innodb-flush-log-at-trx-commit=2",
                   "--sync-binlog=0", "--max-connections=200"]
         pbase, rbase = self._folder("primary"), self._folder("replica")
-        self.primary = MariaDB([*common, f"--tmpdir={pbase / 'tmp'}", *primary_options],
-                               basedir=pbase)
-        self.replica = MariaDB([*common, f"--tmpdir={rbase / 'tmp'}", "--server-id=2",
+        self.primary = MariaDB([*common, *primary_options], basedir=pbase)
+        self.replica = MariaDB([*common, "--server-id=2",
                                 "--relay-log=relay-bin", "--log-slave-updates=1",
                                 "--skip-slave-start", "--slave-net-timeout=10", *replica_options],
                                basedir=rbase)
@@ -65,37 +63,20 @@ class ReplicaPair:
 
     @staticmethod
     def _folder(role) -> Path:
-        """A folder of the server's own, with its temporary files inside it (the servers of other
-        tests on the machine share /tmp, and their temporary tables' names can meet)."""
-        base = Path(tempfile.mkdtemp(prefix=f"binlog-grammar-{role}-"))
-        (base / "tmp").mkdir()
-        return base
+        """A folder of the server's own (MariaDB keeps its temporary files inside it)."""
+        return Path(tempfile.mkdtemp(prefix=f"binlog-grammar-{role}-"))
 
     # -- life cycle ----------------------------------------------------------------------------
     def start(self) -> "ReplicaPair":
         try:
             for db in (self.primary, self.replica):
-                self._start(db)
+                db.start()
                 db.sql(_ACCOUNTS.format(admin=ADMIN, repl=REPL, pw=PASSWORD))
             self.configure()
         except BaseException:
             self.cleanup()
             raise
         return self
-
-    @staticmethod
-    def _start(db: MariaDB):
-        """Start a server with TMPDIR in its own folder, so that mariadb-install-db keeps its
-        temporary tables there too."""
-        old = os.environ.get("TMPDIR")
-        os.environ["TMPDIR"] = str(db.tmp / "tmp")
-        try:
-            db.start()
-        finally:
-            if old is None:
-                os.environ.pop("TMPDIR", None)
-            else:
-                os.environ["TMPDIR"] = old
 
     def cleanup(self):
         if self._status_conn is not None:
