@@ -664,30 +664,30 @@ class BinlogFile:
         if ev.type.name == "START_ENCRYPTION_EVENT":
             state.encrypted = True
 
-    def _check_no_footer(self, fh, fde, chain=2):
+    def _check_no_footer(self, fh, fde, look=3):
         """An FDE that says the events carry no CRC32 footer, and whose own CRC32 was not checked
         (its server version predates checksums, MySQL 5.6.1 and MariaDB 5.3; or checksum_alg OFF
-        with no CRC32 of its own): if the next events (up to `chain` of them, so that one event
-        spliced in from another file is not enough) each end with the CRC32 of their bytes, what
-        was damaged is the FDE (its version string, or its checksum_alg and CRC32)."""
+        with no CRC32 of its own), is what was damaged (its version string, or its checksum_alg
+        and CRC32) when, of the next `look` events (walked by their lengths, which count a footer
+        when there is one), two end with the CRC32 of their bytes, or the only one does. One event
+        spliced in from a file with footers is not enough; one damaged event among events with
+        footers does not hide them."""
         hl = fde.data.common_header_len
         size = os.fstat(fh.fileno()).st_size
-        at, matched = fde.end, 0
+        at, walked, matched = fde.end, 0, 0
         try:
-            for _ in range(chain):
+            for _ in range(look):
                 fh.seek(at)
                 head = fh.read(hl)
                 if len(head) < hl:
                     break
                 length = int.from_bytes(head[LENGTH_AT:LENGTH_AT + 4], "little")
-                if not hl + CHECKSUM_LEN <= length <= size - at:
-                    return
-                raw = head + fh.read(length - hl)
-                if zlib.crc32(raw[:-CHECKSUM_LEN]) != int.from_bytes(raw[-CHECKSUM_LEN:], "little"):
-                    return
-                matched += 1
+                if not hl <= length <= size - at:
+                    break
+                walked += 1
+                matched += self._event_with_crc(fh, at, hl, size) is not None
                 at += length
-            if not matched:
+            if not (matched >= 2 or matched == walked == 1 and at == size):
                 return
             if fde.data.get("checksum_alg") is None:
                 what = (f"server_version {fde.data.server_version!r} predates checksums, but the "
@@ -698,6 +698,20 @@ class BinlogFile:
             raise EventFormatError(what, self.path, fde.offset, fde.name)
         finally:
             fh.seek(fde.end)
+
+    @staticmethod
+    def _event_with_crc(fh, at, hl, size) -> Optional[int]:
+        """The length of the event at `at` when its bytes end with their CRC32, else None."""
+        fh.seek(at)
+        head = fh.read(hl)
+        if len(head) < hl:
+            return None
+        length = int.from_bytes(head[LENGTH_AT:LENGTH_AT + 4], "little")
+        if not hl + CHECKSUM_LEN <= length <= size - at:
+            return None
+        raw = head + fh.read(length - hl)
+        ok = zlib.crc32(raw[:-CHECKSUM_LEN]) == int.from_bytes(raw[-CHECKSUM_LEN:], "little")
+        return length if ok else None
 
     # -- resynchronisation after damage ------------------------------------------------------
     def _resync(self, fh, start) -> Optional[int]:
@@ -763,6 +777,11 @@ class BinlogFile:
         if crc_mode and not is_fde and not crc_ok:
             return False
         if not crc_ok and not self._successor_ok(fh, at + length, size, minimum, buf, buf_at):
+            return False
+        if not crc_ok and not self._format_known and at + length < size and \
+                self._event_with_crc(fh, at + length, self.state.header_len, size) is not None:
+            # the file's FDE is lost, what follows ends with its CRC32 and this does not: this
+            # is the damage (with an intact FDE that said "no footers", it is the other way)
             return False
         # only now, with a matching CRC32 or a plausible next header, read and parse it all
         fh.seek(at)

@@ -696,3 +696,31 @@ def test_rotate_without_position_prints(tmp_path):
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = cli.main(["dump", "--skip-damaged", str(path)])
     assert code in (0, 1) and "Rotate to" in out.getvalue() and "pos: 4" in out.getvalue()
+
+
+def test_fde_damage_is_seen_past_one_damaged_event_with_a_footer(tmp_path):
+    """Two flips in the version string of a MySQL 5.6 FDE (it now predates checksums) and one
+    in the GTID_LOG_EVENT two events on: the next event ended with its CRC32 but the one after
+    did not, and the FDE passed; every event was then read without its footer. Two of the next
+    three ending with their CRC32s tell that the FDE is what was damaged."""
+    data = _corpus("binlog_transaction_with_GTID.000001")
+    data[29] ^= 1 << 5
+    data[39] ^= 1
+    data[175] ^= 1 << 2
+    events, damage = _read(tmp_path, data)
+    assert damage[0][0] == 4 and "version string is damaged" in damage[0][2]
+    assert events[-1] == (766, "STOP_EVENT")
+
+
+def test_lost_fde_and_a_damaged_event_before_one_with_a_footer(tmp_path):
+    """A MySQL 5.7 file whose FDE and next events are wiped, and the event before the last has a
+    type code that reads whole without a footer (160, MariaDB's ANNOTATE_ROWS_EVENT): taken as an
+    event, it made the file one without footers, and the last event, whose CRC32 matches, was
+    skipped as damaged. With the FDE lost, an event without a CRC32 followed by one with it is
+    the damage."""
+    data = _corpus("rpl_atomic_ddl_rollback_table.000001")
+    data[23] ^= 0xFF  # binlog_version of the FDE
+    data[90:390] = bytes(300)
+    data[381 + TYPE_AT] = 160
+    events, damage = _read(tmp_path, data)
+    assert events[-1] == (501, "STOP_EVENT") and (381, "ANNOTATE_ROWS_EVENT") not in events
