@@ -118,3 +118,22 @@ def format_construct_error(e: ConstructError) -> str:
 def parse_error(file, offset, name, e) -> EventFormatError:
     return EventFormatError(format_construct_error(e) if isinstance(e, ConstructError) else str(e),
                             file, offset, name)
+
+
+def query_text(ev):
+    """The statement of a QUERY_EVENT as text, inflated where the spec's `decode` says the field
+    is compressed (MariaDB's QUERY_COMPRESSED_EVENT). None when the event has no statement or its
+    statement does not inflate."""
+    data = ev.data
+    if ev.type is None or not hasattr(data, "get") or data.get("query") is None:
+        return None
+    q = data.get("query")
+    for dec in getattr(ev.type, "decode", ()) or ():
+        if dec.field == "query" and dec.applies(data):
+            try:
+                q = decompress(dec.codec, q)
+            except Exception:  # noqa: BLE001 - whatever a damaged stream raises: it does not inflate
+                return None
+    if isinstance(q, (bytes, bytearray)):
+        q = bytes(q).decode("utf-8", "replace")
+    return str(q)

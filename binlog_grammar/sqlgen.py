@@ -415,21 +415,12 @@ class _Rendering:
 
 def _query_text(ev) -> Optional[str]:
     """The statement of a QUERY_EVENT (inflated for MariaDB's QUERY_COMPRESSED_EVENT)."""
-    data = ev.data
-    if ev.type is None or not hasattr(data, "get") or data.get("query") is None:
-        return None
-    q = data.get("query")
-    for dec in getattr(ev.type, "decode", ()) or ():
-        if dec.field == "query" and dec.applies(data):
-            from .events import decompress
+    from .events import query_text
 
-            try:
-                q = decompress(dec.codec, q)
-            except Exception:  # noqa: BLE001 - a damaged statement is only shown, not run
-                return "(compressed statement that does not inflate)"
-    if isinstance(q, (bytes, bytearray)):
-        q = bytes(q).decode("utf-8", "replace")
-    return str(q)
+    if ev.type is None or not hasattr(ev.data, "get") or ev.data.get("query") is None:
+        return None
+    text = query_text(ev)
+    return "(compressed statement that does not inflate)" if text is None else text
 
 
 def _one_line(text: str, limit: int = 300) -> str:

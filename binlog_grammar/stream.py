@@ -21,6 +21,7 @@ from typing import Callable, Iterable, Optional
 
 from . import runtime as rt
 from .errors import BinlogError, EventFormatError, UndecodableRowsError
+from .events import query_text
 from .generated.catalog import EVENTS
 from .reader import BinlogFile, inner_events_or_damage
 from .rows import RowDecoder, Table
@@ -264,7 +265,8 @@ _KINDS: dict = {}  # query text -> its kind (the same few texts come again and a
 
 
 def query_kind(ev) -> str:
-    text = ev.data["query"]
+    text = ev.data["query"]  # bytes in a QUERY_COMPRESSED_EVENT: inflated by query_text
+    text = text if isinstance(text, str) else (query_text(ev) or "")
     kind = _KINDS.get(text)
     if kind is None:
         kind = _kind_of(text)
