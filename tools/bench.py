@@ -323,9 +323,12 @@ def main(argv=None):
         for n in names:  # alternating, so load changes hit every runner alike
             results[n].append(run_one(n, path))
     shape = file_shape(path)
+    # the report names no folder of this machine: paths in the command become FILE / DIR
+    shown = [a if not os.path.isabs(a) else ("DIR" if os.path.isdir(a) else "FILE")
+             for a in (argv or sys.argv[1:])]
     lines = [f"## {path.name}, {size / 1e6:.1f} MB", "",
              f"{shape}. Machine: {machine()}.",
-             f"Command: `python tools/bench.py {' '.join(argv or sys.argv[1:])}`; each runner in a fresh "
+             f"Command: `python tools/bench.py {' '.join(shown)}`; each runner in a fresh "
              f"process, {args.repeat} rounds alternating; median wall time of the work (Python "
              f"runners: after their imports; mariadb-binlog: the whole process).", "",
              "| runner | seconds | events/s | row images/s | MB/s | peak RSS MB |", "|---|---|---|---|---|---|"]
