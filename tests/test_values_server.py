@@ -22,7 +22,6 @@ binlog_row_image=MINIMAL the images hold only some columns, and which ones is ch
 from __future__ import annotations
 
 import datetime as dt
-import re
 import time
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -30,6 +29,7 @@ from decimal import Decimal
 import pytest
 
 from binlog_grammar import mariadb
+from binlog_grammar.testing import differential
 
 from conftest import need_mariadb
 
@@ -267,82 +267,10 @@ class Col:
     charset: str | None  # information_schema CHARACTER_SET_NAME
 
 
-def render(c: Col) -> str:
-    """A SELECT expression that shows the stored value of column c unambiguously."""
-    n = f"`{c.name}`"
-    t = c.data_type
-    if t in INTEGER_TYPES or t == "decimal" or t in ("date", "datetime", "timestamp", "time",
-                                                        "double"):
-        return f"CAST({n} AS CHAR)"
-    if t == "float":  # the exact value of the 4-byte float, in the shortest text of a double
-        return f"CAST({n} AS DOUBLE)"
-    if t in ("bit", "year"):
-        return f"CAST({n} AS UNSIGNED)"
-    if t in ("enum", "set"):  # index or bitmask, and the member text
-        return f"CONCAT(CAST({n} + 0 AS UNSIGNED), ':', HEX({n}))"  # + 0 alone is signed
-    if t in GEOMETRY_TYPES:
-        return f"CONCAT(ST_SRID({n}), ':', HEX(ST_AsBinary({n})))"
-    return f"HEX({n})"  # character and binary strings, JSON, INET6, UUID
-
-
-_DATETIME_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?$")
-_TIME_RE = re.compile(r"^(-?)(\d+):(\d{2}):(\d{2})(?:\.(\d+))?$")
-
-
-def _micro(frac):
-    return int(frac.ljust(6, "0")) if frac else 0
-
-
-def expected_value(c: Col, text: str, full_metadata: bool):
-    """The Python value the decoder must give for a column whose SELECT rendering is `text`."""
-    if text == "NULL":
-        return None
-    t = c.data_type
-    if t in INTEGER_TYPES or t in ("bit", "year"):
-        return int(text)
-    if t == "decimal":
-        return Decimal(text)
-    if t in ("float", "double"):
-        return float(text)
-    if t == "date":
-        y, m, d = (int(x) for x in text.split("-"))
-        try:
-            return dt.date(y, m, d)
-        except ValueError:
-            return text
-    if t in ("datetime", "timestamp"):
-        m = _DATETIME_RE.match(text)
-        assert m, text
-        parts = [int(x) for x in m.groups()[:6]] + [_micro(m[7])]
-        if t == "timestamp" and not any(parts):
-            return text  # the zero timestamp
-        try:
-            return dt.datetime(*parts, tzinfo=UTC if t == "timestamp" else None)
-        except ValueError:
-            return text
-    if t == "time":
-        m = _TIME_RE.match(text)
-        assert m, text
-        td = dt.timedelta(hours=int(m[2]), minutes=int(m[3]), seconds=int(m[4]),
-                          microseconds=_micro(m[5]))
-        return -td if m[1] else td
-    if t in ("enum", "set"):
-        number, hexed = text.split(":", 1)
-        if not full_metadata:  # no member names in the binlog: index / bitmask
-            return int(number)
-        s = bytes.fromhex(hexed).decode(CODECS[c.charset])
-        if t == "enum":
-            return s
-        return frozenset(s.split(",")) if s else frozenset()
-    if t in GEOMETRY_TYPES:
-        from binlog_grammar.rows import Geometry
-
-        srid, wkb = text.split(":", 1)
-        return Geometry(int(srid), bytes.fromhex(wkb))
-    data = bytes.fromhex(text)
-    if c.charset is None or c.charset == "binary":
-        return data
-    return data.decode(CODECS[c.charset])
+# what SELECT shows of a column and the Python value that text stands for: shared with the
+# randomized differential suite (binlog_grammar.testing.differential)
+render = differential.render
+expected_value = differential.expected_value
 
 
 def same(expected, got) -> bool:
