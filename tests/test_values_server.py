@@ -250,12 +250,7 @@ CONFIGS = {
 
 # -- SELECT side: how each column is rendered, and the Python value the text stands for --------
 
-INTEGER_TYPES = {"tinyint", "smallint", "mediumint", "int", "bigint"}
-GEOMETRY_TYPES = {"geometry", "point", "linestring", "polygon", "multipoint", "multilinestring",
-                  "multipolygon", "geometrycollection"}
-# MySQL character set -> Python codec, for the charsets the workload uses
-CODECS = {"latin1": "cp1252", "utf8mb3": "utf-8", "utf8mb4": "utf-8", "cp1251": "cp1251",
-          "utf16": "utf-16-be"}
+INTEGER_TYPES = differential.INTEGER_TYPES
 
 
 @dataclass
