@@ -278,16 +278,14 @@ def query_kind(ev) -> str:
 
 
 def _kind_of(text: str) -> str:
-    q = text.strip().rstrip(";").upper()
+    q = text.strip().rstrip(";").strip().upper()
     if q in ("BEGIN", "START TRANSACTION") or q.startswith("XA START") or q.startswith("XA BEGIN"):
         return "begin"
     if q == "COMMIT" or q.startswith("XA COMMIT"):
         return "commit"
     if q == "ROLLBACK" or q.startswith("XA ROLLBACK"):
         return "rollback"
-    if q.startswith("XA END"):
-        return "inside"
-    if q.startswith("SAVEPOINT") or q.startswith("ROLLBACK TO"):
+    if q.startswith(("XA END", "SAVEPOINT", "ROLLBACK TO", "RELEASE SAVEPOINT")):
         return "inside"
     return "statement"
 

@@ -532,3 +532,17 @@ def test_one_phase_xa_is_an_ordinary_transaction():
     out = body(render_sql([t]))
     assert out[1:] == ["BEGIN;", "INSERT INTO `shop`.`orders` (`id`, `note`, `amount`) VALUES "
                                  "(1, 'it\\'s', 1.50);", "COMMIT;"]
+
+
+@pytest.mark.parametrize("text, kind", [("BEGIN", "begin"), ("COMMIT ;", "commit"),
+                                        ("SAVEPOINT `s1`", "inside"), ("ROLLBACK TO `s1`", "inside"),
+                                        ("RELEASE SAVEPOINT `s1` ; ", "inside"),
+                                        ("XA END 'x1'", "inside"), ("UPDATE t SET a = 1", "statement")])
+def test_statement_kinds(text, kind):
+    # one classifier for the reading commands and repair's transaction search; RELEASE SAVEPOINT
+    # stays inside its transaction (it was once taken for a statement of its own)
+    from types import SimpleNamespace
+
+    from binlog_grammar.stream import query_kind
+
+    assert query_kind(SimpleNamespace(data={"query": text}, type=None)) == kind

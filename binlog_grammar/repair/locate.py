@@ -28,12 +28,12 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..errors import BinlogError, ReplicationError
-from ..events import decompress
+from ..events import query_text
 from ..framing import scan
 from ..reader import FDE_CODE, BinlogFile, inner_events
 from ..replication import position_key
 from ..rows import RowDecoder
-from ..stream import GtidSet, gtid_of
+from ..stream import GtidSet, gtid_of, query_kind
 from .status import RepairError, ReplicaStatus, SqlError
 from .tables import read_table_info
 
@@ -228,29 +228,6 @@ def primary_events(source):
 # ---------------------------------------------------------------------------------------------
 # the search
 
-def _query_text(ev) -> str:
-    q = ev.data.get("query") if hasattr(ev.data, "get") else None
-    for dec in getattr(ev.type, "decode", ()) or ():
-        if dec.field == "query" and dec.applies(ev.data):
-            q = decompress(dec.codec, q)
-    if isinstance(q, (bytes, bytearray)):
-        q = bytes(q).decode("utf-8", "replace")
-    return str(q or "")
-
-
-def _query_kind(text: str) -> str:
-    q = text.strip().rstrip(";").strip().upper()
-    if q in ("BEGIN", "START TRANSACTION") or q.startswith(("XA START", "XA BEGIN")):
-        return "begin"
-    if q == "COMMIT" or q.startswith("XA COMMIT"):
-        return "commit"
-    if q == "ROLLBACK" or q.startswith("XA ROLLBACK"):
-        return "rollback"
-    if q.startswith(("XA END", "SAVEPOINT", "ROLLBACK TO", "RELEASE SAVEPOINT")):
-        return "inside"
-    return "statement"
-
-
 def _applied(gtid: Optional[str], applied) -> bool:
     if not gtid or applied is None:
         return False
@@ -295,7 +272,7 @@ def find_transaction(events, err: SqlError, applied=None, executed=None) -> Opti
         ev, source_file = item[0], item[1]
         name = ev.name
         query = name in ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT")
-        kind = _query_kind(_query_text(ev)) if query else None
+        kind = query_kind(ev) if query else None
         opened = False
         if name in GTID_EVENTS:
             if tx is not None and wanted():
@@ -367,9 +344,8 @@ def decode_transaction(found: tuple, schemas: ReplicaSchemas) -> FailingTransact
                     tx.changes.append(Change(ch.op, ch.db, ch.table, ch.before, ch.after,
                                              ch.columns, r, k))
             elif e.name in ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT"):
-                text = _query_text(e)
-                if _query_kind(text) == "statement":
-                    tx.statements.append(text)
+                if query_kind(e) == "statement":
+                    tx.statements.append(query_text(e) or "(compressed statement that does not inflate)")
     tx.tables = dict(schemas.infos)
     return tx
 
