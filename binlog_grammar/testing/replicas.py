@@ -155,19 +155,25 @@ class ReplicaPair:
             raise
         return {k: ("" if v is None else v) for k, v in rows[0].items()} if rows else {}
 
+    def _at_primary_end(self, st: dict) -> bool:
+        """Whether the replica has executed up to the primary's current end. The end is read
+        anew on every check: MariaDB's binlog background thread writes a BINLOG_CHECKPOINT_EVENT
+        some time after a FLUSH BINARY LOGS, so an end read once, before it, can be passed by
+        the replica and never equalled."""
+        target = self.primary.sql("SHOW MASTER STATUS").split()
+        return len(target) >= 2 and st.get("Relay_Master_Log_File") == target[0] and \
+            st.get("Exec_Master_Log_Pos") == target[1]
+
     def wait_caught_up(self, timeout=30.0) -> dict:
         """Wait until the replica has applied everything the primary has written (both threads
         running, the executed position at the primary's end). The status, or ReplicaError."""
-        target = self.primary.sql("SHOW MASTER STATUS").split()
         deadline = time.monotonic() + timeout
         st = {}
         while time.monotonic() < deadline:
             st = self.status()
             if st.get("Slave_SQL_Running") == "No" and st.get("Last_SQL_Errno", "0") != "0":
                 raise ReplicaError(f"the replica stopped: {st.get('Last_SQL_Error')}")
-            if st.get("Slave_SQL_Running") == "Yes" and target and \
-                    st.get("Relay_Master_Log_File") == target[0] and \
-                    st.get("Exec_Master_Log_Pos") == target[1]:
+            if st.get("Slave_SQL_Running") == "Yes" and self._at_primary_end(st):
                 return st
             time.sleep(0.05)
         raise ReplicaError(f"the replica did not catch up in {timeout:g} s: {st}")
@@ -175,15 +181,11 @@ class ReplicaPair:
     def wait_settled(self, timeout=30.0) -> dict:
         """Wait until the replica has either applied everything the primary wrote or stopped;
         its status."""
-        target = self.primary.sql("SHOW MASTER STATUS").split()
         deadline = time.monotonic() + timeout
         st = {}
         while time.monotonic() < deadline:
             st = self.status()
-            if st.get("Slave_SQL_Running") == "No":
-                return st
-            if target and st.get("Relay_Master_Log_File") == target[0] and \
-                    st.get("Exec_Master_Log_Pos") == target[1]:
+            if st.get("Slave_SQL_Running") == "No" or self._at_primary_end(st):
                 return st
             time.sleep(0.05)
         raise ReplicaError(f"the replica neither caught up nor stopped in {timeout:g} s: {st}")
