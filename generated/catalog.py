@@ -2,8 +2,8 @@
 # Do not edit: change the spec and run `binlog-grammar generate`.
 
 """The event table: type code -> EventType."""
-from binlog_grammar import runtime as rt
-from binlog_grammar.events import EventType, Decode
+from binlog_grammar.runtime import construct as rt
+from binlog_grammar.binlog.events import EventType, Decode
 from binlog_grammar.generated.events.control_format_description import FORMAT_DESCRIPTION_EVENT
 from binlog_grammar.generated.events.gtid_gtid_log_event import gtid_log_event
 from binlog_grammar.generated.events.gtid_previous_gtids_log_event import PREVIOUS_GTIDS_LOG_EVENT

@@ -5,9 +5,9 @@
 types.py and the event modules."""
 import struct
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 from binlog_grammar.generated import enums  # noqa: F401
-from binlog_grammar.fastrt import (_ADAPT, _Bad, _Count, _Empty, _Left, _NoCase, _NoTerm, _Rec,  # noqa: F401
+from binlog_grammar.runtime.fast import (_ADAPT, _Bad, _Count, _Empty, _Left, _NoCase, _NoTerm, _Rec,  # noqa: F401
                                    _Short, _bitmap, _decimal, _json, _meta, _metaf, _packed,
                                    _svsint, _svuint)
 

@@ -3,9 +3,9 @@
 
 """Named sets of enum members, entry by entry: (flavor, since, until, frozenset of values).
 
-Read them with binlog_grammar.runtime.set_members(SETS[name], server_version).
+Read them with binlog_grammar.runtime.construct.set_members(SETS[name], server_version).
 """
-from binlog_grammar.runtime import Version  # noqa: F401
+from binlog_grammar.runtime.construct import Version  # noqa: F401
 
 # charset_columns (enum column_type; specs/types/column_classes.yaml:34): Columns that have a collation in DEFAULT_CHARSET or COLUMN_CHARSET (written even with binlog_row_metadata=MINIMAL).
 CHARSET_COLUMNS = (

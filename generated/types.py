@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 from binlog_grammar.generated import enums  # noqa: F401
 
 # auth_more_data (specs/protocol/connection.yaml:198): More data for the authentication method in use (header 0x01). caching_sha2_password sends 0x03 (fast authentication succeeded, an OK follows) or 0x04 (full authentication needed), and its RSA public key in PEM when asked.

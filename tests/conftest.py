@@ -10,7 +10,7 @@ REQUIRE_SERVICES = os.environ.get("BINLOG_GRAMMAR_REQUIRE_SERVICES") == "1"
 
 @pytest.fixture(scope="session")
 def specs():
-    from binlog_grammar.spec.loader import load_specs
+    from binlog_grammar.lang.loader import load_specs
 
     return load_specs()
 
@@ -27,7 +27,7 @@ needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus 
 def need_mariadb():
     """Skip a test that needs the MariaDB server when mariadbd is missing; under
     BINLOG_GRAMMAR_REQUIRE_SERVICES=1 (set by .ci/run) fail instead."""
-    from binlog_grammar import mariadb
+    from binlog_grammar.testing import mariadb
 
     if not mariadb.available():
         if REQUIRE_SERVICES:

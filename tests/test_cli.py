@@ -60,8 +60,8 @@ def test_shipped_samples_verify(tmp_path):
 
 
 def test_mariadb_compressed_rows_decompress():
-    from binlog_grammar.events import decompress
-    from binlog_grammar.reader import BinlogFile
+    from binlog_grammar.binlog.events import decompress
+    from binlog_grammar.binlog.reader import BinlogFile
 
     found = 0
     for path in SAMPLES:

@@ -17,16 +17,16 @@ import zlib
 
 import pytest
 
-from binlog_grammar import mariadb
+from binlog_grammar.testing import mariadb
 from binlog_grammar.errors import SpecError
 from binlog_grammar.generated import enums
 from binlog_grammar.generated import types as T
 from binlog_grammar.generated.catalog import EVENTS
-from binlog_grammar.pyvalues import Geometry
-from binlog_grammar.rows import column_class, iter_row_changes, table_from_event
-from binlog_grammar.runtime import Version, server_version, set_members
-from binlog_grammar.spec.loader import load_specs
-from binlog_grammar.stream import open_stream
+from binlog_grammar.runtime.values import Geometry
+from binlog_grammar.binlog.rows import column_class, iter_row_changes, table_from_event
+from binlog_grammar.runtime.construct import Version, server_version, set_members
+from binlog_grammar.lang.loader import load_specs
+from binlog_grammar.binlog.stream import open_stream
 
 from conftest import need_mariadb
 

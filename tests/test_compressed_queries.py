@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from binlog_grammar import mariadb
+from binlog_grammar.testing import mariadb
 
 from conftest import need_mariadb
 

@@ -4,8 +4,8 @@ event before the damage has parsed."""
 import pytest
 
 from binlog_grammar.errors import BinlogError
-from binlog_grammar.reader import BinlogFile
-from binlog_grammar.verify import verify_file
+from binlog_grammar.binlog.reader import BinlogFile
+from binlog_grammar.binlog.verify import verify_file
 
 from conftest import CORPUS, corpus_files, needs_corpus
 
@@ -60,7 +60,7 @@ def test_checksums_are_verified_where_the_fde_announces_them():
 def test_transaction_payload_inner_events_parse_and_rebuild():
     report = verify_file(CORPUS / "transaction_compression.000001")
     assert report["ok"] and report["inner_events"] == 4
-    from binlog_grammar.reader import inner_events
+    from binlog_grammar.binlog.reader import inner_events
 
     bf = BinlogFile(CORPUS / "transaction_compression.000001")
     names = []

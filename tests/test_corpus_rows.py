@@ -5,7 +5,7 @@ compressed transactions) from the MySQL documentation of those formats."""
 import pytest
 
 from binlog_grammar.errors import BinlogError, UndecodableRowsError
-from binlog_grammar.rows import iter_row_changes
+from binlog_grammar.binlog.rows import iter_row_changes
 
 from conftest import CORPUS, corpus_files, needs_corpus
 
@@ -76,7 +76,7 @@ def test_json_and_partial_json_updates():
     (binlog_row_value_options=PARTIAL_JSON, binlog_row_image=MINIMAL) whose after images hold only
     a REPLACE of $.age. The statements are in the file's QUERY events; the layout is MySQL's
     Json_diff_vector::write_binary."""
-    from binlog_grammar.rows import JsonDiff, PartialJson
+    from binlog_grammar.binlog.rows import JsonDiff, PartialJson
 
     changes, err = _changes(CORPUS / "json.binlog.000001")
     assert err is None

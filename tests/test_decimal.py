@@ -1,4 +1,4 @@
-"""Packed binary DECIMAL (binlog_grammar.decimal) against the layout of MySQL's strings/decimal.cc
+"""Packed binary DECIMAL (binlog_grammar.runtime.decimal) against the layout of MySQL's strings/decimal.cc
 (decimal2bin / bin2decimal): byte vectors worked out by hand from that layout, then hypothesis
 round trips over random precisions, scales and values."""
 from decimal import Decimal
@@ -8,7 +8,7 @@ from construct import ConstructError, Int8ub, StreamError, Struct, this
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from binlog_grammar.decimal import DecimalBin, DecimalBinError, decimal_size
+from binlog_grammar.runtime.decimal import DecimalBin, DecimalBinError, decimal_size
 
 SETTINGS = settings(max_examples=400, deadline=None)
 

@@ -70,7 +70,7 @@ REGRESSIONS = [
     # characters that MySQL's charset tables read otherwise than Python's codec of the same name
     # (greek 0xA1/0xA2, hebrew 0xAF, koi8u 0x95, cp866 0xFC/0xFD, tis620 0xFF, sjis 0x815F, the UHC
     # codes of euckr, ujis's user-defined area, big5's ETEN codes): decoded as Python's codecs
-    # read them until binlog_grammar/pyvalues.py followed the server (first found with seed 3000:
+    # read them until binlog_grammar/runtime/values.py followed the server (first found with seed 3000:
     # a backslash in an sjis TEXT came back as U+FF3C)
     Case(settings=Settings(row_image='FULL', metadata='FULL', compress=False),
          create='CREATE TABLE t (k INT PRIMARY KEY, g VARCHAR(10) CHARACTER SET greek, '
@@ -130,8 +130,8 @@ def test_regressions(server, case):
 
 def test_charset_tables_follow_the_server():
     """Characters MySQL's charset tables read otherwise than Python's codec of the same name, as
-    a MariaDB 10.11 server converts them to utf8mb4 (binlog_grammar.pyvalues), both ways."""
-    from binlog_grammar.pyvalues import CHARSET_CODECS, errors_of
+    a MariaDB 10.11 server converts them to utf8mb4 (binlog_grammar.runtime.values), both ways."""
+    from binlog_grammar.runtime.values import CHARSET_CODECS, errors_of
 
     facts = {"greek": [(b"\xa1", "\u02bd"), (b"\xa2", "\u02bc"), (b"\xb6", "\u0386")],
              "hebrew": [(b"\xaf", "\u203e")], "koi8u": [(b"\x95", "\u2022")],

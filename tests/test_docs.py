@@ -2,7 +2,7 @@
 
 - every hex example is built by the generated struct from the example value and parses back equal;
 - every table row comes from a spec field (counts and ids checked against the model);
-- the span recorder (binlog_grammar/layout.py) covers every byte of examples and real binlogs;
+- the span recorder (binlog_grammar/runtime/spans.py) covers every byte of examples and real binlogs;
 - the committed generated/docs/ equals a fresh render (`binlog-grammar docs --check`);
 - Debian's chromium, headless, loads every HTML page from a local http.server: pages load, every
   internal link and anchor resolves, the search finds QUERY_EVENT, nothing is cut off.
@@ -27,11 +27,12 @@ import urllib.request
 
 import pytest
 
-from binlog_grammar import docs, layout, runtime as rt
+from binlog_grammar import docs
+from binlog_grammar.runtime import spans as layout, construct as rt
 from binlog_grammar.docs import examples as X
 from binlog_grammar.cli import main as cli_main
 from binlog_grammar.generated.catalog import EVENTS
-from binlog_grammar.spec.loader import load_specs
+from binlog_grammar.lang.loader import load_specs
 
 from conftest import REQUIRE_SERVICES, ROOT, corpus_files
 
@@ -237,7 +238,7 @@ def _real_logs():
 @pytest.mark.parametrize("path", _real_logs(), ids=lambda p: p.name)
 def test_span_recorder_on_real_events(path):
     from binlog_grammar.errors import BinlogError
-    from binlog_grammar.reader import BinlogFile
+    from binlog_grammar.binlog.reader import BinlogFile
 
     n = 0
     try:

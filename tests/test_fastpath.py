@@ -6,8 +6,8 @@ from hypothesis import HealthCheck, given, reject, settings
 
 from binlog_grammar.generated import fast as F
 from binlog_grammar.generated import types as T
-from binlog_grammar.reader import BinlogFile
-from binlog_grammar.rows import RowDecoder
+from binlog_grammar.binlog.reader import BinlogFile
+from binlog_grammar.binlog.rows import RowDecoder
 from conftest import ROOT, corpus_files, exact
 from test_row_images import tables_and_rows
 
@@ -77,7 +77,7 @@ def test_fast_readers_equal_construct_on_real_binlogs():
 @given(tables_and_rows())
 def test_table_readers_equal_construct_on_random_row_images(case):
     """The reader specialised for each random table (fasttable.py) gives what construct gives."""
-    from binlog_grammar import fasttable
+    from binlog_grammar.codegen import table as fasttable
 
     ctx, value = case
     data = _build(value, ctx)
@@ -156,7 +156,7 @@ import signal  # noqa: E402
 import pytest  # noqa: E402
 
 from binlog_grammar.errors import BinlogError  # noqa: E402
-from binlog_grammar.fastrt import FAST_ERRORS, FastPathError  # noqa: E402
+from binlog_grammar.runtime.fast import FAST_ERRORS, FastPathError  # noqa: E402
 from conftest import CORPUS  # noqa: E402
 
 SAMPLE = ROOT / "samples" / "mariadb-10.11-sample.000001"
@@ -197,7 +197,7 @@ def test_a_broken_header_reader_surfaces(monkeypatch):
 
 
 def test_a_broken_row_reader_surfaces(monkeypatch):
-    import binlog_grammar.fasttable as ft
+    import binlog_grammar.codegen.table as ft
 
     real = ft.reader
 
@@ -210,7 +210,7 @@ def test_a_broken_row_reader_surfaces(monkeypatch):
             raise AttributeError("a bug in a table reader")
         return run
 
-    from binlog_grammar.rows import iter_row_changes
+    from binlog_grammar.binlog.rows import iter_row_changes
 
     monkeypatch.setattr(ft, "reader", broken_reader)
     with pytest.raises(AttributeError, match="a bug in a table reader"):
@@ -319,7 +319,7 @@ def test_column_metadata_the_table_map_does_not_give_is_a_data_error():
     """A BLOB column without metadata (a TABLE_MAP of the 5.1 development tree, or a damaged one)
     or with another type's metadata: FastPathError where the metadata is read, not a TypeError
     of the expression that reads it."""
-    from binlog_grammar.rows import Column
+    from binlog_grammar.binlog.rows import Column
 
     for meta in (None, {"type": 252, "max_length": 3}):
         col = Column(name="b", type=252, real_type=252, meta=meta, charset=None)

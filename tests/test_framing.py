@@ -3,8 +3,8 @@ same events as the full reader, and rejects a length that does not fit."""
 import pytest
 
 from binlog_grammar.errors import BinlogError
-from binlog_grammar.framing import scan
-from binlog_grammar.reader import BinlogFile
+from binlog_grammar.binlog.framing import scan
+from binlog_grammar.binlog.reader import BinlogFile
 from conftest import ROOT, corpus_files
 
 DAMAGED = {"binlog_truncated_event.000001", "binlog_truncated_prev_gtid_event.000001",
@@ -19,7 +19,7 @@ def test_scan_finds_the_events_the_reader_finds(path):
 
 
 def test_scan_crosses_buffer_boundaries(monkeypatch):
-    import binlog_grammar.framing as fr
+    import binlog_grammar.binlog.framing as fr
 
     path = ROOT / "samples" / "mariadb-10.11-sample.000001"
     whole = list(scan(path))

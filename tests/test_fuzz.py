@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from binlog_grammar.errors import BinlogError
-from binlog_grammar.reader import FLAGS_AT, LENGTH_AT, TYPE_AT, BinlogFile
-from binlog_grammar.verify import verify_file
+from binlog_grammar.binlog.reader import FLAGS_AT, LENGTH_AT, TYPE_AT, BinlogFile
+from binlog_grammar.binlog.verify import verify_file
 
 from conftest import CORPUS, ROOT, corpus_files
 

@@ -1,4 +1,4 @@
-"""`dump --hexdump` (binlog_grammar/hexdump.py): every byte of an event once, in order, labelled by
+"""`dump --hexdump` (binlog_grammar/output/hexdump.py): every byte of an event once, in order, labelled by
 its spec field.
 
 - every byte of every event of the MariaDB sample and of a MySQL corpus file appears exactly once
@@ -20,13 +20,13 @@ import zlib
 
 import pytest
 
-from binlog_grammar import hexdump
+from binlog_grammar.output import hexdump
 from binlog_grammar.errors import BinlogError
-from binlog_grammar.events import decompress
+from binlog_grammar.binlog.events import decompress
 from binlog_grammar.generated import types as T
 from binlog_grammar.generated.catalog import EVENTS
-from binlog_grammar.reader import BinlogFile, parse_event
-from binlog_grammar.rows import RowDecoder
+from binlog_grammar.binlog.reader import BinlogFile, parse_event
+from binlog_grammar.binlog.rows import RowDecoder
 
 from conftest import CORPUS, ROOT, needs_corpus
 
@@ -250,7 +250,7 @@ def test_mariadb_compressed_rows_are_labelled_and_shown_decompressed():
 
 @pytest.mark.skipif(not COMPRESSED.is_file(), reason="corpus absent")
 def test_transaction_payload():
-    from binlog_grammar.stream import open_stream
+    from binlog_grammar.binlog.stream import open_stream
 
     s = list(open_stream([COMPRESSED]).events())
     outer = next(se for se in s if se.event.name == "TRANSACTION_PAYLOAD_EVENT")
@@ -286,7 +286,7 @@ def test_transaction_payload():
 
 
 def test_stream_event_and_event_with_table_agree():
-    from binlog_grammar.stream import open_stream
+    from binlog_grammar.binlog.stream import open_stream
 
     mine = [hexdump.render(ev, state, table) for ev, table, _, state in events_with_tables(SAMPLE)]
     theirs = [hexdump.render(se) for se in open_stream([SAMPLE]).events()]

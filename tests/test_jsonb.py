@@ -1,4 +1,4 @@
-"""MySQL binary JSON (binlog_grammar.jsonb): byte vectors worked out by hand from the format in
+"""MySQL binary JSON (binlog_grammar.runtime.jsonb): byte vectors worked out by hand from the format in
 sql-common/json_binary.h (and the one spelled out in json_binary.cc's update_in_shadow comment),
 MySQL's serializer choices (small vs large format, inlining, integer widths), damaged documents,
 hypothesis round trips, the text MySQL prints for a value, and partial-update diffs."""
@@ -12,8 +12,8 @@ from construct import ConstructError, FixedSized, Int8ub, Int32ul, Prefixed, Str
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from binlog_grammar.jsonb import (MAX_DEPTH, JsonBinary, JsonBinaryError, JsonOpaque, apply_json_diff,
-                                  json_text, parse_json_path)
+from binlog_grammar.runtime.jsonb import (
+    MAX_DEPTH, JsonBinary, JsonBinaryError, JsonOpaque, apply_json_diff, json_text, parse_json_path)
 
 J = JsonBinary()
 SETTINGS = settings(max_examples=300, deadline=None,

@@ -1,4 +1,4 @@
-"""The JSON forms of `dump --format jsonl` (binlog_grammar/dump.py, "Value forms"), end to end:
+"""The JSON forms of `dump --format jsonl` (binlog_grammar/output/dump.py, "Value forms"), end to end:
 
 - a MySQL JSON column is a JSON string holding the document's text as MySQL prints it (opaque
   DECIMAL/DATE/TIME/DATETIME members as their text, other opaque members "base64:typeNN:..."),
@@ -25,9 +25,9 @@ import pytest
 
 from binlog_grammar.cli import main
 from binlog_grammar.generated import types as T
-from binlog_grammar.jsonb import JsonOpaque
-from binlog_grammar.reader import BinlogFile, rebuild_event
-from binlog_grammar.rows import JsonDiff, PartialJson, RowDecoder, parse_row_images
+from binlog_grammar.runtime.jsonb import JsonOpaque
+from binlog_grammar.binlog.reader import BinlogFile, rebuild_event
+from binlog_grammar.binlog.rows import JsonDiff, PartialJson, RowDecoder, parse_row_images
 
 from conftest import CORPUS, ROOT, corpus_files, needs_corpus
 
@@ -139,8 +139,8 @@ def test_every_json_value_of_the_corpus_is_one_string_form(capsysbinary):
 def test_json_values_and_diffs_by_column():
     """JSON columns known by their column: scalars as their JSON text (a string column's str stays
     a str), diff values as JSON text, REMOVE without one, JSON null as "null"."""
-    from binlog_grammar.dump import image_json
-    from binlog_grammar.rows import Column
+    from binlog_grammar.output.dump import image_json
+    from binlog_grammar.binlog.rows import Column
 
     cols = [Column(index=0, name="j", type=245, real_type=245, charset=None),
             Column(index=1, name="s", type=15, real_type=15, charset="utf8mb4")]
@@ -204,8 +204,8 @@ def test_text_without_charset_metadata_follows_the_server_charset(tmp_path, caps
 
 
 def test_binary_values_stay_base64_and_known_charsets_are_kept():
-    from binlog_grammar.dump import image_json
-    from binlog_grammar.rows import Column
+    from binlog_grammar.output.dump import image_json
+    from binlog_grammar.binlog.rows import Column
 
     cols = [Column(index=0, name="b", type=254, real_type=254, charset="binary"),
             Column(index=1, name="u", type=254, real_type=254, charset=None),

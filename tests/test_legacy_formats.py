@@ -5,8 +5,8 @@ import pytest
 
 from binlog_grammar.generated import types as T
 from binlog_grammar.generated.catalog import EVENTS
-from binlog_grammar.reader import BinlogFile, MAGIC
-from binlog_grammar.verify import verify_file
+from binlog_grammar.binlog.reader import BinlogFile, MAGIC
+from binlog_grammar.binlog.verify import verify_file
 
 CODE = {e.name: c for c, e in EVENTS.items()}
 

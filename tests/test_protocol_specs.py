@@ -15,10 +15,9 @@ import pytest
 
 from binlog_grammar.generated import enums
 from binlog_grammar.generated import types as T
-from binlog_grammar.reader import BinlogFile
-from binlog_grammar.replication import (MAX_PAYLOAD, PacketIO, ProtocolError, caching_sha2_scramble,
-                                        ed25519_sign, native_password_scramble, rsa_oaep_encrypt,
-                                        rsa_password_plaintext, rsa_public_key)
+from binlog_grammar.binlog.reader import BinlogFile
+from binlog_grammar.replication import (
+    MAX_PAYLOAD, PacketIO, ProtocolError, caching_sha2_scramble, ed25519_sign, native_password_scramble, rsa_oaep_encrypt, rsa_password_plaintext, rsa_public_key)
 
 from conftest import ROOT
 

@@ -83,8 +83,8 @@ def test_rows_without_column_metadata_are_shown_raw_and_the_rest_decoded(capsysb
 @needs_corpus
 def test_the_api_says_why_without_naming_a_python_exception():
     from binlog_grammar.errors import UndecodableRowsError
-    from binlog_grammar.rows import iter_row_changes
-    from binlog_grammar.stream import open_stream
+    from binlog_grammar.binlog.rows import iter_row_changes
+    from binlog_grammar.binlog.stream import open_stream
 
     with pytest.raises(UndecodableRowsError) as info:
         list(iter_row_changes(CORPUS / NO_METADATA))

@@ -1,4 +1,4 @@
-"""The replication client against a real MariaDB 10.11 on loopback (binlog_grammar.mariadb).
+"""The replication client against a real MariaDB 10.11 on loopback (binlog_grammar.testing.mariadb).
 
 What a replica receives must be what the server wrote: every event the stream delivers is compared
 with the server's binlog files on disk read by reader.BinlogFile (same events, same order, same
@@ -25,12 +25,12 @@ import time
 
 import pytest
 
-from binlog_grammar import mariadb
+from binlog_grammar.testing import mariadb
 from binlog_grammar.errors import ReplicationError
-from binlog_grammar.reader import FLAGS_AT, BinlogFile
-from binlog_grammar.replication import (Connection, ReplicationSource, TLSOptions,
-                                        open_replication_stream, position_key)
-from binlog_grammar.stream import Filters, open_stream
+from binlog_grammar.binlog.reader import FLAGS_AT, BinlogFile
+from binlog_grammar.replication import (
+    Connection, ReplicationSource, TLSOptions, open_replication_stream, position_key)
+from binlog_grammar.binlog.stream import Filters, open_stream
 
 from conftest import REQUIRE_SERVICES, need_mariadb
 

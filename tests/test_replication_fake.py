@@ -25,7 +25,7 @@ import pytest
 from binlog_grammar.errors import BinlogError, ReplicationError
 from binlog_grammar.generated import enums
 from binlog_grammar.generated import types as T
-from binlog_grammar.reader import BinlogFile
+from binlog_grammar.binlog.reader import BinlogFile
 from binlog_grammar.replication import Connection, ReplicationSource, TLSOptions
 
 from conftest import ROOT

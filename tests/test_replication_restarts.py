@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 
-from binlog_grammar import mariadb
+from binlog_grammar.testing import mariadb
 from binlog_grammar.errors import ReplicationError
 from binlog_grammar.replication import Connection, TLSOptions
 

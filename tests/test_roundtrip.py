@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, reject, settings
 from binlog_grammar.generated import fast as F
 from binlog_grammar.generated import types as T
 from binlog_grammar.generated.catalog import EVENTS
-from binlog_grammar.spec.loader import load_specs
-from binlog_grammar.strategies import event_values, matches, normalize, type_values
+from binlog_grammar.lang.loader import load_specs
+from binlog_grammar.testing.strategies import event_values, matches, normalize, type_values
 from conftest import exact
 
 SPECS = load_specs()

@@ -7,9 +7,9 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from binlog_grammar.generated import types as T
-from binlog_grammar.spec.loader import load_specs
-from binlog_grammar.strategies import (ROW_COLUMN_TYPES, column_value, columns_strategy, matches,
-                                       normalize, type_values)
+from binlog_grammar.lang.loader import load_specs
+from binlog_grammar.testing.strategies import (
+    ROW_COLUMN_TYPES, column_value, columns_strategy, matches, normalize, type_values)
 
 SPECS = load_specs()
 SETTINGS = settings(max_examples=300, deadline=None,
@@ -94,7 +94,7 @@ def test_negative_time_keeps_its_fraction(text, fsp):
     """The case python-mysql-replication gets wrong: -00:00:01.5 is not -00:00:00.5."""
     import datetime as dt
 
-    from binlog_grammar.rows import Column
+    from binlog_grammar.binlog.rows import Column
 
     neg = text.startswith("-")
     h, m, s = text.lstrip("-").split(":")
@@ -114,7 +114,7 @@ def test_vector_values():
     written here from that description."""
     import struct
 
-    from binlog_grammar.rows import Column
+    from binlog_grammar.binlog.rows import Column
 
     col = Column(index=0, type=242, real_type=242, meta=4, json_index=None)
     ctx = {"columns": [col], "images": [[True]], "json_columns": 0, "type_code": 30}

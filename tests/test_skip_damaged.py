@@ -8,7 +8,7 @@ import tracemalloc
 import pytest
 
 from binlog_grammar.errors import BinlogError, ChecksumError, TruncatedError
-from binlog_grammar.reader import BinlogFile, Damage
+from binlog_grammar.binlog.reader import BinlogFile, Damage
 
 from conftest import CORPUS, ROOT, corpus_files, needs_corpus
 

@@ -31,9 +31,9 @@ import time
 
 import pytest
 
-from binlog_grammar.dump import change_record
+from binlog_grammar.output.dump import change_record
 from binlog_grammar.errors import BinlogError
-from binlog_grammar.stream import Filters, open_stream
+from binlog_grammar.binlog.stream import Filters, open_stream
 
 from conftest import REQUIRE_SERVICES, ROOT, corpus_files, needs_corpus, need_mariadb
 
@@ -164,7 +164,7 @@ def test_corpus_equals_the_plain_reader(spark):
 ])
 def test_filters(spark, options, flt):
     if flt is None:
-        from binlog_grammar.stream import GtidSet
+        from binlog_grammar.binlog.stream import GtidSet
 
         flt = Filters(include_gtids=GtidSet(options["include_gtids"]))
     expected = plain_records(SAMPLES, flt)
@@ -356,7 +356,7 @@ def test_pipeline_idempotent_and_incremental(spark, tmp_path):
 def model_snapshots(paths):
     """The snapshot rules of the pipeline docstring, applied one change at a time in Python to
     the plain reader's changes: (db, table) -> sorted rows of (column, JSON text)."""
-    from binlog_grammar.dump import ServerCharsets, with_image_forms
+    from binlog_grammar.output.dump import ServerCharsets, with_image_forms
     from binlog_grammar.spark.typed import image_map
 
     keys, rows = {}, {}
@@ -632,7 +632,7 @@ def _check_snapshots(spark, db, output):
 
 
 def test_pipeline_snapshots_equal_the_server(spark, tmp_path):
-    from binlog_grammar import mariadb
+    from binlog_grammar.testing import mariadb
 
     need_mariadb()
     started = time.monotonic()

@@ -10,10 +10,11 @@ import datetime as dt
 
 import pytest
 
-from binlog_grammar.dump import change_record
+from binlog_grammar.output.dump import change_record
 from binlog_grammar.errors import BinlogError
-from binlog_grammar.spark.split import expand_paths, header_struct, natural_key, plan, scan_file, split_stream
-from binlog_grammar.stream import Filters, GtidSet, open_stream
+from binlog_grammar.spark.split import (
+    expand_paths, header_struct, natural_key, plan, scan_file, split_stream)
+from binlog_grammar.binlog.stream import Filters, GtidSet, open_stream
 
 from conftest import ROOT, corpus_files, needs_corpus
 
@@ -102,7 +103,7 @@ def test_scan_reports_boundaries_open_files_and_gtids():
     starts = [c["start"] for c in sc.cuts]
     assert starts == sorted(set(starts)) and starts[0] == 4
     # every cut after the first starts at a GTID event or right after an XID_EVENT
-    from binlog_grammar.reader import BinlogFile
+    from binlog_grammar.binlog.reader import BinlogFile
 
     events = list(BinlogFile(SAMPLES[0]))
     names = {ev.offset: ev.name for ev in events}
@@ -118,7 +119,7 @@ def test_scan_reports_boundaries_open_files_and_gtids():
 
 def test_open_file_is_flagged(tmp_path):
     """LOG_EVENT_BINLOG_IN_USE_F set in the FDE: the file was still being written."""
-    from binlog_grammar.reader import BinlogFile, FormatState
+    from binlog_grammar.binlog.reader import BinlogFile, FormatState
 
     end = max(ev.end for ev in BinlogFile(SAMPLES[0]) if ev.name == "XID_EVENT")
     data = bytearray(open(SAMPLES[0], "rb").read()[:end])  # no ROTATE: still being written

@@ -29,9 +29,9 @@ import time
 
 import pytest
 
-from binlog_grammar.reader import BinlogFile
+from binlog_grammar.binlog.reader import BinlogFile
 from binlog_grammar.replication import position_key
-from binlog_grammar.stream import Filters, gtid_of
+from binlog_grammar.binlog.stream import Filters, gtid_of
 
 from conftest import need_mariadb
 from test_spark import SEED, TABLES, Workload, df_records, load, plain_records
@@ -47,7 +47,7 @@ os.environ[WRONG_ENV] = "not-" + PASSWORD
 @pytest.fixture(scope="module")
 def server():
     need_mariadb()
-    from binlog_grammar import mariadb
+    from binlog_grammar.testing import mariadb
 
     db = mariadb.MariaDB(["--binlog-row-metadata=FULL", "--default-time-zone=+00:00",
                           "--max-binlog-size=16384"])

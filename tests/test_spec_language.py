@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from binlog_grammar.compiler import generate, render
+from binlog_grammar.codegen.construct import generate, render
 from binlog_grammar.errors import SpecError
-from binlog_grammar.spec import expr as E
-from binlog_grammar.spec.loader import load_specs
+from binlog_grammar.lang import expr as E
+from binlog_grammar.lang.loader import load_specs
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = ROOT / "specs"

@@ -38,7 +38,7 @@ SID = bytes.fromhex("3e11fa47 71ca 11e1 9e33 c80aa9429562".replace(" ", ""))
 # the serialization integers themselves (the readme's worked examples)
 
 def test_sv_integers_follow_the_readme_examples():
-    from binlog_grammar import runtime as rt
+    from binlog_grammar.runtime import construct as rt
 
     assert rt.SvUint().build(65535) == bytes([0xFB, 0xFF, 0x07])
     assert rt.SvSint().build(65535) == bytes([0xF3, 0xFF, 0x0F])
@@ -265,7 +265,7 @@ def test_previous_gtids_damaged():
 
 @needs_corpus
 def test_corpus_previous_gtids_no_tag():
-    from binlog_grammar.reader import BinlogFile
+    from binlog_grammar.binlog.reader import BinlogFile
 
     evs = [e for e in BinlogFile(CORPUS / "binlog_transaction_previous_GTID_no_tag.000001")
            if e.name == "PREVIOUS_GTIDS_LOG_EVENT"]
@@ -279,7 +279,7 @@ def test_corpus_previous_gtids_no_tag():
 @needs_corpus
 def test_corpus_truncated_previous_gtids_fails_cleanly():
     from binlog_grammar.errors import BinlogError
-    from binlog_grammar.reader import BinlogFile
+    from binlog_grammar.binlog.reader import BinlogFile
 
     seen = []
     with pytest.raises(BinlogError) as info:
@@ -348,7 +348,7 @@ def test_transaction_payload_without_end_mark_fails():
 
 @needs_corpus
 def test_corpus_transaction_payload_inner_events():
-    from binlog_grammar.reader import BinlogFile, inner_events, rebuild_event
+    from binlog_grammar.binlog.reader import BinlogFile, inner_events, rebuild_event
 
     bf = BinlogFile(CORPUS / "transaction_compression.000001")
     found = 0

@@ -10,7 +10,7 @@ import zlib
 import pytest
 from construct import ConstructError
 
-from binlog_grammar.events import decompress
+from binlog_grammar.binlog.events import decompress
 from binlog_grammar.generated import types as T
 from binlog_grammar.generated.catalog import EVENTS
 

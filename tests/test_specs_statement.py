@@ -15,11 +15,11 @@ import pytest
 from construct import ConstructError
 
 from binlog_grammar.errors import BinlogError
-from binlog_grammar.events import decompress
+from binlog_grammar.binlog.events import decompress
 from binlog_grammar.generated import types as T
 from binlog_grammar.generated.catalog import EVENTS
-from binlog_grammar.reader import BinlogFile, FormatState, parse_event, update_state
-from binlog_grammar.runtime import version
+from binlog_grammar.binlog.reader import BinlogFile, FormatState, parse_event, update_state
+from binlog_grammar.runtime.construct import version
 
 from conftest import CORPUS, needs_corpus
 from vectors import event_type as by_name, fails, lenenc, u8, u16, u32, u64

@@ -28,7 +28,7 @@ One throwaway MariaDB server (binlog_format=ROW, binlog_row_metadata=FULL, time 
 
 Every script runs after a session set up to break it (another time zone and client charset,
 NO_BACKSLASH_ESCAPES, ANSI_QUOTES, strict mode, NO_ZERO_DATE): the script's own settings must
-undo that. Transactions come from binlog_grammar.stream.open_stream(...).transactions().
+undo that. Transactions come from binlog_grammar.binlog.stream.open_stream(...).transactions().
 
 Snapshots SELECT every column as unambiguous text (HEX() for strings, binaries, JSON, spatial,
 INET6 and UUID; CAST(... AS CHAR) for numbers and temporals, CAST(f AS DOUBLE) for FLOAT; the index
@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from binlog_grammar import mariadb
+from binlog_grammar.testing import mariadb
 from binlog_grammar.errors import BinlogError
 
 from conftest import need_mariadb
@@ -90,7 +90,7 @@ KEYS = {"ints": ["id"], "nums": ["id"], "temporal": ["id"], "strs": ["k"], "misc
         "comp": ["b", "a"], "myi": ["id"]}
 
 
-# -- value generators: SQL literals written here, independently of binlog_grammar.sqlgen -------
+# -- value generators: SQL literals written here, independently of binlog_grammar.output.sql -------
 
 def _utf8(text: str) -> str:
     """A string literal that needs no escaping: its UTF-8 bytes behind an introducer."""
@@ -482,7 +482,7 @@ def diff(a: dict, b: dict) -> list:
 # -- transactions of binlog files -----------------------------------------------------------------
 
 def transactions(paths, schemas=None):
-    from binlog_grammar.stream import open_stream
+    from binlog_grammar.binlog.stream import open_stream
 
     return list(open_stream([str(p) for p in paths], schemas=schemas).transactions())
 
@@ -545,7 +545,7 @@ def _attempt(run, key, fn):
 
 
 def _main_phase(db, run):
-    from binlog_grammar.sqlgen import render_sql
+    from binlog_grammar.output.sql import render_sql
 
     w = Workload(random.Random(SEED))
     _create(db, "src", list(SCHEMA.values()))
@@ -611,7 +611,7 @@ DELETE FROM np WHERE a = 2;
 
 
 def _minimal_phase(db, run):
-    from binlog_grammar.sqlgen import render_sql
+    from binlog_grammar.output.sql import render_sql
 
     _create(db, "mini", MINI_TABLES)
     before = _mark(db)
@@ -636,7 +636,7 @@ ANON_TABLE = ["CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20), n BIGINT UNSIG
 
 
 def _anon_phase(db, run):
-    from binlog_grammar.sqlgen import render_sql
+    from binlog_grammar.output.sql import render_sql
 
     db.sql("SET GLOBAL binlog_row_metadata = MINIMAL")
     _create(db, "anon", ANON_TABLE)

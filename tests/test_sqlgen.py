@@ -1,4 +1,4 @@
-"""binlog_grammar.sqlgen without a server: the literal of every kind of column value, the shape of
+"""binlog_grammar.output.sql without a server: the literal of every kind of column value, the shape of
 INSERT / UPDATE / DELETE, flashback order and inversion, transaction boundaries, and what is
 refused. tests/test_sql_server.py runs the scripts against a real MariaDB."""
 from __future__ import annotations
@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from binlog_grammar.errors import BinlogError
-from binlog_grammar.rows import Column, Geometry, JsonDiff, PartialJson, RowChange
-from binlog_grammar.sqlgen import (SESSION_SETTINGS, SqlGenError, quote_ident, quote_string,
-                                   render_sql, sql_literal)
+from binlog_grammar.binlog.rows import Column, Geometry, JsonDiff, PartialJson, RowChange
+from binlog_grammar.output.sql import (
+    SESSION_SETTINGS, SqlGenError, quote_ident, quote_string, render_sql, sql_literal)
 
 UTC = dt.timezone.utc
 
@@ -543,6 +543,6 @@ def test_statement_kinds(text, kind):
     # stays inside its transaction (it was once taken for a statement of its own)
     from types import SimpleNamespace
 
-    from binlog_grammar.stream import query_kind
+    from binlog_grammar.binlog.stream import query_kind
 
     assert query_kind(SimpleNamespace(data={"query": text}, type=None)) == kind

@@ -9,7 +9,7 @@ type comment`. Every mismatch of a file is reported with the file, the rows even
 column, what mariadb-binlog printed and what we made.
 
 The corpus and samples hold few column types, so test_every_column_type_agrees_with_mariadb_binlog
-also has a throwaway MariaDB (binlog_grammar.mariadb) write every type it has at its edges, with
+also has a throwaway MariaDB (binlog_grammar.testing.mariadb) write every type it has at its edges, with
 full and with minimal row metadata, and compares those binlogs the same way (skipped without
 mariadbd unless BINLOG_GRAMMAR_REQUIRE_SERVICES=1).
 
@@ -33,8 +33,8 @@ import pytest
 
 import oracle
 from binlog_grammar.errors import BinlogError
-from binlog_grammar.rows import TYPE, iter_row_changes
-from binlog_grammar.textfmt import vv_type, vv_value
+from binlog_grammar.binlog.rows import TYPE, iter_row_changes
+from binlog_grammar.output.text import vv_type, vv_value
 
 from conftest import CORPUS, REQUIRE_SERVICES, ROOT, corpus_files, need_mariadb
 
@@ -300,7 +300,7 @@ def server_binlogs(tmp_path_factory):
     """TYPES_WORKLOAD written by a throwaway MariaDB twice: with FULL row metadata (names, ENUM and
     SET members) and with MINIMAL metadata and MINIMAL row images."""
     _need_tool()
-    from binlog_grammar import mariadb
+    from binlog_grammar.testing import mariadb
 
     need_mariadb()
     out = tmp_path_factory.mktemp("oracle-binlogs")

@@ -1,7 +1,7 @@
 """Column values a real MariaDB server writes, decoded from its binlogs and checked against the
 server's own SELECT.
 
-One throwaway MariaDB server (binlog_grammar.mariadb) runs the same workload three times, each in
+One throwaway MariaDB server (binlog_grammar.testing.mariadb) runs the same workload three times, each in
 its own database and its own binlog files:
 
     v_full        binlog_row_metadata=FULL     binlog_row_image=FULL
@@ -28,7 +28,7 @@ from decimal import Decimal
 
 import pytest
 
-from binlog_grammar import mariadb
+from binlog_grammar.testing import mariadb
 from binlog_grammar.testing import differential
 
 from conftest import need_mariadb
@@ -330,7 +330,7 @@ def _snapshot(db, schema, table, cols):
 
 def _run_table(db, schema, metadata, image, spec: Table) -> TableRun:
     """Create, fill, update and delete one table in binlog files of its own, then decode them."""
-    from binlog_grammar.rows import iter_row_changes
+    from binlog_grammar.binlog.rows import iter_row_changes
 
     session = SESSION + f"SET SESSION binlog_row_image = {image};\n"
     before = set(db.binlogs())
@@ -563,8 +563,8 @@ def test_runs_fast_enough(server_runs):
 @pytest.mark.parametrize("table", TABLE_NAMES)
 def test_dump_jsonl_matches_select(server_runs, table):
     """`dump --format jsonl` of the FULL-metadata run: every inserted row's `after` is the SELECT
-    snapshot in the documented JSON forms (binlog_grammar.dump.json_value)."""
-    from binlog_grammar.dump import json_value
+    snapshot in the documented JSON forms (binlog_grammar.output.dump.json_value)."""
+    from binlog_grammar.output.dump import json_value
 
     run = _decoded(server_runs, "full", table)
     inserts = [r for r in run.jsonl if isinstance(r, dict) and r["op"] == "c"]

@@ -41,10 +41,10 @@ extend:
 # uses the three additions (and says it was written by 99.0.0), then write it out.
 BUILD = textwrap.dedent("""
     import sys, zlib
-    from binlog_grammar.grammar import use_specs
+    from binlog_grammar.codegen.grammar import use_specs
     use_specs([sys.argv[1]])
     from binlog_grammar.generated import types as T
-    from binlog_grammar.reader import BinlogFile, MAGIC
+    from binlog_grammar.binlog.reader import BinlogFile, MAGIC
     src, dst, version = sys.argv[2], sys.argv[3], sys.argv[4]
     out, pos = [MAGIC], 4
     for ev in BinlogFile(src, share_data=False):  # the data is changed below

@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 RUNNERS = {
     "ours-full": """
-from binlog_grammar.stream import open_stream
+from binlog_grammar.binlog.stream import open_stream
 start = time.perf_counter()
 events = rows = 0
 for se in open_stream([PATH]).events():
@@ -43,8 +43,8 @@ for se in open_stream([PATH]).events():
     rows += sum(1 + (c.op == "u") for c in se.changes)
 """,
     "ours-construct": """
-from binlog_grammar.reader import BinlogFile
-from binlog_grammar.rows import RowDecoder
+from binlog_grammar.binlog.reader import BinlogFile
+from binlog_grammar.binlog.rows import RowDecoder
 start = time.perf_counter()
 dec = RowDecoder(fast=False)
 events = rows = 0
@@ -58,7 +58,7 @@ for ev in BinlogFile(PATH, fast=False):
         rows += sum(1 + (c.op == "u") for c in dec.changes(ev))
 """,
     "ours-framing": """
-from binlog_grammar.framing import scan
+from binlog_grammar.binlog.framing import scan
 start = time.perf_counter()
 events, rows = 0, None
 for _ in scan(PATH):
@@ -130,7 +130,7 @@ def file_shape(path) -> str:
     """Events, row images and the busiest event types of the file (a header walk + row count)."""
     from collections import Counter
 
-    from binlog_grammar.framing import scan
+    from binlog_grammar.binlog.framing import scan
     from binlog_grammar.generated import enums
 
     kinds = Counter(enums.EVENT_TYPE.get(code, str(code)) for _pos, code, _len in scan(path))
@@ -140,8 +140,8 @@ def file_shape(path) -> str:
 
 def warm_up():
     """Write the bytecode caches of every module the runners import, before any timing."""
-    subprocess.run([sys.executable, "-c", "import binlog_grammar.stream, binlog_grammar.framing, "
-                    "binlog_grammar.fasttable, binlog_grammar.generated.fast\n"
+    subprocess.run([sys.executable, "-c", "import binlog_grammar.binlog.stream, binlog_grammar.binlog.framing, "
+                    "binlog_grammar.codegen.table, binlog_grammar.generated.fast\n"
                     "try:\n    import pymysqlreplication.packet\nexcept ImportError:\n    pass"],
                    cwd=ROOT, env=RUN_ENV, check=False)
 
@@ -179,7 +179,7 @@ def sample_check(path, limit=2000) -> dict:
     from pymysqlreplication import row_event as R
     from pymysqlreplication.packet import BinLogPacketWrapper
 
-    from binlog_grammar.rows import iter_row_changes
+    from binlog_grammar.binlog.rows import iter_row_changes
 
     ours = []
     for ch in iter_row_changes(path):
@@ -252,8 +252,8 @@ def oracle_check(path, limit=2000) -> dict:
     sys.path.insert(0, str(ROOT / "tests"))
     import oracle
 
-    from binlog_grammar.stream import open_stream
-    from binlog_grammar.textfmt import vv_value
+    from binlog_grammar.binlog.stream import open_stream
+    from binlog_grammar.output.text import vv_value
 
     ours, stop, images = [], None, 0
     for tx in open_stream([path]).transactions():

@@ -4,7 +4,7 @@
                                 [--split-mb 4] [--image-format map|json] [--warmup 0.25]
                                 [--conf KEY=VALUE ...] [--pipeline] [--json]
 
-1. The binlog: unless --binlog names one, a throwaway MariaDB server (binlog_grammar.mariadb,
+1. The binlog: unless --binlog names one, a throwaway MariaDB server (binlog_grammar.testing.mariadb,
    binlog_row_metadata=FULL, binlog_row_image=FULL, max_binlog_size=1G) runs a deterministic
    sysbench-like workload (seeded random values) on `sbtest1 (id INT AUTO_INCREMENT PRIMARY KEY,
    k INT, c CHAR(120), pad CHAR(60), KEY (k))`: multi-row INSERTs (500 rows, 5 per transaction),
@@ -96,7 +96,7 @@ def workload(rng: random.Random, start_id: int, rows: int):
 
 
 def make_binlog(size_mb: int, dest_dir: Path, seed: int = 20240601) -> Path:
-    from binlog_grammar import mariadb
+    from binlog_grammar.testing import mariadb
 
     if not mariadb.available():
         sys.exit("bench_spark: mariadbd is not installed (apt-get install mariadb-server), "
@@ -126,7 +126,7 @@ def make_binlog(size_mb: int, dest_dir: Path, seed: int = 20240601) -> Path:
 # the measurements (each in its own process)
 
 def measure_plain(path: str) -> dict:
-    from binlog_grammar.stream import open_stream
+    from binlog_grammar.binlog.stream import open_stream
 
     t = time.perf_counter()
     rows = 0

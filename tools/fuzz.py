@@ -120,7 +120,7 @@ def corpus_paths(pattern="*") -> list:
 
 def load_sources(paths) -> list:
     from binlog_grammar.errors import BinlogError
-    from binlog_grammar.reader import BinlogFile
+    from binlog_grammar.binlog.reader import BinlogFile
 
     out = []
     for p in paths:
@@ -155,7 +155,7 @@ def _last_untouched(src: Source, touched, cut=None, shift_at=None, shift=0):
 
 def make_mutant(rnd: random.Random, src: Source, sources: list, kind: str) -> Mutant:
     """One mutation of `src` (`sources`: where spliced events come from)."""
-    from binlog_grammar.reader import LENGTH_AT
+    from binlog_grammar.binlog.reader import LENGTH_AT
 
     data = bytearray(src.data)
     size = len(data)
@@ -322,8 +322,8 @@ def _worker_init(rss_mib):
     limit = rss_mib << 20
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     import binlog_grammar.cli  # noqa: F401 - imports before the first timed run
-    import binlog_grammar.dump  # noqa: F401
-    import binlog_grammar.sqlgen  # noqa: F401
+    import binlog_grammar.output.dump
+    import binlog_grammar.output.sql
 
 
 def _peak_rss_mib() -> float:

@@ -3,7 +3,7 @@
 
     python tools/make_bench_binlog.py OUT_DIR [--mb 120] [--seed 1]
 
-Starts a throwaway MariaDB (binlog_grammar.mariadb: root on loopback, temporary datadir,
+Starts a throwaway MariaDB (binlog_grammar.testing.mariadb: root on loopback, temporary datadir,
 binlog_format=ROW, binlog_row_metadata=FULL), runs a sysbench-like workload on `sbtest1` (id, k,
 c CHAR(120), pad CHAR(60)) plus a wide table of every common column type, in rounds: multi-row
 inserts, range updates and deletes, then 150 small OLTP transactions as sysbench's oltp_write_only
@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from binlog_grammar.mariadb import MariaDB, available  # noqa: E402
+from binlog_grammar.testing.mariadb import MariaDB, available  # noqa: E402
 
 SCHEMA = """
 CREATE DATABASE bench;

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from binlog_grammar.mariadb import MariaDB  # noqa: E402
+from binlog_grammar.testing.mariadb import MariaDB  # noqa: E402
 
 WORKLOAD = """
 CREATE DATABASE shop;

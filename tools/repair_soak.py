@@ -57,7 +57,7 @@ def main(argv=None) -> int:
 
     from hypothesis import HealthCheck, given, seed, settings
 
-    from binlog_grammar import mariadb
+    from binlog_grammar.testing import mariadb
     from binlog_grammar.testing.drift import ALL_SETTINGS, check_repair, scenarios
     from binlog_grammar.testing.replicas import ReplicaPair
 

@@ -5,7 +5,7 @@ on any git host, relative links) and, under html/, a static site with a navigati
 client-side search (a JSON index loaded by a small script; no network). Every table row comes from
 a spec field, enum member or TLV case; every hex example is built by the generated struct from a
 deterministic example value (binlog_grammar.docs.examples), parsed back, and numbered against the
-field table with the span recorder of binlog_grammar.layout. Nothing here is written per event.
+field table with the span recorder of binlog_grammar.runtime.spans. Nothing here is written per event.
 
 Pages are assembled in Python as a list of blocks (headings, paragraphs, fact lists, tables, hex
 dumps); the jinja2 templates in binlog_grammar/docs/templates/ lay the blocks out as Markdown and
@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..spec.loader import load_specs
-from ..spec.model import SpecSet
+from ..lang.loader import load_specs
+from ..lang.model import SpecSet
 from .blocks import DocsError, Page
 from .model import iter_fields
 from .pages_events import Builder

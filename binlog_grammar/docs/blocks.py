@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field as dc_field
 
-from ..spec import expr as E
+from ..lang import expr as E
 
 
 class DocsError(Exception):

@@ -19,12 +19,12 @@ tables.py); what the docs show is the parsed value.
 """
 from __future__ import annotations
 
-from .. import runtime as rt
-from ..spec import expr as E
-from ..spec.model import EventDef, Field, SpecSet, TypeSpec
-from ..spec.values import REBUILT, KnownValues
-from ..spec.values import matches as same
-from ..spec.values import normalize as plain
+from ..runtime import construct as rt
+from ..lang import expr as E
+from ..lang.model import EventDef, Field, SpecSet, TypeSpec
+from ..lang.values import REBUILT, KnownValues
+from ..lang.values import matches as same
+from ..lang.values import normalize as plain
 
 FREE_LEN = 3  # bytes of a bytes/str whose length is free
 _BIG = 1 << 30  # `remaining` while making an example: trailing fields are present
@@ -408,7 +408,7 @@ def build_input(value):
 
 class EventExample:
     """One event type code's example: context, the value made, the bytes the generated struct
-    built, the value it parsed back, and the spans of the fields (binlog_grammar.layout)."""
+    built, the value it parsed back, and the spans of the fields (binlog_grammar.runtime.spans)."""
 
     def __init__(self, name, code, ctx, made, data, parsed, spans):
         self.names = [name]
@@ -427,7 +427,7 @@ def event_example(maker: ExampleMaker, ev: EventDef, code: int) -> EventExample:
     as built, take exactly that many bytes (EXECUTE_LOAD_QUERY_EVENT announces 26 where
     QUERY_EVENT announces 13); the first when none does."""
     from ..generated.catalog import EVENTS
-    from .. import layout
+    from ..runtime import spans as layout
 
     et = EVENTS.get(code)
     name = next(n.name for n in ev.names if n.code == code)

@@ -3,7 +3,7 @@ used, how many bytes a field takes, how its type and meaning read) and the names
 anchors."""
 from __future__ import annotations
 
-from ..spec.model import EventDef, Field, SpecSet, TypeSpec
+from ..lang.model import EventDef, Field, SpecSet, TypeSpec
 from .blocks import C, L, T, src
 
 FLAVORS = (("mysql", "MySQL"), ("mariadb", "MariaDB"))

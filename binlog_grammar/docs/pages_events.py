@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..spec.model import EventDef, SpecSet
+from ..lang.model import EventDef, SpecSet
 from . import examples as X
-from .blocks import (BR, C, FACTS, H, L, P, ROW, SRC, T, TABLE, DocsError, Page, join, src,
-                     version_rich)
-from .model import (FLAVORS, Model, event_page_id, event_title, field_anchor, flavor_name,
-                    iter_fields)
+from .blocks import (
+    BR, C, FACTS, H, L, P, ROW, SRC, T, TABLE, DocsError, Page, join, src, version_rich)
+from .model import (
+    FLAVORS, Model, event_page_id, event_title, field_anchor, flavor_name, iter_fields)
 from .pages_reference import ReferencePages
 from .tables import StructTables, ctx_rich, event_examples, hex_block, struct_section, tlv_blocks
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..spec.model import TypeSpec
-from .blocks import (C, CODE, FACTS, H, L, P, ROW, SRC, T, TABLE, DocsError, Page, join,
-                     plain_text, src, version_rich)
-from .model import (FLAVORS, event_page_id, event_title, field_anchor, flavor_name,
-                    iter_fields)
+from ..lang.model import TypeSpec
+from .blocks import (
+    C, CODE, FACTS, H, L, P, ROW, SRC, T, TABLE, DocsError, Page, join, plain_text, src, version_rich)
+from .model import FLAVORS, event_page_id, event_title, field_anchor, flavor_name, iter_fields
 from .tables import struct_section
 
 
@@ -220,7 +219,7 @@ class ReferencePages:
         size = self.m.field_fixed(td.field)
         blocks = [H(3, [C(name)], name), P(T(td.doc)),
                   FACTS([("Size", [T(f"{size} bytes")] if size is not None else [T("varies")]),
-                         ("Python value", [C(td.adapter), T(" (binlog_grammar/pyvalues.py)")]
+                         ("Python value", [C(td.adapter), T(" (binlog_grammar/runtime/values.py)")]
                           if td.adapter else None),
                          ("Source", [T(td.doc_ref)] if td.doc_ref else None),
                          ("Spec", [SRC(f"{td.file}#L{td.line}" if td.line else td.file)]),

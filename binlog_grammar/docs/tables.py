@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from .. import layout
-from .. import runtime as rt
-from ..spec.model import EventDef, Field, TypeSpec
+from ..runtime import spans as layout
+from ..runtime import construct as rt
+from ..lang.model import EventDef, Field, TypeSpec
 from . import examples as X
 from .blocks import C, FACTS, H, L, ROW, T, TABLE, DocsError, join, src, version_rich
 from .model import Model, field_anchor

@@ -28,12 +28,12 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..errors import BinlogError, ReplicationError
-from ..events import query_text
-from ..framing import scan
-from ..reader import FDE_CODE, BinlogFile, inner_events
+from ..binlog.events import query_text
+from ..binlog.framing import scan
+from ..binlog.reader import FDE_CODE, BinlogFile, inner_events
 from ..replication import position_key
-from ..rows import RowDecoder
-from ..stream import GtidSet, gtid_of, query_kind
+from ..binlog.rows import RowDecoder
+from ..binlog.stream import GtidSet, gtid_of, query_kind
 from .status import RepairError, ReplicaStatus, SqlError
 from .tables import read_table_info
 

@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..errors import ReplicationError
-from ..sqlgen import SESSION_SETTINGS, quote_ident
+from ..output.sql import SESSION_SETTINGS, quote_ident
 from .locate import Change, FailingTransaction
 from .status import Refused, RepairError
-from .tables import (TableInfo, binlog_val, exact_term, key_term, key_text, read_expr, row_text,
-                     server_val)
+from .tables import (
+    TableInfo, binlog_val, exact_term, key_term, key_text, read_expr, row_text, server_val)
 
 OPS = {"c": "insert", "u": "update", "d": "delete"}
 SESSION = (*SESSION_SETTINGS, "SET SESSION foreign_key_checks=0;")

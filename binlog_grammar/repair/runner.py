@@ -9,12 +9,11 @@ import sys
 
 from ..replication import Connection, ReplicationSource, TLSOptions
 from .apply import UndoFile, apply_plan, default_undo_path, still_repairable, wait_for_replica
-from .locate import (FailingTransaction, ReplicaSchemas, decode_transaction, find_transaction,
-                     primary_events, relay_events, relay_log_files, relay_position_agrees)
+from .locate import (
+    FailingTransaction, ReplicaSchemas, decode_transaction, find_transaction, primary_events, relay_events, relay_log_files, relay_position_agrees)
 from .plan import LazyConnection, Plan, Planner
-from .status import (ROW_CONFLICTS, Refused, RepairError, applied_gtids, first_line,
-                     parallel_appliers, read_sql_error, read_status, refusal, restart,
-                     restart_statements)
+from .status import (
+    ROW_CONFLICTS, Refused, RepairError, applied_gtids, first_line, parallel_appliers, read_sql_error, read_status, refusal, restart, restart_statements)
 
 
 def _env(var, option):

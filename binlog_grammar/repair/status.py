@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..errors import BinlogGrammarError, ReplicationError
-from ..sqlgen import quote_string
+from ..output.sql import quote_string
 
 ROW_CONFLICTS = {1032: "row not found", 1062: "duplicate key"}
 

@@ -23,8 +23,8 @@ import struct
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..pyvalues import Geometry, codec_of, errors_of
-from ..sqlgen import quote_ident, quote_string, sql_literal
+from ..runtime.values import Geometry, codec_of, errors_of
+from ..output.sql import quote_ident, quote_string, sql_literal
 
 STRING_TYPES = {"char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set",
                 "json"}

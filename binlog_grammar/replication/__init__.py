@@ -56,11 +56,12 @@ What other modules import is re-exported here.
 from __future__ import annotations
 
 from ..errors import BinlogError, ReplicationError
-from .auth import (AUTH_FIRST, Secret, caching_sha2_scramble, ed25519_sign, native_password_scramble,
-                   rsa_oaep_encrypt, rsa_password, rsa_password_plaintext, rsa_public_key)
+from .auth import (
+    AUTH_FIRST, Secret, caching_sha2_scramble, ed25519_sign, native_password_scramble, rsa_oaep_encrypt, rsa_password, rsa_password_plaintext, rsa_public_key)
 from .command import cmd_stream
 from .connection import TLS_MODES, Connection, TLSOptions, binlog_status
-from .errors import RETRYABLE_CODES, ConnectionLost, ProtocolError, ServerError, first_line, retryable
+from .errors import (
+    RETRYABLE_CODES, ConnectionLost, ProtocolError, ServerError, first_line, retryable)
 from .packets import MAX_JOINED, MAX_PAYLOAD, PacketIO, printable, spec_parse
 from .positions import MARIADB_GTID, MYSQL_GTID_PART, MariaDBGtidState, MySQLGtidSet, position_key
 from .source import BOUNDED_RECONNECT_TIMEOUT, RECONNECT_REPORT_EVERY, ReplicationSource

@@ -14,9 +14,9 @@ def cmd_stream(args) -> int:
     """binlog-grammar stream: print a server's binlog live, as `dump` prints files."""
     import sys
 
-    from .. import dump
-    from ..rows import load_schemas
-    from ..stream import Filters
+    from ..output import dump
+    from ..binlog.rows import load_schemas
+    from ..binlog.stream import Filters
 
     password = None
     if args.password_env:

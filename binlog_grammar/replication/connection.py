@@ -15,8 +15,8 @@ from .. import __version__
 from ..errors import ReplicationError
 from ..generated import enums
 from ..generated import types as T
-from .auth import AUTH_FIRST, Secret, caching_sha2_scramble, ed25519_sign, native_password_scramble, \
-    rsa_password
+from .auth import (
+    AUTH_FIRST, Secret, caching_sha2_scramble, ed25519_sign, native_password_scramble, rsa_password)
 from .errors import ConnectionLost, ProtocolError, ServerError, first_line
 from .packets import MAX_JOINED, MAX_PAYLOAD, PacketIO, packet_kind, printable, spec_parse
 

@@ -16,7 +16,7 @@ from construct import ConstructError
 from ..errors import ReplicationError
 from ..generated import enums
 from ..generated import types as T
-from ..reader import Event, FormatState, event_name, parse_event, update_state
+from ..binlog.reader import Event, FormatState, event_name, parse_event, update_state
 from .auth import Secret
 from .connection import Connection, TLSOptions, binlog_status
 from .errors import ConnectionLost, ProtocolError, first_line, retryable
@@ -409,7 +409,7 @@ class ReplicationSource:
     def _track(self, ev: Event, end: int):
         """Follow transaction boundaries: the resume point is the end of the last complete
         transaction (or of the last event outside transactions)."""
-        from ..stream import gtid_of, in_transaction, query_kind
+        from ..binlog.stream import gtid_of, in_transaction, query_kind
 
         name = ev.name
         mode = self._tx_mode

@@ -11,7 +11,7 @@ def open_replication_stream(source: ReplicationSource, filters=None, schemas=Non
     events the server's binlog files hold, no more: the ROTATE and FORMAT_DESCRIPTION events the
     server makes up for the dump (marked artificial by the source) are left out. Position
     filters do not apply (start with the source's file and pos instead)."""
-    from ..stream import Stream
+    from ..binlog.stream import Stream
 
     class ReplicationStream(Stream):
         def __init__(self):
@@ -19,8 +19,8 @@ def open_replication_stream(source: ReplicationSource, filters=None, schemas=Non
             self.source = source
 
         def _all_events(self):
-            from ..rows import RowDecoder
-            from ..stream import StreamEvent, gtid_of, with_inner
+            from ..binlog.rows import RowDecoder
+            from ..binlog.stream import StreamEvent, gtid_of, with_inner
 
             decoder = RowDecoder(self.schemas)
             current = None

@@ -59,7 +59,7 @@ the pipeline and `spark.readStream` keep the map form.
 | schema | | a JSON/YAML schema file (or inline JSON) for binlogs without full metadata: column names, signedness, charsets, members, primary key (rows.load_schemas) |
 | split_bytes | 67108864 | cut files larger than this at transaction boundaries |
 | min_partitions | 0 | lower the split size (not below 1 MiB) so the input makes about this many splits |
-| specs | | folders of extra spec files (binlog_grammar.grammar.use_specs), comma-separated |
+| specs | | folders of extra spec files (binlog_grammar.codegen.grammar.use_specs), comma-separated |
 | content | changes | `tables`: one row per distinct table definition instead (db, table, columns JSON, primary_key, full_metadata, file, file_index, pos) |
 | image_format | map | `json`: `before` and `after` as JSON object strings (see above); not with `table` |
 

@@ -18,7 +18,7 @@ _GRAMMAR = None
 
 
 def use_grammar(specs: list):
-    """Read with the project's specs plus `specs` folders (binlog_grammar.grammar), once per
+    """Read with the project's specs plus `specs` folders (binlog_grammar.codegen.grammar), once per
     Python process; a process that already read with other specs refuses."""
     global _GRAMMAR
     key = tuple(specs)
@@ -29,7 +29,7 @@ def use_grammar(specs: list):
                            "a new Spark application (or spark.python.worker.reuse=false) to "
                            "change the `specs` option")
     if key:
-        from ..grammar import use_specs
+        from ..codegen.grammar import use_specs
 
         use_specs(list(key))
     _GRAMMAR = key
@@ -175,7 +175,7 @@ class BinlogReader(DataSourceReader):
         """The map (or JSON) form, built column by column (flat key and value lists for the
         maps, one value per rows event for the fields its rows share): what Arrow converts
         fastest. The form is the schema's (a string image: image_format json)."""
-        from ..dump import ServerCharsets, with_image_forms
+        from ..output.dump import ServerCharsets, with_image_forms
         from .typed import json_text
 
         json_images = not isinstance(self.schema["before"].dataType, S.MapType)

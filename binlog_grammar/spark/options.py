@@ -67,7 +67,7 @@ class ReadOptions:
                              "with the option table they are typed structs")
 
     def filters(self):
-        from ..stream import Filters, GtidSet
+        from ..binlog.stream import Filters, GtidSet
 
         return Filters(self.start_position, self.stop_position, self.start_datetime,
                        self.stop_datetime,
@@ -82,7 +82,7 @@ class ReadOptions:
         if text.startswith("{"):
             data = json.loads(text)
         else:
-            from ..rows import load_schemas
+            from ..binlog.rows import load_schemas
 
             data = load_schemas(text)
         if not isinstance(data, dict):

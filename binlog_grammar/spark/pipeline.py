@@ -316,7 +316,7 @@ class _Job:
                 raise PipelineError(f"{p}: {e.strerror or e}") from None
         self.schema_text = None
         if args.schema:
-            from ..rows import load_schemas
+            from ..binlog.rows import load_schemas
 
             try:
                 load_schemas(args.schema)

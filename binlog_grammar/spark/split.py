@@ -37,8 +37,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Iterable, Iterator, Optional
 
 from ..errors import BinlogError
-from ..reader import (FDE_CODE, MAGIC, BinlogFile, FormatState, event_name, first_format_event,
-                      parse_event, update_state)
+from ..binlog.reader import (
+    FDE_CODE, MAGIC, BinlogFile, FormatState, event_name, first_format_event, parse_event, update_state)
 from .options import DEFAULT_SPLIT_BYTES
 
 CHUNK = 4 << 20  # bytes read at a time by the header scan
@@ -89,7 +89,7 @@ def expand_paths(items: Iterable[str]) -> list:
     """Files in reading order: a file as given, a glob's matches in binlog order, a `.index` file
     replaced by the files it lists. `file:` URIs are read as local paths. Raises BinlogError for a
     glob that matches nothing, a missing file or a folder."""
-    from ..stream import expand_inputs
+    from ..binlog.stream import expand_inputs
 
     out = []
     for item in items:
@@ -281,7 +281,7 @@ def scan_file(path: str, split_bytes: Optional[int] = None, start: Optional[int]
 
 
 def _is_begin(walker, pos, length, state, path) -> bool:
-    from ..stream import query_kind
+    from ..binlog.stream import query_kind
 
     raw = walker.event_bytes(pos, length)
     try:
@@ -292,7 +292,7 @@ def _is_begin(walker, pos, length, state, path) -> bool:
 
 
 def _gtid_at(walker, pos, state, path):
-    from ..stream import gtid_of
+    from ..binlog.stream import gtid_of
 
     hs, hl = header_struct()
     h = walker.header(pos, hl)
@@ -380,8 +380,8 @@ def split_stream(split: Split, paths: list, filters=None, verify_checksum=True, 
     plain reader gives for the same offsets of the same file over the whole input `paths` (the
     filters' positions apply to the first and the last of `paths`; `tx_seq` counts from the
     split's `tx_seq_base`)."""
-    from ..rows import RowDecoder
-    from ..stream import GTID_EVENTS, Stream, StreamEvent, gtid_of, with_inner
+    from ..binlog.rows import RowDecoder
+    from ..binlog.stream import GTID_EVENTS, Stream, StreamEvent, gtid_of, with_inner
 
     class SplitStream(Stream):
         def _all_events(self):
@@ -414,8 +414,8 @@ def table_maps(split: Split, schemas=None):
     TRANSACTION_PAYLOAD_EVENTs too. Only table maps and payload events are parsed; checksums are
     not verified (reading the changes does that)."""
     from ..generated.catalog import EVENTS
-    from ..reader import inner_events
-    from ..rows import RowDecoder
+    from ..binlog.reader import inner_events
+    from ..binlog.rows import RowDecoder
 
     decoder = RowDecoder(schemas)
     path = split.path
@@ -479,7 +479,7 @@ def table_maps(split: Split, schemas=None):
 
 
 def _inner(ev, state):
-    from ..reader import inner_events
+    from ..binlog.reader import inner_events
 
     if ev.type is not None and any(d.target == "events" for d in ev.type.decode):
         return list(inner_events(ev, state, False))

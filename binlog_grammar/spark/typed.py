@@ -1,7 +1,7 @@
 """Column values as Spark values: the two forms the `binlog` data source gives.
 
 The map form (every table, one schema): `before` and `after` are map<string,string> from column
-name to the JSON text of the value's documented JSON form (binlog_grammar.dump.json_value), written
+name to the JSON text of the value's documented JSON form (binlog_grammar.output.dump.json_value), written
 compactly. So a value keeps its type across tables: `5` is a number, `"5"` a string (DECIMAL is a
 string of its digits, so `"12.50"` keeps its scale), `null` is SQL NULL, and a column the row image
 does not hold (binlog_row_image=MINIMAL/NOBLOB) has no key at all. Spark 4 reads such text with
@@ -54,8 +54,8 @@ import json
 import math
 from typing import Any, Callable
 
-from ..dump import escape_undecoded, json_value
-from ..pyvalues import codec_of
+from ..output.dump import escape_undecoded, json_value
+from ..runtime.values import codec_of
 
 INT_TYPES = ("TINY", "SHORT", "INT24")
 STRING_TYPES = ("STRING", "VARCHAR", "VAR_STRING", "BLOB", "TINY_BLOB", "MEDIUM_BLOB", "LONG_BLOB",

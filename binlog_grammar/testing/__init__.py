@@ -6,7 +6,7 @@
   server settings (binlog_row_image, binlog_row_metadata, log_bin_compress). A drawn example is a
   `Case`: settings, a CREATE TABLE and its statements, printable and pasteable into a test.
 - `binlog_grammar.testing.differential`: runs Cases on one throwaway MariaDB server
-  (binlog_grammar.mariadb) and checks what the project decodes from the binlog it writes against
+  (binlog_grammar.testing.mariadb) and checks what the project decodes from the binlog it writes against
   the server's own SELECT, `mariadb-binlog -vv`, and a replay of the `sql` output.
 
 Importing these modules needs `hypothesis` (the `test` extra).

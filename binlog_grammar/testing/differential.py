@@ -1,6 +1,6 @@
 """Differential checks of the decoder against a real MariaDB server.
 
-`DiffServer` keeps one throwaway MariaDB (binlog_grammar.mariadb) for many examples: each `Case`
+`DiffServer` keeps one throwaway MariaDB (binlog_grammar.testing.mariadb) for many examples: each `Case`
 (binlog_grammar.testing.schema) runs in a fresh database and binlog files of its own, under the
 case's settings (set with SET GLOBAL, so the server is never restarted). `DiffServer.check(case)`
 runs it and returns a `Result`:
@@ -11,7 +11,7 @@ runs it and returns a `Result`:
    CAST(... AS CHAR) of numbers and temporal values, the index or bitmask of ENUM and SET,
    ST_SRID() and ST_AsBinary() of geometry). `expected_value` turns that text into the Python
    value the decoder's contract (README "Row changes and column values") gives.
-2. The binlog files are decoded with the Python API (binlog_grammar.stream / rows, the fast path,
+2. The binlog files are decoded with the Python API (binlog_grammar.binlog.stream / rows, the fast path,
    iter_row_changes and the construct reference path must agree exactly) and the changes of each
    statement are applied to the table as it was before the statement: a before image must find
    its row (on the columns it holds), an after image becomes the row; the result must be the table
@@ -19,7 +19,7 @@ runs it and returns a `Result`:
    the columns binlog_row_image says (`image_columns`). With binlog_row_metadata=MINIMAL the
    columns are `@1`, `@2`, ... and ENUM/SET values their index/bitmask.
 3. `binlog-grammar dump --format jsonl --rows-only`: each record's images are the JSON forms
-   (binlog_grammar.dump.json_value) of the values SELECT showed.
+   (binlog_grammar.output.dump.json_value) of the values SELECT showed.
 4. `binlog-grammar dump` (text): its `###` lines, parsed by tests/oracle.py's parser, are those
    `mariadb-binlog -vv --base64-output=decode-rows` prints, value for value and type comment for
    type comment (compressed columns' values excepted: mariadb-binlog prints their stored bytes).
@@ -162,7 +162,7 @@ def expected_value(c: ColInfo, text: str, full_metadata: bool):
             return s
         return frozenset(s.split(",")) if s else frozenset()
     if t in GEOMETRY_TYPES:
-        from binlog_grammar.rows import Geometry
+        from ..binlog.rows import Geometry
 
         srid, wkb = text.split(":", 1)
         return Geometry(int(srid), bytes.fromhex(wkb))
@@ -295,7 +295,7 @@ class DiffServer:
     """One MariaDB server for many cases: `with DiffServer() as s: result = s.check(case)`."""
 
     def __init__(self, db=None, oracle=None, basedir=None):
-        from binlog_grammar.mariadb import MariaDB
+        from .mariadb import MariaDB
 
         self.own = db is None
         # a folder of its own name: tools that tidy up binlog-grammar-mariadb-* leave it alone
@@ -464,9 +464,9 @@ def _rows(run: Run, snap, full: bool) -> list:
 
 def _decoded_changes(files, schemas=None):
     """Changes by the stream (what the CLI reads), iter_row_changes, and the construct path."""
-    from binlog_grammar.reader import BinlogFile, inner_events
-    from binlog_grammar.rows import RowDecoder, iter_row_changes
-    from binlog_grammar.stream import open_stream
+    from ..binlog.reader import BinlogFile, inner_events
+    from ..binlog.rows import RowDecoder, iter_row_changes
+    from ..binlog.stream import open_stream
 
     stream = open_stream([str(f) for f in files], schemas=schemas)
     txs = list(stream.transactions())
@@ -658,7 +658,7 @@ def _row_key(row):
 
 
 def _capture(argv) -> tuple:
-    from binlog_grammar.cli import main
+    from ..cli import main
 
     out = io.StringIO()
     err = io.StringIO()
@@ -668,7 +668,7 @@ def _capture(argv) -> tuple:
 
 
 def _check_jsonl(res, run, changes, expected_images, by_key):
-    from binlog_grammar.dump import json_value
+    from ..output.dump import json_value
 
     code, out, err = _capture(["dump", "--format", "jsonl", "--rows-only", *map(str, run.files)])
     if code != 0:
@@ -758,8 +758,8 @@ def _check_oracle(res, oracle, run):
 
 
 def _check_replay(res, server, case, run, full):
-    from binlog_grammar.sqlgen import render_sql
-    from binlog_grammar.stream import open_stream
+    from ..output.sql import render_sql
+    from ..binlog.stream import open_stream
 
     files = [str(f) for f in run.files]
     schemas = None

@@ -6,7 +6,7 @@
         pair.wait_caught_up()
         pair.replica.sql("SET sql_log_bin=0; DELETE FROM shop.items WHERE id=2")   # drift
 
-Both servers are throwaway `binlog_grammar.mariadb.MariaDB`s (temporary data directories, stopped
+Both servers are throwaway `binlog_grammar.testing.mariadb.MariaDB`s (temporary data directories, stopped
 by their pids). The replica writes its own binlog with log_slave_updates and gtid_strict_mode, as
 production replicas do, so a repair that forgets sql_log_bin=0 shows up (error 1950 on the next
 transaction). One pair is reused across many examples: `configure()` puts both servers back to an
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from ..errors import ReplicationError
-from ..mariadb import MariaDB
+from .mariadb import MariaDB
 from ..replication import Connection
 
 PASSWORD = "Rpr-pw_27q"

@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 from binlog_grammar.generated import enums  # noqa: F401
 
 # FORMAT_DESCRIPTION_EVENT (15): The first event of every binlog since MySQL 5.0 (binlog v4); announces the server version, the header length, the post-header length of every event type and the checksum algorithm.

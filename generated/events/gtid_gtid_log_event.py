@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 from binlog_grammar.generated import enums  # noqa: F401
 
 # GTID_LOG_EVENT (33), ANONYMOUS_GTID_LOG_EVENT (34): First event of every transaction since MySQL 5.6 (GTID) and 5.7.6 (anonymous). Fields were appended over the versions; a reader finds the newer ones by the bytes that remain, as MySQL itself does.

@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 from binlog_grammar.generated.types import mysql_gtid_set  # noqa: F401
 
 # PREVIOUS_GTIDS_LOG_EVENT (35): Second event of every binlog file since MySQL 5.6: the GTIDs of all transactions written to earlier files (the set a replica must already have to start reading here).

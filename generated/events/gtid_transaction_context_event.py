@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 from binlog_grammar.generated.types import mysql_gtid_set  # noqa: F401
 
 # TRANSACTION_CONTEXT_EVENT (36): Group replication only: the certification context of a transaction (the GTIDs it saw and the hashes of the rows it wrote), sent to the group before commit; written with LOG_EVENT_IGNORABLE_F.

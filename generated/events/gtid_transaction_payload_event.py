@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 from binlog_grammar.generated import enums  # noqa: F401
 
 # TRANSACTION_PAYLOAD_EVENT (40): A whole transaction (every event after its GTID event) packed into one event, compressed with zstd when binlog_transaction_compression is on (MySQL 8.0.20+). The inner events have common headers but no checksums; their log_pos is 0.

@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 from binlog_grammar.generated.types import view_change_cert_info  # noqa: F401
 
 # VIEW_CHANGE_EVENT (37): Group replication only: marks the point where a member joined or left the group and carries the certification information the new members need; written with LOG_EVENT_IGNORABLE_F.

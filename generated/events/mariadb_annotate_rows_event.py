@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 
 # ANNOTATE_ROWS_EVENT (160): The SQL text of the statement whose row events follow (binlog_annotate_row_events), MariaDB's counterpart of ROWS_QUERY_LOG_EVENT; written before the TABLE_MAP_EVENTs of the statement.
 # Source: MariaDB sql/log_event.h, Annotate_rows_log_event; sql/log_event.cc, Annotate_rows_log_event::Annotate_rows_log_event

@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 
 # BINLOG_CHECKPOINT_EVENT (161): Names the oldest binlog file that XA crash recovery still needs; later files can be purged safely only after the checkpoint moves past them. Not used by replication.
 # Source: MariaDB sql/log_event.h, Binlog_checkpoint_log_event; sql/log_event.cc, Binlog_checkpoint_log_event::Binlog_checkpoint_log_event

@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 from binlog_grammar.generated.types import mariadb_gtid  # noqa: F401
 
 # GTID_LIST_EVENT (163): Written at the start of every MariaDB binlog file (and made up for replicas): the last GTID of every (domain, server) pair in the binlogs so far, MariaDB's counterpart of PREVIOUS_GTIDS.

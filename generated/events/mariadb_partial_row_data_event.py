@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 from binlog_grammar.generated import enums  # noqa: F401
 
 # PARTIAL_ROW_DATA_EVENT (172): One fragment of a rows event too large for a replica's slave_max_allowed_packet (MariaDB 12.3+); the replica joins the chunks of a group in order and runs the original rows event.

@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 
 # START_ENCRYPTION_EVENT (164): Written right after the FORMAT_DESCRIPTION_EVENT of an encrypted binlog file (encrypt_binlog): every later event of the file is encrypted with the key and nonce it names, so it cannot be read without that key.
 # Source: MariaDB sql/log_event.h, Start_encryption_log_event; sql/log_event.cc, Start_encryption_log_event::Start_encryption_log_event

@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 from binlog_grammar.generated import enums  # noqa: F401
 from binlog_grammar.generated.types import rows_columns, rows_table_id  # noqa: F401
 

@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 from binlog_grammar.generated import enums  # noqa: F401
 from binlog_grammar.generated.types import colmeta_bit, colmeta_decimal, colmeta_fsp, colmeta_pack_length, colmeta_size, colmeta_string, colmeta_typed_array, colmeta_varchar, rows_table_id, table_map_default_charset, table_map_pk_part, table_map_str_values  # noqa: F401
 

@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 
 # APPEND_BLOCK_EVENT (9), BEGIN_LOAD_QUERY_EVENT (17): A block of the data file of a LOAD DATA INFILE statement.
 # Source: libbinlogevents/include/load_data_events.h, Append_block_event, Begin_load_query_event

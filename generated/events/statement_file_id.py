@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 
 # EXEC_LOAD_EVENT (10), DELETE_FILE_EVENT (11): An event that only names a LOAD DATA file by its id.
 # Source: libbinlogevents/include/load_data_events.h, Execute_load_event, Delete_file_event

@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 
 # HEARTBEAT_LOG_EVENT (27): Sent by the source on an idle replication connection (never written to a file); names the file it reads, the position is the header's log_pos.
 # Source: libbinlogevents/include/control_events.h, Heartbeat_event; MariaDB sql/sql_repl.cc, send_heartbeat_event

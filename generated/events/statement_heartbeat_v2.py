@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 from binlog_grammar.generated import enums  # noqa: F401
 
 # HEARTBEAT_LOG_EVENT_V2 (41): Heartbeat of a MySQL 8.0.26+ source on an idle replication connection, with a 64-bit position.

@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 from binlog_grammar.generated import enums  # noqa: F401
 
 # INTVAR_EVENT (5): Value of LAST_INSERT_ID() or of the next AUTO_INCREMENT value for the QUERY_EVENT that follows.

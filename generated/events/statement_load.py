@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 from binlog_grammar.generated.types import load_field_name, load_file_name_nul, load_file_name_to_end, load_sql_ex_new, load_sql_ex_old  # noqa: F401
 
 # LOAD_EVENT (6), NEW_LOAD_EVENT (12), CREATE_FILE_EVENT (8): A LOAD DATA INFILE statement of the old protocol, described field by field.

@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 
 # RAND_EVENT (13): Seeds of the random generator for RAND() in the QUERY_EVENT that follows.
 # Source: libbinlogevents/include/statement_events.h, Rand_event

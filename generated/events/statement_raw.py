@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 
 # UNKNOWN_EVENT (0), IGNORABLE_LOG_EVENT (28): An event whose data is kept as raw bytes.
 # Source: libbinlogevents/include/binlog_event.h, UNKNOWN_EVENT; libbinlogevents/include/control_events.h, Ignorable_event

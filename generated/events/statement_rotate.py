@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 
 # ROTATE_EVENT (4): The server closed this binlog file and continues in the next one (also sent first, as a fake event, by a replication stream).
 # Source: libbinlogevents/include/control_events.h, Rotate_event; libbinlogevents/src/control_events.cpp, Rotate_event::Rotate_event

@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 
 # ROWS_QUERY_LOG_EVENT (29): Text of the statement behind the row events that follow (binlog_rows_query_log_events=ON); informational.
 # Source: libbinlogevents/include/rows_event.h, Rows_query_event; libbinlogevents/src/rows_event.cpp, Rows_query_event::Rows_query_event

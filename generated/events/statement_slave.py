@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 
 # SLAVE_EVENT (7): Reserved for a replica to record its source's position; declared since 3.23 but never written by any server.
 # Source: sql/log_event.cc (MySQL 5.0), Slave_log_event::init_from_mem / write_data

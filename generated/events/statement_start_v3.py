@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 
 # START_EVENT_V3 (1): First event of a binlog v1 (3.23) or v3 (4.0, 4.1) file; binlog v4 replaced it with FORMAT_DESCRIPTION_EVENT.
 # Source: libbinlogevents/include/control_events.h, Start_event_v3

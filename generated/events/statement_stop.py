@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 
 # STOP_EVENT (3): The server shut down; nothing follows in this file.
 # Source: libbinlogevents/include/control_events.h, Stop_event

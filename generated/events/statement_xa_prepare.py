@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 
 # XA_PREPARE_LOG_EVENT (38): XA PREPARE (or XA COMMIT ... ONE PHASE) of an XA transaction; ends its event group.
 # Source: libbinlogevents/include/control_events.h, XA_prepare_event; MariaDB sql/log_event.h, XA_prepare_log_event

@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 
 # XID_EVENT (16): Commit of a transaction on a transactional engine; ends the event group.
 # Source: libbinlogevents/include/control_events.h, Xid_event; libbinlogevents/src/control_events.cpp, Xid_event::Xid_event

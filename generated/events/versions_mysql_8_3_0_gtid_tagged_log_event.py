@@ -3,7 +3,7 @@
 
 from construct import *  # noqa: F401,F403
 
-from binlog_grammar import runtime as rt  # noqa: F401
+from binlog_grammar.runtime import construct as rt  # noqa: F401
 from binlog_grammar.generated import enums  # noqa: F401
 
 # GTID_TAGGED_LOG_EVENT (42): GTID_LOG_EVENT for a transaction whose GTID has a tag (UUID:tag:gno), written by MySQL 8.3+. The event data is one message of MySQL's serialization library: a format version, the size of the whole message, the last field id a reader must know, then (field id, value) pairs in ascending id order; optional fields are left out, and fields a reader does not know are skipped to the end of the message.

@@ -6,8 +6,8 @@ import zlib
 
 from construct import ConstructError
 
-from . import runtime as rt
-from .errors import EventFormatError
+from ..runtime import construct as rt
+from ..errors import EventFormatError
 
 
 class Decode:

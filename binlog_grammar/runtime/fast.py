@@ -6,8 +6,8 @@ import struct
 
 from .decimal import decimal_size, decode_decimal
 from .jsonb import JsonBinaryError, decode_json_binary
-from .pyvalues import ADAPTERS, codec_of
-from .runtime import Bits, sv_sint_of, sv_uint_size, sv_uint_value
+from .values import ADAPTERS, codec_of
+from .construct import Bits, sv_sint_of, sv_uint_size, sv_uint_value
 
 
 class FastPathError(ValueError):

@@ -1,6 +1,6 @@
 """`binlog-grammar dump --hexdump`: mysqlbinlog's hex view with every byte run labelled by its spec field.
 
-    from binlog_grammar.hexdump import render
+    from binlog_grammar.output.hexdump import render
     for se in open_stream(["mariadb-bin.000001"]).events():
         print(render(se))
 
@@ -17,7 +17,7 @@ labelled `(cont.)`. OFFSET is the file offset (8 hex digits); for an event from 
 TRANSACTION_PAYLOAD_EVENT, and for the sections after an event that show decompressed bytes, it
 is `+` and the offset in the decompressed data.
 
-Nothing here knows a layout: the labels are the spans binlog_grammar.layout records while the
+Nothing here knows a layout: the labels are the spans binlog_grammar.runtime.spans records while the
 generated structs parse the event, and for rows the spans of the spec type `row_images` parsed with
 the table's columns (the same context rows.RowDecoder.changes builds). Bytes that do not parse
 (an event type no spec describes, damaged bytes) are dumped all the same, labelled `unparsed`
@@ -39,13 +39,13 @@ from typing import Any, Optional
 
 from construct import ConstructError
 
-from . import layout
-from . import runtime as rt
-from .events import decompress, format_construct_error
-from .errors import plain_reason
-from .generated import types as T
-from .generated.catalog import EVENTS
-from .reader import CHECKSUM_LEN, FormatState, crc_of, event_name
+from ..runtime import spans as layout
+from ..runtime import construct as rt
+from ..binlog.events import decompress, format_construct_error
+from ..errors import plain_reason
+from ..generated import types as T
+from ..generated.catalog import EVENTS
+from ..binlog.reader import CHECKSUM_LEN, FormatState, crc_of, event_name
 
 __all__ = ["render", "render_bytes", "event_runs", "dump_lines", "fmt_value", "fmt_cell", "Run",
            "BYTES_PER_LINE", "VALUE_LIMIT", "CONT"]
@@ -377,7 +377,7 @@ def _dump_event(raw: bytes, ctx: dict, crc_len: int, *, table=None, tables=None,
     d.runs = runs
     if et is not None and et.name == "TABLE_MAP_EVENT" and d.value is not None and tables is not None:
         try:
-            from .rows import table_from_event
+            from ..binlog.rows import table_from_event
 
             t = table_from_event(d.value, server=ctx.get("server"))
             tables[t.table_id] = t

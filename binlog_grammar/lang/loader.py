@@ -16,8 +16,8 @@ import yaml
 
 from ..errors import SpecError
 from . import expr as E
-from .model import (ContextDef, EnumDef, EventDef, EventName, Field, SetDef, SetEntry, SpecSet,
-                    TypeDef, TypeSpec)
+from .model import (
+    ContextDef, EnumDef, EventDef, EventName, Field, SetDef, SetEntry, SpecSet, TypeDef, TypeSpec)
 
 INT_RE = re.compile(r"^(u|s)(8|16|24|32|40|48|56|64)(le|be)?$")
 FLOAT_RE = re.compile(r"^f(32|64)(le|be)$")
@@ -523,7 +523,7 @@ class _Builder:
                         line=line)
         adapter = body.get("as")
         if adapter is not None:
-            from ..pyvalues import ADAPTERS
+            from ..runtime.values import ADAPTERS
 
             if adapter not in ADAPTERS:
                 raise SpecError(f"type {name!r}: unknown value adapter as: {adapter!r} (known: "

@@ -71,7 +71,7 @@ class TypeDef:
     line: int
     field: Field  # its type and modifiers (id == name)
     doc_ref: str = ""
-    adapter: Optional[str] = None  # `as:` the Python value adapter (binlog_grammar.pyvalues)
+    adapter: Optional[str] = None  # `as:` the Python value adapter (binlog_grammar.runtime.values)
 
 
 @dataclass

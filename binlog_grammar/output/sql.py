@@ -43,7 +43,7 @@ Column values become literals with `sql_literal(value, col)`:
 | str (strings, ENUM member) | quoted, with `\\\\ \\' \\0 \\n \\r \\Z` escapes; a str holding bytes its charset cannot decode (surrogate escapes) as `_charset X'..'` of its bytes |
 | bytes (binary strings) | `X'..'`; empty bytes `''` |
 | frozenset (SET) | the members, comma-separated in the column's member order, quoted: `'a,c'`, `''` |
-| JSON document (MySQL JSON column) | its JSON text quoted (`binlog_grammar.jsonb.json_text`); compared in a WHERE as `CAST(... AS JSON)` |
+| JSON document (MySQL JSON column) | its JSON text quoted (`binlog_grammar.runtime.jsonb.json_text`); compared in a WHERE as `CAST(... AS JSON)` |
 | PartialJson (a partial JSON update without the before value) | `JSON_REPLACE/JSON_INSERT/JSON_REMOVE` calls on the column |
 | Geometry | `ST_GeomFromWKB(X'..', srid)` |
 | list of float (MySQL VECTOR) | `STRING_TO_VECTOR('[..]')` |
@@ -88,10 +88,10 @@ import re
 import struct
 from typing import Iterable, Iterator, Optional
 
-from .errors import BinlogError
-from .generated import enums
-from .pyvalues import Geometry, codec_of, errors_of
-from .rows import PartialJson
+from ..errors import BinlogError
+from ..generated import enums
+from ..runtime.values import Geometry, codec_of, errors_of
+from ..binlog.rows import PartialJson
 
 __all__ = ["sql_literal", "render_sql", "SqlGenError", "quote_ident", "quote_string",
            "SESSION_SETTINGS"]
@@ -185,14 +185,14 @@ def _set_text(members, col) -> str:
 
 
 def _json_literal(doc) -> str:
-    from .jsonb import json_text
+    from ..runtime.jsonb import json_text
 
     return quote_string(json_text(doc))
 
 
 def _partial_json(value, col) -> str:
     """JSON_REPLACE / JSON_INSERT / JSON_REMOVE calls that apply the diffs to the stored value."""
-    from .jsonb import json_text
+    from ..runtime.jsonb import json_text
 
     name = col.get("name") if col is not None else None
     if not name:
@@ -415,7 +415,7 @@ class _Rendering:
 
 def _query_text(ev) -> Optional[str]:
     """The statement of a QUERY_EVENT (inflated for MariaDB's QUERY_COMPRESSED_EVENT)."""
-    from .events import query_text
+    from ..binlog.events import query_text
 
     if ev.type is None or not hasattr(ev.data, "get") or ev.data.get("query") is None:
         return None

@@ -3,7 +3,7 @@
 Text: each event as `# at POS` and a header line (`#YYMMDD hh:mm:ss server id N  end_log_pos M
 CRC32 0x...  Type ...`), statements as SQL, and row changes as `### INSERT INTO ...` / `### SET` /
 `###   @1=value /* TYPE meta=... */` exactly as `mariadb-binlog -vv --base64-output=decode-rows`
-prints them (binlog_grammar.textfmt). A rows event whose rows are not decoded (see "Rows not
+prints them (binlog_grammar.output.text). A rows event whose rows are not decoded (see "Rows not
 decoded" below) is followed by `# rows not decoded: REASON` and its row-image bytes in hex,
 `#   OFFSET  xx xx ...`, 32 bytes a line.
 
@@ -50,7 +50,7 @@ a number; GEOMETRY as {"srid": N, "wkb": base64}; NULL as null.
 | CHAR, VARCHAR, TEXT with a known charset (metadata or --schema) | the text |
 | CHAR, VARCHAR, TEXT, BLOB without charset metadata (MySQL before 8.0.1, MariaDB before 10.5, no --schema) | the text in the server's character set: the default database's (Q_CHARSET_DATABASE_CODE) when a QUERY_EVENT of that database gave it, else collation_server of the last QUERY_EVENT before the rows event in that file (the Q_CHARSET_CODE status variable every statement, BEGIN included, carries), else UTF-8; a character set Python has no codec for reads as UTF-8 |
 | BINARY, VARBINARY, BLOB known to be binary | base64 |
-| JSON (MySQL binary JSON) | a JSON string holding the document's text as MySQL prints it (Json_wrapper::to_string, binlog_grammar.jsonb.json_text): `"{\"a\": 1.50, \"d\": \"2024-01-02\"}"`; DECIMAL members as their digits, DATE/TIME/DATETIME members as quoted text, other opaque members as "base64:typeNN:..." — the form Debezium gives a JSON column (a string with the schema name io.debezium.data.Json: debezium.io blog, 2016-10-19, "Support for MySQL JSON type coming soon") |
+| JSON (MySQL binary JSON) | a JSON string holding the document's text as MySQL prints it (Json_wrapper::to_string, binlog_grammar.runtime.jsonb.json_text): `"{\"a\": 1.50, \"d\": \"2024-01-02\"}"`; DECIMAL members as their digits, DATE/TIME/DATETIME members as quoted text, other opaque members as "base64:typeNN:..." — the form Debezium gives a JSON column (a string with the schema name io.debezium.data.Json: debezium.io blog, 2016-10-19, "Support for MySQL JSON type coming soon") |
 | JSON, partial update without its before value | {"json_diffs": [{"op": "REPLACE"/"INSERT"/"REMOVE", "path": "$.a", "value": JSON text string, null for REMOVE}]} |
 """
 from __future__ import annotations
@@ -62,9 +62,9 @@ import json
 import math
 from typing import Any, Optional
 
-from .generated import enums
-from .pyvalues import CHARSET_CODECS, Geometry, codec_of, errors_of
-from .textfmt import vv_type, vv_value
+from ..generated import enums
+from ..runtime.values import CHARSET_CODECS, Geometry, codec_of, errors_of
+from .text import vv_type, vv_value
 
 _CODE = {name: code for code, name in enums.COLUMN_TYPE.items()}
 _JSON_TYPE = _CODE["JSON"]
@@ -126,7 +126,7 @@ def _time_text(td: dt.timedelta) -> str:
 
 def _json_document(doc) -> str:
     """A JSON column's value: its text as MySQL prints it."""
-    from .jsonb import json_text
+    from ..runtime.jsonb import json_text
 
     return json_text(doc)
 
@@ -385,7 +385,7 @@ def _statement_text(ev, out: dict) -> None:
     q = data.get("query")
     for dec in getattr(ev.type, "decode", ()) or ():
         if dec.field == "query" and dec.applies(data):
-            from .events import decompress
+            from ..binlog.events import decompress
 
             try:
                 q = decompress(dec.codec, bytes(q))

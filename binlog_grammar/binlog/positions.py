@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .errors import BinlogError, BinlogGrammarError
+from ..errors import BinlogError, BinlogGrammarError
 
 # the readers are imported where they are used: the CLI parses positions (parse_position) while
 # it builds its options, before any generated module may be read
@@ -129,7 +129,7 @@ def _check_boundary(path: str, pos: int, option: str) -> Optional[str]:
     """Refuse an offset past the end of the file; a warning for one inside an event (or inside
     the magic number), None for an event boundary."""
     from .framing import scan
-    from .generated import enums
+    from ..generated import enums
     if pos <= MAGIC_END:
         return None if pos in (0, MAGIC_END) else \
             f"{option} {pos} is inside the magic number of {path}: events begin at {MAGIC_END}"
@@ -157,7 +157,7 @@ def _on_primary(paths, p: Position, option):
     position `p`: the primary's binlog file names come from the ROTATE events the primary wrote
     (their server id is not that of the file's own FORMAT_DESCRIPTION_EVENT)."""
     from .reader import BinlogFile
-    from .replication import position_key
+    from ..replication import position_key
     target = position_key(os.path.basename(p.file), p.pos)
     named = set()
     source = None

@@ -12,7 +12,7 @@ import re
 from construct import (Adapter, Construct, Container, ExplicitError, ListContainer, SizeofError,
                        StreamError, stream_read, stream_tell, stream_write)
 
-from .spec.expr import Version, version_compare
+from ..lang.expr import Version, version_compare
 
 __all__ = [
     "Version", "vcmp", "version", "remaining", "ctx", "length", "popcount", "tlv_value", "sizeof",
@@ -82,7 +82,7 @@ def set_members(entries, server) -> frozenset:
 
 def server_version(text: str) -> Version:
     """`mysql-8.4.0`, `mariadb-10.11.6`, or a server's own version string (`10.11.6-MariaDB`)."""
-    from .spec.expr import parse_version_literal
+    from ..lang.expr import parse_version_literal
 
     if text.startswith(("mysql-", "mariadb-")):
         try:
@@ -732,7 +732,7 @@ class As(Adapter):
     """A spec type with `as: NAME`: the struct's fields <-> the Python value (pyvalues.ADAPTERS)."""
 
     def __init__(self, subcon, name):
-        from .pyvalues import ADAPTERS
+        from .values import ADAPTERS
 
         super().__init__(subcon)
         self.name = name
@@ -786,10 +786,10 @@ class _Algorithm(Construct):
 
 
 def DecimalBin(precision, scale):
-    """Type `decimal`: MySQL's packed DECIMAL digits (binlog_grammar.decimal)."""
+    """Type `decimal`: MySQL's packed DECIMAL digits (binlog_grammar.runtime.decimal)."""
     return _Algorithm(".decimal", "DecimalBin", precision, scale)
 
 
 def JsonBinary():
-    """Type `json_binary`: MySQL's binary JSON document, the whole enclosing region (binlog_grammar.jsonb)."""
+    """Type `json_binary`: MySQL's binary JSON document, the whole enclosing region (binlog_grammar.runtime.jsonb)."""
     return _Algorithm(".jsonb", "JsonBinary")

@@ -16,13 +16,13 @@ from typing import Any, Optional
 
 from construct import ConstructError, Container
 
-from . import runtime as rt
-from .errors import BinlogError, ChecksumError, EventFormatError, TruncatedError, plain_reason
+from ..runtime import construct as rt
+from ..errors import BinlogError, ChecksumError, EventFormatError, TruncatedError, plain_reason
 from .events import EventType, decompress, parse_error
-from .fastrt import FAST_ERRORS
-from .generated import fast as F
-from .generated import types as T
-from .generated.catalog import EVENTS
+from ..runtime.fast import FAST_ERRORS
+from ..generated import fast as F
+from ..generated import types as T
+from ..generated.catalog import EVENTS
 
 FDE_CODE = next(c for c, e in EVENTS.items() if e.name == "FORMAT_DESCRIPTION_EVENT")
 START_V3_CODE = next((c for c, e in EVENTS.items() if e.name == "START_EVENT_V3"), None)

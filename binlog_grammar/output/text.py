@@ -5,7 +5,7 @@ mariadb-binlog prints each column of a row image as
     ###   @3='Paris' /* VARSTRING(30) meta=30 nullable=1 is_null=0 */
 
 `vv_value(value, col)` gives the text after `@N=` (here `'Paris'`) from the Python value that
-`binlog_grammar.rows` decoded, and `vv_type(col, is_null)` the text inside the comment (here
+`binlog_grammar.binlog.rows` decoded, and `vv_type(col, is_null)` the text inside the comment (here
 `VARSTRING(30) meta=30 nullable=1 is_null=0`). `col` is the `rows.Column` of the value.
 
 mariadb-binlog prints from the bytes alone: it ignores the signedness, charset and ENUM/SET member
@@ -61,8 +61,8 @@ import re
 import struct
 from typing import Any
 
-from .generated import enums
-from .pyvalues import Geometry, Text
+from ..generated import enums
+from ..runtime.values import Geometry, Text
 
 __all__ = ["vv_value", "vv_type", "vv_meta", "quote_bytes", "value_bytes"]
 
@@ -290,8 +290,8 @@ def _bits(data: bytes, nbits: int) -> str:
 
 
 def _json_text(value) -> str:
-    """A JSON document as MySQL writes its text (binlog_grammar.jsonb.json_text)."""
-    from .jsonb import json_text
+    """A JSON document as MySQL writes its text (binlog_grammar.runtime.jsonb.json_text)."""
+    from ..runtime.jsonb import json_text
 
     return json_text(value)
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 
-from .spec import expr as E
-from .spec.model import Field, SpecSet, TypeSpec
+from ..lang import expr as E
+from ..lang.model import Field, SpecSet, TypeSpec
 
 ROOT = "row_images"
 FIXED = ["common_header"]  # structs of fixed-width integers: a struct format per context
@@ -503,9 +503,9 @@ class _Gen:
             '"""Plain-Python readers of event data and row images, generated from the same specs as',
             'types.py and the event modules."""',
             "import struct", "",
-            "from binlog_grammar import runtime as rt  # noqa: F401",
+            "from binlog_grammar.runtime import construct as rt  # noqa: F401",
             "from binlog_grammar.generated import enums  # noqa: F401",
-            "from binlog_grammar.fastrt import (_ADAPT, _Bad, _Count, _Empty, _Left, _NoCase, _NoTerm, _Rec,  # noqa: F401",
+            "from binlog_grammar.runtime.fast import (_ADAPT, _Bad, _Count, _Empty, _Left, _NoCase, _NoTerm, _Rec,  # noqa: F401",
             "                                   _Short, _bitmap, _decimal, _json, _meta, _metaf, _packed,",
             "                                   _svsint, _svuint)", "",
             fmts, "", "CACHED = 4096  # values kept per enum or flags set",

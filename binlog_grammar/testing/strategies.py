@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from . import runtime as rt
-from .spec import expr as E
-from .spec.model import EventDef, Field, SpecSet, TypeSpec
-from .spec.values import REBUILT, KnownValues, RebuiltInt, matches, normalize  # noqa: F401
+from ..runtime import construct as rt
+from ..lang import expr as E
+from ..lang.model import EventDef, Field, SpecSet, TypeSpec
+from ..lang.values import REBUILT, KnownValues, RebuiltInt, matches, normalize  # noqa: F401
 
 
 MAX_FREE = 24  # longest free-length bytes/str/arrays drawn
@@ -315,14 +315,14 @@ def type_values(draw, specs: SpecSet, type_name: str, ctx: dict):
 # types with `as:` from the Python domain of their adapter, `decimal` and `json_binary` from theirs.
 
 def _parsed_meta(name, raw):
-    from .generated import types as T
+    from ..generated import types as T
 
     return getattr(T, name).parse(getattr(T, name).build(raw))
 
 
 def _meta_strategy(code_name):
     """(type code, raw metadata) for a column of this real type, in the domain servers write."""
-    from .generated import enums
+    from ..generated import enums
 
     code = {n: c for c, n in enums.COLUMN_TYPE.items()}
     string = st.integers(1, 1020).map(
@@ -368,8 +368,8 @@ ROW_COLUMN_TYPES = ["TINY", "SHORT", "INT24", "LONG", "LONGLONG", "FLOAT", "DOUB
 @st.composite
 def columns_strategy(draw, max_columns=8):
     """A random table: a list of rows.Column with type, metadata, signedness and charset."""
-    from .generated import enums
-    from .rows import Column
+    from ..generated import enums
+    from ..binlog.rows import Column
 
     out = []
     json_i = 0
@@ -429,7 +429,7 @@ def _adapter_value(adapter, col):
     if adapter in ("text", "compressed_text"):
         limit = _max_bytes(col)
         if col.charset in (None, "binary"):
-            from .pyvalues import _binary_char_length
+            from ..runtime.values import _binary_char_length
 
             pad_to = _binary_char_length(col)
             if pad_to is not None:  # BINARY(n): the value is n bytes, logged without trailing 0x00
@@ -454,14 +454,14 @@ def _adapter_value(adapter, col):
     if adapter == "vector":
         return st.lists(st.floats(width=32, allow_nan=False), max_size=6)
     if adapter == "geometry":
-        from .pyvalues import Geometry
+        from ..runtime.values import Geometry
 
         return st.builds(Geometry, st.integers(0, 2**32 - 1), st.binary(max_size=30))
     raise AssertionError(adapter)
 
 
 def _FSP_TYPES():
-    from .rows import column_class
+    from ..binlog.rows import column_class
 
     return column_class("fsp_columns")
 
@@ -478,7 +478,7 @@ def _max_bytes(col):
 
 
 def json_values(max_leaves=12):
-    """JSON documents as binlog_grammar.jsonb maps them to Python."""
+    """JSON documents as binlog_grammar.runtime.jsonb maps them to Python."""
     scalar = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1),
                        st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=10))
     return st.recursive(scalar, lambda inner: st.one_of(

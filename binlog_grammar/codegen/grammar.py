@@ -22,8 +22,8 @@ def cache_root() -> Path:
 def use_specs(dirs, specs_root=None) -> Path:
     """Compile the project's specs plus `dirs` and make `binlog_grammar.generated` load from the
     result. Returns the folder of the generated modules."""
-    from . import compiler
-    from .spec.loader import default_specs_dir, load_specs
+    from . import construct as compiler
+    from ..lang.loader import default_specs_dir, load_specs
 
     root = Path(specs_root) if specs_root else default_specs_dir()
     specs = load_specs(root, [Path(d) for d in dirs])

@@ -21,7 +21,7 @@ The mapping (also in README.md, "Column values"):
 | json | doc | the document: dict, list, str, int, float, bool, None, Decimal, date/time values |
 | vector | dims | list of float |
 
-`col` is the column being decoded (binlog_grammar.rows.Column): its charset, fractional-seconds
+`col` is the column being decoded (binlog_grammar.binlog.rows.Column): its charset, fractional-seconds
 precision and ENUM/SET members come from the TABLE_MAP metadata or a user-supplied schema.
 """
 from __future__ import annotations

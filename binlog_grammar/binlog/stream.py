@@ -19,10 +19,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
-from . import runtime as rt
-from .errors import BinlogError, EventFormatError, UndecodableRowsError
+from ..runtime import construct as rt
+from ..errors import BinlogError, EventFormatError, UndecodableRowsError
 from .events import query_text
-from .generated.catalog import EVENTS
+from ..generated.catalog import EVENTS
 from .reader import BinlogFile, inner_events_or_damage
 from .rows import RowDecoder, Table
 

@@ -21,17 +21,17 @@ from typing import Any, NamedTuple, Optional
 
 from construct import ConstructError, Container
 
-from .errors import EventFormatError, UndecodableRowsError
+from ..errors import EventFormatError, UndecodableRowsError
 from .events import decompress, format_construct_error
-from .fastrt import FAST_ERRORS
-from .generated import enums
-from .generated import fast as F
-from .generated import sets as S
-from .generated import types as T
-from .pyvalues import Geometry  # noqa: F401  (re-exported: the Python value of spatial columns)
-from .pyvalues import codec_of, errors_of
+from ..runtime.fast import FAST_ERRORS
+from ..generated import enums
+from ..generated import fast as F
+from ..generated import sets as S
+from ..generated import types as T
+from ..runtime.values import Geometry
+from ..runtime.values import codec_of, errors_of
 from .reader import BinlogFile, inner_events
-from .runtime import set_members
+from ..runtime.construct import set_members
 
 TYPE = {name: code for code, name in enums.COLUMN_TYPE.items()}
 COLLATIONS = getattr(enums, "COLLATION", {})
@@ -267,7 +267,7 @@ def parse_row_images(data: bytes, ctx: dict, fast: bool = True, table: Optional[
 
 
 def _specialised(table: "Table", ctx: dict, form: str = "parsed"):
-    from .fasttable import reader
+    from ..codegen.table import reader
 
     return reader(ctx["columns"], ctx["images"], ctx.get("type_code"), ctx["json_columns"],
                   table.readers, form)
@@ -415,7 +415,7 @@ def _apply_partial_json(t: Table, img, before, after, ev) -> dict:
     """Replace JSON diff lists in an after image by the value they make from the before image."""
     if img.partial_bits is None:
         return {}
-    from .jsonb import apply_json_diff
+    from ..runtime.jsonb import apply_json_diff
 
     diffs = {}
     for c in t.columns:

@@ -16,9 +16,9 @@ from __future__ import annotations
 import itertools
 import struct
 
-from . import runtime as rt
-from .spec import expr as E
-from .spec.model import Field, TypeSpec
+from ..runtime import construct as rt
+from ..lang import expr as E
+from ..lang.model import Field, TypeSpec
 
 UNROLL = 1024  # arrays of a known length up to this are unrolled
 
@@ -43,7 +43,7 @@ class _Spec:
         self.consts = []
         self.n = itertools.count()
         self.lines = []
-        from .fastrt import _ADAPT
+        from ..runtime.fast import _ADAPT
 
         self._adapters = _ADAPT  # adapters whose refusals are FastPathError (fastrt._Checked)
         self.items = {}  # list variable of an unrolled array -> the code of each element
@@ -459,7 +459,7 @@ _SPECS = []
 
 def _specs():
     if not _SPECS:
-        from .spec.loader import load_specs
+        from ..lang.loader import load_specs
 
         _SPECS.append(load_specs())
     return _SPECS[0]
@@ -504,9 +504,9 @@ def reader(columns, images, type_code, json_columns, cache=None, form="parsed"):
     ret = result if gen.images else f"_Rec({{{top.type.fields[0].id!r}: {result}}})"
     src = "\n".join(["def read(buf, ctx, K=K):", "    pos, end = 0, len(buf)", *body,
                      f"    return {ret}", ""])
-    from . import fastrt
-    from .generated import enums
-    from .generated import fast as F
+    from ..runtime import fast as fastrt
+    from ..generated import enums
+    from ..generated import fast as F
 
     env = {"rt": rt, "enums": enums, "F": F, "K": gen.consts,
            **{n: getattr(fastrt, n) for n in ("_ADAPT", "_Bad", "_Empty", "_Left", "_NoCase", "_Rec",

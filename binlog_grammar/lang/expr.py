@@ -500,7 +500,7 @@ class Env:
 
 
 def evaluate(node, env: Env, enums, underscore=None):
-    from .. import runtime as rt
+    from ..runtime import construct as rt
 
     def ev(n):
         return evaluate(n, env, enums, underscore)

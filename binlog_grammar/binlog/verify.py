@@ -1,7 +1,7 @@
 """`verify`: parse every event, rebuild it from the parsed value, check CRC32s."""
 from __future__ import annotations
 
-from .errors import BinlogError, ChecksumError, plain_reason
+from ..errors import BinlogError, ChecksumError, plain_reason
 from .reader import BinlogFile, inner_events, rebuild_event
 
 

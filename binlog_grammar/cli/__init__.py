@@ -14,15 +14,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .errors import BinlogGrammarError, SpecError
+from ..errors import BinlogGrammarError, SpecError
 
 
 def _cmd_generate(args) -> int:
-    from .compiler import generate
+    from ..codegen.construct import generate, generated_dir
 
     out = Path(args.output) if args.output else None
     if args.check:
-        target = out or Path(__file__).resolve().parent.parent / "generated"
+        target = out or generated_dir()
         with tempfile.TemporaryDirectory() as tmp:
             generate(args.specs, Path(tmp), args.extra_specs)
             diff = _tree_diff(Path(tmp), target)
@@ -50,8 +50,8 @@ def _tree_diff(a: Path, b: Path) -> list:
 def _cmd_docs(args) -> int:
     import time
 
-    from . import docs
-    from .spec.loader import load_specs
+    from .. import docs
+    from ..lang.loader import load_specs
 
     started = time.monotonic()
     specs = load_specs(args.specs)
@@ -75,8 +75,8 @@ def _cmd_docs(args) -> int:
 
 
 def _cmd_verify(args) -> int:
-    from .stream import expand_inputs
-    from .verify import verify_file
+    from ..binlog.stream import expand_inputs
+    from ..binlog.verify import verify_file
 
     ok = True
     for path in [p for f in args.files for p in (expand_inputs([f]) if f.endswith(".index") else [f])]:
@@ -140,7 +140,7 @@ def _datetime(text):
 
 
 def _gtid_set(text):
-    from .stream import GtidSet
+    from ..binlog.stream import GtidSet
 
     try:
         gs = GtidSet(text)
@@ -166,7 +166,8 @@ def _check_intervals(text, intervals, mysql):
 
 def _gtid_position(text):
     """stream --gtid: MariaDB `domain-server-seq,...` or a MySQL GTID set `uuid[:tag]:1-5:7,...`."""
-    from .replication import MARIADB_GTID as _MARIADB_GTID, MYSQL_GTID_PART as _MYSQL_GTID_PART, MariaDBGtidState, MySQLGtidSet
+    from ..replication import (
+        MARIADB_GTID as _MARIADB_GTID, MYSQL_GTID_PART as _MYSQL_GTID_PART, MariaDBGtidState, MySQLGtidSet)
 
     parts = [p for p in text.replace("\n", ",").split(",") if p.strip()]
     try:
@@ -278,7 +279,7 @@ def _schema_problem(data):
 
 
 def _server_version(text):
-    from .runtime import server_version
+    from ..runtime.construct import server_version
 
     try:
         server_version(text)
@@ -288,8 +289,8 @@ def _server_version(text):
 
 
 def _position(text):
-    """--start-position, --stop-position: N or FILE:N (binlog_grammar.positions)."""
-    from .positions import parse_position
+    """--start-position, --stop-position: N or FILE:N (binlog_grammar.binlog.positions)."""
+    from ..binlog.positions import parse_position
 
     if re.fullmatch(r"\s*-\d+\s*", text):
         raise argparse.ArgumentTypeError(f"a position is 0 or more, not {int(text)}")
@@ -331,8 +332,8 @@ def _add_reading_options(p):
 
 
 def _open(args):
-    from .rows import load_schemas
-    from .stream import Filters, open_stream
+    from ..binlog.rows import load_schemas
+    from ..binlog.stream import Filters, open_stream
 
     where = getattr(args, "positions", None)  # resolved by _contradictions
     if where is not None:
@@ -383,13 +384,13 @@ def _stdout():
 
 
 def _cmd_dump(args) -> int:
-    from . import dump
+    from ..output import dump
 
     stream, progress = _open(args)
     out = _stdout()
     try:
         if args.hexdump:
-            from .hexdump import render
+            from ..output.hexdump import render
 
             for se in stream.events():
                 out.write(render(se) + "\n")
@@ -409,7 +410,7 @@ def _cmd_dump(args) -> int:
 
 
 def _cmd_stats(args) -> int:
-    from .stats import Stats
+    from ..output.stats import Stats
 
     stream, progress = _open(args)
     st = Stats(top=args.top)
@@ -427,7 +428,7 @@ def _cmd_stats(args) -> int:
 
 
 def _cmd_sql(args, flashback=False) -> int:
-    from .sqlgen import render_sql
+    from ..output.sql import render_sql
 
     stream, progress = _open(args)
     refused = []  # transactions written as comments: the script says why, stderr how many
@@ -455,7 +456,7 @@ def _cmd_sql(args, flashback=False) -> int:
 
 
 def _cmd_pipeline(args) -> int:
-    from .spark.pipeline import run_pipeline
+    from ..spark.pipeline import run_pipeline
 
     return run_pipeline(args)
 
@@ -465,7 +466,7 @@ def _add_stream_command(sub):
     files (binlog_grammar.replication)."""
 
     def run(args):
-        from .replication import cmd_stream
+        from ..replication import cmd_stream
 
         return cmd_stream(args)
 
@@ -599,7 +600,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.set_defaults(func=_cmd_pipeline)
 
     _add_stream_command(sub)
-    from .repair.command import add_repair_command  # the package lives in binlog_grammar/repair/
+    from ..repair.command import add_repair_command  # the package lives in binlog_grammar/repair/
 
     add_repair_command(sub)
     for name, sp in sub.choices.items():
@@ -632,11 +633,11 @@ def _contradictions(args):
 
 
 def _resolve_positions(args, start, stop):
-    """Where --start-position and --stop-position point (binlog_grammar.positions): the files to
+    """Where --start-position and --stop-position point (binlog_grammar.binlog.positions): the files to
     read and the offsets, kept on args for _open; what is wrong with them, or None. A position
     inside an event is a warning on stderr."""
-    from .errors import BinlogError
-    from .positions import PositionError, resolve_positions
+    from ..errors import BinlogError
+    from ..binlog.positions import PositionError, resolve_positions
 
     try:
         args.positions = resolve_positions(args.files, start, stop,
@@ -658,7 +659,7 @@ def main(argv=None) -> int:
         args.subparser.error(problem)
     try:
         if args.user_specs and args.command not in ("generate", "docs"):
-            from .grammar import use_specs
+            from ..codegen.grammar import use_specs
 
             use_specs(args.user_specs)
         return args.func(args)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 
-from .errors import BinlogError, TruncatedError
-from .generated import enums
-from .generated import fast as F
+from ..errors import BinlogError, TruncatedError
+from ..generated import enums
+from ..generated import fast as F
 from .reader import first_format_event
 
 CHUNK = 8 << 20

@@ -3,13 +3,13 @@
 `record(con, data, **ctx)` parses `data` with `con` and returns the parsed value and a tree of
 spans: for every named field, the stream offsets before and after it. Nothing here knows a
 layout: the recorder walks the struct the compiler generated (Struct.subcons; Renamed -> subcon;
-nested Struct; the wrappers of binlog_grammar/runtime.py and construct's Rebuild, Array,
+nested Struct; the wrappers of binlog_grammar/runtime/construct.py and construct's Rebuild, Array,
 RepeatUntil, Switch), parsing exactly as construct does, and treats every other construct as a
 leaf that it lets parse itself. Offsets inside a sized region (rt.Sized, a TLV value with a
 length) are translated back to offsets in the whole input.
 
 The docs use it to number the bytes of the hex examples; `binlog-grammar dump --hexdump`
-(binlog_grammar/hexdump.py) labels every byte of an event with it. With `tlv_parts=True` a TLV
+(binlog_grammar/output/hexdump.py) labels every byte of an event with it. With `tlv_parts=True` a TLV
 entry's span also gets a "(tag)" span and, when the list has lengths, a "(length)" span before its
 value, so that every byte of the entry has a span of its own.
 """
@@ -22,7 +22,7 @@ from construct import (Array, Container, ExplicitError, ListContainer, RangeErro
                        RepeatUntil, StopFieldError, Struct, Switch, stream_read)
 from construct.core import evaluate
 
-from . import runtime as rt
+from . import construct as rt
 
 __all__ = ["Span", "record", "flatten"]
 

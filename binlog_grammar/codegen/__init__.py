@@ -1,0 +1,9 @@
+"""From validated specs to code: one backend per target.
+
+- construct.py: the construct structs of generated/ (types, events, catalog, enums, sets) and
+  `generate()`, which writes every generated module;
+- python.py: generated/fast.py, plain-Python readers of the same specs (the fast path);
+- table.py: readers specialised for one table's columns, compiled at run time per TABLE_MAP;
+- grammar.py: which grammar the package runs on (the project's specs, or a user's compiled into a
+  cache folder).
+"""
