@@ -13,10 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-
-def cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "binlog-grammar"
+from ..lang.cache import cache_root
 
 
 def use_specs(dirs, specs_root=None) -> Path:
