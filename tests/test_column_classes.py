@@ -229,6 +229,7 @@ def mariadb_binlog():
         yield list(db.binlogs()), expected, version
 
 
+@pytest.mark.server
 def test_mariadb_year_before_numerics_and_every_charset_column(mariadb_binlog):
     paths, expected, version = mariadb_binlog
     changes = [c for p in paths for c in iter_row_changes(p) if c.table == "cls"]

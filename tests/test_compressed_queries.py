@@ -13,6 +13,8 @@ from binlog_grammar.testing import mariadb
 
 from conftest import need_mariadb
 
+pytestmark = pytest.mark.server
+
 WORKLOAD = """
 CREATE DATABASE d;
 CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB;

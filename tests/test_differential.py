@@ -49,6 +49,7 @@ def _check(server, case):
     return r
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("combo", ALL_SETTINGS, ids=lambda s: s.label)
 def test_random_tables_and_workloads(server, combo):
     tally = []
@@ -121,6 +122,7 @@ REGRESSIONS = [
 ]
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("case", REGRESSIONS or [None], ids=lambda c: "none" if c is None else None)
 def test_regressions(server, case):
     if case is None:

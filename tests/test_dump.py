@@ -11,7 +11,7 @@ import pytest
 
 import oracle
 from binlog_grammar.cli import main
-from conftest import CORPUS, ROOT, needs_corpus
+from conftest import CORPUS, ROOT, need_mariadb_binlog, needs_corpus
 from test_values_oracle import server_binlogs  # noqa: F401  (fixture: a real server's binlogs)
 
 SAMPLES = sorted(p for p in (ROOT / "samples").iterdir() if p.is_file())
@@ -28,8 +28,7 @@ def run(capsysbinary, *argv):
 
 
 def _agree(capsysbinary, path):
-    if oracle.tool() is None:
-        pytest.skip("mariadb-binlog is not installed (apt-get install mariadb-client)")
+    need_mariadb_binlog()
     code, out, err = run(capsysbinary, "dump", path)
     assert code == 0, err
     ours = oracle.parse(out, str(path))
@@ -42,17 +41,20 @@ def _agree(capsysbinary, path):
     return len(ours.changes)
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
 def test_dump_agrees_with_mariadb_binlog_on_samples(capsysbinary, path):
     assert _agree(capsysbinary, path) > 0
 
 
+@pytest.mark.server
 @needs_corpus
 @pytest.mark.parametrize("name", ORACLE_READS)
 def test_dump_agrees_with_mariadb_binlog_on_corpus(capsysbinary, name):
     assert _agree(capsysbinary, CORPUS / name) > 0
 
 
+@pytest.mark.server
 def test_dump_agrees_with_mariadb_binlog_on_every_type(capsysbinary, server_binlogs):  # noqa: F811
     assert sum(_agree(capsysbinary, p) for p in server_binlogs) >= 50
 

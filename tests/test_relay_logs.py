@@ -26,6 +26,8 @@ import pytest
 
 from conftest import ROOT, need_mariadb
 
+pytestmark = pytest.mark.server
+
 SAMPLE = str(ROOT / "samples" / "mariadb-10.11-sample.000001")
 
 

@@ -34,6 +34,8 @@ from binlog_grammar.repair.status import ReplicaStatus, parse_sql_error, refusal
 
 from conftest import need_mariadb
 
+pytestmark = pytest.mark.server
+
 EXAMPLES = int(os.environ.get("BINLOG_GRAMMAR_REPAIR_EXAMPLES", "3"))
 
 

@@ -34,6 +34,8 @@ from binlog_grammar.binlog.stream import Filters, open_stream
 
 from conftest import REQUIRE_SERVICES, need_mariadb
 
+pytestmark = pytest.mark.server
+
 PASSWORD = "Rpl-pw_93x"
 ED_PASSWORD = "Ed-pw_41z"
 BIG = 17 << 20  # one row larger than a 16 MiB packet

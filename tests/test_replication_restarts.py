@@ -20,11 +20,15 @@ import sys
 import threading
 import time
 
+import pytest
+
 from binlog_grammar.testing import mariadb
 from binlog_grammar.errors import ReplicationError
 from binlog_grammar.replication import Connection, TLSOptions
 
 from conftest import need_mariadb
+
+pytestmark = pytest.mark.server
 
 PASSWORD = "Rst-pw_58k"
 SETUP = f"""

@@ -35,7 +35,9 @@ from binlog_grammar.output.dump import change_record
 from binlog_grammar.errors import BinlogError
 from binlog_grammar.binlog.stream import Filters, open_stream
 
-from conftest import REQUIRE_SERVICES, ROOT, corpus_files, needs_corpus, need_mariadb
+from conftest import REQUIRE_SERVICES, ROOT, corpus_files, need_marker, needs_corpus, need_mariadb
+
+pytestmark = pytest.mark.spark
 
 SAMPLES = sorted(str(p) for p in (ROOT / "samples").glob("mariadb-*"))
 
@@ -53,6 +55,7 @@ def _missing() -> str | None:
 
 @pytest.fixture(scope="module")
 def spark():
+    need_marker("spark")
     why = _missing()
     if why:
         if REQUIRE_SERVICES:
@@ -631,6 +634,7 @@ def _check_snapshots(spark, db, output):
                             f"{[x for x in want if x not in got][:2]}"
 
 
+@pytest.mark.server
 def test_pipeline_snapshots_equal_the_server(spark, tmp_path):
     from binlog_grammar.testing import mariadb
 

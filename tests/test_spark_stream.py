@@ -37,6 +37,8 @@ from conftest import need_mariadb
 from test_spark import SEED, TABLES, Workload, df_records, load, plain_records
 from test_spark import spark  # noqa: F401 - the module's SparkSession (skips or fails as there)
 
+pytestmark = [pytest.mark.server, pytest.mark.spark]
+
 PASSWORD = "Strm-pw_58q"
 PW_ENV = "BINLOG_GRAMMAR_TEST_STREAM_PW"
 WRONG_ENV = "BINLOG_GRAMMAR_TEST_STREAM_WRONG_PW"

@@ -53,6 +53,8 @@ from binlog_grammar.errors import BinlogError
 
 from conftest import need_mariadb
 
+pytestmark = pytest.mark.server
+
 SEED = 4_2024_05
 SESSION = "SET time_zone = '+00:00'; SET sql_mode = '';\n"
 

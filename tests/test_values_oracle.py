@@ -36,7 +36,7 @@ from binlog_grammar.errors import BinlogError
 from binlog_grammar.binlog.rows import TYPE, iter_row_changes
 from binlog_grammar.output.text import vv_type, vv_value
 
-from conftest import CORPUS, REQUIRE_SERVICES, ROOT, corpus_files, need_mariadb
+from conftest import CORPUS, ROOT, corpus_files, need_mariadb, need_mariadb_binlog
 
 SAMPLES = sorted(p for p in (ROOT / "samples").iterdir() if p.is_file())
 FILES = [*corpus_files(), *SAMPLES]
@@ -78,11 +78,7 @@ UNCOMPARABLE_TYPES = {TYPE["VARCHAR_COMPRESSED"]: "mariadb-binlog prints the com
 
 
 def _need_tool():
-    if oracle.tool() is None:
-        if REQUIRE_SERVICES:
-            pytest.fail("mariadb-binlog is not installed (apt-get install -y mariadb-client) and "
-                        "BINLOG_GRAMMAR_REQUIRE_SERVICES=1")
-        pytest.skip("mariadb-binlog is not installed (apt-get install -y mariadb-client)")
+    need_mariadb_binlog()
 
 
 def _ours(path):
@@ -190,6 +186,7 @@ def compare(path) -> Comparison:
     return Comparison(problems, len(covered), values, types, left_out, run)
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_values_agree_with_mariadb_binlog(path):
     _need_tool()
@@ -207,6 +204,7 @@ def _assert_agree(path, c: Comparison):
     assert not problems, f"{path.name}: {len(problems)} mismatches:\n" + "\n".join(problems[:200])
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("name", sorted(ORACLE_GAPS))
 def test_oracle_gaps(name):
     """The changes mariadb-binlog cannot print are still out of its reach, and only those."""
@@ -318,6 +316,7 @@ def server_binlogs(tmp_path_factory):
     return paths
 
 
+@pytest.mark.server
 def test_every_column_type_agrees_with_mariadb_binlog(server_binlogs):
     types, changes = set(), 0
     for path in server_binlogs:

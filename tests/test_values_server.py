@@ -33,6 +33,8 @@ from binlog_grammar.testing import differential
 
 from conftest import need_mariadb
 
+pytestmark = pytest.mark.server
+
 UTC = dt.timezone.utc
 
 # -- the workload ------------------------------------------------------------------------------
