@@ -1,9 +1,9 @@
 """Header-only framing: walk a binlog's events by their common headers without parsing them.
 
 For scans that only need where events are and what they are (stats by type, finding transaction
-boundaries to split a file, skipping what filters drop). The header layout comes from the specs:
-generated/fast.py's `layout_common_header(ctx)` gives one struct format for the file's header
-length, so each header is one unpack. Reads are buffered (8 MiB) and memory stays flat; a length
+boundaries to split a file, skipping what filters drop). The header layout comes from the specs
+(header.probe: type_code and event_length by the file's header length), so each header is one
+unpack. Reads are buffered (8 MiB) and memory stays flat; a length
 field that points past the end of the file, or below the header length, is a BinlogError naming
 the file, the offset and the event type, and so is a damaged FORMAT_DESCRIPTION_EVENT (decided as
 for every command, by reader.first_format_event).
@@ -14,8 +14,8 @@ import os
 
 from ..errors import BinlogError, TruncatedError
 from ..generated import enums
-from ..generated import fast as F
-from .reader import first_format_event
+from .header import probe
+from .reader import MAGIC, first_format_event
 
 CHUNK = 8 << 20
 
@@ -31,14 +31,12 @@ def scan(path):
     """Yield (offset, type_code, event_length) for every event of the file, in order."""
     path = os.fspath(path)
     hl = _header_len(path)
-    layout, names = F.layout_common_header({"header_len": hl})
-    ti, li = names.index("type_code"), names.index("event_length")
-    unpack = layout.unpack_from
+    unpack = probe(hl).unpack_from  # (type_code, event_length)
     size = os.path.getsize(path)
     with open(path, "rb") as fh:
-        fh.seek(4)
-        base, buf = 4, fh.read(CHUNK)  # buf holds the file from offset `base`
-        pos = 4
+        pos = base = len(MAGIC)
+        fh.seek(pos)
+        buf = fh.read(CHUNK)  # buf holds the file from offset `base`
         while pos < size:
             rel = pos - base
             if rel + hl > len(buf):
@@ -51,8 +49,7 @@ def scan(path):
                 if len(buf) < hl:
                     raise TruncatedError(f"file ends inside an event header ({len(buf)} of {hl} bytes)",
                                          path, pos)
-            fields = unpack(buf, rel)
-            code, length = fields[ti], fields[li]
+            code, length = unpack(buf, rel)
             if length < hl or pos + length > size:
                 name = enums.EVENT_TYPE.get(code, f"type {code}")
                 raise BinlogError(f"event_length {length} does not fit (header {hl} bytes, "

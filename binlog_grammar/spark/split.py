@@ -12,9 +12,9 @@ The rule (also in the package docstring):
   QUERY_EVENT `BEGIN` that no GTID event precedes. The TABLE_MAP_EVENTs of a transaction are inside
   it, so every split holds the table maps its rows events need;
 - the boundaries are found by a header-only scan: the 19-byte common headers are walked with
-  `struct.unpack_from` over a buffered read (where type_code and event_length sit is probed from
-  the generated `common_header` struct, not written down here), and only a QUERY_EVENT that might
-  be the `BEGIN` of a cut, and the GTID event a cut inherits, are parsed;
+  `struct.unpack_from` over a buffered read (where type_code and event_length sit comes from the
+  spec's header layout, binlog.header.probe, not written down here), and only a QUERY_EVENT that
+  might be the `BEGIN` of a cut, and the GTID event a cut inherits, are parsed;
 - each split carries what a worker needs to start in the middle of its file: the offset of the
   FORMAT_DESCRIPTION_EVENT in force (the worker reads it first, with reader.parse_event and
   reader.update_state, then frames events from the split's start), how many GTID events the input
@@ -32,11 +32,11 @@ import glob
 import math
 import os
 import re
-import struct
 from dataclasses import asdict, dataclass, field
 from typing import Iterable, Iterator, Optional
 
 from ..errors import BinlogError
+from ..binlog.header import V4_HEADER_LEN, probe
 from ..binlog.reader import (
     FDE_CODE, MAGIC, BinlogFile, FormatState, event_name, first_format_event, parse_event, update_state)
 from .options import DEFAULT_SPLIT_BYTES
@@ -48,30 +48,10 @@ IN_USE_NAME = "LOG_EVENT_BINLOG_IN_USE_F"
 MIN_AUTO_SPLIT = 1 << 20  # min_partitions never makes splits smaller than this
 
 
-# ---------------------------------------------------------------------------------------------
-# where the header fields are: probed from the generated struct, never written down here
-
-def _probe_header():
-    from ..generated import types as T
-
-    ctx = FormatState().context(0)
-    a = T.common_header.build(dict(timestamp=0, type_code=0xA5, server_id=0, event_length=0x5A3C5A3C,
-                                   log_pos=0, flags=0), **ctx)
-    type_at = a.index(bytes([0xA5]))
-    length_at = a.index(struct.pack("<I", 0x5A3C5A3C))
-    fmt = struct.Struct(f"<{type_at}xB{length_at - type_at - 1}xI")
-    return fmt, len(a)
-
-
-_HEADER = None
-
-
 def header_struct():
-    """(struct.Struct reading (type_code, event_length) from a v4 header, header length)."""
-    global _HEADER
-    if _HEADER is None:
-        _HEADER = _probe_header()
-    return _HEADER
+    """(struct.Struct reading (type_code, event_length) from a v4 header, header length): the
+    spec's layout, from binlog.header."""
+    return probe(V4_HEADER_LEN), V4_HEADER_LEN
 
 
 # ---------------------------------------------------------------------------------------------
@@ -172,7 +152,7 @@ class _Walker:
             self.base = pos
             if len(self.buf) < hl:
                 return None
-        return header_struct()[0].unpack_from(self.buf, pos - self.base)
+        return probe(hl).unpack_from(self.buf, pos - self.base)
 
     def event_bytes(self, pos, length):
         if self.base <= pos and pos + length <= self.base + len(self.buf):
@@ -294,8 +274,7 @@ def _is_begin(walker, pos, length, state, path) -> bool:
 def _gtid_at(walker, pos, state, path):
     from ..binlog.stream import gtid_of
 
-    hs, hl = header_struct()
-    h = walker.header(pos, hl)
+    h = walker.header(pos, V4_HEADER_LEN)
     if h is None:
         return None
     raw = walker.event_bytes(pos, h[1])
