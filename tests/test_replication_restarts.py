@@ -101,6 +101,13 @@ class Writer(threading.Thread):
         self._drop()
 
 
+def _interruptible():
+    """Give the child SIGINT's default action back. A shell starts background jobs with SIGINT
+    ignored (CI runs the suite that way), a child inherits that, and Python leaves an ignored
+    SIGINT ignored: the stream would never see the Ctrl-C this test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class StreamProcess:
     """`binlog-grammar stream --format jsonl --rows-only` in a subprocess; the ids of the rows
     inserted, in the order printed, and the stderr lines."""
@@ -111,7 +118,8 @@ class StreamProcess:
             [sys.executable, "-m", "binlog_grammar", "stream", "--port", str(port), "--user", "repl",
              "--password-env", "REPL_PW", "--format", "jsonl", "--rows-only", "--table", "shop.ids",
              "--heartbeat", "0.5", "--connect-timeout", "3", "--read-timeout", "5", *extra],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+            preexec_fn=_interruptible)
         self.ids = []
         self.other = []
         self.stderr = []
