@@ -22,5 +22,7 @@ The modules, in the order the command uses them:
 - `apply`: the undo file, the repair in one transaction, the SQL thread restarted, the next stop
   repaired again (bounded), until the replica has caught up.
 - `runner`: one run of the command, from the status to the report.
-- `command`: the command line (its options; building them reads no generated module).
+
+The command line (its options; building them reads no generated module) is
+binlog_grammar.cli.repair.
 """

@@ -1,6 +1,7 @@
 """One run of `binlog-grammar repair`: read the replica's status, locate the failing
 transaction, plan its repair, then print the plan (dry run) or apply it round after round until
-the replica has caught up (--apply). command.py builds the options; this module does the work.
+the replica has caught up (--apply). binlog_grammar.cli.repair builds the options; this module
+does the work.
 """
 from __future__ import annotations
 

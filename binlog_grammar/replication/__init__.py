@@ -49,7 +49,6 @@ The package, in the order a connection uses it:
     positions.py   binlog positions in server order; MariaDB GTID states and MySQL GTID sets
     source.py      ReplicationSource: the events, reconnection, resumption
     stream.py      open_replication_stream: a stream.Stream over a source
-    command.py     the `stream` command (cmd_stream)
 
 What other modules import is re-exported here.
 """
@@ -58,7 +57,6 @@ from __future__ import annotations
 from ..errors import BinlogError, ReplicationError
 from .auth import (
     AUTH_FIRST, Secret, caching_sha2_scramble, ed25519_sign, native_password_scramble, rsa_oaep_encrypt, rsa_password, rsa_password_plaintext, rsa_public_key)
-from .command import cmd_stream
 from .connection import TLS_MODES, Connection, TLSOptions, binlog_status
 from .errors import (
     RETRYABLE_CODES, ConnectionLost, ProtocolError, ServerError, first_line, retryable)
@@ -70,7 +68,7 @@ from .stream import open_replication_stream
 __all__ = ["ReplicationSource", "Connection", "TLSOptions", "Secret", "ConnectionLost", "ServerError",
            "ProtocolError", "ReplicationError", "open_replication_stream", "MariaDBGtidState",
            "MySQLGtidSet", "PacketIO", "native_password_scramble", "caching_sha2_scramble",
-           "ed25519_sign", "rsa_oaep_encrypt", "rsa_password_plaintext", "cmd_stream", "BinlogError",
+           "ed25519_sign", "rsa_oaep_encrypt", "rsa_password_plaintext", "BinlogError",
            # used by the CLI, spark/, repair/ and the tests
            "AUTH_FIRST", "BOUNDED_RECONNECT_TIMEOUT", "MARIADB_GTID", "MAX_JOINED", "MAX_PAYLOAD",
            "MYSQL_GTID_PART", "RECONNECT_REPORT_EVERY", "RETRYABLE_CODES", "TLS_MODES", "binlog_status",

@@ -1,0 +1,45 @@
+"""`binlog-grammar docs`: render the format documentation from the specs (binlog_grammar.docs),
+or with --check say whether the committed documentation is up to date."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .options import spec_dir
+
+
+def add(sub):
+    d = sub.add_parser("docs", help="render the format documentation (Markdown and HTML) from the specs")
+    d.add_argument("--specs", type=spec_dir, help="specs folder (default: the project's specs/)")
+    d.add_argument("--output", help="where to write (default: generated/docs/; the HTML site goes "
+                                    "to its html/ folder)")
+    d.add_argument("--check", action="store_true",
+                   help="do not write; exit 1 if the committed docs differ from a fresh render")
+    d.set_defaults(func=run)
+
+
+def run(args) -> int:
+    import time
+
+    from .. import docs
+    from ..lang.loader import load_specs
+
+    started = time.monotonic()
+    specs = load_specs(args.specs)
+    try:
+        files = docs.render(specs)
+    except docs.DocsError as e:
+        print(f"binlog-grammar: docs: {e}", file=sys.stderr)
+        return 1
+    out = Path(args.output) if args.output else docs.DOCS_DIR
+    if args.check:
+        diff = docs.diff(files, out)
+        if diff:
+            print(f"docs differ from the specs ({len(diff)} files): " + ", ".join(diff[:20]))
+            print("run `binlog-grammar docs` and commit the result")
+            return 1
+        print(f"{out}: up to date with the specs ({len(files)} files)")
+        return 0
+    docs.write(files, out)
+    print(f"wrote {len(files)} files to {out} in {time.monotonic() - started:.1f}s")
+    return 0

@@ -1,0 +1,44 @@
+"""`binlog-grammar dump`: events and row changes as mysqlbinlog -vv style text, JSON lines
+(binlog_grammar.output.dump) or the labelled hex view (binlog_grammar.output.hexdump)."""
+from __future__ import annotations
+
+from .options import add_reading_options
+from .reading import open_input, report_damage, stdout
+
+
+def add(sub):
+    du = sub.add_parser("dump", help="print events and row changes (mysqlbinlog -vv style, or JSON lines)")
+    add_reading_options(du)
+    du.add_argument("--format", choices=["text", "jsonl"], default="text",
+                    help="text (mysqlbinlog -vv style, the default) or jsonl (one JSON object per line; "
+                         "row changes in the Debezium envelope)")
+    du.add_argument("--rows-only", action="store_true", help="jsonl: only row changes")
+    du.add_argument("--hexdump", action="store_true",
+                    help="hex view of every event with each byte run labelled by its spec field")
+    du.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..output import dump
+
+    stream, progress = open_input(args)
+    out = stdout()
+    try:
+        if args.hexdump:
+            from ..output.hexdump import render
+
+            for se in stream.events():
+                out.write(render(se) + "\n")
+        elif args.format == "jsonl":
+            writer = dump.JsonlWriter(rows_only=args.rows_only)
+            for se in stream.events():
+                for line in writer.lines(se):
+                    out.write(line + "\n")
+        else:
+            for se in stream.events():
+                for line in dump.text_lines(se):
+                    out.write(line + "\n")
+    finally:
+        progress.close()
+        out.flush()
+    return report_damage(stream)

@@ -1,0 +1,35 @@
+"""`binlog-grammar stats`: counts and bytes by event type, by table and by transaction size
+(binlog_grammar.output.stats), as text or one JSON object."""
+from __future__ import annotations
+
+import json
+
+from .options import add_reading_options, int_in
+from .reading import open_input, report_damage
+
+
+def add(sub):
+    stt = sub.add_parser("stats", help="counts and bytes by event type, by table, by transaction size")
+    add_reading_options(stt)
+    stt.add_argument("--json", action="store_true", help="the figures as one JSON object")
+    stt.add_argument("--top", type=int_in(0, what="a number of transactions"), default=10,
+                     help="how many largest/longest transactions to list")
+    stt.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..output.stats import Stats
+
+    stream, progress = open_input(args)
+    st = Stats(top=args.top)
+    try:
+        for item in stream._grouped():
+            if hasattr(item, "events"):
+                st.add_transaction(item)
+            else:
+                st.add_event(item)
+    finally:
+        progress.close()
+    st.fallbacks = stream.fallbacks
+    print(json.dumps(st.as_dict(), indent=2) if args.json else st.text())
+    return report_damage(stream)
