@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from typing import Optional
 
 DEFAULT_SPLIT_BYTES = 64 << 20  # the data source's split_bytes when none is given
 ERROR_MARK = "[binlog-grammar] "  # starts the message of an error about the input (pipeline shows it)
+_MARKED = re.compile(re.escape(ERROR_MARK) + r"(.*)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -137,3 +139,10 @@ def _datetime(o, key):
 
 def bad_input(e) -> RuntimeError:
     return RuntimeError(f"{ERROR_MARK}{e}")
+
+
+def marked_message(text: str) -> Optional[str]:
+    """The message of an error about the input (bad_input) found in `text`, such as what Spark
+    says of a failed job or query; None when there is none."""
+    m = _MARKED.search(text)
+    return m.group(1).strip() if m else None

@@ -1,0 +1,311 @@
+"""A run of the pipeline (binlog_grammar.spark.pipeline): which input bytes are new (the state in
+the output folder says what was consumed), the plan of splits over them, the change log written,
+the snapshots folded, and the output published and the state committed, in that order, so that a
+run that stops half-way is finished or discarded by the next one.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Optional
+
+from .output_folder import STATE_FILE, STATE_VERSION, OutputFS, PipelineError, output_uri
+from .snapshots import write_snapshots
+
+
+class Summary:
+    """What a run did, printed at its end."""
+
+    def __init__(self):
+        self.output = ""
+        self.run = 0
+        self.files = 0
+        self.bytes = 0
+        self.partitions = 0
+        self.tables = {}  # db.table -> {"c": n, "u": n, "d": n, "snapshot": n}
+        self.skipped = 0
+        self.seconds = 0.0
+        self.master = ""
+        self.notes = []
+
+    def print(self, out):
+        total = sum(v.get("c", 0) + v.get("u", 0) + v.get("d", 0) for v in self.tables.values())
+        if self.run:
+            print(f"run {self.run}: {self.files} file(s), {self.bytes:,} bytes in {self.partitions} "
+                  f"partition(s) on {self.master}; {self.skipped} file(s) already done", file=out)
+        else:
+            print(f"nothing new: every input file is already in the output "
+                  f"({self.skipped} file(s) done)", file=out)
+        print(f"{total} row changes", file=out)
+        width = max([len(t) for t in self.tables] + [5])
+        for t in sorted(self.tables):
+            v = self.tables[t]
+            print(f"  {t:<{width}}  {v.get('c', 0) + v.get('u', 0) + v.get('d', 0):>8} changes "
+                  f"(c {v.get('c', 0)}, u {v.get('u', 0)}, d {v.get('d', 0)})  snapshot "
+                  f"{v.get('snapshot', 0)} rows", file=out)
+        for n in self.notes:
+            print(f"  note: {n}", file=out)
+        print(f"output: {self.output} (changes/, snapshots/, {STATE_FILE})", file=out)
+        print(f"{self.seconds:.1f} s", file=out)
+
+
+class Job:
+    """One run of the pipeline over the parsed CLI arguments: the inputs checked, then the
+    state read, the new bytes read, the output staged, published and committed."""
+
+    def __init__(self, args):
+        from ..errors import BinlogError
+        from .split import expand_paths
+
+        self.args = args
+        try:
+            paths = expand_paths(list(args.input))
+        except BinlogError as e:
+            raise PipelineError(str(e)) from None
+        seen = set()
+        self.paths = []  # each file once, in the order given
+        for p in paths:
+            if os.path.abspath(p) not in seen:
+                seen.add(os.path.abspath(p))
+                self.paths.append(p)
+        for p in self.paths:
+            try:
+                with open(p, "rb"):
+                    pass
+            except OSError as e:
+                raise PipelineError(f"{p}: {e.strerror or e}") from None
+        self.schema_text = None
+        if args.schema:
+            from ..binlog.rows import load_schemas
+
+            try:
+                load_schemas(args.schema)
+            except (OSError, ValueError) as e:
+                raise PipelineError(f"--schema: {e}") from None
+            except Exception as e:  # noqa: BLE001 - a YAML syntax error
+                raise PipelineError(f"--schema {args.schema}: {type(e).__name__}: {e}") from None
+            self.schema_text = os.path.abspath(args.schema)
+        if args.split_bytes is not None and args.split_bytes < 0:
+            raise PipelineError("--split-bytes must be positive")
+        self.output = output_uri(args.output)
+        self.filters = {"tables": list(args.table or []),
+                        "exclude_tables": list(args.exclude_table or []),
+                        "schema": self.schema_text}
+
+    # -- state -----------------------------------------------------------------------------------
+    def nothing_new(self) -> Optional[Summary]:
+        """The summary of a run with nothing to read, told from a local output's state alone;
+        None when Spark is needed (a new or grown file, a pending run, another filesystem)."""
+        if not self.output.startswith("/"):
+            return None
+        try:
+            with open(os.path.join(self.output, STATE_FILE), encoding="utf-8") as fh:
+                state = json.load(fh)
+        except (OSError, ValueError):
+            return None
+        if state.get("version") != STATE_VERSION or state.get("pending"):
+            return None
+        if state.get("filters") != self.filters:
+            raise PipelineError(self._other_filters(state))
+        done = {f["path"]: f["consumed"] for f in state.get("files", [])}
+        for p in self.paths:
+            if done.get(os.path.abspath(p)) != os.path.getsize(p):
+                return None
+        summary = Summary()
+        summary.output = self.output
+        summary.skipped = len(self.paths)
+        summary.tables = self._table_counts(state, {})
+        return summary
+
+    def _load_state(self, fs) -> dict:
+        text = fs.read_text(fs.join(STATE_FILE))
+        if text is None:
+            if fs.exists(fs.root) and [c for c in fs.children(fs.root) if c != "_staging"]:
+                raise PipelineError(f"{self.output} is not empty and has no {STATE_FILE}: "
+                                    "not a pipeline output")
+            return {"version": STATE_VERSION, "runs": 0, "files": [], "tx_seq": 0, "tables": {},
+                    "filters": self.filters, "pending": None}
+        try:
+            state = json.loads(text)
+        except ValueError as e:
+            raise PipelineError(f"{fs.join(STATE_FILE)}: not JSON ({e})") from None
+        if state.get("version") != STATE_VERSION:
+            raise PipelineError(f"{fs.join(STATE_FILE)}: state version {state.get('version')}")
+        if state.get("filters") != self.filters:
+            raise PipelineError(self._other_filters(state))
+        return state
+
+    def _other_filters(self, state) -> str:
+        return (f"{self.output} was written with other filters "
+                f"({json.dumps(state.get('filters'), sort_keys=True)}); use another --output")
+
+    def _recover(self, fs, state):
+        """Finish a run that recorded its plan, or drop the staging of one that did not."""
+        if state.get("pending"):
+            self._publish(fs, state["pending"])
+            self._commit(fs, state)
+        fs.delete(fs.join("_staging"))
+
+    def _publish(self, fs, pending):
+        stage = fs.join("_staging", f"run-{pending['run']}")
+        prefix = f"run-{pending['run']}-"
+        for rel, full in fs.files(stage + "/changes"):
+            folder, _, name = rel.rpartition("/")
+            fs.rename(full, fs.join("changes", folder, prefix + name))
+        if fs.exists(stage + "/snapshot_rows"):
+            fs.delete(fs.join("_snapshot_rows"))
+            fs.rename(stage + "/snapshot_rows", fs.join("_snapshot_rows"))
+        for t in fs.children(stage + "/snapshots"):
+            fs.delete(fs.join("snapshots", t))
+            fs.rename(stage + "/snapshots/" + t, fs.join("snapshots", t))
+
+    def _commit(self, fs, state):
+        p = state.pop("pending")
+        state["runs"] = p["run"]
+        state["files"] = p["files"]
+        state["tx_seq"] = p["tx_seq"]
+        state["tables"] = p["tables"]
+        state["snapshot_rows"] = p.get("snapshot_rows", {})
+        state["pending"] = None
+        fs.write_text(fs.join(STATE_FILE), json.dumps(state, indent=1, sort_keys=True))
+        fs.delete(fs.join("_staging"))
+
+    # -- the run ---------------------------------------------------------------------------------
+    def run(self, spark) -> Summary:
+        from .split import plan
+
+        summary = Summary()
+        summary.output = self.output
+        summary.master = spark.sparkContext.master
+        _session_conf(spark)
+        fs = OutputFS(spark, self.output)
+        state = self._load_state(fs)
+        self._recover(fs, state)
+        done = {f["path"]: f for f in state["files"]}
+        todo, starts = [], {}
+        for p in self.paths:
+            key = os.path.abspath(p)
+            size = os.path.getsize(p)
+            f = done.get(key)
+            if f is None:
+                todo.append(p)
+            elif f["consumed"] > size:
+                raise PipelineError(f"{p}: the state says {f['consumed']} bytes were read, the file "
+                                    f"has {size}: it was replaced; use another --output")
+            elif f["consumed"] < size:
+                todo.append(p)
+                starts[p] = f["consumed"]
+            else:
+                summary.skipped += 1
+        again = {os.path.abspath(p) for p in todo}
+        # GTID events before the first file read now: those of the files not read again
+        base = sum(f["gtid_events"] for f in state["files"] if f["path"] not in again)
+        if not todo:
+            summary.tables = self._table_counts(state, {})
+            return summary
+        parallelism = spark.sparkContext.defaultParallelism
+        split_bytes = self.args.split_bytes
+        splits, scans = plan(todo, split_bytes, min_partitions=parallelism * 3, starts=starts,
+                             tx_seq_base=base)
+        stops = {}
+        files = {f["path"]: dict(f) for f in state["files"]}
+        for p, sc in zip(todo, scans):
+            start = starts.get(p, 4)
+            if sc.in_use:
+                end = max(start, sc.last_boundary or start)
+                stops[p] = end
+            else:
+                end = sc.size
+            files[os.path.abspath(p)] = {"path": os.path.abspath(p), "size": sc.size,
+                                         "consumed": end, "in_use": sc.in_use,
+                                         "complete": not sc.in_use, "gtid_events": sc.gtid_events}
+        if all(files[os.path.abspath(p)]["consumed"] <= starts.get(p, 0) for p in todo):
+            summary.skipped = len(self.paths)  # open files without a new committed transaction
+            summary.tables = self._table_counts(state, {})
+            return summary
+        if stops:  # read open files up to their last boundary
+            splits, scans = plan(todo, split_bytes, min_partitions=parallelism * 3, starts=starts,
+                                 stops=stops, tx_seq_base=base, scans=scans)
+        run_id = state["runs"] + 1
+        stage = fs.join("_staging", f"run-{run_id}")
+        fs.delete(stage)
+        order = {p: i for i, p in enumerate(todo)}
+        plan_json = json.dumps({"paths": todo, "splits": [s.to_json() for s in splits]})
+        summary.run = run_id
+        summary.files = len(todo)
+        summary.bytes = sum(files[os.path.abspath(p)]["consumed"] - starts.get(p, 0) for p in todo)
+        summary.partitions = len(splits)
+
+        reader = self._reader(spark, plan_json)
+        changes = reader.load()
+        self._write_changes(changes, stage + "/changes")
+        defs = self._table_defs(spark, plan_json, state, order)
+        changed, sizes = write_snapshots(spark, fs, stage, defs, order, summary)
+        all_files = list(files.values())
+        pending = {"run": run_id, "files": all_files,
+                   "tx_seq": sum(f["gtid_events"] for f in all_files),
+                   "tables": defs, "touched": changed,
+                   "snapshot_rows": sizes if sizes is not None else state.get("snapshot_rows", {})}
+        state["pending"] = pending
+        fs.write_text(fs.join(STATE_FILE), json.dumps(state, indent=1, sort_keys=True))
+        self._publish(fs, pending)
+        self._commit(fs, state)
+        summary.tables = self._table_counts(state, summary.tables)
+        return summary
+
+    def _reader(self, spark, plan_json):
+        from . import register
+
+        register(spark)
+        r = (spark.read.format("binlog").option("plan", plan_json)
+             .option("verify_checksum", str(not self.args.no_checksum).lower()))
+        if self.args.table:
+            r = r.option("tables", json.dumps(list(self.args.table)))
+        if self.args.exclude_table:
+            r = r.option("exclude_tables", json.dumps(list(self.args.exclude_table)))
+        if self.schema_text:
+            r = r.option("schema", self.schema_text)
+        specs = getattr(self.args, "user_specs", None)
+        if specs:
+            r = r.option("specs", json.dumps([os.path.abspath(s) for s in specs]))
+        return r
+
+    def _write_changes(self, changes, where):
+        from pyspark.sql import functions as F
+
+        (changes.withColumn("date", F.date_format(F.timestamp_seconds(F.col("source.timestamp")),
+                                                  "yyyy-MM-dd"))
+         .write.mode("overwrite").partitionBy("db", "table", "date").parquet(where))
+
+    def _table_defs(self, spark, plan_json, state, order) -> dict:
+        """db.table -> {columns, primary_key, key}: the latest definition of every table."""
+        rows = self._reader(spark, plan_json).option("content", "tables").load().collect()
+        defs = dict(state.get("tables") or {})
+        latest = {}
+        for r in rows:
+            name = f"{r.db}.{r.table}"
+            where = (r.file_index, r.pos)
+            if name not in latest or where > latest[name][0]:
+                latest[name] = (where, r)
+        for name, (_, r) in latest.items():
+            cols = json.loads(r.columns)
+            pk = list(r.primary_key)
+            defs[name] = {"db": r.db, "table": r.table, "columns": cols, "primary_key": pk,
+                          "key": pk or [c["name"] for c in cols]}
+        return defs
+
+    @staticmethod
+    def _table_counts(state, counts) -> dict:
+        """This run's changes per table and op, with every table's snapshot size (from the
+        state, which counts them when a run commits)."""
+        counts = {k: dict(v) for k, v in counts.items()}
+        for name, n in (state.get("snapshot_rows") or {}).items():
+            counts.setdefault(name, {})["snapshot"] = n
+        return counts
+
+
+def _session_conf(spark):
+    for k, v in (("spark.sql.session.timeZone", "UTC"),
+                 ("spark.sql.mapKeyDedupPolicy", "LAST_WIN"),
+                 ("spark.sql.sources.partitionColumnTypeInference.enabled", "false")):
+        spark.conf.set(k, v)

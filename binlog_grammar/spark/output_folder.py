@@ -1,0 +1,103 @@
+"""The pipeline's output folder (binlog_grammar.spark.pipeline), read and written through Hadoop's
+FileSystem, so that it may be a local path, hdfs://, s3a://, ...; the name of its state file; and
+PipelineError, the one-line problem with the input or the output folder a run stops on.
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Optional
+
+STATE_FILE = "_binlog_state.json"
+STATE_VERSION = 1
+
+
+class PipelineError(Exception):
+    """A problem with the input or the output folder: one line for the user."""
+
+
+def output_uri(output: str) -> str:
+    """The --output folder as a URI: a URI as given, a local path made absolute."""
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", output) or output.startswith("file:"):
+        return output.rstrip("/")
+    return os.path.abspath(output)
+
+
+class OutputFS:
+    """A folder of any filesystem Spark writes, through Hadoop's FileSystem of the session."""
+
+    def __init__(self, spark, root: str):
+        self.jvm = spark._jvm
+        self.conf = spark._jsc.hadoopConfiguration()
+        self.root = root.rstrip("/") or "/"
+        self.fs = self.path(self.root).getFileSystem(self.conf)
+
+    def path(self, p: str):
+        return self.jvm.org.apache.hadoop.fs.Path(p)
+
+    def join(self, *parts) -> str:
+        return "/".join([self.root] + [p.strip("/") for p in parts])
+
+    def exists(self, p: str) -> bool:
+        return bool(self.fs.exists(self.path(p)))
+
+    def read_text(self, p: str) -> Optional[str]:
+        if not self.exists(p):
+            return None
+        stream = self.fs.open(self.path(p))
+        try:
+            reader = self.jvm.java.io.BufferedReader(
+                self.jvm.java.io.InputStreamReader(stream, "UTF-8"))
+            lines = []
+            while True:
+                line = reader.readLine()
+                if line is None:
+                    break
+                lines.append(line)
+            return "\n".join(lines)
+        finally:
+            stream.close()
+
+    def write_text(self, p: str, text: str):
+        """Write `p` whole or not at all (a temporary file renamed over it)."""
+        tmp = p + ".tmp"
+        stream = self.fs.create(self.path(tmp), True)
+        try:
+            stream.write(bytearray(text.encode("utf-8")))
+        finally:
+            stream.close()
+        if self.exists(p):
+            self.fs.delete(self.path(p), False)
+        self.fs.rename(self.path(tmp), self.path(p))
+
+    def delete(self, p: str):
+        if self.exists(p):
+            self.fs.delete(self.path(p), True)
+
+    def rename(self, src: str, dst: str):
+        parent = self.path(dst).getParent()
+        if parent is not None:
+            self.fs.mkdirs(parent)
+        if not self.fs.rename(self.path(src), self.path(dst)):
+            raise PipelineError(f"cannot move {src} to {dst}")
+
+    def files(self, p: str) -> list:
+        """(relative path, full path) of every data file under `p` (no _SUCCESS, no .crc)."""
+        out = []
+        if not self.exists(p):
+            return out
+        it = self.fs.listFiles(self.path(p), True)
+        base = str(self.fs.makeQualified(self.path(p)).toString()).rstrip("/") + "/"
+        while it.hasNext():
+            st = it.next()
+            full = str(st.getPath().toString())
+            name = st.getPath().getName()
+            if name.startswith("_") or name.startswith(".") or name.endswith(".crc"):
+                continue
+            out.append((full[len(base):] if full.startswith(base) else name, full))
+        return sorted(out)
+
+    def children(self, p: str) -> list:
+        if not self.exists(p):
+            return []
+        return sorted(str(st.getPath().getName()) for st in self.fs.listStatus(self.path(p)))
