@@ -15,20 +15,17 @@ from __future__ import annotations
 import datetime as _dt
 import fnmatch
 import os
-import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
 from ..runtime import construct as rt
 from ..errors import BinlogError, EventFormatError, UndecodableRowsError
 from .events import query_text
+from .gtid import FL_STANDALONE, GTID_EVENTS, GtidSet, gtid_of
 from ..generated.catalog import EVENTS
 from .reader import BinlogFile, inner_events_or_damage
 from .rows import RowDecoder, Table
 
-# Events that open a transaction (the GTID of what follows), by name.
-GTID_EVENTS = {"GTID_LOG_EVENT", "ANONYMOUS_GTID_LOG_EVENT", "GTID_TAGGED_LOG_EVENT", "GTID_EVENT"}
-MARIADB_FL_STANDALONE = 0x01  # GTID_EVENT flags2: a single statement without BEGIN/COMMIT
 ROWS_STMT_END_F = 0x01  # rows event flags: the last rows event of its statement
 
 
@@ -54,80 +51,6 @@ def expand_inputs(inputs: Iterable) -> list:
         else:
             out.append(path)
     return out
-
-
-# ---------------------------------------------------------------------------------------------
-# GTIDs and GTID sets
-
-def gtid_of(ev) -> Optional[str]:
-    """The GTID an event announces, as text: MySQL `uuid:gno` (`uuid:tag:gno` when tagged),
-    MariaDB `domain-server-seq`; None for anonymous transactions and other events."""
-    name = ev.name
-    d = ev.data
-    if name == "GTID_LOG_EVENT":
-        return f"{_uuid(bytes(d['sid']))}:{int(d['gno'])}"
-    if name == "GTID_TAGGED_LOG_EVENT":
-        uuid = rt.tlv_value(d.fields, "uuid")
-        tag = rt.tlv_value(d.fields, "tag")
-        gno = rt.tlv_value(d.fields, "gno")
-        if uuid is None or gno is None:
-            return None
-        u = _uuid(bytes(uuid))
-        return f"{u}:{tag}:{gno}" if tag else f"{u}:{gno}"
-    if name == "GTID_EVENT":
-        return f"{int(d['domain_id'])}-{int(ev.header['server_id'])}-{int(d['seq_no'])}"
-    return None
-
-
-def _uuid(b: bytes) -> str:
-    h = b.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
-
-
-_MYSQL_GTID = re.compile(r"^([0-9a-fA-F-]{36})((?::[A-Za-z_][A-Za-z0-9_]*)?)((?::\d+(?:-\d+)?)+)$")
-_MARIADB_GTID = re.compile(r"^(\d+)-(\d+)-(\d+)(?:-(\d+))?$")
-
-
-class GtidSet:
-    """A set of GTIDs: MySQL `uuid[:tag]:1-5:7,...`, and MariaDB `domain-server-seq` (one GTID)
-    or `domain-server-first-last` (a range of sequence numbers)."""
-
-    def __init__(self, text: str):
-        self.text = text
-        self.mysql = {}  # (uuid, tag) -> [(lo, hi)]
-        self.mariadb = []  # (domain, server, lo, hi)
-        for part in (p.strip() for p in text.replace("\n", ",").split(",")):
-            if not part:
-                continue
-            m = _MYSQL_GTID.match(part)
-            if m:
-                key = (m[1].lower(), m[2][1:] if m[2] else "")
-                for iv in m[3].split(":")[1:]:
-                    lo, _, hi = iv.partition("-")
-                    self.mysql.setdefault(key, []).append((int(lo), int(hi or lo)))
-                continue
-            m = _MARIADB_GTID.match(part)
-            if m:
-                d, s, lo, hi = int(m[1]), int(m[2]), int(m[3]), m[4]
-                self.mariadb.append((d, s, lo, int(hi) if hi else lo))
-                continue
-            raise ValueError(f"not a GTID set element: {part!r} (MySQL uuid[:tag]:1-5 or MariaDB "
-                             f"domain-server-seq)")
-
-    def __contains__(self, gtid: Optional[str]) -> bool:
-        if not gtid:
-            return False
-        m = _MARIADB_GTID.match(gtid)
-        if m:
-            d, s, n = int(m[1]), int(m[2]), int(m[3])
-            return any(d == a and s == b and lo <= n <= hi for a, b, lo, hi in self.mariadb)
-        parts = gtid.split(":")
-        key = (parts[0].lower(), parts[1] if len(parts) == 3 else "")
-        n = int(parts[-1])
-        return any(lo <= n <= hi for lo, hi in self.mysql.get(key, ()))
-
-    def __repr__(self):
-        return f"GtidSet({self.text!r})"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -453,7 +376,7 @@ class Stream:
                     yield from self._finish(tx)
                 tx = self._new_tx(se)
                 in_begin = False
-                standalone = name == "GTID_EVENT" and bool(int(ev.data.flags2) & MARIADB_FL_STANDALONE)
+                standalone = name == "GTID_EVENT" and bool(int(ev.data.flags2) & FL_STANDALONE)
                 self._add(tx, se)
                 continue
             if name in ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT"):

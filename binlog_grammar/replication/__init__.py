@@ -61,7 +61,8 @@ from .connection import TLS_MODES, Connection, TLSOptions, binlog_status
 from .errors import (
     RETRYABLE_CODES, ConnectionLost, ProtocolError, ServerError, first_line, retryable)
 from .packets import MAX_JOINED, MAX_PAYLOAD, PacketIO, printable, spec_parse
-from .positions import MARIADB_GTID, MYSQL_GTID_PART, MariaDBGtidState, MySQLGtidSet, position_key
+from ..binlog.gtid import MARIADB_GTID, MYSQL_GTID_PART, MariaDBGtidState, MySQLGtidSet
+from .positions import position_key
 from .source import BOUNDED_RECONNECT_TIMEOUT, RECONNECT_REPORT_EVERY, ReplicationSource
 from .stream import open_replication_stream
 

@@ -16,12 +16,14 @@ from construct import ConstructError
 from ..errors import ReplicationError
 from ..generated import enums
 from ..generated import types as T
+from ..binlog.gtid import (
+    FL_STANDALONE, GTID_EVENTS, MARIADB_GTID, MariaDBGtidState, MySQLGtidSet, gtid_of)
 from ..binlog.reader import Event, FormatState, event_name, parse_event, update_state
 from .auth import Secret
 from .connection import Connection, TLSOptions, binlog_status
 from .errors import ConnectionLost, ProtocolError, first_line, retryable
 from .packets import packet_kind, spec_parse
-from .positions import MARIADB_GTID, MariaDBGtidState, MySQLGtidSet, position_key
+from .positions import position_key
 
 log = logging.getLogger("binlog_grammar.replication")
 
@@ -30,8 +32,6 @@ DUMP_FLAGS = {name: bit for bit, name in enums.BINLOG_DUMP_FLAGS.items()}
 DUMP_GTID_FLAGS = {name: bit for bit, name in enums.BINLOG_DUMP_GTID_FLAGS.items()}
 MARIA_SLAVE_CAPABILITY_GTID = 4  # MariaDB sql/log_event.h, MARIA_SLAVE_CAPABILITY_MINE
 HEARTBEATS = {"HEARTBEAT_LOG_EVENT", "HEARTBEAT_LOG_EVENT_V2"}
-GTID_EVENTS = {"GTID_LOG_EVENT", "ANONYMOUS_GTID_LOG_EVENT", "GTID_TAGGED_LOG_EVENT", "GTID_EVENT"}
-MARIADB_FL_STANDALONE = 0x01
 BOUNDED_RECONNECT_TIMEOUT = 60.0  # seconds a source with an end keeps reconnecting by default
 RECONNECT_REPORT_EVERY = 60.0  # while the server stays down, one log line this often
 
@@ -409,7 +409,7 @@ class ReplicationSource:
     def _track(self, ev: Event, end: int):
         """Follow transaction boundaries: the resume point is the end of the last complete
         transaction (or of the last event outside transactions)."""
-        from ..binlog.stream import gtid_of, in_transaction, query_kind
+        from ..binlog.stream import in_transaction, query_kind
 
         name = ev.name
         mode = self._tx_mode
@@ -417,7 +417,7 @@ class ReplicationSource:
         if name in GTID_EVENTS:
             self._tx_gtid = gtid_of(ev)
             if name == "GTID_EVENT":  # MariaDB: stands for BEGIN, unless the group is standalone
-                standalone = bool(int(ev.data.flags2) & MARIADB_FL_STANDALONE)
+                standalone = bool(int(ev.data.flags2) & FL_STANDALONE)
                 self._tx_mode = "standalone" if standalone else "mariadb"
             else:
                 self._tx_mode = "gtid"

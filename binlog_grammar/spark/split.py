@@ -36,13 +36,13 @@ from dataclasses import asdict, dataclass, field
 from typing import Iterable, Iterator, Optional
 
 from ..errors import BinlogError
+from ..binlog.gtid import GTID_EVENTS, gtid_of
 from ..binlog.header import V4_HEADER_LEN, probe
 from ..binlog.reader import (
     FDE_CODE, MAGIC, BinlogFile, FormatState, event_name, first_format_event, parse_event, update_state)
 from .options import DEFAULT_SPLIT_BYTES
 
 CHUNK = 4 << 20  # bytes read at a time by the header scan
-GTID_EVENTS = ("GTID_LOG_EVENT", "ANONYMOUS_GTID_LOG_EVENT", "GTID_TAGGED_LOG_EVENT", "GTID_EVENT")
 QUERY_EVENTS = ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT")
 IN_USE_NAME = "LOG_EVENT_BINLOG_IN_USE_F"
 MIN_AUTO_SPLIT = 1 << 20  # min_partitions never makes splits smaller than this
@@ -272,8 +272,6 @@ def _is_begin(walker, pos, length, state, path) -> bool:
 
 
 def _gtid_at(walker, pos, state, path):
-    from ..binlog.stream import gtid_of
-
     h = walker.header(pos, V4_HEADER_LEN)
     if h is None:
         return None
@@ -360,7 +358,7 @@ def split_stream(split: Split, paths: list, filters=None, verify_checksum=True, 
     filters' positions apply to the first and the last of `paths`; `tx_seq` counts from the
     split's `tx_seq_base`)."""
     from ..binlog.rows import RowDecoder
-    from ..binlog.stream import GTID_EVENTS, Stream, StreamEvent, gtid_of, with_inner
+    from ..binlog.stream import Stream, StreamEvent, with_inner
 
     class SplitStream(Stream):
         def _all_events(self):
