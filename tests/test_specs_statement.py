@@ -1,5 +1,4 @@
-"""Targeted checks of the statement-based and control events (specs/events/statement/,
-specs/events/control/).
+"""Targeted checks of the statement-based and control events (specs/events/statement/).
 
 Three kinds of vectors:
 - real events of the MySQL corpus (../shared/corpus/mysql), with the values the servers wrote;

@@ -94,12 +94,7 @@ class FieldReader:
         seen = set()
         for k, sub in (t.get("cases") or {}).items():
             kl = line_of(t.get("cases"), k, line)
-            try:
-                key = E.constant_value(E.parse(k), self.enum_values)
-            except (SyntaxError, KeyError) as e:
-                raise SpecError(f"bad case key {k!r}: {e}", rel, kl, fid) from None
-            if key in seen:
-                raise SpecError(f"case {k!r} appears twice", rel, kl, fid)
+            key = self._case_key(rel, kl, fid, k, seen, "case")
             seen.add(key)
             cases.append((key, self._case_type(rel, kl, fid, sub, scope), str(k)))
         if not cases:
@@ -111,6 +106,16 @@ class FieldReader:
             if k not in ("switch-on", "cases", "default"):
                 raise SpecError(f"unknown key {k!r} in switch", rel, line_of(t, k, line), fid)
         return TypeSpec("switch", switch_on=on, cases=cases, default=default)
+
+    def _case_key(self, rel, line, fid, k, seen, what):
+        """The value of a switch or TLV case key (a constant expression), not one of `seen`."""
+        try:
+            key = E.constant_value(E.parse(k), self.enum_values)
+        except (SyntaxError, KeyError) as e:
+            raise SpecError(f"bad {what} key {k!r}: {e}", rel, line, fid) from None
+        if key in seen:
+            raise SpecError(f"{what} {k!r} appears twice", rel, line, fid)
+        return key
 
     def _case_type(self, rel, line, fid, sub, scope):
         if isinstance(sub, dict) and "switch-on" not in sub and "tlv" not in sub:
@@ -148,12 +153,7 @@ class FieldReader:
         raw_cases = t.get("cases") or {}
         for k, sub in raw_cases.items():
             kl = line_of(raw_cases, k, line)
-            try:
-                key = E.constant_value(E.parse(k), self.enum_values)
-            except (SyntaxError, KeyError) as e:
-                raise SpecError(f"bad tlv case key {k!r}: {e}", rel, kl, fid) from None
-            if key in seen_keys:
-                raise SpecError(f"tlv case {k!r} appears twice", rel, kl, fid)
+            key = self._case_key(rel, kl, fid, k, seen_keys, "tlv case")
             if not isinstance(sub, dict):
                 raise SpecError("a tlv case is a field (id, type, doc)", rel, kl, fid)
             cf = self._field(getattr(sub, "src_file", rel), sub, scope=[], where_struct=f"{fid} case {k}",

@@ -286,18 +286,11 @@ class Tally:
 
     def add(self, r: Result):
         self.cases += 1
-        self.statements += r.statements
-        self.changes += r.changes
-        self.values += r.values
-        self.wrong += r.wrong
-        self.jsonl_values += r.jsonl_values
-        self.jsonl_wrong += r.jsonl_wrong
-        self.oracle_values += r.oracle_values
-        self.oracle_wrong += r.oracle_wrong
-        self.replayed += r.replayed
+        for name in ("statements", "changes", "values", "wrong", "jsonl_values", "jsonl_wrong",
+                     "oracle_values", "oracle_wrong", "replayed", "seconds"):
+            setattr(self, name, getattr(self, name) + getattr(r, name))
         self.failed += bool(r.problems)
         self.workload_errors += bool(r.workload_errors)
-        self.seconds += r.seconds
 
     def line(self) -> str:
         return (f"{self.cases} schemas, {self.statements} statements, {self.changes} row changes, "

@@ -190,6 +190,20 @@ def _where_key(layout, key):
     return " AND ".join(f"{quote_ident(k)} = {v}" for k, v in zip(layout.key, key))
 
 
+def _tail(draw, layout, keys, ways):
+    """What follows an UPDATE's SET or a DELETE's table: one of `ways` (in the order given; key
+    and keys only once keys were inserted): WHERE one key, WHERE some keys, a LIMIT, or nothing."""
+    where = draw(st.sampled_from(ways if keys else [w for w in ways if w not in ("key", "keys")]))
+    if where == "key":
+        return f" WHERE {_where_key(layout, draw(st.sampled_from(keys)))}"
+    if where == "keys":
+        chosen = draw(st.lists(st.sampled_from(keys), min_size=1, max_size=4, unique=True))
+        return " WHERE " + " OR ".join(f"({_where_key(layout, k)})" for k in chosen)
+    if where == "limit":
+        return f" LIMIT {draw(st.integers(1, 3))}"
+    return ""
+
+
 @st.composite
 def workloads(draw, layout: Layout, max_statements=6, max_rows=6):
     salt = draw(st.integers(0, 2**30))
@@ -255,31 +269,10 @@ def workloads(draw, layout: Layout, max_statements=6, max_rows=6):
             assigned = draw(st.lists(st.sampled_from(others), min_size=1, max_size=3, unique=True))
             vals = draw(_row_values(layout, assigned, {}))
             sets = ", ".join(f"{quote_ident(c)} = {v}" for c, v in zip(assigned, vals))
-            where = draw(st.sampled_from(["key", "keys", "all", "limit"]) if keys
-                         else st.sampled_from(["all", "limit"]))
-            if where == "key":
-                tail = f" WHERE {_where_key(layout, draw(st.sampled_from(keys)))}"
-            elif where == "keys":
-                chosen = draw(st.lists(st.sampled_from(keys), min_size=1, max_size=4, unique=True))
-                tail = " WHERE " + " OR ".join(f"({_where_key(layout, k)})" for k in chosen)
-            elif where == "limit":
-                tail = f" LIMIT {draw(st.integers(1, 3))}"
-            else:
-                tail = ""
+            tail = _tail(draw, layout, keys, ["key", "keys", "all", "limit"])
             statements.append(Statement("update", f"UPDATE t SET {sets}{tail}", tuple(assigned)))
         else:
-            where = draw(st.sampled_from(["key", "keys", "limit", "all"]) if keys
-                         else st.sampled_from(["limit", "all"]))
-            if where == "key":
-                k = draw(st.sampled_from(keys))
-                tail = f" WHERE {_where_key(layout, k)}"
-            elif where == "keys":
-                chosen = draw(st.lists(st.sampled_from(keys), min_size=1, max_size=4, unique=True))
-                tail = " WHERE " + " OR ".join(f"({_where_key(layout, k)})" for k in chosen)
-            elif where == "limit":
-                tail = f" LIMIT {draw(st.integers(1, 3))}"
-            else:
-                tail = ""
+            tail = _tail(draw, layout, keys, ["key", "keys", "limit", "all"])
             statements.append(Statement("delete", f"DELETE FROM t{tail}"))
     return tuple(statements)
 
