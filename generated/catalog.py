@@ -5,56 +5,56 @@
 from binlog_grammar.runtime import construct as rt
 from binlog_grammar.binlog.events import EventType, Decode
 from binlog_grammar.generated.events.control_format_description import FORMAT_DESCRIPTION_EVENT
-from binlog_grammar.generated.events.gtid_gtid_log_event import gtid_log_event
-from binlog_grammar.generated.events.gtid_previous_gtids_log_event import PREVIOUS_GTIDS_LOG_EVENT
-from binlog_grammar.generated.events.gtid_transaction_context_event import TRANSACTION_CONTEXT_EVENT
-from binlog_grammar.generated.events.gtid_transaction_payload_event import TRANSACTION_PAYLOAD_EVENT
-from binlog_grammar.generated.events.gtid_view_change_event import VIEW_CHANGE_EVENT
-from binlog_grammar.generated.events.mariadb_annotate_rows_event import ANNOTATE_ROWS_EVENT
-from binlog_grammar.generated.events.mariadb_binlog_checkpoint_event import BINLOG_CHECKPOINT_EVENT
-from binlog_grammar.generated.events.mariadb_gtid_event import GTID_EVENT
-from binlog_grammar.generated.events.mariadb_gtid_list_event import GTID_LIST_EVENT
-from binlog_grammar.generated.events.mariadb_partial_row_data_event import PARTIAL_ROW_DATA_EVENT
-from binlog_grammar.generated.events.mariadb_start_encryption_event import START_ENCRYPTION_EVENT
-from binlog_grammar.generated.events.rows_rows_compressed_v1 import rows_compressed_event_v1
-from binlog_grammar.generated.events.rows_rows_compressed_v2 import rows_compressed_event_v2
-from binlog_grammar.generated.events.rows_rows_pre_ga import rows_event_pre_ga
-from binlog_grammar.generated.events.rows_rows_v1 import rows_event_v1
-from binlog_grammar.generated.events.rows_rows_v2 import rows_event_v2
+from binlog_grammar.generated.events.control_heartbeat import HEARTBEAT_LOG_EVENT
+from binlog_grammar.generated.events.control_heartbeat_v2 import HEARTBEAT_LOG_EVENT_V2
+from binlog_grammar.generated.events.control_incident import INCIDENT_EVENT
+from binlog_grammar.generated.events.control_raw import raw_event
+from binlog_grammar.generated.events.control_rotate import ROTATE_EVENT
+from binlog_grammar.generated.events.control_slave import SLAVE_EVENT
+from binlog_grammar.generated.events.control_start_v3 import START_EVENT_V3
+from binlog_grammar.generated.events.control_stop import STOP_EVENT
+from binlog_grammar.generated.events.control_xa_prepare import XA_PREPARE_LOG_EVENT
+from binlog_grammar.generated.events.control_xid import XID_EVENT
+from binlog_grammar.generated.events.gtid import gtid_log_event
+from binlog_grammar.generated.events.gtid_previous_gtids import PREVIOUS_GTIDS_LOG_EVENT
+from binlog_grammar.generated.events.gtid_transaction_context import TRANSACTION_CONTEXT_EVENT
+from binlog_grammar.generated.events.gtid_transaction_payload import TRANSACTION_PAYLOAD_EVENT
+from binlog_grammar.generated.events.gtid_view_change import VIEW_CHANGE_EVENT
+from binlog_grammar.generated.events.mariadb_annotate_rows import ANNOTATE_ROWS_EVENT
+from binlog_grammar.generated.events.mariadb_binlog_checkpoint import BINLOG_CHECKPOINT_EVENT
+from binlog_grammar.generated.events.mariadb_gtid import GTID_EVENT
+from binlog_grammar.generated.events.mariadb_gtid_list import GTID_LIST_EVENT
+from binlog_grammar.generated.events.mariadb_partial_row_data import PARTIAL_ROW_DATA_EVENT
+from binlog_grammar.generated.events.mariadb_start_encryption import START_ENCRYPTION_EVENT
+from binlog_grammar.generated.events.rows_compressed_v1 import rows_compressed_event_v1
+from binlog_grammar.generated.events.rows_compressed_v2 import rows_compressed_event_v2
+from binlog_grammar.generated.events.rows_pre_ga import rows_event_pre_ga
+from binlog_grammar.generated.events.rows_query import ROWS_QUERY_LOG_EVENT
 from binlog_grammar.generated.events.rows_table_map import TABLE_MAP_EVENT
+from binlog_grammar.generated.events.rows_v1 import rows_event_v1
+from binlog_grammar.generated.events.rows_v2 import rows_event_v2
 from binlog_grammar.generated.events.statement_append_block import append_block_event
 from binlog_grammar.generated.events.statement_file_id import file_id_event
-from binlog_grammar.generated.events.statement_heartbeat import HEARTBEAT_LOG_EVENT
-from binlog_grammar.generated.events.statement_heartbeat_v2 import HEARTBEAT_LOG_EVENT_V2
-from binlog_grammar.generated.events.statement_incident import INCIDENT_EVENT
 from binlog_grammar.generated.events.statement_intvar import INTVAR_EVENT
 from binlog_grammar.generated.events.statement_load import load_event
 from binlog_grammar.generated.events.statement_query import query_event
 from binlog_grammar.generated.events.statement_query_compressed import QUERY_COMPRESSED_EVENT
 from binlog_grammar.generated.events.statement_rand import RAND_EVENT
-from binlog_grammar.generated.events.statement_raw import raw_event
-from binlog_grammar.generated.events.statement_rotate import ROTATE_EVENT
-from binlog_grammar.generated.events.statement_rows_query import ROWS_QUERY_LOG_EVENT
-from binlog_grammar.generated.events.statement_slave import SLAVE_EVENT
-from binlog_grammar.generated.events.statement_start_v3 import START_EVENT_V3
-from binlog_grammar.generated.events.statement_stop import STOP_EVENT
 from binlog_grammar.generated.events.statement_user_var import USER_VAR_EVENT
-from binlog_grammar.generated.events.statement_xa_prepare import XA_PREPARE_LOG_EVENT
-from binlog_grammar.generated.events.statement_xid import XID_EVENT
-from binlog_grammar.generated.events.versions_mysql_8_3_0_gtid_tagged_log_event import GTID_TAGGED_LOG_EVENT
+from binlog_grammar.generated.events.versions_mysql_8_3_0_gtid_tagged import GTID_TAGGED_LOG_EVENT
 
 EVENTS = {
     0: EventType(
         code=0, name='UNKNOWN_EVENT', flavor='mysql', struct=raw_event,
         post_header_len=(0,), post_header_fields=(),
         decode=(),
-        spec='specs/events/statement/raw.yaml'),
+        spec='specs/events/control/raw.yaml'),
     1: EventType(
         code=1, name='START_EVENT_V3', flavor='mysql', struct=START_EVENT_V3,
         post_header_len=(56,), post_header_fields=('binlog_version', 'server_version', 'create_timestamp'),
         decode=(),
         legacy_post_header_len={1: 56, 3: 56},
-        spec='specs/events/statement/start_v3.yaml'),
+        spec='specs/events/control/start_v3.yaml'),
     2: EventType(
         code=2, name='QUERY_EVENT', flavor='mysql', struct=query_event,
         post_header_len=(13, 11, 26), post_header_fields=('thread_id', 'exec_time', 'db_len', 'error_code', 'status_vars_len', 'file_id', 'fn_pos_start', 'fn_pos_end', 'dup_handling', 'extra_post_header'),
@@ -65,13 +65,13 @@ EVENTS = {
         code=3, name='STOP_EVENT', flavor='mysql', struct=STOP_EVENT,
         post_header_len=(0,), post_header_fields=(),
         decode=(),
-        spec='specs/events/statement/stop.yaml'),
+        spec='specs/events/control/stop.yaml'),
     4: EventType(
         code=4, name='ROTATE_EVENT', flavor='mysql', struct=ROTATE_EVENT,
         post_header_len=(8, 0), post_header_fields=('position',),
         decode=(),
         legacy_post_header_len={1: 0, 3: 8},
-        spec='specs/events/statement/rotate.yaml'),
+        spec='specs/events/control/rotate.yaml'),
     5: EventType(
         code=5, name='INTVAR_EVENT', flavor='mysql', struct=INTVAR_EVENT,
         post_header_len=(0,), post_header_fields=(),
@@ -87,7 +87,7 @@ EVENTS = {
         code=7, name='SLAVE_EVENT', flavor='mysql', struct=SLAVE_EVENT,
         post_header_len=(0,), post_header_fields=(),
         decode=(),
-        spec='specs/events/statement/slave.yaml'),
+        spec='specs/events/control/slave.yaml'),
     8: EventType(
         code=8, name='CREATE_FILE_EVENT', flavor='mysql', struct=load_event,
         post_header_len=(18, 4), post_header_fields=('thread_id', 'exec_time', 'skip_lines', 'table_name_len', 'db_len', 'num_fields', 'file_id'),
@@ -138,7 +138,7 @@ EVENTS = {
         code=16, name='XID_EVENT', flavor='mysql', struct=XID_EVENT,
         post_header_len=(0,), post_header_fields=(),
         decode=(),
-        spec='specs/events/statement/xid.yaml'),
+        spec='specs/events/control/xid.yaml'),
     17: EventType(
         code=17, name='BEGIN_LOAD_QUERY_EVENT', flavor='mysql', struct=append_block_event,
         post_header_len=(4,), post_header_fields=('file_id',),
@@ -159,151 +159,151 @@ EVENTS = {
         post_header_len=(8, 6), post_header_fields=('table_id', 'flags'),
         decode=(),
         row_op='insert',
-        spec='specs/events/rows/rows_pre_ga.yaml'),
+        spec='specs/events/rows/pre_ga.yaml'),
     21: EventType(
         code=21, name='PRE_GA_UPDATE_ROWS_EVENT', flavor='mysql', struct=rows_event_pre_ga,
         post_header_len=(8, 6), post_header_fields=('table_id', 'flags'),
         decode=(),
         row_op='update',
-        spec='specs/events/rows/rows_pre_ga.yaml'),
+        spec='specs/events/rows/pre_ga.yaml'),
     22: EventType(
         code=22, name='PRE_GA_DELETE_ROWS_EVENT', flavor='mysql', struct=rows_event_pre_ga,
         post_header_len=(8, 6), post_header_fields=('table_id', 'flags'),
         decode=(),
         row_op='delete',
-        spec='specs/events/rows/rows_pre_ga.yaml'),
+        spec='specs/events/rows/pre_ga.yaml'),
     23: EventType(
         code=23, name='WRITE_ROWS_EVENT_V1', flavor='mysql', struct=rows_event_v1,
         post_header_len=(8, 6), post_header_fields=('table_id', 'flags'),
         decode=(),
         row_op='insert',
-        spec='specs/events/rows/rows_v1.yaml'),
+        spec='specs/events/rows/v1.yaml'),
     24: EventType(
         code=24, name='UPDATE_ROWS_EVENT_V1', flavor='mysql', struct=rows_event_v1,
         post_header_len=(8, 6), post_header_fields=('table_id', 'flags'),
         decode=(),
         row_op='update',
-        spec='specs/events/rows/rows_v1.yaml'),
+        spec='specs/events/rows/v1.yaml'),
     25: EventType(
         code=25, name='DELETE_ROWS_EVENT_V1', flavor='mysql', struct=rows_event_v1,
         post_header_len=(8, 6), post_header_fields=('table_id', 'flags'),
         decode=(),
         row_op='delete',
-        spec='specs/events/rows/rows_v1.yaml'),
+        spec='specs/events/rows/v1.yaml'),
     26: EventType(
         code=26, name='INCIDENT_EVENT', flavor='mysql', struct=INCIDENT_EVENT,
         post_header_len=(2,), post_header_fields=('incident',),
         decode=(),
-        spec='specs/events/statement/incident.yaml'),
+        spec='specs/events/control/incident.yaml'),
     27: EventType(
         code=27, name='HEARTBEAT_LOG_EVENT', flavor='mysql', struct=HEARTBEAT_LOG_EVENT,
         post_header_len=(0,), post_header_fields=(),
         decode=(),
-        spec='specs/events/statement/heartbeat.yaml'),
+        spec='specs/events/control/heartbeat.yaml'),
     28: EventType(
         code=28, name='IGNORABLE_LOG_EVENT', flavor='mysql', struct=raw_event,
         post_header_len=(0,), post_header_fields=(),
         decode=(),
-        spec='specs/events/statement/raw.yaml'),
+        spec='specs/events/control/raw.yaml'),
     29: EventType(
         code=29, name='ROWS_QUERY_LOG_EVENT', flavor='mysql', struct=ROWS_QUERY_LOG_EVENT,
         post_header_len=(0,), post_header_fields=(),
         decode=(),
-        spec='specs/events/statement/rows_query.yaml'),
+        spec='specs/events/rows/query.yaml'),
     30: EventType(
         code=30, name='WRITE_ROWS_EVENT', flavor='mysql', struct=rows_event_v2,
         post_header_len=(10,), post_header_fields=('table_id', 'flags', 'extra_data_len'),
         decode=(),
         row_op='insert',
-        spec='specs/events/rows/rows_v2.yaml'),
+        spec='specs/events/rows/v2.yaml'),
     31: EventType(
         code=31, name='UPDATE_ROWS_EVENT', flavor='mysql', struct=rows_event_v2,
         post_header_len=(10,), post_header_fields=('table_id', 'flags', 'extra_data_len'),
         decode=(),
         row_op='update',
-        spec='specs/events/rows/rows_v2.yaml'),
+        spec='specs/events/rows/v2.yaml'),
     32: EventType(
         code=32, name='DELETE_ROWS_EVENT', flavor='mysql', struct=rows_event_v2,
         post_header_len=(10,), post_header_fields=('table_id', 'flags', 'extra_data_len'),
         decode=(),
         row_op='delete',
-        spec='specs/events/rows/rows_v2.yaml'),
+        spec='specs/events/rows/v2.yaml'),
     33: EventType(
         code=33, name='GTID_LOG_EVENT', flavor='mysql', struct=gtid_log_event,
         post_header_len=(42, 25), post_header_fields=('gtid_flags', 'sid', 'gno', 'lt_type', 'last_committed', 'sequence_number'),
         decode=(),
-        spec='specs/events/gtid/gtid_log_event.yaml'),
+        spec='specs/events/gtid/gtid.yaml'),
     34: EventType(
         code=34, name='ANONYMOUS_GTID_LOG_EVENT', flavor='mysql', struct=gtid_log_event,
         post_header_len=(42, 25), post_header_fields=('gtid_flags', 'sid', 'gno', 'lt_type', 'last_committed', 'sequence_number'),
         decode=(),
-        spec='specs/events/gtid/gtid_log_event.yaml'),
+        spec='specs/events/gtid/gtid.yaml'),
     35: EventType(
         code=35, name='PREVIOUS_GTIDS_LOG_EVENT', flavor='mysql', struct=PREVIOUS_GTIDS_LOG_EVENT,
         post_header_len=(0,), post_header_fields=(),
         decode=(),
-        spec='specs/events/gtid/previous_gtids_log_event.yaml'),
+        spec='specs/events/gtid/previous_gtids.yaml'),
     36: EventType(
         code=36, name='TRANSACTION_CONTEXT_EVENT', flavor='mysql', struct=TRANSACTION_CONTEXT_EVENT,
         post_header_len=(18,), post_header_fields=('server_uuid_len', 'thread_id', 'gtid_specified', 'snapshot_version_len', 'write_set_len', 'read_set_len'),
         decode=(),
-        spec='specs/events/gtid/transaction_context_event.yaml'),
+        spec='specs/events/gtid/transaction_context.yaml'),
     37: EventType(
         code=37, name='VIEW_CHANGE_EVENT', flavor='mysql', struct=VIEW_CHANGE_EVENT,
         post_header_len=(52,), post_header_fields=('view_id', 'seq_number', 'cert_info_count'),
         decode=(),
-        spec='specs/events/gtid/view_change_event.yaml'),
+        spec='specs/events/gtid/view_change.yaml'),
     38: EventType(
         code=38, name='XA_PREPARE_LOG_EVENT', flavor='mysql', struct=XA_PREPARE_LOG_EVENT,
         post_header_len=(0,), post_header_fields=(),
         decode=(),
-        spec='specs/events/statement/xa_prepare.yaml'),
+        spec='specs/events/control/xa_prepare.yaml'),
     39: EventType(
         code=39, name='PARTIAL_UPDATE_ROWS_EVENT', flavor='mysql', struct=rows_event_v2,
         post_header_len=(10,), post_header_fields=('table_id', 'flags', 'extra_data_len'),
         decode=(),
         row_op='update',
-        spec='specs/events/rows/rows_v2.yaml'),
+        spec='specs/events/rows/v2.yaml'),
     40: EventType(
         code=40, name='TRANSACTION_PAYLOAD_EVENT', flavor='mysql', struct=TRANSACTION_PAYLOAD_EVENT,
         post_header_len=(40,), post_header_fields=(),
         decode=(Decode('payload', 'zstd', 'events', lambda this: (rt.tlv_value(this['payload_header'], 'compression_type') == 0)),),
-        spec='specs/events/gtid/transaction_payload_event.yaml'),
+        spec='specs/events/gtid/transaction_payload.yaml'),
     41: EventType(
         code=41, name='HEARTBEAT_LOG_EVENT_V2', flavor='mysql', struct=HEARTBEAT_LOG_EVENT_V2,
         post_header_len=(0,), post_header_fields=(),
         decode=(),
-        spec='specs/events/statement/heartbeat_v2.yaml'),
+        spec='specs/events/control/heartbeat_v2.yaml'),
     42: EventType(
         code=42, name='GTID_TAGGED_LOG_EVENT', flavor='mysql', struct=GTID_TAGGED_LOG_EVENT,
         post_header_len=(0,), post_header_fields=(),
         decode=(),
-        spec='specs/versions/mysql-8.3.0/gtid_tagged_log_event.yaml'),
+        spec='specs/versions/mysql-8.3.0/gtid_tagged.yaml'),
     160: EventType(
         code=160, name='ANNOTATE_ROWS_EVENT', flavor='mariadb', struct=ANNOTATE_ROWS_EVENT,
         post_header_len=(0,), post_header_fields=(),
         decode=(),
-        spec='specs/events/mariadb/annotate_rows_event.yaml'),
+        spec='specs/events/mariadb/annotate_rows.yaml'),
     161: EventType(
         code=161, name='BINLOG_CHECKPOINT_EVENT', flavor='mariadb', struct=BINLOG_CHECKPOINT_EVENT,
         post_header_len=(4,), post_header_fields=('binlog_file_len',),
         decode=(),
-        spec='specs/events/mariadb/binlog_checkpoint_event.yaml'),
+        spec='specs/events/mariadb/binlog_checkpoint.yaml'),
     162: EventType(
         code=162, name='GTID_EVENT', flavor='mariadb', struct=GTID_EVENT,
         post_header_len=(19,), post_header_fields=('seq_no', 'domain_id', 'flags2'),
         decode=(),
-        spec='specs/events/mariadb/gtid_event.yaml'),
+        spec='specs/events/mariadb/gtid.yaml'),
     163: EventType(
         code=163, name='GTID_LIST_EVENT', flavor='mariadb', struct=GTID_LIST_EVENT,
         post_header_len=(4,), post_header_fields=('count_and_flags',),
         decode=(),
-        spec='specs/events/mariadb/gtid_list_event.yaml'),
+        spec='specs/events/mariadb/gtid_list.yaml'),
     164: EventType(
         code=164, name='START_ENCRYPTION_EVENT', flavor='mariadb', struct=START_ENCRYPTION_EVENT,
         post_header_len=(0,), post_header_fields=(),
         decode=(),
-        spec='specs/events/mariadb/start_encryption_event.yaml'),
+        spec='specs/events/mariadb/start_encryption.yaml'),
     165: EventType(
         code=165, name='QUERY_COMPRESSED_EVENT', flavor='mariadb', struct=QUERY_COMPRESSED_EVENT,
         post_header_len=(13,), post_header_fields=('thread_id', 'exec_time', 'db_len', 'error_code', 'status_vars_len', 'extra_post_header'),
@@ -314,40 +314,40 @@ EVENTS = {
         post_header_len=(8,), post_header_fields=('table_id', 'flags'),
         decode=(Decode('rows', 'mariadb_zlib', 'bytes', None),),
         row_op='insert',
-        spec='specs/events/rows/rows_compressed_v1.yaml'),
+        spec='specs/events/rows/compressed_v1.yaml'),
     167: EventType(
         code=167, name='UPDATE_ROWS_COMPRESSED_EVENT_V1', flavor='mariadb', struct=rows_compressed_event_v1,
         post_header_len=(8,), post_header_fields=('table_id', 'flags'),
         decode=(Decode('rows', 'mariadb_zlib', 'bytes', None),),
         row_op='update',
-        spec='specs/events/rows/rows_compressed_v1.yaml'),
+        spec='specs/events/rows/compressed_v1.yaml'),
     168: EventType(
         code=168, name='DELETE_ROWS_COMPRESSED_EVENT_V1', flavor='mariadb', struct=rows_compressed_event_v1,
         post_header_len=(8,), post_header_fields=('table_id', 'flags'),
         decode=(Decode('rows', 'mariadb_zlib', 'bytes', None),),
         row_op='delete',
-        spec='specs/events/rows/rows_compressed_v1.yaml'),
+        spec='specs/events/rows/compressed_v1.yaml'),
     169: EventType(
         code=169, name='WRITE_ROWS_COMPRESSED_EVENT', flavor='mariadb', struct=rows_compressed_event_v2,
         post_header_len=(10,), post_header_fields=('table_id', 'flags', 'extra_data_len'),
         decode=(Decode('rows', 'mariadb_zlib', 'bytes', None),),
         row_op='insert',
-        spec='specs/events/rows/rows_compressed_v2.yaml'),
+        spec='specs/events/rows/compressed_v2.yaml'),
     170: EventType(
         code=170, name='UPDATE_ROWS_COMPRESSED_EVENT', flavor='mariadb', struct=rows_compressed_event_v2,
         post_header_len=(10,), post_header_fields=('table_id', 'flags', 'extra_data_len'),
         decode=(Decode('rows', 'mariadb_zlib', 'bytes', None),),
         row_op='update',
-        spec='specs/events/rows/rows_compressed_v2.yaml'),
+        spec='specs/events/rows/compressed_v2.yaml'),
     171: EventType(
         code=171, name='DELETE_ROWS_COMPRESSED_EVENT', flavor='mariadb', struct=rows_compressed_event_v2,
         post_header_len=(10,), post_header_fields=('table_id', 'flags', 'extra_data_len'),
         decode=(Decode('rows', 'mariadb_zlib', 'bytes', None),),
         row_op='delete',
-        spec='specs/events/rows/rows_compressed_v2.yaml'),
+        spec='specs/events/rows/compressed_v2.yaml'),
     172: EventType(
         code=172, name='PARTIAL_ROW_DATA_EVENT', flavor='mariadb', struct=PARTIAL_ROW_DATA_EVENT,
         post_header_len=(0,), post_header_fields=(),
         decode=(),
-        spec='specs/events/mariadb/partial_row_data_event.yaml'),
+        spec='specs/events/mariadb/partial_row_data.yaml'),
 }

@@ -1543,7 +1543,7 @@ EVENT_TYPE = {
     172: 'PARTIAL_ROW_DATA_EVENT',  # One fragment of a rows event too large for a replica's slave_max_allowed_packet (MariaDB 12.3+); the replica joins the chunks of a group in order and runs the original rows event
 }
 
-# gtid_tagged_field (enum, specs/versions/mysql-8.3.0/gtid_tagged_log_event.yaml): Field ids of the serialized GTID_TAGGED_LOG_EVENT, in the order of Gtid_event::define_fields.
+# gtid_tagged_field (enum, specs/versions/mysql-8.3.0/gtid_tagged.yaml): Field ids of the serialized GTID_TAGGED_LOG_EVENT, in the order of Gtid_event::define_fields.
 GTID_TAGGED_FIELD = {
     0: 'GTID_FLAGS',
     1: 'UUID',
@@ -1658,7 +1658,7 @@ MYSQL_GTID_FORMAT = {
     1: 'TAGGED',  # MySQL 8.3+: every entry carries a tag; the count sits in bytes 1-6.
 }
 
-# partial_row_data_flags (flags, specs/events/mariadb/partial_row_data_event.yaml): Flags of a PARTIAL_ROW_DATA_EVENT.
+# partial_row_data_flags (flags, specs/events/mariadb/partial_row_data.yaml): Flags of a PARTIAL_ROW_DATA_EVENT.
 PARTIAL_ROW_DATA_FLAGS = {
     0x1: 'FL_ORIG_EVENT_SIZE',  # orig_event_size is present (first fragment of a group).
 }
@@ -1845,13 +1845,13 @@ TABLE_MAP_OPT_META_TYPE = {
     13: 'VECTOR_DIMENSIONALITY',  # The dimension count of every VECTOR column (MySQL 9.0+).
 }
 
-# transaction_payload_compression (enum, specs/events/gtid/transaction_payload_event.yaml): Compression algorithm of a TRANSACTION_PAYLOAD_EVENT.
+# transaction_payload_compression (enum, specs/events/gtid/transaction_payload.yaml): Compression algorithm of a TRANSACTION_PAYLOAD_EVENT.
 TRANSACTION_PAYLOAD_COMPRESSION = {
     0: 'ZSTD',  # Zstandard frame(s).
     255: 'NONE',  # Not compressed.
 }
 
-# transaction_payload_field (enum, specs/events/gtid/transaction_payload_event.yaml): Field types of the payload header of a TRANSACTION_PAYLOAD_EVENT.
+# transaction_payload_field (enum, specs/events/gtid/transaction_payload.yaml): Field types of the payload header of a TRANSACTION_PAYLOAD_EVENT.
 TRANSACTION_PAYLOAD_FIELD = {
     0: 'OTW_PAYLOAD_HEADER_END_MARK',  # Ends the header; carries no length or value.
     1: 'OTW_PAYLOAD_SIZE_FIELD',  # Size of the payload.

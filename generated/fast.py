@@ -13,18 +13,18 @@ from binlog_grammar.runtime.fast import (_ADAPT, _Bad, _Count, _Empty, _Left, _N
 
 _S0 = struct.Struct('<H').unpack_from
 _S1 = struct.Struct('<IB').unpack_from
-_S10 = struct.Struct('<BI').unpack_from
-_S11 = struct.Struct('<HH').unpack_from
-_S12 = struct.Struct('<HB').unpack_from
-_S13 = struct.Struct('<BB').unpack_from
-_S14 = struct.Struct('<BQ').unpack_from
-_S15 = struct.Struct('<IIIBBII').unpack_from
-_S16 = struct.Struct('<IIBHHIIIB').unpack_from
-_S17 = struct.Struct('<IIBHH').unpack_from
-_S18 = struct.Struct('<QQ').unpack_from
-_S19 = struct.Struct('<QH').unpack_from
+_S10 = struct.Struct('<QIB').unpack_from
+_S11 = struct.Struct('<IIB').unpack_from
+_S12 = struct.Struct('<BI').unpack_from
+_S13 = struct.Struct('<HH').unpack_from
+_S14 = struct.Struct('<HB').unpack_from
+_S15 = struct.Struct('<BB').unpack_from
+_S16 = struct.Struct('<BQ').unpack_from
+_S17 = struct.Struct('<IIIBBII').unpack_from
+_S18 = struct.Struct('<IIBHHIIIB').unpack_from
+_S19 = struct.Struct('<IIBHH').unpack_from
 _S2 = struct.Struct('<B').unpack_from
-_S20 = struct.Struct('<BiII').unpack_from
+_S20 = struct.Struct('<QQ').unpack_from
 _S21 = struct.Struct('<HHH').unpack_from
 _S22 = struct.Struct('<BBBBBBB').unpack_from
 _S23 = struct.Struct('<IIQ').unpack_from
@@ -38,12 +38,12 @@ _S3 = struct.Struct('<I').unpack_from
 _S30 = struct.Struct('<i').unpack_from
 _S31 = struct.Struct('<h').unpack_from
 _S32 = struct.Struct('<b').unpack_from
-_S4 = struct.Struct('<q').unpack_from
-_S5 = struct.Struct('<Q').unpack_from
-_S6 = struct.Struct('<BIBIII').unpack_from
-_S7 = struct.Struct('<qI').unpack_from
-_S8 = struct.Struct('<QIB').unpack_from
-_S9 = struct.Struct('<IIB').unpack_from
+_S4 = struct.Struct('<Q').unpack_from
+_S5 = struct.Struct('<QH').unpack_from
+_S6 = struct.Struct('<BiII').unpack_from
+_S7 = struct.Struct('<q').unpack_from
+_S8 = struct.Struct('<BIBIII').unpack_from
+_S9 = struct.Struct('<qI').unpack_from
 
 CACHED = 4096  # values kept per enum or flags set
 _E_CHECKSUM_ALG = {}
@@ -85,7 +85,7 @@ def t_colmeta_array_varchar(buf, pos, end, up, ctx, col):
 def t_colmeta_bit(buf, pos, end, up, ctx, col):
     """Length of a BIT(n) column."""
     if pos + 2 > end: raise _Short('bits', 2, end - pos)
-    v1, v2, = _S13(buf, pos)
+    v1, v2, = _S15(buf, pos)
     pos += 2
     rec = _Rec({'bits': v1, 'bytes': v2})
     return rec, pos
@@ -94,7 +94,7 @@ def t_colmeta_bit(buf, pos, end, up, ctx, col):
 def t_colmeta_decimal(buf, pos, end, up, ctx, col):
     """Precision and scale of a DECIMAL(p,s) column."""
     if pos + 2 > end: raise _Short('precision', 2, end - pos)
-    v1, v2, = _S13(buf, pos)
+    v1, v2, = _S15(buf, pos)
     pos += 2
     rec = _Rec({'precision': v1, 'scale': v2})
     return rec, pos
@@ -134,7 +134,7 @@ def t_colmeta_string(buf, pos, end, up, ctx, col):
     """Real type and length of a CHAR, BINARY, ENUM or SET column (logged as STRING), or of an old VAR_STRING."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     if pos + 2 > end: raise _Short('real_type', 2, end - pos)
-    v1, v2, = _S13(buf, pos)
+    v1, v2, = _S15(buf, pos)
     pos += 2
     this['real_type'] = v1
     this['length'] = v2
@@ -711,7 +711,7 @@ def t_mysql_gtid_set_sid(buf, pos, end, up, ctx, col):
     else:
         v4 = None
     if pos + 8 > end: raise _Short('n_intervals', 8, end - pos)
-    v9 = _S5(buf, pos)[0]
+    v9 = _S4(buf, pos)[0]
     pos += 8
     v7 = v9
     this['n_intervals'] = v7
@@ -732,7 +732,7 @@ def t_mysql_gtid_set_sid(buf, pos, end, up, ctx, col):
 def t_query_charset_collation_pair(buf, pos, end, up, ctx, col):
     """One entry of character_set_collations."""
     if pos + 4 > end: raise _Short('charset_id', 4, end - pos)
-    v1, v2, = _S11(buf, pos)
+    v1, v2, = _S13(buf, pos)
     pos += 4
     rec = _Rec({'charset_id': v1, 'collation_id': v2})
     return rec, pos
@@ -742,7 +742,7 @@ def t_query_sql_mode_mariadb(buf, pos, end, up, ctx, col):
     """A MariaDB server's sql_mode."""
     this = up
     if pos + 8 > end: raise _Short('query_sql_mode_mariadb', 8, end - pos)
-    v3 = _S5(buf, pos)[0]
+    v3 = _S4(buf, pos)[0]
     pos += 8
     x4 = _F_SQL_MODE_MARIADB.get(v3)
     if x4 is None:
@@ -757,7 +757,7 @@ def t_query_sql_mode_mysql(buf, pos, end, up, ctx, col):
     """A MySQL server's sql_mode."""
     this = up
     if pos + 8 > end: raise _Short('query_sql_mode_mysql', 8, end - pos)
-    v3 = _S5(buf, pos)[0]
+    v3 = _S4(buf, pos)[0]
     pos += 8
     x4 = _F_SQL_MODE.get(v3)
     if x4 is None:
@@ -846,7 +846,7 @@ def t_query_status_vars(buf, pos, end, up, ctx, col):
             l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='charset_database', value=v35))
         elif tag5 == 9:
             if pos + 8 > end: raise _Short('table_map_for_update', 8, end - pos)
-            v40 = _S5(buf, pos)[0]
+            v40 = _S4(buf, pos)[0]
             pos += 8
             v38 = v40
             l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='table_map_for_update', value=v38))
@@ -878,7 +878,7 @@ def t_query_status_vars(buf, pos, end, up, ctx, col):
             l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='explicit_defaults_for_timestamp', value=v53))
         elif tag5 == 17:
             if pos + 8 > end: raise _Short('ddl_xid', 8, end - pos)
-            v58 = _S5(buf, pos)[0]
+            v58 = _S4(buf, pos)[0]
             pos += 8
             v56 = v58
             l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='ddl_xid', value=v56))
@@ -908,7 +908,7 @@ def t_query_status_vars(buf, pos, end, up, ctx, col):
             l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='hrnow', value=v68))
         elif tag5 == 129:
             if pos + 8 > end: raise _Short('xid', 8, end - pos)
-            v73 = _S5(buf, pos)[0]
+            v73 = _S4(buf, pos)[0]
             pos += 8
             v71 = v73
             l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='xid', value=v71))
@@ -931,7 +931,7 @@ def t_query_status_vars(buf, pos, end, up, ctx, col):
 def t_query_sv_auto_increment(buf, pos, end, up, ctx, col):
     """Q_AUTO_INCREMENT value."""
     if pos + 4 > end: raise _Short('increment', 4, end - pos)
-    v1, v2, = _S11(buf, pos)
+    v1, v2, = _S13(buf, pos)
     pos += 4
     rec = _Rec({'increment': v1, 'offset': v2})
     return rec, pos
@@ -1006,7 +1006,7 @@ def t_query_sv_gtid_flags3(buf, pos, end, up, ctx, col):
     this['flags_extra'] = v1
     if ((this['flags_extra'] & 12) != 0):
         if pos + 8 > end: raise _Short('sa_seq_no', 8, end - pos)
-        v7 = _S5(buf, pos)[0]
+        v7 = _S4(buf, pos)[0]
         pos += 8
         v5 = v7
     else:
@@ -1219,7 +1219,7 @@ def t_rows_ndb_info(buf, pos, end, up, ctx, col):
     """Opaque extra row info written by the NDB cluster engine."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     if pos + 2 > end: raise _Short('ndb_len', 2, end - pos)
-    v1, v2, = _S13(buf, pos)
+    v1, v2, = _S15(buf, pos)
     pos += 2
     this['ndb_len'] = v1
     n5 = (this['ndb_len'] - 2)
@@ -1236,7 +1236,7 @@ def t_rows_partition_info(buf, pos, end, up, ctx, col):
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     if ((ctx['type_code'] == 31) or (ctx['type_code'] == 39)):
         if pos + 4 > end: raise _Short('partition_id', 4, end - pos)
-        v1, v2, = _S11(buf, pos)
+        v1, v2, = _S13(buf, pos)
         pos += 4
     else:
         if pos + 2 > end: raise _Short('partition_id', 2, end - pos)
@@ -1421,7 +1421,7 @@ def t_value_datetime(buf, pos, end, up, ctx, col):
     """DATETIME in the pre-5.6.4 format, eight bytes little-endian holding YYYYMMDDhhmmss as a decimal number."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     if pos + 8 > end: raise _Short('raw', 8, end - pos)
-    v3 = _S5(buf, pos)[0]
+    v3 = _S4(buf, pos)[0]
     pos += 8
     v1 = v3
     this['raw'] = v1
@@ -1568,12 +1568,12 @@ def t_value_longlong(buf, pos, end, up, ctx, col):
     k4 = (1 if col['unsigned'] else 0)
     if k4 == 1:
         if pos + 8 > end: raise _Short('value_longlong', 8, end - pos)
-        v5 = _S5(buf, pos)[0]
+        v5 = _S4(buf, pos)[0]
         pos += 8
         v3 = v5
     else:
         if pos + 8 > end: raise _Short('value_longlong', 8, end - pos)
-        v6 = _S4(buf, pos)[0]
+        v6 = _S7(buf, pos)[0]
         pos += 8
         v3 = v6
     v1 = v3
@@ -1936,7 +1936,7 @@ def e_GTID_EVENT(buf, pos, end, ctx):
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if pos + 13 > end: raise _Short('seq_no', 13, end - pos)
-    v1, v2, v3, = _S8(buf, pos)
+    v1, v2, v3, = _S10(buf, pos)
     pos += 13
     x4 = _F_MARIADB_GTID_FLAGS2.get(v3)
     if x4 is None:
@@ -1946,7 +1946,7 @@ def e_GTID_EVENT(buf, pos, end, ctx):
     this['flags2'] = v3
     if ((this['flags2'] & 2) != 0):
         if pos + 8 > end: raise _Short('commit_id', 8, end - pos)
-        v7 = _S5(buf, pos)[0]
+        v7 = _S4(buf, pos)[0]
         pos += 8
         v5 = v7
     else:
@@ -1978,7 +1978,7 @@ def e_GTID_EVENT(buf, pos, end, ctx):
         v15 = None
     if ((this['flags_extra'] != None) and ((this['flags_extra'] & 12) != 0)):
         if pos + 8 > end: raise _Short('sa_seq_no', 8, end - pos)
-        v20 = _S5(buf, pos)[0]
+        v20 = _S4(buf, pos)[0]
         pos += 8
         v18 = v20
     else:
@@ -2201,7 +2201,7 @@ def e_INTVAR_EVENT(buf, pos, end, ctx):
     """Value of LAST_INSERT_ID() or of the next AUTO_INCREMENT value for the QUERY_EVENT that follows."""
     col = None
     if pos + 9 > end: raise _Short('type', 9, end - pos)
-    v1, v2, = _S14(buf, pos)
+    v1, v2, = _S16(buf, pos)
     pos += 9
     x3 = _E_INTVAR_TYPE.get(v1)
     if x3 is None:
@@ -2217,7 +2217,7 @@ def e_PARTIAL_ROW_DATA_EVENT(buf, pos, end, ctx):
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if pos + 9 > end: raise _Short('total_fragments', 9, end - pos)
-    v1, v2, v3, = _S9(buf, pos)
+    v1, v2, v3, = _S11(buf, pos)
     pos += 9
     x4 = _F_PARTIAL_ROW_DATA_FLAGS.get(v3)
     if x4 is None:
@@ -2227,7 +2227,7 @@ def e_PARTIAL_ROW_DATA_EVENT(buf, pos, end, ctx):
     this['flags'] = v3
     if ((this['flags'] & 1) != 0):
         if pos + 8 > end: raise _Short('orig_event_size', 8, end - pos)
-        v7 = _S5(buf, pos)[0]
+        v7 = _S4(buf, pos)[0]
         pos += 8
         v5 = v7
     else:
@@ -2255,7 +2255,7 @@ def e_QUERY_COMPRESSED_EVENT(buf, pos, end, ctx):
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if pos + 13 > end: raise _Short('thread_id', 13, end - pos)
-    v1, v2, v3, v4, v5, = _S17(buf, pos)
+    v1, v2, v3, v4, v5, = _S19(buf, pos)
     pos += 13
     this['db_len'] = v3
     this['status_vars_len'] = v5
@@ -2297,7 +2297,7 @@ def e_RAND_EVENT(buf, pos, end, ctx):
     """Seeds of the random generator for RAND() in the QUERY_EVENT that follows."""
     col = None
     if pos + 16 > end: raise _Short('seed1', 16, end - pos)
-    v1, v2, = _S18(buf, pos)
+    v1, v2, = _S20(buf, pos)
     pos += 16
     if pos != end: raise _Left('RAND_EVENT', end - pos)
     return _Rec({'seed1': v1, 'seed2': v2})
@@ -2309,7 +2309,7 @@ def e_ROTATE_EVENT(buf, pos, end, ctx):
     col = None
     if (ctx['post_header_len'] >= 8):
         if pos + 8 > end: raise _Short('position', 8, end - pos)
-        v3 = _S5(buf, pos)[0]
+        v3 = _S4(buf, pos)[0]
         pos += 8
         v1 = v3
     else:
@@ -2343,7 +2343,7 @@ def e_SLAVE_EVENT(buf, pos, end, ctx):
     """Reserved for a replica to record its source's position; declared since 3.23 but never written by any server."""
     col = None
     if pos + 10 > end: raise _Short('master_pos', 10, end - pos)
-    v1, v2, = _S19(buf, pos)
+    v1, v2, = _S5(buf, pos)
     pos += 10
     n5 = buf.find(b'\x00', pos, end)
     if n5 < 0: raise _NoTerm('master_host')
@@ -2364,7 +2364,7 @@ def e_START_ENCRYPTION_EVENT(buf, pos, end, ctx):
     """Written right after the FORMAT_DESCRIPTION_EVENT of an encrypted binlog file (encrypt_binlog): every later event of the file is encrypted with the key and nonce it names, so it cannot be read without that key."""
     col = None
     if pos + 5 > end: raise _Short('crypto_scheme', 5, end - pos)
-    v1, v2, = _S10(buf, pos)
+    v1, v2, = _S12(buf, pos)
     pos += 5
     n5 = 12
     if n5 < 0 or pos + n5 > end: raise _Short('nonce', n5, end - pos)
@@ -2412,7 +2412,7 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
     v3, pos = t_rows_table_id(buf, pos, end, this, ctx, col)
     v1 = v3
     if pos + 3 > end: raise _Short('flags', 3, end - pos)
-    v4, v5, = _S12(buf, pos)
+    v4, v5, = _S14(buf, pos)
     pos += 3
     x6 = _F_TABLE_MAP_FLAGS.get(v4)
     if x6 is None:
@@ -2428,7 +2428,7 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
     v8 = v8.decode('utf-8', 'surrogateescape')
     v7 = v8
     if pos + 2 > end: raise _Short('db_end', 2, end - pos)
-    v10, v11, = _S13(buf, pos)
+    v10, v11, = _S15(buf, pos)
     pos += 2
     if v10 != 0: raise _Bad('db_end', v10, 0)
     this['table_len'] = v11
@@ -2838,7 +2838,7 @@ def e_TRANSACTION_CONTEXT_EVENT(buf, pos, end, ctx):
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if pos + 18 > end: raise _Short('server_uuid_len', 18, end - pos)
-    v1, v2, v3, v4, v5, v6, = _S6(buf, pos)
+    v1, v2, v3, v4, v5, v6, = _S8(buf, pos)
     pos += 18
     this['server_uuid_len'] = v1
     this['snapshot_version_len'] = v4
@@ -3035,7 +3035,7 @@ def e_VIEW_CHANGE_EVENT(buf, pos, end, ctx):
     v2 = v2.decode('utf-8', 'surrogateescape')
     v1 = v2
     if pos + 12 > end: raise _Short('seq_number', 12, end - pos)
-    v4, v5, = _S7(buf, pos)
+    v4, v5, = _S9(buf, pos)
     pos += 12
     this['cert_info_count'] = v5
     l7 = []
@@ -3057,7 +3057,7 @@ def e_XA_PREPARE_LOG_EVENT(buf, pos, end, ctx):
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if pos + 13 > end: raise _Short('one_phase', 13, end - pos)
-    v1, v2, v3, v4, = _S20(buf, pos)
+    v1, v2, v3, v4, = _S6(buf, pos)
     pos += 13
     this['gtrid_length'] = v3
     this['bqual_length'] = v4
@@ -3079,7 +3079,7 @@ def e_XID_EVENT(buf, pos, end, ctx):
     """Commit of a transaction on a transactional engine; ends the event group."""
     col = None
     if pos + 8 > end: raise _Short('xid', 8, end - pos)
-    v3 = _S5(buf, pos)[0]
+    v3 = _S4(buf, pos)[0]
     pos += 8
     v1 = v3
     if pos != end: raise _Left('XID_EVENT', end - pos)
@@ -3131,7 +3131,7 @@ def e_gtid_log_event(buf, pos, end, ctx):
     pos += n7
     v5 = v6
     if pos + 8 > end: raise _Short('gno', 8, end - pos)
-    v10 = _S4(buf, pos)[0]
+    v10 = _S7(buf, pos)[0]
     pos += 8
     v8 = v10
     if ((end - pos) >= 1):
@@ -3144,14 +3144,14 @@ def e_gtid_log_event(buf, pos, end, ctx):
     this['lt_type'] = v11
     if (this['lt_type'] == 2):
         if pos + 8 > end: raise _Short('last_committed', 8, end - pos)
-        v16 = _S4(buf, pos)[0]
+        v16 = _S7(buf, pos)[0]
         pos += 8
         v14 = v16
     else:
         v14 = None
     if (this['lt_type'] == 2):
         if pos + 8 > end: raise _Short('sequence_number', 8, end - pos)
-        v19 = _S4(buf, pos)[0]
+        v19 = _S7(buf, pos)[0]
         pos += 8
         v17 = v19
     else:
@@ -3200,7 +3200,7 @@ def e_gtid_log_event(buf, pos, end, ctx):
         v34 = None
     if ((this['immediate_server_version'] != None) and ((end - pos) >= 8)):
         if pos + 8 > end: raise _Short('commit_group_ticket', 8, end - pos)
-        v39 = _S5(buf, pos)[0]
+        v39 = _S4(buf, pos)[0]
         pos += 8
         v37 = v39
     else:
@@ -3215,7 +3215,7 @@ def e_load_event(buf, pos, end, ctx):
     col = None
     if (ctx['type_code'] == 8):
         if pos + 22 > end: raise _Short('thread_id', 22, end - pos)
-        v1, v2, v3, v4, v5, v6, v7, = _S15(buf, pos)
+        v1, v2, v3, v4, v5, v6, v7, = _S17(buf, pos)
         pos += 22
     else:
         if pos + 4 > end: raise _Short('thread_id', 4, end - pos)
@@ -3337,7 +3337,7 @@ def e_query_event(buf, pos, end, ctx):
     col = None
     if (ctx['post_header_len'] > 11) and (ctx['type_code'] == 18):
         if pos + 26 > end: raise _Short('thread_id', 26, end - pos)
-        v1, v2, v3, v4, v5, v6, v7, v8, v9, = _S16(buf, pos)
+        v1, v2, v3, v4, v5, v6, v7, v8, v9, = _S18(buf, pos)
         pos += 26
         x10 = _E_LOAD_DUP_HANDLING.get(v9)
         if x10 is None:
@@ -3495,7 +3495,7 @@ def e_rows_compressed_event_v2(buf, pos, end, ctx):
     v3, pos = t_rows_table_id(buf, pos, end, this, ctx, col)
     v1 = v3
     if pos + 4 > end: raise _Short('flags', 4, end - pos)
-    v4, v5, = _S11(buf, pos)
+    v4, v5, = _S13(buf, pos)
     pos += 4
     x6 = _F_ROWS_FLAGS.get(v4)
     if x6 is None:
@@ -3583,7 +3583,7 @@ def e_rows_event_v2(buf, pos, end, ctx):
     v3, pos = t_rows_table_id(buf, pos, end, this, ctx, col)
     v1 = v3
     if pos + 4 > end: raise _Short('flags', 4, end - pos)
-    v4, v5, = _S11(buf, pos)
+    v4, v5, = _S13(buf, pos)
     pos += 4
     x6 = _F_ROWS_FLAGS.get(v4)
     if x6 is None:

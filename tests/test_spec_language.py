@@ -129,7 +129,7 @@ def test_the_cached_model_follows_the_spec_files(tmp_path, monkeypatch):
     cached = list((tmp_path / "cache" / "binlog-grammar" / "models").glob("*.pickle"))
     assert len(cached) == 1
     assert load_specs(specs).event_by_name("XID_EVENT")[0].doc == first.event_by_name("XID_EVENT")[0].doc
-    xid = specs / "events" / "statement" / "xid.yaml"
+    xid = specs / "events" / "control" / "xid.yaml"
     xid.write_text(xid.read_text().replace("doc: Commit of a transaction", "doc: Changed - commit of a transaction", 1))
     changed = load_specs(specs)
     assert changed.event_by_name("XID_EVENT")[0].doc.startswith("Changed - commit")

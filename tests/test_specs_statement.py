@@ -1,4 +1,5 @@
-"""Targeted checks of the statement-based and control events (specs/events/statement/).
+"""Targeted checks of the statement-based and control events (specs/events/statement/,
+specs/events/control/).
 
 Three kinds of vectors:
 - real events of the MySQL corpus (../shared/corpus/mysql), with the values the servers wrote;

@@ -5,7 +5,7 @@ Layout of the output:
   generated/enums.py         every enum and flag set, as {value: NAME} tables
   generated/sets.py          every named set of enum members (`sets:`), entry by entry
   generated/types.py         every named type, in dependency order
-  generated/events/*.py      one module per event spec file
+  generated/events/*.py      one module per event spec file, named by module_name()
   generated/catalog.py       the event table: type code -> EventType (name, struct, post-header, ...)
 """
 from __future__ import annotations
@@ -219,13 +219,19 @@ def _sizeof_names(node, acc=None):
     return acc
 
 
-def _module_stem(spec_file: str) -> str:
-    p = Path(spec_file)
-    parts = list(p.with_suffix("").parts)
+def module_name(spec_file: str) -> str:
+    """The generated module of an event spec file: its path under specs/events/ (or under specs/,
+    for a version overlay) with "/" as "_", named once: a file named like its folder is the
+    folder's name alone (specs/events/control/rotate.yaml -> control_rotate,
+    specs/events/gtid/gtid.yaml -> gtid, specs/versions/mysql-8.3.0/gtid_tagged.yaml ->
+    versions_mysql_8_3_0_gtid_tagged)."""
+    parts = list(Path(spec_file).with_suffix("").parts)
     if parts and parts[0] == "specs":
         parts = parts[1:]
     if parts and parts[0] == "events":
         parts = parts[1:]
+    if len(parts) >= 2 and parts[-1] == parts[-2]:
+        parts = parts[:-1]
     return re.sub(r"[^a-z0-9_]", "_", "_".join(parts).lower())
 
 
@@ -303,7 +309,7 @@ def render(specs: SpecSet) -> dict:
     for ev in specs.events:
         by_file.setdefault(ev.file, []).append(ev)
     for spec_file in sorted(by_file):
-        stem = _module_stem(spec_file)
+        stem = module_name(spec_file)
         chunks = []
         w = _Writer(specs, stem)
         for ev in by_file[spec_file]:

@@ -281,7 +281,7 @@ class ReferencePages:
              CODE(example),
              H(2, "2. A new event", "event"),
              P(T("A new event type is a new event spec file; put it in a folder named after the version, "
-                 "like "), C("specs/versions/mysql-8.3.0/gtid_tagged_log_event.yaml"), T(", with "),
+                 "like "), C("specs/versions/mysql-8.3.0/gtid_tagged.yaml"), T(", with "),
                C("since:"), T(" set. Its code must be new.")),
              H(2, "3. A field of every version", "field"),
              P(T("When a field was always there but undocumented, add it to the event file with "),
