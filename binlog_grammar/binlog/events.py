@@ -58,6 +58,15 @@ class EventType:
         return self._whole.build(value, **ctx)
 
 
+def decode_of(event_type, data, field: str):
+    """The spec's `decode:` entry of `field` that applies to this event's data (the field's bytes
+    are then a compressed form, undone by decompress(entry.codec, ...)), or None: stored plain."""
+    for dec in getattr(event_type, "decode", ()) or ():
+        if dec.field == field and dec.applies(data):
+            return dec
+    return None
+
+
 def decompress(codec: str, data: bytes, limit: int = 1 << 30) -> bytes:
     """Undo a spec codec. `limit` bounds the output so a bogus length cannot exhaust memory."""
     if codec == "zstd":
@@ -128,12 +137,12 @@ def query_text(ev):
     if ev.type is None or not hasattr(data, "get") or data.get("query") is None:
         return None
     q = data.get("query")
-    for dec in getattr(ev.type, "decode", ()) or ():
-        if dec.field == "query" and dec.applies(data):
-            try:
-                q = decompress(dec.codec, q)
-            except Exception:  # noqa: BLE001 - whatever a damaged stream raises: it does not inflate
-                return None
+    dec = decode_of(ev.type, data, "query")
+    if dec is not None:
+        try:
+            q = decompress(dec.codec, q)
+        except Exception:  # noqa: BLE001 - whatever a damaged stream raises: it does not inflate
+            return None
     if isinstance(q, (bytes, bytearray)):
         q = bytes(q).decode("utf-8", "replace")
     return str(q)

@@ -34,6 +34,18 @@ from ..errors import BinlogError, BinlogGrammarError
 MAGIC_END = 4  # offset of the first event
 
 
+def file_key(name: str):
+    """Binlog files in server order: by the number after the last dot."""
+    stem, _, num = (name or "").rpartition(".")
+    return (int(num), stem) if num.isdigit() else (-1, name or "")
+
+
+def position_key(file: str, pos: int):
+    """A sort key of (file, pos): positions in the order the server wrote them (a replica's
+    resume point, relay logs' primary coordinates)."""
+    return (file_key(file), pos)
+
+
 class PositionError(BinlogGrammarError):
     """A position that does not point where an event begins (a usage error, exit 2)."""
 
@@ -157,7 +169,7 @@ def _on_primary(paths, p: Position, option):
     position `p`: the primary's binlog file names come from the ROTATE events the primary wrote
     (their server id is not that of the file's own FORMAT_DESCRIPTION_EVENT)."""
     from .reader import BinlogFile
-    from ..replication import position_key
+
     target = position_key(os.path.basename(p.file), p.pos)
     named = set()
     source = None

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple, Optional
 from construct import ConstructError, Container
 
 from ..errors import EventFormatError, UndecodableRowsError
-from .events import decompress, format_construct_error
+from .events import decode_of, decompress, format_construct_error
 from ..runtime.fast import FAST_ERRORS
 from ..generated import enums
 from ..generated import fast as F
@@ -313,17 +313,19 @@ class RowDecoder:
         return t
 
     def rows_bytes(self, ev) -> bytes:
+        """The row images of a rows event as the server wrote them before compressing them (MariaDB
+        *_ROWS_COMPRESSED_EVENT_V1), inflated where the spec's `decode:` says."""
         data = ev.data["rows"]
         if not ev.type.decode:
             return data
-        for dec in ev.type.decode:
-            if dec.field == "rows" and dec.applies(ev.data):
-                try:
-                    return decompress(dec.codec, data)
-                except Exception as e:  # noqa: BLE001 - any codec failure is bad input
-                    raise EventFormatError(f"cannot decompress the row images: {e}", ev.file,
-                                           ev.offset, ev.name) from None
-        return bytes(data)
+        dec = decode_of(ev.type, ev.data, "rows")
+        if dec is None:
+            return bytes(data)
+        try:
+            return decompress(dec.codec, data)
+        except Exception as e:  # noqa: BLE001 - any codec failure is bad input
+            raise EventFormatError(f"cannot decompress the row images: {e}", ev.file,
+                                   ev.offset, ev.name) from None
 
     def changes(self, ev, table: Optional[Table] = None) -> list:
         """The RowChanges of a rows event, with its table as mapped when the event was read."""

@@ -46,11 +46,12 @@ The package, in the order a connection uses it:
     auth.py        Secret (the password) and the authentication methods' arithmetic
     packets.py     PacketIO: packets on a socket; payloads parsed with the protocol spec structs
     connection.py  TLSOptions, Connection (handshake, login, queries), binlog_status
-    positions.py   binlog positions in server order; MariaDB GTID states and MySQL GTID sets
     source.py      ReplicationSource: the events, reconnection, resumption
     stream.py      open_replication_stream: a stream.Stream over a source
 
-What other modules import is re-exported here.
+What other modules import is re-exported here, with the two things a replica's position is made
+of, which reading files needs as much: binlog positions in server order (binlog.positions) and
+MariaDB GTID states and MySQL GTID sets (binlog.gtid).
 """
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ from .errors import (
     RETRYABLE_CODES, ConnectionLost, ProtocolError, ServerError, first_line, retryable)
 from .packets import MAX_JOINED, MAX_PAYLOAD, PacketIO, printable, spec_parse
 from ..binlog.gtid import MARIADB_GTID, MYSQL_GTID_PART, MariaDBGtidState, MySQLGtidSet
-from .positions import position_key
+from ..binlog.positions import position_key
 from .source import BOUNDED_RECONNECT_TIMEOUT, RECONNECT_REPORT_EVERY, ReplicationSource
 from .stream import open_replication_stream
 

@@ -18,12 +18,12 @@ from ..generated import enums
 from ..generated import types as T
 from ..binlog.gtid import (
     FL_STANDALONE, GTID_EVENTS, MARIADB_GTID, MariaDBGtidState, MySQLGtidSet, gtid_of)
+from ..binlog.positions import position_key
 from ..binlog.reader import Event, FormatState, event_name, parse_event, update_state
 from .auth import Secret
 from .connection import Connection, TLSOptions, binlog_status
 from .errors import ConnectionLost, ProtocolError, first_line, retryable
 from .packets import packet_kind, spec_parse
-from .positions import position_key
 
 log = logging.getLogger("binlog_grammar.replication")
 
