@@ -1,2 +1,18 @@
-"""What the reading commands print: the event text and JSON lines of `dump` (dump.py, text.py),
-the labelled hex view (hexdump.py), replayable and undo SQL (sql.py), and `stats` (stats.py)."""
+"""What the reading commands print, from the events and row changes binlog_grammar.binlog gives:
+
+    dump.py          `dump`: the event text (mysqlbinlog -vv style) and the JSON lines (row
+                     changes in the Debezium envelope, the documented JSON form of each value)
+    text.py          column values and types as mariadb-binlog -vv prints them; the partial JSON
+                     update as the JSON_REPLACE / JSON_INSERT / JSON_REMOVE calls that apply it
+                     (json_diff_calls, which sql_literals.py writes with too)
+    hexdump.py       `dump --hexdump`: one event's bytes dumped, the sections after it
+                     (decompressed rows, the events of a payload), the lines
+    hexlabels.py     the labels of the hex view: values as short text, spans as labelled runs,
+                     the runs of row images
+    sql_literals.py  column values as SQL literals and WHERE terms (also the repair's statements)
+    sql.py           `sql` and `flashback`: transactions as replayable or undoing SQL scripts
+    stats.py         `stats`: counts and bytes by event type, table and transaction size
+
+Each module is one way of printing; none reads bytes itself: layouts are the specs', reached
+through the generated structs and binlog_grammar.binlog.
+"""

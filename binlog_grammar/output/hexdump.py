@@ -19,7 +19,8 @@ is `+` and the offset in the decompressed data.
 
 Nothing here knows a layout: the labels are the spans binlog_grammar.runtime.spans records while the
 generated structs parse the event, and for rows the spans of the spec type `row_images` parsed with
-the table's columns (the same context rows.RowDecoder.changes builds). Bytes that do not parse
+the table's columns (the same context rows.RowDecoder.changes builds); hexlabels.py turns spans
+into labelled runs and values into short texts, this module dumps events and writes the lines. Bytes that do not parse
 (an event type no spec describes, damaged bytes) are dumped all the same, labelled `unparsed`
 with the reason; rendering never raises on bad bytes.
 
@@ -30,12 +31,8 @@ events of their own, so the CLI dumps each once).
 """
 from __future__ import annotations
 
-import datetime as _dt
-import decimal as _decimal
-import json
-import uuid as _uuid
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Optional
 
 from construct import ConstructError
 
@@ -45,24 +42,16 @@ from ..binlog.events import decompress, format_construct_error
 from ..errors import plain_reason
 from ..generated import types as T
 from ..generated.catalog import EVENTS
+from ..binlog.header import V4_HEADER_LEN, probe
 from ..binlog.reader import CHECKSUM_LEN, FormatState, crc_of, event_name
+from .hexlabels import (
+    VALUE_LIMIT, Run, clip, fill, fmt_cell, fmt_timestamp, fmt_value, labelled, row_runs, span_runs)
 
 __all__ = ["render", "render_bytes", "event_runs", "dump_lines", "fmt_value", "fmt_cell", "Run",
            "BYTES_PER_LINE", "VALUE_LIMIT", "CONT"]
 
 BYTES_PER_LINE = 16
-VALUE_LIMIT = 60  # characters of a shown value; longer ones end in "..."
 CONT = "(cont.)"
-IMAGE_NAMES = {"insert": ["after"], "delete": ["before"], "update": ["before", "after"]}
-
-
-@dataclass
-class Run:
-    """Bytes [start, end) of the dumped data and the label of the field they belong to."""
-
-    start: int
-    end: int
-    label: str
 
 
 @dataclass
@@ -74,226 +63,6 @@ class Section:
     runs: list
     notes: list
     subs: list
-
-
-# ---------------------------------------------------------------------------------------------
-# values
-
-def _clip(s: str, limit: int = VALUE_LIMIT) -> str:
-    return s if len(s) <= limit else s[:limit - 3] + "..."
-
-
-def fmt_value(v: Any, name: str = "") -> Optional[str]:
-    """A field value as a short text (None when there is nothing worth showing)."""
-    if v is None:
-        return None
-    if isinstance(v, rt.EnumValue):
-        s = f"{v.name} ({int(v)})" if v.name else str(int(v))
-    elif isinstance(v, rt.FlagsValue):
-        s = f"0x{int(v):x} ({'|'.join(v.names)})" if v.names else f"0x{int(v):x}"
-    elif isinstance(v, bool):
-        s = "true" if v else "false"
-    elif isinstance(v, int):
-        s = f"0x{v:08x}" if name == "checksum" else str(int(v))
-    elif isinstance(v, float):
-        s = repr(v)
-    elif isinstance(v, str):
-        s = json.dumps(v, ensure_ascii=False)
-    elif isinstance(v, (bytes, bytearray)):
-        if name in ("uuid", "sid", "server_uuid") and len(v) == 16:
-            s = str(_uuid.UUID(bytes=bytes(v)))
-        else:
-            s = f"x'{bytes(v).hex()}'" if v else "(empty)"
-    elif isinstance(v, rt.Version):
-        s = str(v)
-    elif isinstance(v, dict):
-        parts = [f"{k}={fmt_value(x, k)}" for k, x in v.items() if not str(k).startswith("_")]
-        s = "{" + ", ".join(parts) + "}"
-    elif isinstance(v, (list, tuple)):
-        if v and all(isinstance(x, bool) for x in v):
-            s = "bits " + "".join("1" if x else "0" for x in v)
-        elif v and all(isinstance(x, rt.EnumValue) and x.name for x in v):
-            s = "[" + ", ".join(x.name for x in v) + "]"
-        else:
-            s = "[" + ", ".join(fmt_value(x) or "null" for x in v) + "]"
-    else:
-        s = str(v)
-    return _clip(s)
-
-
-def fmt_cell(v: Any, col=None) -> str:
-    """A decoded column value (the Python value rows.py gives) as a short text; SET members in
-    the column's member order."""
-    if v is None:
-        s = "NULL"
-    elif isinstance(v, str):
-        s = json.dumps(v, ensure_ascii=False)
-    elif isinstance(v, (bytes, bytearray)):
-        s = f"x'{bytes(v).hex()}'"
-    elif isinstance(v, bool):
-        s = "true" if v else "false"
-    elif isinstance(v, (int, float, _decimal.Decimal)):
-        s = str(v)
-    elif isinstance(v, _dt.datetime):
-        s = v.isoformat(" ")
-    elif isinstance(v, (_dt.date, _dt.timedelta)):
-        s = str(v)
-    elif isinstance(v, (set, frozenset)):
-        order = list(col.get("set_values") or ()) if col is not None else []
-        key = (lambda m: (order.index(m) if m in order else len(order), str(m)))
-        s = "{" + ", ".join(json.dumps(m, ensure_ascii=False) for m in sorted(v, key=key)) + "}"
-    elif isinstance(v, (dict, list)):
-        s = "JSON " + json.dumps(_public(v), ensure_ascii=False, default=str)
-    elif isinstance(v, tuple) and type(v).__name__ == "Geometry":
-        s = f"GEOMETRY srid={v.srid}, {len(v.wkb)}-byte WKB"
-    else:
-        s = str(v)
-    return _clip(s)
-
-
-def _public(v):
-    """A parsed value without construct's bookkeeping keys (`_io` holds a stream object whose
-    address changes from run to run)."""
-    if isinstance(v, dict):
-        return {k: _public(x) for k, x in v.items() if not str(k).startswith("_")}
-    if isinstance(v, list):
-        return [_public(x) for x in v]
-    return v
-
-
-def _fmt_timestamp(v) -> str:
-    try:
-        t = _dt.datetime.fromtimestamp(int(v), _dt.timezone.utc)
-    except (OverflowError, OSError, ValueError):
-        return str(int(v))
-    return f"{t:%Y-%m-%d %H:%M:%S} UTC ({int(v)})"
-
-
-def _labelled(path: str, value: Any, name: str) -> str:
-    shown = fmt_value(value, name)
-    return f"{path} = {shown}" if shown is not None else path
-
-
-def _join(prefix: str, name: str) -> str:
-    if name.startswith("["):
-        return prefix + name
-    if name.startswith("(") and name.endswith(")"):
-        word = {"end": "end mark"}.get(name[1:-1], name[1:-1])
-        return f"{prefix} {word}" if prefix else word
-    return f"{prefix}.{name}" if prefix else name
-
-
-# ---------------------------------------------------------------------------------------------
-# spans -> runs
-
-def _small_array(span) -> bool:
-    """An array of small scalars (post_header_lengths, column_types): one run, the list as value."""
-    kids = [c for c in span.children if c.size]
-    return len(kids) > 1 and all(c.name.startswith("[") and not c.children and c.size <= 2
-                                 and not isinstance(c.value, (bytes, str)) for c in kids)
-
-
-def _span_runs(spans, prefix: str, base: int, hook=None) -> list:
-    """Runs of the leaves of a span tree; bytes a span's parts leave uncovered get its own label.
-    `hook(path, span)` may return the runs of a span itself (or None to walk it as usual)."""
-    out = []
-    for s in spans:
-        if not s.size:
-            continue
-        path = _join(prefix, s.name)
-        if hook is not None:
-            special = hook(path, s)
-            if special is not None:
-                out += special
-                continue
-        kids = [c for c in s.children if c.size]
-        if not kids or _small_array(s):
-            out.append(Run(base + s.start, base + s.end, _labelled(path, s.value, s.name)))
-            continue
-        inner = _span_runs(kids, path, base, hook)
-        pos = base + s.start
-        for r in sorted(inner, key=lambda r: r.start):
-            if r.start > pos:
-                out.append(Run(pos, r.start, path))
-            pos = max(pos, r.end)
-        if pos < base + s.end:
-            out.append(Run(pos, base + s.end, path))
-        out += inner
-    return out
-
-
-def _fill(runs, start: int, end: int, label: str) -> list:
-    """Sorted runs, each byte in one run only; gaps between start and end labelled `label`."""
-    runs = sorted(runs, key=lambda r: r.start)
-    out = []
-    pos = start
-    for r in runs:
-        if r.end <= pos:
-            continue
-        if r.start > pos:
-            out.append(Run(pos, r.start, label))
-        out.append(r if r.start >= pos else Run(pos, r.end, r.label))
-        pos = r.end
-    if pos < end:
-        out.append(Run(pos, end, label))
-    return out
-
-
-# ---------------------------------------------------------------------------------------------
-# row images
-
-def _row_ctx(ctx: dict, data, table) -> dict:
-    """The context rows.RowDecoder.changes parses `row_images` with."""
-    op = EVENTS[int(ctx["type_code"])].row_op
-    present = list(data.columns.columns_present)
-    after = data.columns.get("columns_present_after")
-    images = {"insert": [present], "delete": [present],
-              "update": [present, list(after) if after is not None else present]}[op]
-    if len(present) != len(table.columns):
-        raise ValueError(f"the rows event has {len(present)} columns, the TABLE_MAP of "
-                         f"{table.db}.{table.table} {len(table.columns)}")
-    return dict(ctx, columns=table.columns, images=images, json_columns=table.json_columns)
-
-
-def row_runs(rows_bytes: bytes, base: int, ctx: dict, data, table) -> list:
-    """Runs of the row images of a rows event: `row N before|after: part`, one run per cell."""
-    rctx = _row_ctx(ctx, data, table)
-    names = IMAGE_NAMES[EVENTS[int(ctx["type_code"])].row_op]
-    _, spans = layout.record(T.row_images, rows_bytes, **rctx)
-    out = []
-    for top in spans:  # "rows"
-        for r, row in enumerate(top.children):
-            for images in row.children:  # "images"
-                for j, img in enumerate(images.children):
-                    who = f"row {r + 1} {names[j] if j < len(names) else f'image {j + 1}'}"
-                    out += _image_runs(img, who, base, table)
-    return out
-
-
-def _image_runs(img, who: str, base: int, table) -> list:
-    out = []
-    present = img.value.get("present") if img.value is not None else None
-    for part in img.children:
-        if not part.size:
-            continue
-        if part.name == "cells":
-            for k, cell in enumerate(part.children):
-                if not cell.size:
-                    continue
-                c = table.columns[k]
-                out.append(Run(base + cell.start, base + cell.end,
-                               f"{who}: {c.name} ({c.type_name}) = {fmt_cell(cell.value, c)}"))
-        elif part.name == "null_bits":
-            bits = list(part.value or ())
-            text = "bits " + "".join("1" if b else "0" for b in bits)
-            cols = [c for c, p in zip(table.columns, present or ()) if p]
-            nulls = [c.name for c, b in zip(cols, bits) if b]
-            text += f" (NULL: {', '.join(nulls)})" if nulls else " (no NULLs)"
-            out.append(Run(base + part.start, base + part.end, f"{who}: null_bits = {_clip(text)}"))
-        else:
-            out.append(Run(base + part.start, base + part.end, _labelled(f"{who}: {part.name}",
-                                                                         part.value, part.name)))
-    return _fill(out, base + img.start, base + img.end, f"{who}: (unlabelled)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -312,7 +81,7 @@ class _Dumped:
 
 
 def _unparsed(start, end, why) -> Run:
-    return Run(start, end, f"unparsed: {_clip(why, 100)}")
+    return Run(start, end, f"unparsed: {clip(why, 100)}")
 
 
 def _why(e: Exception) -> str:
@@ -325,7 +94,7 @@ def _dump_event(raw: bytes, ctx: dict, crc_len: int, *, table=None, tables=None,
                 checksum_ok=None, expand_inner=False) -> _Dumped:
     """Runs over `raw` (one whole event) and the sections after it. Never raises on bad bytes."""
     d = _Dumped()
-    hl = int(ctx.get("header_len", 19))
+    hl = int(ctx.get("header_len", V4_HEADER_LEN))
     if len(raw) < hl:
         d.runs = [_unparsed(0, len(raw), f"{len(raw)} bytes, shorter than the {hl}-byte header")]
         return d
@@ -340,10 +109,10 @@ def _dump_event(raw: bytes, ctx: dict, crc_len: int, *, table=None, tables=None,
         if not s.size:
             continue
         if s.name == "timestamp":
-            runs.append(Run(s.start, s.end, f"timestamp = {_fmt_timestamp(s.value)}"))
+            runs.append(Run(s.start, s.end, f"timestamp = {fmt_timestamp(s.value)}"))
         else:
-            runs.append(Run(s.start, s.end, _labelled(s.name, s.value, s.name)))
-    runs = _fill(runs, 0, hl, "common header")
+            runs.append(Run(s.start, s.end, labelled(s.name, s.value, s.name)))
+    runs = fill(runs, 0, hl, "common header")
     file_code = int(header.type_code)
     code = state.event_code(file_code) if state is not None else int(ctx.get("type_code", file_code))
     et = EVENTS.get(code)
@@ -364,9 +133,9 @@ def _dump_event(raw: bytes, ctx: dict, crc_len: int, *, table=None, tables=None,
         else:
             d.value = value
             hook = _Hooks(d, et, value, ctx, hl, table, tables, state, expand_inner, checksum_ok).hook
-            runs += _fill(_span_runs(spans, "", hl, hook), hl, end, "unlabelled")
+            runs += fill(span_runs(spans, "", hl, hook), hl, end, "unlabelled")
     if crc_len:
-        stored = int.from_bytes(raw[end:], "little")
+        stored = int(T.event_checksum.parse(raw[end:]))
         if checksum_ok is None:
             try:
                 checksum_ok = crc_of(header, raw, ctx) == stored
@@ -432,7 +201,7 @@ class _Hooks:
             return [_unparsed(start, end, f"row images of {t.db}.{t.table}: its TABLE_MAP_EVENT "
                                           "carries no column metadata, so the values cannot be sized")]
         try:
-            return _fill(row_runs(rows_bytes, base, self.ctx, self.value, t), start, end,
+            return fill(row_runs(rows_bytes, base, self.ctx, self.value, t), start, end,
                          "rows: (unlabelled)")
         except Exception as e:  # noqa: BLE001 - bad row bytes are dumped, not raised
             return [_unparsed(start, end, f"row images of {t.db}.{t.table}: {_why(e)}")]
@@ -444,7 +213,7 @@ class _Hooks:
             plain = decompress(dec.codec, raw)
         except Exception as e:  # noqa: BLE001 - any codec failure is bad input
             return [Run(start, end, f"{path} = compressed ({dec.codec}), {len(raw)} bytes, "
-                                    f"cannot decompress: {_clip(str(e), 60)}")]
+                                    f"cannot decompress: {clip(str(e), 60)}")]
         kind = {"events": "events", "str": "text", "bytes": "row images" if path == "rows" else "bytes"}
         what = (f"{path} = compressed {kind.get(dec.target, dec.target)} ({dec.codec}), "
                 f"{len(raw)} -> {len(plain)} bytes")
@@ -469,8 +238,9 @@ class _Hooks:
 
 def _state_of(ctx: dict) -> FormatState:
     """What an event's context says of its file (when no FormatState is given)."""
-    return FormatState(binlog_version=int(ctx.get("binlog_version", 4)),
-                       header_len=int(ctx.get("header_len", 19)),
+    known = FormatState()
+    return FormatState(binlog_version=int(ctx.get("binlog_version", known.binlog_version)),
+                       header_len=int(ctx.get("header_len", known.header_len)),
                        checksum_alg=int(ctx.get("checksum_alg") or 0), server=ctx.get("server"))
 
 
@@ -503,7 +273,7 @@ def _payload_section(path, payload: bytes, state: FormatState, expand: bool):
         pos += length
     note = f"{path} holds {len(names)} event{'s' if len(names) != 1 else ''}: " + ", ".join(names)
     sec = Section(f"{path}, decompressed ({len(payload)} bytes; offsets into the decompressed "
-                  f"payload)", payload, runs, [_clip(note, 200)], subs)
+                  f"payload)", payload, runs, [clip(note, 200)], subs)
     return sec, len(names)
 
 
@@ -591,7 +361,8 @@ def render_bytes(raw: bytes, state: Optional[FormatState] = None, *, offset: int
     read with what `state` knows of the file; for bytes the reader rejects (damaged events)."""
     state = state or FormatState()
     raw = bytes(raw)
-    code = raw[4] if len(raw) > 4 else 0
+    type_code = probe(V4_HEADER_LEN, ("type_code",))
+    code = type_code.unpack_from(raw)[0] if len(raw) >= type_code.size else 0
     ctx = state.context(code)
     crc_len = 0 if inner else state.checksum_len(state.event_code(code))
     d = _dump_event(raw, ctx, crc_len, table=table, tables={} if table is None else None,

@@ -64,7 +64,8 @@ from typing import Any
 from ..generated import enums
 from ..runtime.values import Geometry, Text
 
-__all__ = ["vv_value", "vv_type", "vv_meta", "quote_bytes", "value_bytes"]
+__all__ = ["vv_value", "vv_type", "vv_meta", "quote_bytes", "value_bytes", "json_diff_calls",
+           "json_diff_op"]
 
 _CODE = {name: code for code, name in enums.COLUMN_TYPE.items()}
 _INT_WIDTH = {_CODE["TINY"]: 1, _CODE["SHORT"]: 2, _CODE["INT24"]: 3, _CODE["LONG"]: 4,
@@ -127,6 +128,17 @@ def vv_meta(col) -> int:
     return 0
 
 
+def _meta_field(col, name) -> int:
+    """A field of the column's metadata (rows.yaml's metadata types), 0 without metadata."""
+    meta = col.get("meta")
+    return int(getattr(meta, name)) if meta is not None else 0
+
+
+def _bit_count(col) -> int:
+    """The bits of a BIT(n) column: its metadata's whole bytes and extra bits."""
+    return _meta_field(col, "bytes") * 8 + _meta_field(col, "bits")
+
+
 def _string_length(col) -> int:
     """The length mariadb-binlog shows in STRING(n): the CHAR column's maximum byte length."""
     meta = col.get("meta")
@@ -139,12 +151,12 @@ def _type_name(col) -> str:
     if code in _INT_NAME:
         return _INT_NAME[code]
     if code == _CODE["NEWDECIMAL"]:
-        return f"DECIMAL({meta >> 8},{meta & 0xFF})"
+        return f"DECIMAL({_meta_field(col, 'precision')},{_meta_field(col, 'scale')})"
     if code in (_CODE["FLOAT"], _CODE["DOUBLE"], _CODE["TIMESTAMP"], _CODE["DATETIME"],
                 _CODE["TIME"], _CODE["YEAR"], _CODE["GEOMETRY"], _CODE["JSON"], _CODE["VECTOR"]):
         return enums.COLUMN_TYPE[code]
     if code == _CODE["BIT"]:
-        return f"BIT({(meta >> 8) * 8 + (meta & 0xFF)})"
+        return f"BIT({_bit_count(col)})"
     if code == _CODE["TIMESTAMP2"]:
         return f"TIMESTAMP({meta})"
     if code == _CODE["DATETIME2"]:
@@ -154,9 +166,10 @@ def _type_name(col) -> str:
     if code in (_CODE["DATE"], _CODE["NEWDATE"]):
         return "DATE"
     if code == _CODE["ENUM"]:
-        return "ENUM(1 byte)" if meta & 0xFF == 1 else f"ENUM({meta & 0xFF} bytes)"
+        size = _meta_field(col, "length")
+        return "ENUM(1 byte)" if size == 1 else f"ENUM({size} bytes)"
     if code == _CODE["SET"]:
-        return f"SET({meta & 0xFF} bytes)"
+        return f"SET({_meta_field(col, 'length')} bytes)"
     if code in _BLOBS or code == _CODE["BLOB_COMPRESSED"]:
         suffix = " COMPRESSED" if code == _CODE["BLOB_COMPRESSED"] else ""
         return _BLOB_NAME.get(meta, f"BLOB({meta})") + suffix
@@ -300,24 +313,40 @@ def _sql_quote(text: str) -> str:
     return quote_bytes(text.encode("utf-8", "surrogateescape"))
 
 
+def json_diff_calls(target: str, diffs, quote) -> str:
+    """The diffs of a partial JSON update (rows.JsonDiff: op, path, value) applied to the SQL
+    expression `target`, as nested JSON_REPLACE / JSON_INSERT / JSON_REMOVE calls:
+    `JSON_REPLACE(target, '$.age', 26)`. A string value is a quoted SQL string, a number its
+    digits, anything else CAST('<JSON text>' AS JSON); `quote(text)` writes a SQL string literal.
+    The -vv text writes them on `@N`, `sql` (binlog_grammar.output.sql_literals) on the column's
+    name."""
+    from ..runtime.jsonb import json_text
+
+    expr = target
+    for op, path, v in diffs:
+        op = json_diff_op(op)
+        if op == "REMOVE":
+            expr = f"JSON_REMOVE({expr}, {quote(str(path))})"
+            continue
+        if isinstance(v, str):
+            arg = quote(v)
+        elif isinstance(v, (int, float, decimal.Decimal)) and not isinstance(v, bool):
+            arg = json_text(v)
+        else:
+            arg = f"CAST({quote(json_text(v))} AS JSON)"
+        expr = f"JSON_{op}({expr}, {quote(str(path))}, {arg})"
+    return expr
+
+
+def json_diff_op(op) -> str:
+    """The name of a JSON diff operation: REPLACE, INSERT, REMOVE (an unknown code as its digits)."""
+    return str(getattr(op, "name", op)).upper()
+
+
 def _partial_json_text(value, col) -> str:
     """The diffs of a partial JSON update applied to the column, as nested JSON_REPLACE /
-    JSON_INSERT / JSON_REMOVE calls on `@N`: `JSON_REPLACE(@2, '$.age', 26)`. A string value is a
-    quoted SQL string, a number its digits, anything else CAST('<JSON text>' AS JSON)."""
-    text = f"@{int(col.index) + 1}"
-    for diff in value.diffs:
-        if diff.op == "REMOVE":
-            text = f"JSON_REMOVE({text}, {_sql_quote(str(diff.path))})"
-            continue
-        v = diff.value
-        if isinstance(v, str):
-            arg = _sql_quote(v)
-        elif isinstance(v, (int, float, decimal.Decimal)) and not isinstance(v, bool):
-            arg = _json_text(v)
-        else:
-            arg = f"CAST({_sql_quote(_json_text(v))} AS JSON)"
-        text = f"JSON_{diff.op}({text}, {_sql_quote(str(diff.path))}, {arg})"
-    return text
+    JSON_INSERT / JSON_REMOVE calls on `@N`: `JSON_REPLACE(@2, '$.age', 26)`."""
+    return json_diff_calls(f"@{int(col.index) + 1}", value.diffs, _sql_quote)
 
 
 def vv_value(value: Any, col) -> str:
@@ -355,12 +384,12 @@ def vv_value(value: Any, col) -> str:
         digits = meta if code == _CODE["TIME2"] else 0
         return f"'{'-' if neg else ''}{h:02d}:{m:02d}:{s:02d}{_fraction(us, digits)}'"
     if code == _CODE["BIT"]:
-        nbits = (meta >> 8) * 8 + (meta & 0xFF)
+        nbits = _bit_count(col)
         return _bits(int(value).to_bytes((nbits + 7) // 8, "big"), nbits)
     if code == _CODE["ENUM"]:
         return str(_enum_index(value, col))
     if code == _CODE["SET"]:
-        size = meta & 0xFF
+        size = _meta_field(col, "length")
         return _bits(_set_mask(value, col).to_bytes(size, "little"), size * 8)
     if code == _CODE["JSON"]:
         if hasattr(value, "diffs"):  # rows.PartialJson: the diffs of a partial update
