@@ -16,6 +16,7 @@ from functools import lru_cache
 from ..generated import fast as F
 
 V4_HEADER_LEN = 19  # what a FORMAT_DESCRIPTION_EVENT's common_header_len is at least
+V1_HEADER_LEN = 13  # binlog v1 (MySQL 3.23): the header without log_pos and flags
 _CODE = re.compile(r"(\d*)([a-zA-Z?])")
 
 

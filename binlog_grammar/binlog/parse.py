@@ -20,6 +20,7 @@ from construct import ConstructError, Container
 from ..runtime import construct as rt
 from ..errors import ChecksumError, EventFormatError, plain_reason
 from .events import EventType, parse_error
+from .header import V4_HEADER_LEN
 from ..runtime.fast import FAST_ERRORS
 from ..generated import fast as F
 from ..generated import types as T
@@ -45,7 +46,7 @@ class FormatState:
     The parse contexts it gives are cached until one of its fields changes."""
 
     binlog_version: int = 4
-    header_len: int = 19
+    header_len: int = V4_HEADER_LEN
     checksum_alg: int = 0
     server: Any = None
     server_version: str = ""
@@ -312,8 +313,9 @@ def check_format_description(data, file, offset, name, header_len=None) -> None:
     alg = data.get("checksum_alg")
     if data.binlog_version != 4:
         problem = f"binlog_version {data.binlog_version} (a FORMAT_DESCRIPTION_EVENT is binlog v4)"
-    elif data.common_header_len < 19:
-        problem = f"common_header_len {data.common_header_len} is shorter than 19 bytes"
+    elif data.common_header_len < V4_HEADER_LEN:
+        problem = (f"common_header_len {data.common_header_len} is shorter than {V4_HEADER_LEN} "
+                   "bytes")
     elif header_len is not None and data.common_header_len != header_len:
         problem = (f"common_header_len {data.common_header_len}, but this event's own header is "
                    f"{header_len} bytes")

@@ -17,7 +17,7 @@ from collections import Counter
 
 from ..errors import BinlogError, EventFormatError, TruncatedError, plain_reason
 from ..generated.catalog import EVENTS
-from .header import FLAGS_AT, LENGTH_AT, TYPE_AT
+from .header import FLAGS_AT, LENGTH_AT, TYPE_AT, V1_HEADER_LEN, V4_HEADER_LEN
 from .parse import (
     CHECKSUM_LEN, FDE_CODE, IN_USE, MAGIC, START_V3_CODE, STATE_CODES, Event, FormatState,
     check_format_description, crc_of, event_name, fde_checksum, parse_event, partial_header,
@@ -191,8 +191,8 @@ class BinlogFile(Resync):
         if header.type_code == START_V3_CODE:
             # binlog v1 (MySQL 3.23) has 13-byte headers; its START event is shorter than a
             # v3 one, which is how the server itself tells them apart.
-            if header.event_length < 19 + EVENTS[START_V3_CODE].post_header_len[0]:
-                state.header_len = 13
+            if header.event_length < V4_HEADER_LEN + EVENTS[START_V3_CODE].post_header_len[0]:
+                state.header_len = V1_HEADER_LEN
                 state.binlog_version = 1
                 return True
             state.binlog_version = 3

@@ -30,7 +30,8 @@ from ..generated import sets as S
 from ..generated import types as T
 from ..runtime.values import Geometry
 from ..runtime.values import codec_of, errors_of
-from .reader import BinlogFile, inner_events
+from .header import V4_HEADER_LEN
+from .reader import CHECKSUM_LEN, BinlogFile, inner_events
 from ..runtime.construct import set_members
 
 TYPE = {name: code for code, name in enums.COLUMN_TYPE.items()}
@@ -294,10 +295,11 @@ class RowDecoder:
             t = seen[1]                         # shares the value of repeated bytes)
             self.tables[t.table_id] = t
             return t
-        hl = ev.context.get("header_len", 19)
+        hl = ev.context.get("header_len", V4_HEADER_LEN)
         server = ev.context.get("server")
+        end = len(ev.raw) - CHECKSUM_LEN * ev.footer
         body = (server,  # the server picks which columns each optional-metadata list counts
-                bytes(ev.raw[hl + ev.context.get("post_header_len", 8):len(ev.raw) - 4 * ev.footer]))
+                bytes(ev.raw[hl + ev.context.get("post_header_len", 8):end]))
         known = self._by_body.get(body)
         if known is not None:
             t = known if known.table_id == int(d.table_id) else replace(known, table_id=int(d.table_id))
