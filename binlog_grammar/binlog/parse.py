@@ -163,6 +163,11 @@ def partial_header(data: bytes, state) -> Container:
     return out
 
 
+def footer_crc(raw) -> int:
+    """The CRC32 stored in the checksum footer that ends `raw` (spec event_checksum)."""
+    return F.t_event_checksum(raw, len(raw) - CHECKSUM_LEN, len(raw), _UP, None, None)[0]
+
+
 def crc_of(header: Container, raw: bytes, ctx: dict) -> int:
     """CRC32 the server computed: over header and data; for the FDE with the IN_USE flag cleared."""
     hl = ctx["header_len"]

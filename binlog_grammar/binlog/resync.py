@@ -18,7 +18,7 @@ from typing import Optional
 from ..errors import BinlogError, EventFormatError
 from ..generated.catalog import EVENTS
 from .header import FLAGS_AT, LENGTH_AT, LENGTH_SIZE, TYPE_AND_LENGTH, TYPE_AT
-from .parse import CHECKSUM_LEN, FDE_CODE, IN_USE, parse_event
+from .parse import CHECKSUM_LEN, FDE_CODE, IN_USE, footer_crc, parse_event
 
 
 @dataclass
@@ -127,7 +127,7 @@ class Resync:
         if not hl + CHECKSUM_LEN <= length <= size - at:
             return None
         raw = head + fh.read(length - hl)
-        ok = zlib.crc32(raw[:-CHECKSUM_LEN]) == int.from_bytes(raw[-CHECKSUM_LEN:], "little")
+        ok = zlib.crc32(raw[:-CHECKSUM_LEN]) == footer_crc(raw)
         return length if ok else None
 
     # -- resynchronisation after damage ------------------------------------------------------
@@ -284,5 +284,5 @@ class Resync:
         if stored is None:
             fh.seek(at + length - CHECKSUM_LEN)
             stored = fh.read(CHECKSUM_LEN)
-        return len(stored) == CHECKSUM_LEN and crc == int.from_bytes(stored, "little")
+        return len(stored) == CHECKSUM_LEN and crc == footer_crc(stored)
 

@@ -342,6 +342,7 @@ class RowDecoder:
         if len(present) != len(t.columns):
             raise EventFormatError(f"the rows event has {len(present)} columns, the TABLE_MAP of "
                                    f"{t.db}.{t.table} {len(t.columns)}", ev.file, ev.offset, ev.name)
+        data = self.rows_bytes(ev)  # inflated first: what follows reads plain row images
         # the parse context and the names of the columns each image holds, per event shape
         after = cols.get("columns_present_after") if op == "update" else None
         key = (tuple(present), None if after is None else tuple(after), ev.context["type_code"])
@@ -357,7 +358,6 @@ class RowDecoder:
                 t.shapes.clear()
             t.shapes[key] = shape
         ctx, picks, fn = shape
-        data = self.rows_bytes(ev)
         rows = records = None
         if fn is not None:  # each row's images as {name: value}, straight from the bytes
             try:
