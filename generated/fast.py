@@ -7,9 +7,10 @@ import struct
 
 from binlog_grammar.runtime import construct as rt  # noqa: F401
 from binlog_grammar.generated import enums  # noqa: F401
-from binlog_grammar.runtime.fast import (_ADAPT, _Bad, _Count, _Empty, _Left, _NoCase, _NoTerm, _Rec,  # noqa: F401
-                                   _Short, _bitmap, _decimal, _json, _meta, _metaf, _packed,
-                                   _svsint, _svuint)
+from binlog_grammar.runtime.fast import (CHECKED_ADAPTERS, Record, bad_count, empty_element,  # noqa: F401
+                                         left_over, meta_field, meta_number, no_case, no_terminator,
+                                         not_expected, read_bitmap, read_decimal, read_json, read_packed,
+                                         read_sv_sint, read_sv_uint, too_short)
 
 _S0 = struct.Struct('<H').unpack_from
 _S1 = struct.Struct('<IB').unpack_from
@@ -75,7 +76,7 @@ _F_USER_VAR_FLAGS = {}
 def t_colmeta_array_varchar(buf, pos, end, up, ctx, col):
     """Maximum length in bytes of a VARCHAR element of a TYPED_ARRAY column (three bytes there)."""
     this = up
-    if pos + 3 > end: raise _Short('colmeta_array_varchar', 3, end - pos)
+    if pos + 3 > end: raise too_short('colmeta_array_varchar', 3, end - pos)
     v3 = int.from_bytes(buf[pos:pos + 3], 'little', signed=False)
     pos += 3
     v1 = v3
@@ -84,26 +85,26 @@ def t_colmeta_array_varchar(buf, pos, end, up, ctx, col):
 
 def t_colmeta_bit(buf, pos, end, up, ctx, col):
     """Length of a BIT(n) column."""
-    if pos + 2 > end: raise _Short('bits', 2, end - pos)
+    if pos + 2 > end: raise too_short('bits', 2, end - pos)
     v1, v2, = _S15(buf, pos)
     pos += 2
-    rec = _Rec({'bits': v1, 'bytes': v2})
+    rec = Record({'bits': v1, 'bytes': v2})
     return rec, pos
 
 
 def t_colmeta_decimal(buf, pos, end, up, ctx, col):
     """Precision and scale of a DECIMAL(p,s) column."""
-    if pos + 2 > end: raise _Short('precision', 2, end - pos)
+    if pos + 2 > end: raise too_short('precision', 2, end - pos)
     v1, v2, = _S15(buf, pos)
     pos += 2
-    rec = _Rec({'precision': v1, 'scale': v2})
+    rec = Record({'precision': v1, 'scale': v2})
     return rec, pos
 
 
 def t_colmeta_fsp(buf, pos, end, up, ctx, col):
     """Fractional-seconds precision (0 to 6) of a TIME2, DATETIME2 or TIMESTAMP2 column."""
     this = up
-    if pos + 1 > end: raise _Short('colmeta_fsp', 1, end - pos)
+    if pos + 1 > end: raise too_short('colmeta_fsp', 1, end - pos)
     v3 = _S2(buf, pos)[0]
     pos += 1
     v1 = v3
@@ -113,7 +114,7 @@ def t_colmeta_fsp(buf, pos, end, up, ctx, col):
 def t_colmeta_pack_length(buf, pos, end, up, ctx, col):
     """Bytes of the length prefix in front of the value (1 to 4) of a BLOB, TEXT, JSON, GEOMETRY or VECTOR column."""
     this = up
-    if pos + 1 > end: raise _Short('colmeta_pack_length', 1, end - pos)
+    if pos + 1 > end: raise too_short('colmeta_pack_length', 1, end - pos)
     v3 = _S2(buf, pos)[0]
     pos += 1
     v1 = v3
@@ -123,7 +124,7 @@ def t_colmeta_pack_length(buf, pos, end, up, ctx, col):
 def t_colmeta_size(buf, pos, end, up, ctx, col):
     """Storage size in bytes of a FLOAT (4) or DOUBLE (8) column."""
     this = up
-    if pos + 1 > end: raise _Short('colmeta_size', 1, end - pos)
+    if pos + 1 > end: raise too_short('colmeta_size', 1, end - pos)
     v3 = _S2(buf, pos)[0]
     pos += 1
     v1 = v3
@@ -133,21 +134,21 @@ def t_colmeta_size(buf, pos, end, up, ctx, col):
 def t_colmeta_string(buf, pos, end, up, ctx, col):
     """Real type and length of a CHAR, BINARY, ENUM or SET column (logged as STRING), or of an old VAR_STRING."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    if pos + 2 > end: raise _Short('real_type', 2, end - pos)
+    if pos + 2 > end: raise too_short('real_type', 2, end - pos)
     v1, v2, = _S15(buf, pos)
     pos += 2
     this['real_type'] = v1
     this['length'] = v2
     v3 = ((this['real_type'] | 48) if ((this['real_type'] & 48) != 48) else this['real_type'])
     v4 = ((this['length'] | (((this['real_type'] & 48) ^ 48) << 4)) if ((this['real_type'] & 48) != 48) else this['length'])
-    rec = _Rec({'real_type': v1, 'length': v2, 'type': v3, 'max_length': v4})
+    rec = Record({'real_type': v1, 'length': v2, 'type': v3, 'max_length': v4})
     return rec, pos
 
 
 def t_colmeta_typed_array(buf, pos, end, up, ctx, col):
     """Element type and its metadata of a TYPED_ARRAY column (multi-valued index)."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    if pos + 1 > end: raise _Short('element_type', 1, end - pos)
+    if pos + 1 > end: raise too_short('element_type', 1, end - pos)
     v3 = _S2(buf, pos)[0]
     pos += 1
     x4 = _E_COLUMN_TYPE.get(v3)
@@ -204,14 +205,14 @@ def t_colmeta_typed_array(buf, pos, end, up, ctx, col):
         v23 = None
         v7 = v23
     v5 = v7
-    rec = _Rec({'element_type': v1, 'element_meta': v5})
+    rec = Record({'element_type': v1, 'element_meta': v5})
     return rec, pos
 
 
 def t_colmeta_varchar(buf, pos, end, up, ctx, col):
     """Maximum length in bytes of a VARCHAR or VARBINARY column."""
     this = up
-    if pos + 2 > end: raise _Short('colmeta_varchar', 2, end - pos)
+    if pos + 2 > end: raise too_short('colmeta_varchar', 2, end - pos)
     v3 = _S0(buf, pos)[0]
     pos += 2
     v1 = v3
@@ -221,7 +222,7 @@ def t_colmeta_varchar(buf, pos, end, up, ctx, col):
 def t_column_value(buf, pos, end, up, ctx, col):
     """The value of one column; its layout is chosen by the column's type code, or for a STRING column by the real type in its metadata (ENUM, SET or CHAR)."""
     this = up
-    k4 = (_metaf(col, 'type') if (col['type'] == 254) else col['type'])
+    k4 = (meta_field(col, 'type') if (col['type'] == 254) else col['type'])
     if k4 == 1:
         v5, pos = t_value_tiny(buf, pos, end, this, ctx, col)
         v3 = v5
@@ -238,12 +239,12 @@ def t_column_value(buf, pos, end, up, ctx, col):
         v9, pos = t_value_longlong(buf, pos, end, this, ctx, col)
         v3 = v9
     elif k4 == 4:
-        if pos + 4 > end: raise _Short('column_value', 4, end - pos)
+        if pos + 4 > end: raise too_short('column_value', 4, end - pos)
         v10 = _S27(buf, pos)[0]
         pos += 4
         v3 = v10
     elif k4 == 5:
-        if pos + 8 > end: raise _Short('column_value', 8, end - pos)
+        if pos + 8 > end: raise too_short('column_value', 8, end - pos)
         v11 = _S28(buf, pos)[0]
         pos += 8
         v3 = v11
@@ -326,7 +327,7 @@ def t_column_value(buf, pos, end, up, ctx, col):
         v37, pos = t_value_vector(buf, pos, end, this, ctx, col)
         v3 = v37
     else:
-        raise _NoCase('column_value', k4)
+        raise no_case('column_value', k4)
     v1 = v3
     return v1, pos
 
@@ -334,7 +335,7 @@ def t_column_value(buf, pos, end, up, ctx, col):
 def t_common_header(buf, pos, end, up, ctx, col):
     """The header in front of every event; 19 bytes in binlog v3 and v4, 13 in v1."""
     if (ctx['header_len'] >= 19):
-        if pos + 19 > end: raise _Short('timestamp', 19, end - pos)
+        if pos + 19 > end: raise too_short('timestamp', 19, end - pos)
         v1, v2, v3, v4, v5, v6, = _S26(buf, pos)
         pos += 19
         x7 = _E_EVENT_TYPE.get(v2)
@@ -348,12 +349,12 @@ def t_common_header(buf, pos, end, up, ctx, col):
             if len(_F_EVENT_FLAGS) < CACHED: _F_EVENT_FLAGS[v6] = x8
         v6 = x8
     else:
-        if pos + 4 > end: raise _Short('timestamp', 4, end - pos)
+        if pos + 4 > end: raise too_short('timestamp', 4, end - pos)
         v11 = _S3(buf, pos)[0]
         pos += 4
         v9 = v11
         v1 = v9
-        if pos + 1 > end: raise _Short('type_code', 1, end - pos)
+        if pos + 1 > end: raise too_short('type_code', 1, end - pos)
         v14 = _S2(buf, pos)[0]
         pos += 1
         x15 = _E_EVENT_TYPE.get(v14)
@@ -363,18 +364,18 @@ def t_common_header(buf, pos, end, up, ctx, col):
         v14 = x15
         v12 = v14
         v2 = v12
-        if pos + 4 > end: raise _Short('server_id', 4, end - pos)
+        if pos + 4 > end: raise too_short('server_id', 4, end - pos)
         v18 = _S3(buf, pos)[0]
         pos += 4
         v16 = v18
         v3 = v16
-        if pos + 4 > end: raise _Short('event_length', 4, end - pos)
+        if pos + 4 > end: raise too_short('event_length', 4, end - pos)
         v21 = _S3(buf, pos)[0]
         pos += 4
         v19 = v21
         v4 = v19
         if (ctx['header_len'] >= 19):
-            if pos + 4 > end: raise _Short('log_pos', 4, end - pos)
+            if pos + 4 > end: raise too_short('log_pos', 4, end - pos)
             v24 = _S3(buf, pos)[0]
             pos += 4
             v22 = v24
@@ -382,7 +383,7 @@ def t_common_header(buf, pos, end, up, ctx, col):
             v22 = None
         v5 = v22
         if (ctx['header_len'] >= 19):
-            if pos + 2 > end: raise _Short('flags', 2, end - pos)
+            if pos + 2 > end: raise too_short('flags', 2, end - pos)
             v27 = _S0(buf, pos)[0]
             pos += 2
             x28 = _F_EVENT_FLAGS.get(v27)
@@ -394,7 +395,7 @@ def t_common_header(buf, pos, end, up, ctx, col):
         else:
             v25 = None
         v6 = v25
-    rec = _Rec({'timestamp': v1, 'type_code': v2, 'server_id': v3, 'event_length': v4, 'log_pos': v5, 'flags': v6})
+    rec = Record({'timestamp': v1, 'type_code': v2, 'server_id': v3, 'event_length': v4, 'log_pos': v5, 'flags': v6})
     return rec, pos
 
 
@@ -402,7 +403,7 @@ def t_compressed_data(buf, pos, end, up, ctx, col):
     """A MariaDB compressed column value - empty for the empty string, else a header byte, then the value raw or zlib-compressed."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     if ((end - pos) > 0):
-        if pos + 1 > end: raise _Short('header', 1, end - pos)
+        if pos + 1 > end: raise too_short('header', 1, end - pos)
         v3 = _S2(buf, pos)[0]
         pos += 1
         v1 = v3
@@ -411,24 +412,24 @@ def t_compressed_data(buf, pos, end, up, ctx, col):
     this['header'] = v1
     if ((this['header'] != None) and (this['header'] != 0)):
         n6 = (this['header'] & 7)
-        if n6 < 0 or pos + n6 > end: raise _Short('original_length', n6, end - pos)
+        if n6 < 0 or pos + n6 > end: raise too_short('original_length', n6, end - pos)
         v5 = int.from_bytes(buf[pos:pos + n6], 'big')
         pos += n6
         v4 = v5
     else:
         v4 = None
-    if pos + (end - pos) > end: raise _Short('data', (end - pos), end - pos)
+    if pos + (end - pos) > end: raise too_short('data', (end - pos), end - pos)
     v8 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v7 = v8
-    rec = _Rec({'header': v1, 'original_length': v4, 'data': v7})
+    rec = Record({'header': v1, 'original_length': v4, 'data': v7})
     return rec, pos
 
 
 def t_event_checksum(buf, pos, end, up, ctx, col):
     """CRC-32 (ISO 3309, as zlib computes it) of the header and the event data."""
     this = up
-    if pos + 4 > end: raise _Short('event_checksum', 4, end - pos)
+    if pos + 4 > end: raise too_short('event_checksum', 4, end - pos)
     v3 = _S3(buf, pos)[0]
     pos += 4
     v1 = v3
@@ -438,7 +439,7 @@ def t_event_checksum(buf, pos, end, up, ctx, col):
 def t_json_diff(buf, pos, end, up, ctx, col):
     """One change of a partial JSON update - the operation, the path it applies to, and the new value (not for REMOVE)."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    if pos + 1 > end: raise _Short('operation', 1, end - pos)
+    if pos + 1 > end: raise too_short('operation', 1, end - pos)
     v3 = _S2(buf, pos)[0]
     pos += 1
     x4 = _E_JSON_DIFF_OPERATION.get(v3)
@@ -448,8 +449,8 @@ def t_json_diff(buf, pos, end, up, ctx, col):
     v3 = x4
     v1 = v3
     this['operation'] = v1
-    v7, pos = _packed(buf, pos, end, 'path')
-    if pos + v7 > end: raise _Short('path', v7, end - pos)
+    v7, pos = read_packed(buf, pos, end, 'path')
+    if pos + v7 > end: raise too_short('path', v7, end - pos)
     v6 = buf[pos:pos + v7]
     pos += v7
     v6 = v6.decode('utf-8', 'surrogateescape')
@@ -457,37 +458,37 @@ def t_json_diff(buf, pos, end, up, ctx, col):
     if (this['operation'] != 2):
         up12 = this
         this = {'_': up12, '_params': ctx, '_index': up12.get('_index')}
-        v15, pos = _packed(buf, pos, end, 'length')
+        v15, pos = read_packed(buf, pos, end, 'length')
         v13 = v15
         this['length'] = v13
         e17 = end
         end = pos + this['length']
-        if not pos <= end <= e17: raise _Short('doc', end - pos, e17 - pos)
-        v19 = _json(buf[pos:end])
+        if not pos <= end <= e17: raise too_short('doc', end - pos, e17 - pos)
+        v19 = read_json(buf[pos:end])
         pos = end
-        if pos != end: raise _Left('doc', end - pos)
+        if pos != end: raise left_over('doc', end - pos)
         end = e17
         v16 = v19
-        r11 = _Rec({'length': v13, 'doc': v16})
+        r11 = Record({'length': v13, 'doc': v16})
         this = up12
         v8 = r11
     else:
         v8 = None
-    rec = _Rec({'operation': v1, 'path': v5, 'value': v8})
+    rec = Record({'operation': v1, 'path': v5, 'value': v8})
     return rec, pos
 
 
 def t_json_diff_value(buf, pos, end, up, ctx, col):
     """A JSON column of a PARTIAL_UPDATE_ROWS_EVENT after image held as the changes to its before value."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    if pos + 4 > end: raise _Short('length', 4, end - pos)
+    if pos + 4 > end: raise too_short('length', 4, end - pos)
     v3 = _S3(buf, pos)[0]
     pos += 4
     v1 = v3
     this['length'] = v1
     e5 = end
     end = pos + this['length']
-    if not pos <= end <= e5: raise _Short('diffs', end - pos, e5 - pos)
+    if not pos <= end <= e5: raise too_short('diffs', end - pos, e5 - pos)
     l6 = []
     cols = ctx.get('columns')
     i7 = 0
@@ -497,12 +498,12 @@ def t_json_diff_value(buf, pos, end, up, ctx, col):
         col = cols[i7] if cols is not None and i7 < len(cols) else None
         v9, pos = t_json_diff(buf, pos, end, this, ctx, col)
         l6.append(v9)
-        if pos == at7: raise _Empty('diffs', i7)
+        if pos == at7: raise empty_element('diffs', i7)
         i7 += 1
-    if pos != end: raise _Left('diffs', end - pos)
+    if pos != end: raise left_over('diffs', end - pos)
     end = e5
     v4 = l6
-    rec = _Rec({'length': v1, 'diffs': v4})
+    rec = Record({'length': v1, 'diffs': v4})
     return rec, pos
 
 
@@ -510,17 +511,17 @@ def t_load_field_name(buf, pos, end, up, ctx, col):
     """One column name of a LOAD DATA column list, NUL-terminated; its length is in field_name_lens."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     n3 = this['_']['field_name_lens'][this['_index']]
-    if n3 < 0 or pos + n3 > end: raise _Short('name', n3, end - pos)
+    if n3 < 0 or pos + n3 > end: raise too_short('name', n3, end - pos)
     v2 = buf[pos:pos + n3]
     pos += n3
     v2 = v2.decode('utf-8', 'surrogateescape')
     v1 = v2
-    if pos + 1 > end: raise _Short('nul', 1, end - pos)
+    if pos + 1 > end: raise too_short('nul', 1, end - pos)
     v6 = _S2(buf, pos)[0]
     pos += 1
-    if v6 != 0: raise _Bad('nul', v6, 0)
+    if v6 != 0: raise not_expected('nul', v6, 0)
     v4 = v6
-    rec = _Rec({'name': v1, 'nul': v4})
+    rec = Record({'name': v1, 'nul': v4})
     return rec, pos
 
 
@@ -528,7 +529,7 @@ def t_load_file_name_nul(buf, pos, end, up, ctx, col):
     """NUL-terminated file name (CREATE_FILE_EVENT, followed by the first data block)."""
     this = up
     n3 = buf.find(b'\x00', pos, end)
-    if n3 < 0: raise _NoTerm('load_file_name_nul')
+    if n3 < 0: raise no_terminator('load_file_name_nul')
     v2 = buf[pos:n3]
     pos = n3 + 1
     v2 = v2.decode('utf-8', 'surrogateescape')
@@ -539,7 +540,7 @@ def t_load_file_name_nul(buf, pos, end, up, ctx, col):
 def t_load_file_name_to_end(buf, pos, end, up, ctx, col):
     """File name that runs to the end of the event (LOAD_EVENT, NEW_LOAD_EVENT)."""
     this = up
-    if pos + (end - pos) > end: raise _Short('load_file_name_to_end', (end - pos), end - pos)
+    if pos + (end - pos) > end: raise too_short('load_file_name_to_end', (end - pos), end - pos)
     v2 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v2 = v2.decode('utf-8', 'surrogateescape')
@@ -549,42 +550,42 @@ def t_load_file_name_to_end(buf, pos, end, up, ctx, col):
 
 def t_load_sql_ex_new(buf, pos, end, up, ctx, col):
     """sql_ex block of NEW_LOAD_EVENT and CREATE_FILE_EVENT: the five separators as length-prefixed strings, then options."""
-    if pos + 1 > end: raise _Short('field_term', 1, end - pos)
+    if pos + 1 > end: raise too_short('field_term', 1, end - pos)
     v3 = _S2(buf, pos)[0]
     pos += 1
-    if pos + v3 > end: raise _Short('field_term', v3, end - pos)
+    if pos + v3 > end: raise too_short('field_term', v3, end - pos)
     v2 = buf[pos:pos + v3]
     pos += v3
     v1 = v2
-    if pos + 1 > end: raise _Short('enclosed', 1, end - pos)
+    if pos + 1 > end: raise too_short('enclosed', 1, end - pos)
     v6 = _S2(buf, pos)[0]
     pos += 1
-    if pos + v6 > end: raise _Short('enclosed', v6, end - pos)
+    if pos + v6 > end: raise too_short('enclosed', v6, end - pos)
     v5 = buf[pos:pos + v6]
     pos += v6
     v4 = v5
-    if pos + 1 > end: raise _Short('line_term', 1, end - pos)
+    if pos + 1 > end: raise too_short('line_term', 1, end - pos)
     v9 = _S2(buf, pos)[0]
     pos += 1
-    if pos + v9 > end: raise _Short('line_term', v9, end - pos)
+    if pos + v9 > end: raise too_short('line_term', v9, end - pos)
     v8 = buf[pos:pos + v9]
     pos += v9
     v7 = v8
-    if pos + 1 > end: raise _Short('line_start', 1, end - pos)
+    if pos + 1 > end: raise too_short('line_start', 1, end - pos)
     v12 = _S2(buf, pos)[0]
     pos += 1
-    if pos + v12 > end: raise _Short('line_start', v12, end - pos)
+    if pos + v12 > end: raise too_short('line_start', v12, end - pos)
     v11 = buf[pos:pos + v12]
     pos += v12
     v10 = v11
-    if pos + 1 > end: raise _Short('escaped', 1, end - pos)
+    if pos + 1 > end: raise too_short('escaped', 1, end - pos)
     v15 = _S2(buf, pos)[0]
     pos += 1
-    if pos + v15 > end: raise _Short('escaped', v15, end - pos)
+    if pos + v15 > end: raise too_short('escaped', v15, end - pos)
     v14 = buf[pos:pos + v15]
     pos += v15
     v13 = v14
-    if pos + 1 > end: raise _Short('opt_flags', 1, end - pos)
+    if pos + 1 > end: raise too_short('opt_flags', 1, end - pos)
     v18 = _S2(buf, pos)[0]
     pos += 1
     x19 = _F_LOAD_OPT_FLAGS.get(v18)
@@ -593,13 +594,13 @@ def t_load_sql_ex_new(buf, pos, end, up, ctx, col):
         if len(_F_LOAD_OPT_FLAGS) < CACHED: _F_LOAD_OPT_FLAGS[v18] = x19
     v18 = x19
     v16 = v18
-    rec = _Rec({'field_term': v1, 'enclosed': v4, 'line_term': v7, 'line_start': v10, 'escaped': v13, 'opt_flags': v16})
+    rec = Record({'field_term': v1, 'enclosed': v4, 'line_term': v7, 'line_start': v10, 'escaped': v13, 'opt_flags': v16})
     return rec, pos
 
 
 def t_load_sql_ex_old(buf, pos, end, up, ctx, col):
     """sql_ex block of LOAD_EVENT (3.23-4.x): the five separators as single bytes, options, and which separators are empty."""
-    if pos + 7 > end: raise _Short('field_term', 7, end - pos)
+    if pos + 7 > end: raise too_short('field_term', 7, end - pos)
     v1, v2, v3, v4, v5, v6, v7, = _S22(buf, pos)
     pos += 7
     x8 = _F_LOAD_OPT_FLAGS.get(v6)
@@ -612,64 +613,64 @@ def t_load_sql_ex_old(buf, pos, end, up, ctx, col):
         x9 = rt.FlagsValue(v7, enums.LOAD_EMPTY_FLAGS)
         if len(_F_LOAD_EMPTY_FLAGS) < CACHED: _F_LOAD_EMPTY_FLAGS[v7] = x9
     v7 = x9
-    rec = _Rec({'field_term': v1, 'enclosed': v2, 'line_term': v3, 'line_start': v4, 'escaped': v5, 'opt_flags': v6, 'empty_flags': v7})
+    rec = Record({'field_term': v1, 'enclosed': v2, 'line_term': v3, 'line_start': v4, 'escaped': v5, 'opt_flags': v6, 'empty_flags': v7})
     return rec, pos
 
 
 def t_mariadb_gtid(buf, pos, end, up, ctx, col):
     """One MariaDB GTID, domain-server-sequence."""
-    if pos + 16 > end: raise _Short('domain_id', 16, end - pos)
+    if pos + 16 > end: raise too_short('domain_id', 16, end - pos)
     v1, v2, v3, = _S23(buf, pos)
     pos += 16
-    rec = _Rec({'domain_id': v1, 'server_id': v2, 'seq_no': v3})
+    rec = Record({'domain_id': v1, 'server_id': v2, 'seq_no': v3})
     return rec, pos
 
 
 def t_mariadb_gtid_xid(buf, pos, end, up, ctx, col):
     """The XA transaction id carried by a GTID_EVENT of an XA PREPARE, COMMIT or ROLLBACK."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    if pos + 6 > end: raise _Short('format_id', 6, end - pos)
+    if pos + 6 > end: raise too_short('format_id', 6, end - pos)
     v1, v2, v3, = _S24(buf, pos)
     pos += 6
     this['gtrid_length'] = v2
     this['bqual_length'] = v3
     n6 = this['gtrid_length']
-    if n6 < 0 or pos + n6 > end: raise _Short('gtrid', n6, end - pos)
+    if n6 < 0 or pos + n6 > end: raise too_short('gtrid', n6, end - pos)
     v5 = buf[pos:pos + n6]
     pos += n6
     v4 = v5
     n9 = this['bqual_length']
-    if n9 < 0 or pos + n9 > end: raise _Short('bqual', n9, end - pos)
+    if n9 < 0 or pos + n9 > end: raise too_short('bqual', n9, end - pos)
     v8 = buf[pos:pos + n9]
     pos += n9
     v7 = v8
-    rec = _Rec({'format_id': v1, 'gtrid_length': v2, 'bqual_length': v3, 'gtrid': v4, 'bqual': v7})
+    rec = Record({'format_id': v1, 'gtrid_length': v2, 'bqual_length': v3, 'gtrid': v4, 'bqual': v7})
     return rec, pos
 
 
 def t_mysql_gtid_interval(buf, pos, end, up, ctx, col):
     """A half-open interval [start, end) of GNOs (transaction numbers) of one source."""
-    if pos + 16 > end: raise _Short('start', 16, end - pos)
+    if pos + 16 > end: raise too_short('start', 16, end - pos)
     v1, v2, = _S25(buf, pos)
     pos += 16
-    rec = _Rec({'start': v1, 'end': v2})
+    rec = Record({'start': v1, 'end': v2})
     return rec, pos
 
 
 def t_mysql_gtid_set(buf, pos, end, up, ctx, col):
     """A set of GTIDs in MySQL's binary encoding (what Gtid_set::encode writes); tagged sources (8.3+) switch the whole set to the tagged format."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    if pos + 1 > end: raise _Short('n_sids_low', 1, end - pos)
+    if pos + 1 > end: raise too_short('n_sids_low', 1, end - pos)
     v3 = _S2(buf, pos)[0]
     pos += 1
     v1 = v3
     this['n_sids_low'] = v1
-    if pos + 6 > end: raise _Short('n_sids_high', 6, end - pos)
+    if pos + 6 > end: raise too_short('n_sids_high', 6, end - pos)
     v6 = int.from_bytes(buf[pos:pos + 6], 'little', signed=False)
     pos += 6
     v4 = v6
     this['n_sids_high'] = v4
-    if pos + 1 > end: raise _Short('gtid_format', 1, end - pos)
+    if pos + 1 > end: raise too_short('gtid_format', 1, end - pos)
     v9 = _S2(buf, pos)[0]
     pos += 1
     x10 = _E_MYSQL_GTID_FORMAT.get(v9)
@@ -682,14 +683,14 @@ def t_mysql_gtid_set(buf, pos, end, up, ctx, col):
     l12 = []
     cols = ctx.get('columns')
     c13 = (this['n_sids_high'] if (this['gtid_format'] == 1) else (this['n_sids_low'] | (this['n_sids_high'] << 8)))
-    if c13 < 0: raise _Count('sids', c13)
+    if c13 < 0: raise bad_count('sids', c13)
     for i13 in range(c13):
         this['_index'] = i13
         col = cols[i13] if cols is not None and i13 < len(cols) else None
         v15, pos = t_mysql_gtid_set_sid(buf, pos, end, this, ctx, col)
         l12.append(v15)
     v11 = l12
-    rec = _Rec({'n_sids_low': v1, 'n_sids_high': v4, 'gtid_format': v7, 'sids': v11})
+    rec = Record({'n_sids_low': v1, 'n_sids_high': v4, 'gtid_format': v7, 'sids': v11})
     return rec, pos
 
 
@@ -697,20 +698,20 @@ def t_mysql_gtid_set_sid(buf, pos, end, up, ctx, col):
     """The GNO intervals of one source (UUID, and tag in the tagged format) in an encoded GTID set."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     n3 = 16
-    if n3 < 0 or pos + n3 > end: raise _Short('uuid', n3, end - pos)
+    if n3 < 0 or pos + n3 > end: raise too_short('uuid', n3, end - pos)
     v2 = buf[pos:pos + n3]
     pos += n3
     v1 = v2
     if (this['_']['gtid_format'] == 1):
-        v6, pos = _svuint(buf, pos, end, 'tag')
-        if pos + v6 > end: raise _Short('tag', v6, end - pos)
+        v6, pos = read_sv_uint(buf, pos, end, 'tag')
+        if pos + v6 > end: raise too_short('tag', v6, end - pos)
         v5 = buf[pos:pos + v6]
         pos += v6
         v5 = v5.decode('utf-8', 'surrogateescape')
         v4 = v5
     else:
         v4 = None
-    if pos + 8 > end: raise _Short('n_intervals', 8, end - pos)
+    if pos + 8 > end: raise too_short('n_intervals', 8, end - pos)
     v9 = _S4(buf, pos)[0]
     pos += 8
     v7 = v9
@@ -718,30 +719,30 @@ def t_mysql_gtid_set_sid(buf, pos, end, up, ctx, col):
     l11 = []
     cols = ctx.get('columns')
     c12 = this['n_intervals']
-    if c12 < 0: raise _Count('intervals', c12)
+    if c12 < 0: raise bad_count('intervals', c12)
     for i12 in range(c12):
         this['_index'] = i12
         col = cols[i12] if cols is not None and i12 < len(cols) else None
         v14, pos = t_mysql_gtid_interval(buf, pos, end, this, ctx, col)
         l11.append(v14)
     v10 = l11
-    rec = _Rec({'uuid': v1, 'tag': v4, 'n_intervals': v7, 'intervals': v10})
+    rec = Record({'uuid': v1, 'tag': v4, 'n_intervals': v7, 'intervals': v10})
     return rec, pos
 
 
 def t_query_charset_collation_pair(buf, pos, end, up, ctx, col):
     """One entry of character_set_collations."""
-    if pos + 4 > end: raise _Short('charset_id', 4, end - pos)
+    if pos + 4 > end: raise too_short('charset_id', 4, end - pos)
     v1, v2, = _S13(buf, pos)
     pos += 4
-    rec = _Rec({'charset_id': v1, 'collation_id': v2})
+    rec = Record({'charset_id': v1, 'collation_id': v2})
     return rec, pos
 
 
 def t_query_sql_mode_mariadb(buf, pos, end, up, ctx, col):
     """A MariaDB server's sql_mode."""
     this = up
-    if pos + 8 > end: raise _Short('query_sql_mode_mariadb', 8, end - pos)
+    if pos + 8 > end: raise too_short('query_sql_mode_mariadb', 8, end - pos)
     v3 = _S4(buf, pos)[0]
     pos += 8
     x4 = _F_SQL_MODE_MARIADB.get(v3)
@@ -756,7 +757,7 @@ def t_query_sql_mode_mariadb(buf, pos, end, up, ctx, col):
 def t_query_sql_mode_mysql(buf, pos, end, up, ctx, col):
     """A MySQL server's sql_mode."""
     this = up
-    if pos + 8 > end: raise _Short('query_sql_mode_mysql', 8, end - pos)
+    if pos + 8 > end: raise too_short('query_sql_mode_mysql', 8, end - pos)
     v3 = _S4(buf, pos)[0]
     pos += 8
     x4 = _F_SQL_MODE.get(v3)
@@ -775,12 +776,12 @@ def t_query_status_vars(buf, pos, end, up, ctx, col):
     while True:
         if pos >= end:
             break
-        if pos + 1 > end: raise _Short('query_status_vars', 1, end - pos)
+        if pos + 1 > end: raise too_short('query_status_vars', 1, end - pos)
         v6 = _S2(buf, pos)[0]
         pos += 1
         tag5 = v6
         if tag5 == 0:
-            if pos + 4 > end: raise _Short('flags2', 4, end - pos)
+            if pos + 4 > end: raise too_short('flags2', 4, end - pos)
             v9 = _S3(buf, pos)[0]
             pos += 4
             x10 = _F_QUERY_FLAGS2.get(v9)
@@ -789,7 +790,7 @@ def t_query_status_vars(buf, pos, end, up, ctx, col):
                 if len(_F_QUERY_FLAGS2) < CACHED: _F_QUERY_FLAGS2[v9] = x10
             v9 = x10
             v7 = v9
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='flags2', value=v7))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='flags2', value=v7))
         elif tag5 == 1:
             k14 = (1 if rt.vcmp('>=', ctx['server'], rt.Version('mariadb', (5, 1, 0))) else 0)
             if k14 == 1:
@@ -799,129 +800,129 @@ def t_query_status_vars(buf, pos, end, up, ctx, col):
                 v16, pos = t_query_sql_mode_mysql(buf, pos, end, this, ctx, col)
                 v13 = v16
             v11 = v13
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='sql_mode', value=v11))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='sql_mode', value=v11))
         elif tag5 == 2:
             v19, pos = t_query_sv_catalog_nul(buf, pos, end, this, ctx, col)
             v17 = v19
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='catalog_nul', value=v17))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='catalog_nul', value=v17))
         elif tag5 == 3:
             v22, pos = t_query_sv_auto_increment(buf, pos, end, this, ctx, col)
             v20 = v22
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='auto_increment', value=v20))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='auto_increment', value=v20))
         elif tag5 == 4:
             v25, pos = t_query_sv_charset(buf, pos, end, this, ctx, col)
             v23 = v25
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='charset', value=v23))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='charset', value=v23))
         elif tag5 == 5:
-            if pos + 1 > end: raise _Short('time_zone', 1, end - pos)
+            if pos + 1 > end: raise too_short('time_zone', 1, end - pos)
             v28 = _S2(buf, pos)[0]
             pos += 1
-            if pos + v28 > end: raise _Short('time_zone', v28, end - pos)
+            if pos + v28 > end: raise too_short('time_zone', v28, end - pos)
             v27 = buf[pos:pos + v28]
             pos += v28
             v27 = v27.decode('utf-8', 'surrogateescape')
             v26 = v27
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='time_zone', value=v26))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='time_zone', value=v26))
         elif tag5 == 6:
-            if pos + 1 > end: raise _Short('catalog', 1, end - pos)
+            if pos + 1 > end: raise too_short('catalog', 1, end - pos)
             v31 = _S2(buf, pos)[0]
             pos += 1
-            if pos + v31 > end: raise _Short('catalog', v31, end - pos)
+            if pos + v31 > end: raise too_short('catalog', v31, end - pos)
             v30 = buf[pos:pos + v31]
             pos += v31
             v30 = v30.decode('utf-8', 'surrogateescape')
             v29 = v30
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='catalog', value=v29))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='catalog', value=v29))
         elif tag5 == 7:
-            if pos + 2 > end: raise _Short('lc_time_names', 2, end - pos)
+            if pos + 2 > end: raise too_short('lc_time_names', 2, end - pos)
             v34 = _S0(buf, pos)[0]
             pos += 2
             v32 = v34
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='lc_time_names', value=v32))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='lc_time_names', value=v32))
         elif tag5 == 8:
-            if pos + 2 > end: raise _Short('charset_database', 2, end - pos)
+            if pos + 2 > end: raise too_short('charset_database', 2, end - pos)
             v37 = _S0(buf, pos)[0]
             pos += 2
             v35 = v37
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='charset_database', value=v35))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='charset_database', value=v35))
         elif tag5 == 9:
-            if pos + 8 > end: raise _Short('table_map_for_update', 8, end - pos)
+            if pos + 8 > end: raise too_short('table_map_for_update', 8, end - pos)
             v40 = _S4(buf, pos)[0]
             pos += 8
             v38 = v40
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='table_map_for_update', value=v38))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='table_map_for_update', value=v38))
         elif tag5 == 10:
-            if pos + 4 > end: raise _Short('master_data_written', 4, end - pos)
+            if pos + 4 > end: raise too_short('master_data_written', 4, end - pos)
             v43 = _S3(buf, pos)[0]
             pos += 4
             v41 = v43
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='master_data_written', value=v41))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='master_data_written', value=v41))
         elif tag5 == 11:
             v46, pos = t_query_sv_invoker(buf, pos, end, this, ctx, col)
             v44 = v46
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='invoker', value=v44))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='invoker', value=v44))
         elif tag5 == 12:
             v49, pos = t_query_sv_updated_db_names(buf, pos, end, this, ctx, col)
             v47 = v49
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='updated_db_names', value=v47))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='updated_db_names', value=v47))
         elif tag5 == 13:
-            if pos + 3 > end: raise _Short('microseconds', 3, end - pos)
+            if pos + 3 > end: raise too_short('microseconds', 3, end - pos)
             v52 = int.from_bytes(buf[pos:pos + 3], 'little', signed=False)
             pos += 3
             v50 = v52
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='microseconds', value=v50))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='microseconds', value=v50))
         elif tag5 == 16:
-            if pos + 1 > end: raise _Short('explicit_defaults_for_timestamp', 1, end - pos)
+            if pos + 1 > end: raise too_short('explicit_defaults_for_timestamp', 1, end - pos)
             v55 = _S2(buf, pos)[0]
             pos += 1
             v53 = v55
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='explicit_defaults_for_timestamp', value=v53))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='explicit_defaults_for_timestamp', value=v53))
         elif tag5 == 17:
-            if pos + 8 > end: raise _Short('ddl_xid', 8, end - pos)
+            if pos + 8 > end: raise too_short('ddl_xid', 8, end - pos)
             v58 = _S4(buf, pos)[0]
             pos += 8
             v56 = v58
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='ddl_xid', value=v56))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='ddl_xid', value=v56))
         elif tag5 == 18:
-            if pos + 2 > end: raise _Short('default_collation_for_utf8mb4', 2, end - pos)
+            if pos + 2 > end: raise too_short('default_collation_for_utf8mb4', 2, end - pos)
             v61 = _S0(buf, pos)[0]
             pos += 2
             v59 = v61
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='default_collation_for_utf8mb4', value=v59))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='default_collation_for_utf8mb4', value=v59))
         elif tag5 == 19:
-            if pos + 1 > end: raise _Short('sql_require_primary_key', 1, end - pos)
+            if pos + 1 > end: raise too_short('sql_require_primary_key', 1, end - pos)
             v64 = _S2(buf, pos)[0]
             pos += 1
             v62 = v64
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='sql_require_primary_key', value=v62))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='sql_require_primary_key', value=v62))
         elif tag5 == 20:
-            if pos + 1 > end: raise _Short('default_table_encryption', 1, end - pos)
+            if pos + 1 > end: raise too_short('default_table_encryption', 1, end - pos)
             v67 = _S2(buf, pos)[0]
             pos += 1
             v65 = v67
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='default_table_encryption', value=v65))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='default_table_encryption', value=v65))
         elif tag5 == 128:
-            if pos + 3 > end: raise _Short('hrnow', 3, end - pos)
+            if pos + 3 > end: raise too_short('hrnow', 3, end - pos)
             v70 = int.from_bytes(buf[pos:pos + 3], 'little', signed=False)
             pos += 3
             v68 = v70
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='hrnow', value=v68))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='hrnow', value=v68))
         elif tag5 == 129:
-            if pos + 8 > end: raise _Short('xid', 8, end - pos)
+            if pos + 8 > end: raise too_short('xid', 8, end - pos)
             v73 = _S4(buf, pos)[0]
             pos += 8
             v71 = v73
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='xid', value=v71))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='xid', value=v71))
         elif tag5 == 130:
             v76, pos = t_query_sv_gtid_flags3(buf, pos, end, this, ctx, col)
             v74 = v76
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='gtid_flags3', value=v74))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='gtid_flags3', value=v74))
         elif tag5 == 131:
             v79, pos = t_query_sv_character_set_collations(buf, pos, end, this, ctx, col)
             v77 = v79
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='character_set_collations', value=v77))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id='character_set_collations', value=v77))
         else:
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id=None, unknown=True, raw=buf[pos:end]))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.QUERY_STATUS_VAR.get(tag5)), id=None, unknown=True, raw=buf[pos:end]))
             pos = end
             break
     v1 = l4
@@ -930,40 +931,40 @@ def t_query_status_vars(buf, pos, end, up, ctx, col):
 
 def t_query_sv_auto_increment(buf, pos, end, up, ctx, col):
     """Q_AUTO_INCREMENT value."""
-    if pos + 4 > end: raise _Short('increment', 4, end - pos)
+    if pos + 4 > end: raise too_short('increment', 4, end - pos)
     v1, v2, = _S13(buf, pos)
     pos += 4
-    rec = _Rec({'increment': v1, 'offset': v2})
+    rec = Record({'increment': v1, 'offset': v2})
     return rec, pos
 
 
 def t_query_sv_catalog_nul(buf, pos, end, up, ctx, col):
     """Q_CATALOG_CODE value - a length byte, the catalog name, and a NUL the length does not count."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    if pos + 1 > end: raise _Short('length', 1, end - pos)
+    if pos + 1 > end: raise too_short('length', 1, end - pos)
     v3 = _S2(buf, pos)[0]
     pos += 1
     v1 = v3
     this['length'] = v1
     n6 = this['length']
-    if n6 < 0 or pos + n6 > end: raise _Short('name', n6, end - pos)
+    if n6 < 0 or pos + n6 > end: raise too_short('name', n6, end - pos)
     v5 = buf[pos:pos + n6]
     pos += n6
     v5 = v5.decode('utf-8', 'surrogateescape')
     v4 = v5
-    if pos + 1 > end: raise _Short('nul', 1, end - pos)
+    if pos + 1 > end: raise too_short('nul', 1, end - pos)
     v9 = _S2(buf, pos)[0]
     pos += 1
-    if v9 != 0: raise _Bad('nul', v9, 0)
+    if v9 != 0: raise not_expected('nul', v9, 0)
     v7 = v9
-    rec = _Rec({'length': v1, 'name': v4, 'nul': v7})
+    rec = Record({'length': v1, 'name': v4, 'nul': v7})
     return rec, pos
 
 
 def t_query_sv_character_set_collations(buf, pos, end, up, ctx, col):
     """Q_CHARACTER_SET_COLLATIONS value (MariaDB) - a count and (charset, collation) number pairs."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    if pos + 1 > end: raise _Short('count', 1, end - pos)
+    if pos + 1 > end: raise too_short('count', 1, end - pos)
     v3 = _S2(buf, pos)[0]
     pos += 1
     v1 = v3
@@ -971,30 +972,30 @@ def t_query_sv_character_set_collations(buf, pos, end, up, ctx, col):
     l5 = []
     cols = ctx.get('columns')
     c6 = this['count']
-    if c6 < 0: raise _Count('pairs', c6)
+    if c6 < 0: raise bad_count('pairs', c6)
     for i6 in range(c6):
         this['_index'] = i6
         col = cols[i6] if cols is not None and i6 < len(cols) else None
         v8, pos = t_query_charset_collation_pair(buf, pos, end, this, ctx, col)
         l5.append(v8)
     v4 = l5
-    rec = _Rec({'count': v1, 'pairs': v4})
+    rec = Record({'count': v1, 'pairs': v4})
     return rec, pos
 
 
 def t_query_sv_charset(buf, pos, end, up, ctx, col):
     """Q_CHARSET_CODE value - three collation numbers."""
-    if pos + 6 > end: raise _Short('character_set_client', 6, end - pos)
+    if pos + 6 > end: raise too_short('character_set_client', 6, end - pos)
     v1, v2, v3, = _S21(buf, pos)
     pos += 6
-    rec = _Rec({'character_set_client': v1, 'collation_connection': v2, 'collation_server': v3})
+    rec = Record({'character_set_client': v1, 'collation_connection': v2, 'collation_server': v3})
     return rec, pos
 
 
 def t_query_sv_gtid_flags3(buf, pos, end, up, ctx, col):
     """Q_GTID_FLAGS3 value (MariaDB) - the flags byte, and the start-alter sequence number for COMMIT/ROLLBACK ALTER."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    if pos + 1 > end: raise _Short('flags_extra', 1, end - pos)
+    if pos + 1 > end: raise too_short('flags_extra', 1, end - pos)
     v3 = _S2(buf, pos)[0]
     pos += 1
     x4 = _F_QUERY_GTID_FLAGS3.get(v3)
@@ -1005,42 +1006,42 @@ def t_query_sv_gtid_flags3(buf, pos, end, up, ctx, col):
     v1 = v3
     this['flags_extra'] = v1
     if ((this['flags_extra'] & 12) != 0):
-        if pos + 8 > end: raise _Short('sa_seq_no', 8, end - pos)
+        if pos + 8 > end: raise too_short('sa_seq_no', 8, end - pos)
         v7 = _S4(buf, pos)[0]
         pos += 8
         v5 = v7
     else:
         v5 = None
-    rec = _Rec({'flags_extra': v1, 'sa_seq_no': v5})
+    rec = Record({'flags_extra': v1, 'sa_seq_no': v5})
     return rec, pos
 
 
 def t_query_sv_invoker(buf, pos, end, up, ctx, col):
     """Q_INVOKER value - the definer as user and host, each with a one-byte length."""
-    if pos + 1 > end: raise _Short('user', 1, end - pos)
+    if pos + 1 > end: raise too_short('user', 1, end - pos)
     v3 = _S2(buf, pos)[0]
     pos += 1
-    if pos + v3 > end: raise _Short('user', v3, end - pos)
+    if pos + v3 > end: raise too_short('user', v3, end - pos)
     v2 = buf[pos:pos + v3]
     pos += v3
     v2 = v2.decode('utf-8', 'surrogateescape')
     v1 = v2
-    if pos + 1 > end: raise _Short('host', 1, end - pos)
+    if pos + 1 > end: raise too_short('host', 1, end - pos)
     v6 = _S2(buf, pos)[0]
     pos += 1
-    if pos + v6 > end: raise _Short('host', v6, end - pos)
+    if pos + v6 > end: raise too_short('host', v6, end - pos)
     v5 = buf[pos:pos + v6]
     pos += v6
     v5 = v5.decode('utf-8', 'surrogateescape')
     v4 = v5
-    rec = _Rec({'user': v1, 'host': v4})
+    rec = Record({'user': v1, 'host': v4})
     return rec, pos
 
 
 def t_query_sv_updated_db_names(buf, pos, end, up, ctx, col):
     """Q_UPDATED_DB_NAMES value - a count, then that many NUL-terminated names; a count above 16 (written as 254) means 'too many', with no names."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    if pos + 1 > end: raise _Short('count', 1, end - pos)
+    if pos + 1 > end: raise too_short('count', 1, end - pos)
     v3 = _S2(buf, pos)[0]
     pos += 1
     v1 = v3
@@ -1049,11 +1050,11 @@ def t_query_sv_updated_db_names(buf, pos, end, up, ctx, col):
         l5 = []
         cols = ctx.get('columns')
         c6 = this['count']
-        if c6 < 0: raise _Count('names', c6)
+        if c6 < 0: raise bad_count('names', c6)
         for i6 in range(c6):
             col = cols[i6] if cols is not None and i6 < len(cols) else None
             n8 = buf.find(b'\x00', pos, end)
-            if n8 < 0: raise _NoTerm('names')
+            if n8 < 0: raise no_terminator('names')
             v7 = buf[pos:n8]
             pos = n8 + 1
             v7 = v7.decode('utf-8', 'surrogateescape')
@@ -1061,7 +1062,7 @@ def t_query_sv_updated_db_names(buf, pos, end, up, ctx, col):
         v4 = l5
     else:
         v4 = None
-    rec = _Rec({'count': v1, 'names': v4})
+    rec = Record({'count': v1, 'names': v4})
     return rec, pos
 
 
@@ -1071,14 +1072,14 @@ def t_row(buf, pos, end, up, ctx, col):
     l2 = []
     cols = ctx.get('columns')
     c3 = rt.length(ctx['images'])
-    if c3 < 0: raise _Count('images', c3)
+    if c3 < 0: raise bad_count('images', c3)
     for i3 in range(c3):
         this['_index'] = i3
         col = cols[i3] if cols is not None and i3 < len(cols) else None
         v5, pos = t_row_image(buf, pos, end, this, ctx, col)
         l2.append(v5)
     v1 = l2
-    rec = _Rec({'images': v1})
+    rec = Record({'images': v1})
     return rec, pos
 
 
@@ -1088,26 +1089,26 @@ def t_row_image(buf, pos, end, up, ctx, col):
     v1 = ctx['images'][this['_']['_index']]
     this['present'] = v1
     if ((ctx['type_code'] == 39) and (this['_']['_index'] == 1)):
-        v4, pos = _packed(buf, pos, end, 'value_options')
+        v4, pos = read_packed(buf, pos, end, 'value_options')
         v2 = v4
     else:
         v2 = None
     this['value_options'] = v2
     if ((this['value_options'] != None) and ((this['value_options'] & 1) == 1)):
         n7 = ctx['json_columns']
-        v6, pos = _bitmap(buf, pos, end, n7, False, 'partial_bits')
+        v6, pos = read_bitmap(buf, pos, end, n7, False, 'partial_bits')
         v5 = v6
     else:
         v5 = None
     this['partial_bits'] = v5
     n10 = rt.popcount(this['present'])
-    v9, pos = _bitmap(buf, pos, end, n10, False, 'null_bits')
+    v9, pos = read_bitmap(buf, pos, end, n10, False, 'null_bits')
     v8 = v9
     this['null_bits'] = v8
     l12 = []
     cols = ctx.get('columns')
     c13 = rt.length(ctx['columns'])
-    if c13 < 0: raise _Count('cells', c13)
+    if c13 < 0: raise bad_count('cells', c13)
     for i13 in range(c13):
         this['_index'] = i13
         col = cols[i13] if cols is not None and i13 < len(cols) else None
@@ -1123,7 +1124,7 @@ def t_row_image(buf, pos, end, up, ctx, col):
             v15 = v19
         l12.append(v15)
     v11 = l12
-    rec = _Rec({'present': v1, 'value_options': v2, 'partial_bits': v5, 'null_bits': v8, 'cells': v11})
+    rec = Record({'present': v1, 'value_options': v2, 'partial_bits': v5, 'null_bits': v8, 'cells': v11})
     return rec, pos
 
 
@@ -1139,29 +1140,29 @@ def t_row_images(buf, pos, end, up, ctx, col):
         col = cols[i3] if cols is not None and i3 < len(cols) else None
         v5, pos = t_row(buf, pos, end, this, ctx, col)
         l2.append(v5)
-        if pos == at3: raise _Empty('rows', i3)
+        if pos == at3: raise empty_element('rows', i3)
         i3 += 1
     v1 = l2
-    rec = _Rec({'rows': v1})
+    rec = Record({'rows': v1})
     return rec, pos
 
 
 def t_rows_columns(buf, pos, end, up, ctx, col):
     """Width of the table and the columns the row images hold."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    v3, pos = _packed(buf, pos, end, 'column_count')
+    v3, pos = read_packed(buf, pos, end, 'column_count')
     v1 = v3
     this['column_count'] = v1
     n6 = this['column_count']
-    v5, pos = _bitmap(buf, pos, end, n6, False, 'columns_present')
+    v5, pos = read_bitmap(buf, pos, end, n6, False, 'columns_present')
     v4 = v5
     if (((((ctx['type_code'] == 24) or (ctx['type_code'] == 31)) or (ctx['type_code'] == 39)) or (ctx['type_code'] == 167)) or (ctx['type_code'] == 170)):
         n9 = this['column_count']
-        v8, pos = _bitmap(buf, pos, end, n9, False, 'columns_present_after')
+        v8, pos = read_bitmap(buf, pos, end, n9, False, 'columns_present_after')
         v7 = v8
     else:
         v7 = None
-    rec = _Rec({'column_count': v1, 'columns_present': v4, 'columns_present_after': v7})
+    rec = Record({'column_count': v1, 'columns_present': v4, 'columns_present_after': v7})
     return rec, pos
 
 
@@ -1172,20 +1173,20 @@ def t_rows_extra_row_info(buf, pos, end, up, ctx, col):
     while True:
         if pos >= end:
             break
-        if pos + 1 > end: raise _Short('rows_extra_row_info', 1, end - pos)
+        if pos + 1 > end: raise too_short('rows_extra_row_info', 1, end - pos)
         v6 = _S2(buf, pos)[0]
         pos += 1
         tag5 = v6
         if tag5 == 0:
             v9, pos = t_rows_ndb_info(buf, pos, end, this, ctx, col)
             v7 = v9
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.ROWS_EXTRA_INFO_TYPE.get(tag5)), id='ndb_info', value=v7))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.ROWS_EXTRA_INFO_TYPE.get(tag5)), id='ndb_info', value=v7))
         elif tag5 == 1:
             v12, pos = t_rows_partition_info(buf, pos, end, this, ctx, col)
             v10 = v12
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.ROWS_EXTRA_INFO_TYPE.get(tag5)), id='partition_info', value=v10))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.ROWS_EXTRA_INFO_TYPE.get(tag5)), id='partition_info', value=v10))
         else:
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.ROWS_EXTRA_INFO_TYPE.get(tag5)), id=None, unknown=True, raw=buf[pos:end]))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.ROWS_EXTRA_INFO_TYPE.get(tag5)), id=None, unknown=True, raw=buf[pos:end]))
             pos = end
             break
     v1 = l4
@@ -1199,16 +1200,16 @@ def t_rows_extra_row_info_mariadb(buf, pos, end, up, ctx, col):
     while True:
         if pos >= end:
             break
-        if pos + 1 > end: raise _Short('rows_extra_row_info_mariadb', 1, end - pos)
+        if pos + 1 > end: raise too_short('rows_extra_row_info_mariadb', 1, end - pos)
         v6 = _S2(buf, pos)[0]
         pos += 1
         tag5 = v6
         if tag5 == 0:
             v9, pos = t_rows_ndb_info(buf, pos, end, this, ctx, col)
             v7 = v9
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.ROWS_EXTRA_INFO_TYPE.get(tag5)), id='ndb_info', value=v7))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.ROWS_EXTRA_INFO_TYPE.get(tag5)), id='ndb_info', value=v7))
         else:
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.ROWS_EXTRA_INFO_TYPE.get(tag5)), id=None, unknown=True, raw=buf[pos:end]))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.ROWS_EXTRA_INFO_TYPE.get(tag5)), id=None, unknown=True, raw=buf[pos:end]))
             pos = end
             break
     v1 = l4
@@ -1218,16 +1219,16 @@ def t_rows_extra_row_info_mariadb(buf, pos, end, up, ctx, col):
 def t_rows_ndb_info(buf, pos, end, up, ctx, col):
     """Opaque extra row info written by the NDB cluster engine."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    if pos + 2 > end: raise _Short('ndb_len', 2, end - pos)
+    if pos + 2 > end: raise too_short('ndb_len', 2, end - pos)
     v1, v2, = _S15(buf, pos)
     pos += 2
     this['ndb_len'] = v1
     n5 = (this['ndb_len'] - 2)
-    if n5 < 0 or pos + n5 > end: raise _Short('data', n5, end - pos)
+    if n5 < 0 or pos + n5 > end: raise too_short('data', n5, end - pos)
     v4 = buf[pos:pos + n5]
     pos += n5
     v3 = v4
-    rec = _Rec({'ndb_len': v1, 'format': v2, 'data': v3})
+    rec = Record({'ndb_len': v1, 'format': v2, 'data': v3})
     return rec, pos
 
 
@@ -1235,24 +1236,24 @@ def t_rows_partition_info(buf, pos, end, up, ctx, col):
     """Partition of a partitioned table that the rows of this event belong to."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     if ((ctx['type_code'] == 31) or (ctx['type_code'] == 39)):
-        if pos + 4 > end: raise _Short('partition_id', 4, end - pos)
+        if pos + 4 > end: raise too_short('partition_id', 4, end - pos)
         v1, v2, = _S13(buf, pos)
         pos += 4
     else:
-        if pos + 2 > end: raise _Short('partition_id', 2, end - pos)
+        if pos + 2 > end: raise too_short('partition_id', 2, end - pos)
         v5 = _S0(buf, pos)[0]
         pos += 2
         v3 = v5
         v1 = v3
         if ((ctx['type_code'] == 31) or (ctx['type_code'] == 39)):
-            if pos + 2 > end: raise _Short('source_partition_id', 2, end - pos)
+            if pos + 2 > end: raise too_short('source_partition_id', 2, end - pos)
             v8 = _S0(buf, pos)[0]
             pos += 2
             v6 = v8
         else:
             v6 = None
         v2 = v6
-    rec = _Rec({'partition_id': v1, 'source_partition_id': v2})
+    rec = Record({'partition_id': v1, 'source_partition_id': v2})
     return rec, pos
 
 
@@ -1260,7 +1261,7 @@ def t_rows_table_id(buf, pos, end, up, ctx, col):
     """Number the server gave the table for this binlog; 4 bytes when the FDE announces a 6-byte post-header (trees before 5.1.4), else 6."""
     this = up
     n3 = (4 if (ctx['post_header_len'] == 6) else 6)
-    if n3 < 0 or pos + n3 > end: raise _Short('rows_table_id', n3, end - pos)
+    if n3 < 0 or pos + n3 > end: raise too_short('rows_table_id', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
@@ -1269,18 +1270,18 @@ def t_rows_table_id(buf, pos, end, up, ctx, col):
 
 def t_table_map_charset_pair(buf, pos, end, up, ctx, col):
     """A character column whose collation differs from the default."""
-    v3, pos = _packed(buf, pos, end, 'column_index')
+    v3, pos = read_packed(buf, pos, end, 'column_index')
     v1 = v3
-    v6, pos = _packed(buf, pos, end, 'collation')
+    v6, pos = read_packed(buf, pos, end, 'collation')
     v4 = v6
-    rec = _Rec({'column_index': v1, 'collation': v4})
+    rec = Record({'column_index': v1, 'collation': v4})
     return rec, pos
 
 
 def t_table_map_default_charset(buf, pos, end, up, ctx, col):
     """Default collation of a class of columns, then the columns that use another one."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    v3, pos = _packed(buf, pos, end, 'default_collation')
+    v3, pos = read_packed(buf, pos, end, 'default_collation')
     v1 = v3
     l5 = []
     cols = ctx.get('columns')
@@ -1291,51 +1292,51 @@ def t_table_map_default_charset(buf, pos, end, up, ctx, col):
         col = cols[i6] if cols is not None and i6 < len(cols) else None
         v8, pos = t_table_map_charset_pair(buf, pos, end, this, ctx, col)
         l5.append(v8)
-        if pos == at6: raise _Empty('exceptions', i6)
+        if pos == at6: raise empty_element('exceptions', i6)
         i6 += 1
     v4 = l5
-    rec = _Rec({'default_collation': v1, 'exceptions': v4})
+    rec = Record({'default_collation': v1, 'exceptions': v4})
     return rec, pos
 
 
 def t_table_map_pk_part(buf, pos, end, up, ctx, col):
     """One column of a primary key that may index a prefix of the column."""
-    v3, pos = _packed(buf, pos, end, 'column_index')
+    v3, pos = read_packed(buf, pos, end, 'column_index')
     v1 = v3
-    v6, pos = _packed(buf, pos, end, 'prefix_length')
+    v6, pos = read_packed(buf, pos, end, 'prefix_length')
     v4 = v6
-    rec = _Rec({'column_index': v1, 'prefix_length': v4})
+    rec = Record({'column_index': v1, 'prefix_length': v4})
     return rec, pos
 
 
 def t_table_map_str_values(buf, pos, end, up, ctx, col):
     """The member strings of one ENUM or SET column, in definition order."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    v3, pos = _packed(buf, pos, end, 'member_count')
+    v3, pos = read_packed(buf, pos, end, 'member_count')
     v1 = v3
     this['member_count'] = v1
     l5 = []
     cols = ctx.get('columns')
     c6 = this['member_count']
-    if c6 < 0: raise _Count('members', c6)
+    if c6 < 0: raise bad_count('members', c6)
     for i6 in range(c6):
         col = cols[i6] if cols is not None and i6 < len(cols) else None
-        v8, pos = _packed(buf, pos, end, 'members')
-        if pos + v8 > end: raise _Short('members', v8, end - pos)
+        v8, pos = read_packed(buf, pos, end, 'members')
+        if pos + v8 > end: raise too_short('members', v8, end - pos)
         v7 = buf[pos:pos + v8]
         pos += v8
         v7 = v7.decode('utf-8', 'surrogateescape')
         l5.append(v7)
     v4 = l5
-    rec = _Rec({'member_count': v1, 'members': v4})
+    rec = Record({'member_count': v1, 'members': v4})
     return rec, pos
 
 
 def t_value_bit(buf, pos, end, up, ctx, col):
     """BIT(n), big-endian, in (n + 7) / 8 bytes."""
     this = up
-    n3 = (_metaf(col, 'bytes') + (1 if (_metaf(col, 'bits') > 0) else 0))
-    if n3 < 0 or pos + n3 > end: raise _Short('value_bit', n3, end - pos)
+    n3 = (meta_field(col, 'bytes') + (1 if (meta_field(col, 'bits') > 0) else 0))
+    if n3 < 0 or pos + n3 > end: raise too_short('value_bit', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'big')
     pos += n3
     v1 = v2
@@ -1345,66 +1346,66 @@ def t_value_bit(buf, pos, end, up, ctx, col):
 def t_value_blob(buf, pos, end, up, ctx, col):
     """BLOB and TEXT of every size - a length of as many bytes as the metadata says (1 to 4), then the value."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    n3 = _meta(col)
-    if n3 < 0 or pos + n3 > end: raise _Short('length', n3, end - pos)
+    n3 = meta_number(col)
+    if n3 < 0 or pos + n3 > end: raise too_short('length', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
     this['length'] = v1
     n6 = this['length']
-    if n6 < 0 or pos + n6 > end: raise _Short('data', n6, end - pos)
+    if n6 < 0 or pos + n6 > end: raise too_short('data', n6, end - pos)
     v5 = buf[pos:pos + n6]
     pos += n6
     v4 = v5
-    rec = _Rec({'length': v1, 'data': v4})
-    rec = _ADAPT['text'].decode(rec, col)
+    rec = Record({'length': v1, 'data': v4})
+    rec = CHECKED_ADAPTERS['text'].decode(rec, col)
     return rec, pos
 
 
 def t_value_blob_compressed(buf, pos, end, up, ctx, col):
     """MariaDB BLOB/TEXT COMPRESSED - a length like BLOB, then the stored value (a header byte and the data, see compressed_data)."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    n3 = _meta(col)
-    if n3 < 0 or pos + n3 > end: raise _Short('length', n3, end - pos)
+    n3 = meta_number(col)
+    if n3 < 0 or pos + n3 > end: raise too_short('length', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
     this['length'] = v1
     e5 = end
     end = pos + this['length']
-    if not pos <= end <= e5: raise _Short('stored', end - pos, e5 - pos)
+    if not pos <= end <= e5: raise too_short('stored', end - pos, e5 - pos)
     v7, pos = t_compressed_data(buf, pos, end, this, ctx, col)
-    if pos != end: raise _Left('stored', end - pos)
+    if pos != end: raise left_over('stored', end - pos)
     end = e5
     v4 = v7
-    rec = _Rec({'length': v1, 'stored': v4})
-    rec = _ADAPT['compressed_text'].decode(rec, col)
+    rec = Record({'length': v1, 'stored': v4})
+    rec = CHECKED_ADAPTERS['compressed_text'].decode(rec, col)
     return rec, pos
 
 
 def t_value_char(buf, pos, end, up, ctx, col):
     """CHAR(n) and BINARY(n) - the value without its trailing pad, after a one-byte length when n is under 256 bytes, else two."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    n3 = (1 if (_metaf(col, 'max_length') < 0x100) else 2)
-    if n3 < 0 or pos + n3 > end: raise _Short('length', n3, end - pos)
+    n3 = (1 if (meta_field(col, 'max_length') < 0x100) else 2)
+    if n3 < 0 or pos + n3 > end: raise too_short('length', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
     this['length'] = v1
     n6 = this['length']
-    if n6 < 0 or pos + n6 > end: raise _Short('data', n6, end - pos)
+    if n6 < 0 or pos + n6 > end: raise too_short('data', n6, end - pos)
     v5 = buf[pos:pos + n6]
     pos += n6
     v4 = v5
-    rec = _Rec({'length': v1, 'data': v4})
-    rec = _ADAPT['text'].decode(rec, col)
+    rec = Record({'length': v1, 'data': v4})
+    rec = CHECKED_ADAPTERS['text'].decode(rec, col)
     return rec, pos
 
 
 def t_value_date(buf, pos, end, up, ctx, col):
     """DATE, three bytes little-endian holding year * 512 + month * 32 + day."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    if pos + 3 > end: raise _Short('raw', 3, end - pos)
+    if pos + 3 > end: raise too_short('raw', 3, end - pos)
     v3 = int.from_bytes(buf[pos:pos + 3], 'little', signed=False)
     pos += 3
     v1 = v3
@@ -1412,15 +1413,15 @@ def t_value_date(buf, pos, end, up, ctx, col):
     v4 = (this['raw'] >> 9)
     v5 = ((this['raw'] >> 5) & 15)
     v6 = (this['raw'] & 31)
-    rec = _Rec({'raw': v1, 'year': v4, 'month': v5, 'day': v6})
-    rec = _ADAPT['date'].decode(rec, col)
+    rec = Record({'raw': v1, 'year': v4, 'month': v5, 'day': v6})
+    rec = CHECKED_ADAPTERS['date'].decode(rec, col)
     return rec, pos
 
 
 def t_value_datetime(buf, pos, end, up, ctx, col):
     """DATETIME in the pre-5.6.4 format, eight bytes little-endian holding YYYYMMDDhhmmss as a decimal number."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    if pos + 8 > end: raise _Short('raw', 8, end - pos)
+    if pos + 8 > end: raise too_short('raw', 8, end - pos)
     v3 = _S4(buf, pos)[0]
     pos += 8
     v1 = v3
@@ -1432,25 +1433,25 @@ def t_value_datetime(buf, pos, end, up, ctx, col):
     v8 = ((this['raw'] // 100) % 100)
     v9 = (this['raw'] % 100)
     v10 = 0
-    rec = _Rec({'raw': v1, 'year': v4, 'month': v5, 'day': v6, 'hour': v7, 'minute': v8, 'second': v9, 'microsecond': v10})
-    rec = _ADAPT['datetime'].decode(rec, col)
+    rec = Record({'raw': v1, 'year': v4, 'month': v5, 'day': v6, 'hour': v7, 'minute': v8, 'second': v9, 'microsecond': v10})
+    rec = CHECKED_ADAPTERS['datetime'].decode(rec, col)
     return rec, pos
 
 
 def t_value_datetime2(buf, pos, end, up, ctx, col):
     """DATETIME(fsp) in the 5.6.4 format - five bytes big-endian of packed date and time, then (fsp + 1) / 2 bytes of fraction."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    v1 = ((_meta(col) + 1) // 2)
+    v1 = ((meta_number(col) + 1) // 2)
     this['frac_bytes'] = v1
     v2 = (0x2710 if (this['frac_bytes'] == 1) else (100 if (this['frac_bytes'] == 2) else 1))
     this['frac_unit'] = v2
-    if pos + 5 > end: raise _Short('packed', 5, end - pos)
+    if pos + 5 > end: raise too_short('packed', 5, end - pos)
     v5 = int.from_bytes(buf[pos:pos + 5], 'big', signed=False)
     pos += 5
     v3 = v5
     this['packed'] = v3
     n8 = this['frac_bytes']
-    if n8 < 0 or pos + n8 > end: raise _Short('frac', n8, end - pos)
+    if n8 < 0 or pos + n8 > end: raise too_short('frac', n8, end - pos)
     v7 = int.from_bytes(buf[pos:pos + n8], 'big')
     pos += n8
     v6 = v7
@@ -1464,43 +1465,43 @@ def t_value_datetime2(buf, pos, end, up, ctx, col):
     v14 = ((this['packed'] >> 6) & 63)
     v15 = (this['packed'] & 63)
     v16 = (this['frac'] * this['frac_unit'])
-    rec = _Rec({'frac_bytes': v1, 'frac_unit': v2, 'packed': v3, 'frac': v6, 'year_month': v9, 'year': v10, 'month': v11, 'day': v12, 'hour': v13, 'minute': v14, 'second': v15, 'microsecond': v16})
-    rec = _ADAPT['datetime'].decode(rec, col)
+    rec = Record({'frac_bytes': v1, 'frac_unit': v2, 'packed': v3, 'frac': v6, 'year_month': v9, 'year': v10, 'month': v11, 'day': v12, 'hour': v13, 'minute': v14, 'second': v15, 'microsecond': v16})
+    rec = CHECKED_ADAPTERS['datetime'].decode(rec, col)
     return rec, pos
 
 
 def t_value_enum(buf, pos, end, up, ctx, col):
     """ENUM, the 1-based index of the member (0 is the '' error value) in one or two bytes, as the metadata's length says."""
     this = up
-    n3 = _metaf(col, 'length')
-    if n3 < 0 or pos + n3 > end: raise _Short('value_enum', n3, end - pos)
+    n3 = meta_field(col, 'length')
+    if n3 < 0 or pos + n3 > end: raise too_short('value_enum', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
-    v1 = _ADAPT['enum'].decode(v1, col)
+    v1 = CHECKED_ADAPTERS['enum'].decode(v1, col)
     return v1, pos
 
 
 def t_value_geometry(buf, pos, end, up, ctx, col):
     """GEOMETRY and the spatial types - a length of as many bytes as the metadata says, then a four-byte SRID and the WKB."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    n3 = _meta(col)
-    if n3 < 0 or pos + n3 > end: raise _Short('length', n3, end - pos)
+    n3 = meta_number(col)
+    if n3 < 0 or pos + n3 > end: raise too_short('length', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
     this['length'] = v1
-    if pos + 4 > end: raise _Short('srid', 4, end - pos)
+    if pos + 4 > end: raise too_short('srid', 4, end - pos)
     v6 = _S3(buf, pos)[0]
     pos += 4
     v4 = v6
     n9 = (this['length'] - 4)
-    if n9 < 0 or pos + n9 > end: raise _Short('wkb', n9, end - pos)
+    if n9 < 0 or pos + n9 > end: raise too_short('wkb', n9, end - pos)
     v8 = buf[pos:pos + n9]
     pos += n9
     v7 = v8
-    rec = _Rec({'length': v1, 'srid': v4, 'wkb': v7})
-    rec = _ADAPT['geometry'].decode(rec, col)
+    rec = Record({'length': v1, 'srid': v4, 'wkb': v7})
+    rec = CHECKED_ADAPTERS['geometry'].decode(rec, col)
     return rec, pos
 
 
@@ -1509,12 +1510,12 @@ def t_value_int24(buf, pos, end, up, ctx, col):
     this = up
     k4 = (1 if col['unsigned'] else 0)
     if k4 == 1:
-        if pos + 3 > end: raise _Short('value_int24', 3, end - pos)
+        if pos + 3 > end: raise too_short('value_int24', 3, end - pos)
         v5 = int.from_bytes(buf[pos:pos + 3], 'little', signed=False)
         pos += 3
         v3 = v5
     else:
-        if pos + 3 > end: raise _Short('value_int24', 3, end - pos)
+        if pos + 3 > end: raise too_short('value_int24', 3, end - pos)
         v6 = int.from_bytes(buf[pos:pos + 3], 'little', signed=True)
         pos += 3
         v3 = v6
@@ -1525,22 +1526,22 @@ def t_value_int24(buf, pos, end, up, ctx, col):
 def t_value_json(buf, pos, end, up, ctx, col):
     """JSON (MySQL 5.7.8+) - a length of as many bytes as the metadata says, then the document in MySQL's binary JSON format."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    n3 = _meta(col)
-    if n3 < 0 or pos + n3 > end: raise _Short('length', n3, end - pos)
+    n3 = meta_number(col)
+    if n3 < 0 or pos + n3 > end: raise too_short('length', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
     this['length'] = v1
     e5 = end
     end = pos + this['length']
-    if not pos <= end <= e5: raise _Short('doc', end - pos, e5 - pos)
-    v7 = _json(buf[pos:end])
+    if not pos <= end <= e5: raise too_short('doc', end - pos, e5 - pos)
+    v7 = read_json(buf[pos:end])
     pos = end
-    if pos != end: raise _Left('doc', end - pos)
+    if pos != end: raise left_over('doc', end - pos)
     end = e5
     v4 = v7
-    rec = _Rec({'length': v1, 'doc': v4})
-    rec = _ADAPT['json'].decode(rec, col)
+    rec = Record({'length': v1, 'doc': v4})
+    rec = CHECKED_ADAPTERS['json'].decode(rec, col)
     return rec, pos
 
 
@@ -1549,12 +1550,12 @@ def t_value_long(buf, pos, end, up, ctx, col):
     this = up
     k4 = (1 if col['unsigned'] else 0)
     if k4 == 1:
-        if pos + 4 > end: raise _Short('value_long', 4, end - pos)
+        if pos + 4 > end: raise too_short('value_long', 4, end - pos)
         v5 = _S3(buf, pos)[0]
         pos += 4
         v3 = v5
     else:
-        if pos + 4 > end: raise _Short('value_long', 4, end - pos)
+        if pos + 4 > end: raise too_short('value_long', 4, end - pos)
         v6 = _S30(buf, pos)[0]
         pos += 4
         v3 = v6
@@ -1567,12 +1568,12 @@ def t_value_longlong(buf, pos, end, up, ctx, col):
     this = up
     k4 = (1 if col['unsigned'] else 0)
     if k4 == 1:
-        if pos + 8 > end: raise _Short('value_longlong', 8, end - pos)
+        if pos + 8 > end: raise too_short('value_longlong', 8, end - pos)
         v5 = _S4(buf, pos)[0]
         pos += 8
         v3 = v5
     else:
-        if pos + 8 > end: raise _Short('value_longlong', 8, end - pos)
+        if pos + 8 > end: raise too_short('value_longlong', 8, end - pos)
         v6 = _S7(buf, pos)[0]
         pos += 8
         v3 = v6
@@ -1583,9 +1584,9 @@ def t_value_longlong(buf, pos, end, up, ctx, col):
 def t_value_newdecimal(buf, pos, end, up, ctx, col):
     """DECIMAL(p,s) in MySQL's binary decimal format (groups of nine digits in four big-endian bytes, sign in the top bit)."""
     this = up
-    p4 = _metaf(col, 'precision')
-    s5 = _metaf(col, 'scale')
-    v3, pos = _decimal(buf, pos, end, p4, s5, 'value_newdecimal')
+    p4 = meta_field(col, 'precision')
+    s5 = meta_field(col, 'scale')
+    v3, pos = read_decimal(buf, pos, end, p4, s5, 'value_newdecimal')
     v1 = v3
     return v1, pos
 
@@ -1593,12 +1594,12 @@ def t_value_newdecimal(buf, pos, end, up, ctx, col):
 def t_value_set(buf, pos, end, up, ctx, col):
     """SET, a bitmask of the members (bit 0 is the first member) in one to eight bytes, as the metadata's length says."""
     this = up
-    n3 = _metaf(col, 'length')
-    if n3 < 0 or pos + n3 > end: raise _Short('value_set', n3, end - pos)
+    n3 = meta_field(col, 'length')
+    if n3 < 0 or pos + n3 > end: raise too_short('value_set', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
-    v1 = _ADAPT['set'].decode(v1, col)
+    v1 = CHECKED_ADAPTERS['set'].decode(v1, col)
     return v1, pos
 
 
@@ -1607,12 +1608,12 @@ def t_value_short(buf, pos, end, up, ctx, col):
     this = up
     k4 = (1 if col['unsigned'] else 0)
     if k4 == 1:
-        if pos + 2 > end: raise _Short('value_short', 2, end - pos)
+        if pos + 2 > end: raise too_short('value_short', 2, end - pos)
         v5 = _S0(buf, pos)[0]
         pos += 2
         v3 = v5
     else:
-        if pos + 2 > end: raise _Short('value_short', 2, end - pos)
+        if pos + 2 > end: raise too_short('value_short', 2, end - pos)
         v6 = _S31(buf, pos)[0]
         pos += 2
         v3 = v6
@@ -1623,7 +1624,7 @@ def t_value_short(buf, pos, end, up, ctx, col):
 def t_value_time(buf, pos, end, up, ctx, col):
     """TIME in the pre-5.6.4 format, three bytes little-endian signed holding hh * 10000 + mm * 100 + ss."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    if pos + 3 > end: raise _Short('raw', 3, end - pos)
+    if pos + 3 > end: raise too_short('raw', 3, end - pos)
     v3 = int.from_bytes(buf[pos:pos + 3], 'little', signed=True)
     pos += 3
     v1 = v3
@@ -1633,20 +1634,20 @@ def t_value_time(buf, pos, end, up, ctx, col):
     v6 = ((abs(this['raw']) // 100) % 100)
     v7 = (abs(this['raw']) % 100)
     v8 = 0
-    rec = _Rec({'raw': v1, 'negative': v4, 'hour': v5, 'minute': v6, 'second': v7, 'microsecond': v8})
-    rec = _ADAPT['time'].decode(rec, col)
+    rec = Record({'raw': v1, 'negative': v4, 'hour': v5, 'minute': v6, 'second': v7, 'microsecond': v8})
+    rec = CHECKED_ADAPTERS['time'].decode(rec, col)
     return rec, pos
 
 
 def t_value_time2(buf, pos, end, up, ctx, col):
     """TIME(fsp) in the 5.6.4 format - 3 + (fsp + 1) / 2 bytes big-endian, an offset-binary signed fixed-point number of packed hh:mm:ss."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    v1 = ((_meta(col) + 1) // 2)
+    v1 = ((meta_number(col) + 1) // 2)
     this['frac_bytes'] = v1
     v2 = (0x2710 if (this['frac_bytes'] == 1) else (100 if (this['frac_bytes'] == 2) else 1))
     this['frac_unit'] = v2
     n5 = (3 + this['frac_bytes'])
-    if n5 < 0 or pos + n5 > end: raise _Short('raw', n5, end - pos)
+    if n5 < 0 or pos + n5 > end: raise too_short('raw', n5, end - pos)
     v4 = int.from_bytes(buf[pos:pos + n5], 'big')
     pos += n5
     v3 = v4
@@ -1660,43 +1661,43 @@ def t_value_time2(buf, pos, end, up, ctx, col):
     v10 = ((this['hms'] >> 6) & 63)
     v11 = (this['hms'] & 63)
     v12 = ((abs(this['signed']) & ((1 << (this['frac_bytes'] * 8)) - 1)) * this['frac_unit'])
-    rec = _Rec({'frac_bytes': v1, 'frac_unit': v2, 'raw': v3, 'signed': v6, 'negative': v7, 'hms': v8, 'hour': v9, 'minute': v10, 'second': v11, 'microsecond': v12})
-    rec = _ADAPT['time'].decode(rec, col)
+    rec = Record({'frac_bytes': v1, 'frac_unit': v2, 'raw': v3, 'signed': v6, 'negative': v7, 'hms': v8, 'hour': v9, 'minute': v10, 'second': v11, 'microsecond': v12})
+    rec = CHECKED_ADAPTERS['time'].decode(rec, col)
     return rec, pos
 
 
 def t_value_timestamp(buf, pos, end, up, ctx, col):
     """TIMESTAMP in the pre-5.6.4 format, four bytes little-endian of seconds since the epoch (0 is the zero timestamp)."""
-    if pos + 4 > end: raise _Short('seconds', 4, end - pos)
+    if pos + 4 > end: raise too_short('seconds', 4, end - pos)
     v3 = _S3(buf, pos)[0]
     pos += 4
     v1 = v3
     v4 = 0
-    rec = _Rec({'seconds': v1, 'microsecond': v4})
-    rec = _ADAPT['timestamp'].decode(rec, col)
+    rec = Record({'seconds': v1, 'microsecond': v4})
+    rec = CHECKED_ADAPTERS['timestamp'].decode(rec, col)
     return rec, pos
 
 
 def t_value_timestamp2(buf, pos, end, up, ctx, col):
     """TIMESTAMP(fsp) in the 5.6.4 format - four bytes big-endian of seconds since the epoch, then (fsp + 1) / 2 bytes of fraction."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    v1 = ((_meta(col) + 1) // 2)
+    v1 = ((meta_number(col) + 1) // 2)
     this['frac_bytes'] = v1
     v2 = (0x2710 if (this['frac_bytes'] == 1) else (100 if (this['frac_bytes'] == 2) else 1))
     this['frac_unit'] = v2
-    if pos + 4 > end: raise _Short('seconds', 4, end - pos)
+    if pos + 4 > end: raise too_short('seconds', 4, end - pos)
     v5 = _S29(buf, pos)[0]
     pos += 4
     v3 = v5
     n8 = this['frac_bytes']
-    if n8 < 0 or pos + n8 > end: raise _Short('frac', n8, end - pos)
+    if n8 < 0 or pos + n8 > end: raise too_short('frac', n8, end - pos)
     v7 = int.from_bytes(buf[pos:pos + n8], 'big')
     pos += n8
     v6 = v7
     this['frac'] = v6
     v9 = (this['frac'] * this['frac_unit'])
-    rec = _Rec({'frac_bytes': v1, 'frac_unit': v2, 'seconds': v3, 'frac': v6, 'microsecond': v9})
-    rec = _ADAPT['timestamp'].decode(rec, col)
+    rec = Record({'frac_bytes': v1, 'frac_unit': v2, 'seconds': v3, 'frac': v6, 'microsecond': v9})
+    rec = CHECKED_ADAPTERS['timestamp'].decode(rec, col)
     return rec, pos
 
 
@@ -1705,12 +1706,12 @@ def t_value_tiny(buf, pos, end, up, ctx, col):
     this = up
     k4 = (1 if col['unsigned'] else 0)
     if k4 == 1:
-        if pos + 1 > end: raise _Short('value_tiny', 1, end - pos)
+        if pos + 1 > end: raise too_short('value_tiny', 1, end - pos)
         v5 = _S2(buf, pos)[0]
         pos += 1
         v3 = v5
     else:
-        if pos + 1 > end: raise _Short('value_tiny', 1, end - pos)
+        if pos + 1 > end: raise too_short('value_tiny', 1, end - pos)
         v6 = _S32(buf, pos)[0]
         pos += 1
         v3 = v6
@@ -1721,67 +1722,67 @@ def t_value_tiny(buf, pos, end, up, ctx, col):
 def t_value_var_string(buf, pos, end, up, ctx, col):
     """The VARCHAR of tables from before MySQL 5.0.3 - like VARCHAR, with the two metadata bytes read as one little-endian maximum."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    n3 = (1 if ((_metaf(col, 'real_type') | (_metaf(col, 'length') << 8)) < 0x100) else 2)
-    if n3 < 0 or pos + n3 > end: raise _Short('length', n3, end - pos)
+    n3 = (1 if ((meta_field(col, 'real_type') | (meta_field(col, 'length') << 8)) < 0x100) else 2)
+    if n3 < 0 or pos + n3 > end: raise too_short('length', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
     this['length'] = v1
     n6 = this['length']
-    if n6 < 0 or pos + n6 > end: raise _Short('data', n6, end - pos)
+    if n6 < 0 or pos + n6 > end: raise too_short('data', n6, end - pos)
     v5 = buf[pos:pos + n6]
     pos += n6
     v4 = v5
-    rec = _Rec({'length': v1, 'data': v4})
-    rec = _ADAPT['text'].decode(rec, col)
+    rec = Record({'length': v1, 'data': v4})
+    rec = CHECKED_ADAPTERS['text'].decode(rec, col)
     return rec, pos
 
 
 def t_value_varchar(buf, pos, end, up, ctx, col):
     """VARCHAR(n) and VARBINARY(n) - a one-byte length when the maximum is under 256 bytes, else two, then the value."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    n3 = (1 if (_meta(col) < 0x100) else 2)
-    if n3 < 0 or pos + n3 > end: raise _Short('length', n3, end - pos)
+    n3 = (1 if (meta_number(col) < 0x100) else 2)
+    if n3 < 0 or pos + n3 > end: raise too_short('length', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
     this['length'] = v1
     n6 = this['length']
-    if n6 < 0 or pos + n6 > end: raise _Short('data', n6, end - pos)
+    if n6 < 0 or pos + n6 > end: raise too_short('data', n6, end - pos)
     v5 = buf[pos:pos + n6]
     pos += n6
     v4 = v5
-    rec = _Rec({'length': v1, 'data': v4})
-    rec = _ADAPT['text'].decode(rec, col)
+    rec = Record({'length': v1, 'data': v4})
+    rec = CHECKED_ADAPTERS['text'].decode(rec, col)
     return rec, pos
 
 
 def t_value_varchar_compressed(buf, pos, end, up, ctx, col):
     """MariaDB VARCHAR(n) COMPRESSED - a length like VARCHAR, then the stored value (a header byte and the data, see compressed_data)."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    n3 = (1 if (_meta(col) < 0x100) else 2)
-    if n3 < 0 or pos + n3 > end: raise _Short('length', n3, end - pos)
+    n3 = (1 if (meta_number(col) < 0x100) else 2)
+    if n3 < 0 or pos + n3 > end: raise too_short('length', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
     this['length'] = v1
     e5 = end
     end = pos + this['length']
-    if not pos <= end <= e5: raise _Short('stored', end - pos, e5 - pos)
+    if not pos <= end <= e5: raise too_short('stored', end - pos, e5 - pos)
     v7, pos = t_compressed_data(buf, pos, end, this, ctx, col)
-    if pos != end: raise _Left('stored', end - pos)
+    if pos != end: raise left_over('stored', end - pos)
     end = e5
     v4 = v7
-    rec = _Rec({'length': v1, 'stored': v4})
-    rec = _ADAPT['compressed_text'].decode(rec, col)
+    rec = Record({'length': v1, 'stored': v4})
+    rec = CHECKED_ADAPTERS['compressed_text'].decode(rec, col)
     return rec, pos
 
 
 def t_value_vector(buf, pos, end, up, ctx, col):
     """VECTOR (MySQL 9.0+) - a length of as many bytes as the metadata says, then the dimensions as little-endian 32-bit floats."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    n3 = _meta(col)
-    if n3 < 0 or pos + n3 > end: raise _Short('length', n3, end - pos)
+    n3 = meta_number(col)
+    if n3 < 0 or pos + n3 > end: raise too_short('length', n3, end - pos)
     v2 = int.from_bytes(buf[pos:pos + n3], 'little')
     pos += n3
     v1 = v2
@@ -1789,51 +1790,51 @@ def t_value_vector(buf, pos, end, up, ctx, col):
     l5 = []
     cols = ctx.get('columns')
     c6 = (this['length'] // 4)
-    if c6 < 0: raise _Count('dims', c6)
+    if c6 < 0: raise bad_count('dims', c6)
     for i6 in range(c6):
         col = cols[i6] if cols is not None and i6 < len(cols) else None
-        if pos + 4 > end: raise _Short('dims', 4, end - pos)
+        if pos + 4 > end: raise too_short('dims', 4, end - pos)
         v8 = _S27(buf, pos)[0]
         pos += 4
         l5.append(v8)
     v4 = l5
-    rec = _Rec({'length': v1, 'dims': v4})
-    rec = _ADAPT['vector'].decode(rec, col)
+    rec = Record({'length': v1, 'dims': v4})
+    rec = CHECKED_ADAPTERS['vector'].decode(rec, col)
     return rec, pos
 
 
 def t_value_year(buf, pos, end, up, ctx, col):
     """YEAR, one byte of years since 1900 (0 is the year 0000)."""
     this = {'_': up, '_params': ctx, '_index': up.get('_index')}
-    if pos + 1 > end: raise _Short('raw', 1, end - pos)
+    if pos + 1 > end: raise too_short('raw', 1, end - pos)
     v3 = _S2(buf, pos)[0]
     pos += 1
     v1 = v3
     this['raw'] = v1
     v4 = (0 if (this['raw'] == 0) else (this['raw'] + 0x76c))
-    rec = _Rec({'raw': v1, 'year': v4})
-    rec = _ADAPT['year'].decode(rec, col)
+    rec = Record({'raw': v1, 'year': v4})
+    rec = CHECKED_ADAPTERS['year'].decode(rec, col)
     return rec, pos
 
 
 def t_view_change_cert_info(buf, pos, end, up, ctx, col):
     """One key/value pair of the certification information of a VIEW_CHANGE_EVENT."""
-    if pos + 2 > end: raise _Short('key', 2, end - pos)
+    if pos + 2 > end: raise too_short('key', 2, end - pos)
     v3 = _S0(buf, pos)[0]
     pos += 2
-    if pos + v3 > end: raise _Short('key', v3, end - pos)
+    if pos + v3 > end: raise too_short('key', v3, end - pos)
     v2 = buf[pos:pos + v3]
     pos += v3
     v2 = v2.decode('utf-8', 'surrogateescape')
     v1 = v2
-    if pos + 4 > end: raise _Short('value', 4, end - pos)
+    if pos + 4 > end: raise too_short('value', 4, end - pos)
     v6 = _S3(buf, pos)[0]
     pos += 4
-    if pos + v6 > end: raise _Short('value', v6, end - pos)
+    if pos + v6 > end: raise too_short('value', v6, end - pos)
     v5 = buf[pos:pos + v6]
     pos += v6
     v4 = v5
-    rec = _Rec({'key': v1, 'value': v4})
+    rec = Record({'key': v1, 'value': v4})
     return rec, pos
 
 
@@ -1843,73 +1844,73 @@ def t_view_change_cert_info(buf, pos, end, up, ctx, col):
 def e_ANNOTATE_ROWS_EVENT(buf, pos, end, ctx):
     """The SQL text of the statement whose row events follow (binlog_annotate_row_events), MariaDB's counterpart of ROWS_QUERY_LOG_EVENT; written before the TABLE_MAP_EVENTs of the statement."""
     col = None
-    if pos + (end - pos) > end: raise _Short('query', (end - pos), end - pos)
+    if pos + (end - pos) > end: raise too_short('query', (end - pos), end - pos)
     v2 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v2 = v2.decode('utf-8', 'surrogateescape')
     v1 = v2
-    if pos != end: raise _Left('ANNOTATE_ROWS_EVENT', end - pos)
-    return _Rec({'query': v1})
+    if pos != end: raise left_over('ANNOTATE_ROWS_EVENT', end - pos)
+    return Record({'query': v1})
 
 
 def e_BINLOG_CHECKPOINT_EVENT(buf, pos, end, ctx):
     """Names the oldest binlog file that XA crash recovery still needs; later files can be purged safely only after the checkpoint moves past them. Not used by replication."""
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
-    if pos + 4 > end: raise _Short('binlog_file_len', 4, end - pos)
+    if pos + 4 > end: raise too_short('binlog_file_len', 4, end - pos)
     v3 = _S3(buf, pos)[0]
     pos += 4
     v1 = v3
     this['binlog_file_len'] = v1
     n6 = this['binlog_file_len']
-    if n6 < 0 or pos + n6 > end: raise _Short('binlog_file_name', n6, end - pos)
+    if n6 < 0 or pos + n6 > end: raise too_short('binlog_file_name', n6, end - pos)
     v5 = buf[pos:pos + n6]
     pos += n6
     v5 = v5.decode('utf-8', 'surrogateescape')
     v4 = v5
-    if pos != end: raise _Left('BINLOG_CHECKPOINT_EVENT', end - pos)
-    return _Rec({'binlog_file_len': v1, 'binlog_file_name': v4})
+    if pos != end: raise left_over('BINLOG_CHECKPOINT_EVENT', end - pos)
+    return Record({'binlog_file_len': v1, 'binlog_file_name': v4})
 
 
 def e_FORMAT_DESCRIPTION_EVENT(buf, pos, end, ctx):
     """The first event of every binlog since MySQL 5.0 (binlog v4); announces the server version, the header length, the post-header length of every event type and the checksum algorithm."""
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
-    if pos + 2 > end: raise _Short('binlog_version', 2, end - pos)
+    if pos + 2 > end: raise too_short('binlog_version', 2, end - pos)
     v3 = _S0(buf, pos)[0]
     pos += 2
     v1 = v3
     n6 = 50
-    if n6 < 0 or pos + n6 > end: raise _Short('server_version', n6, end - pos)
+    if n6 < 0 or pos + n6 > end: raise too_short('server_version', n6, end - pos)
     v5 = buf[pos:pos + n6]
     pos += n6
     v5 = v5.rstrip(b'\x00')
     v5 = v5.decode('utf-8', 'surrogateescape')
     v4 = v5
     this['server_version'] = v4
-    if pos + 5 > end: raise _Short('create_timestamp', 5, end - pos)
+    if pos + 5 > end: raise too_short('create_timestamp', 5, end - pos)
     v7, v8, = _S1(buf, pos)
     pos += 5
     e10 = end
     end = pos + ((end - pos) - (5 if (rt.vcmp('>=', rt.version(this['server_version']), rt.Version('mysql', (5, 6, 1))) or rt.vcmp('>=', rt.version(this['server_version']), rt.Version('mariadb', (5, 3, 0)))) else 0))
-    if not pos <= end <= e10: raise _Short('post_header_lengths', end - pos, e10 - pos)
+    if not pos <= end <= e10: raise too_short('post_header_lengths', end - pos, e10 - pos)
     l11 = []
     cols = ctx.get('columns')
     i12 = 0
     while pos < end:
         at12 = pos
         col = cols[i12] if cols is not None and i12 < len(cols) else None
-        if pos + 1 > end: raise _Short('post_header_lengths', 1, end - pos)
+        if pos + 1 > end: raise too_short('post_header_lengths', 1, end - pos)
         v14 = _S2(buf, pos)[0]
         pos += 1
         l11.append(v14)
-        if pos == at12: raise _Empty('post_header_lengths', i12)
+        if pos == at12: raise empty_element('post_header_lengths', i12)
         i12 += 1
-    if pos != end: raise _Left('post_header_lengths', end - pos)
+    if pos != end: raise left_over('post_header_lengths', end - pos)
     end = e10
     v9 = l11
     if (rt.vcmp('>=', rt.version(this['server_version']), rt.Version('mysql', (5, 6, 1))) or rt.vcmp('>=', rt.version(this['server_version']), rt.Version('mariadb', (5, 3, 0)))):
-        if pos + 1 > end: raise _Short('checksum_alg', 1, end - pos)
+        if pos + 1 > end: raise too_short('checksum_alg', 1, end - pos)
         v17 = _S2(buf, pos)[0]
         pos += 1
         x18 = _E_CHECKSUM_ALG.get(v17)
@@ -1921,21 +1922,21 @@ def e_FORMAT_DESCRIPTION_EVENT(buf, pos, end, ctx):
     else:
         v15 = None
     if (rt.vcmp('>=', rt.version(this['server_version']), rt.Version('mysql', (5, 6, 1))) or rt.vcmp('>=', rt.version(this['server_version']), rt.Version('mariadb', (5, 3, 0)))):
-        if pos + 4 > end: raise _Short('checksum', 4, end - pos)
+        if pos + 4 > end: raise too_short('checksum', 4, end - pos)
         v21 = _S3(buf, pos)[0]
         pos += 4
         v19 = v21
     else:
         v19 = None
-    if pos != end: raise _Left('FORMAT_DESCRIPTION_EVENT', end - pos)
-    return _Rec({'binlog_version': v1, 'server_version': v4, 'create_timestamp': v7, 'common_header_len': v8, 'post_header_lengths': v9, 'checksum_alg': v15, 'checksum': v19})
+    if pos != end: raise left_over('FORMAT_DESCRIPTION_EVENT', end - pos)
+    return Record({'binlog_version': v1, 'server_version': v4, 'create_timestamp': v7, 'common_header_len': v8, 'post_header_lengths': v9, 'checksum_alg': v15, 'checksum': v19})
 
 
 def e_GTID_EVENT(buf, pos, end, ctx):
     """MariaDB's GTID (domain-server-sequence, the server being the header's server_id); starts every event group in place of a BEGIN query, or marks a standalone statement such as DDL. The data is zero-padded to the 19-byte post-header when shorter."""
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
-    if pos + 13 > end: raise _Short('seq_no', 13, end - pos)
+    if pos + 13 > end: raise too_short('seq_no', 13, end - pos)
     v1, v2, v3, = _S10(buf, pos)
     pos += 13
     x4 = _F_MARIADB_GTID_FLAGS2.get(v3)
@@ -1945,7 +1946,7 @@ def e_GTID_EVENT(buf, pos, end, ctx):
     v3 = x4
     this['flags2'] = v3
     if ((this['flags2'] & 2) != 0):
-        if pos + 8 > end: raise _Short('commit_id', 8, end - pos)
+        if pos + 8 > end: raise too_short('commit_id', 8, end - pos)
         v7 = _S4(buf, pos)[0]
         pos += 8
         v5 = v7
@@ -1957,7 +1958,7 @@ def e_GTID_EVENT(buf, pos, end, ctx):
     else:
         v8 = None
     if ((end - pos) >= 1):
-        if pos + 1 > end: raise _Short('flags_extra', 1, end - pos)
+        if pos + 1 > end: raise too_short('flags_extra', 1, end - pos)
         v13 = _S2(buf, pos)[0]
         pos += 1
         x14 = _F_MARIADB_GTID_FLAGS_EXTRA.get(v13)
@@ -1970,42 +1971,42 @@ def e_GTID_EVENT(buf, pos, end, ctx):
         v11 = None
     this['flags_extra'] = v11
     if ((this['flags_extra'] != None) and ((this['flags_extra'] & 1) != 0)):
-        if pos + 1 > end: raise _Short('extra_engines', 1, end - pos)
+        if pos + 1 > end: raise too_short('extra_engines', 1, end - pos)
         v17 = _S2(buf, pos)[0]
         pos += 1
         v15 = v17
     else:
         v15 = None
     if ((this['flags_extra'] != None) and ((this['flags_extra'] & 12) != 0)):
-        if pos + 8 > end: raise _Short('sa_seq_no', 8, end - pos)
+        if pos + 8 > end: raise too_short('sa_seq_no', 8, end - pos)
         v20 = _S4(buf, pos)[0]
         pos += 8
         v18 = v20
     else:
         v18 = None
     if ((this['flags_extra'] != None) and ((this['flags_extra'] & 16) != 0)):
-        if pos + 4 > end: raise _Short('thread_id', 4, end - pos)
+        if pos + 4 > end: raise too_short('thread_id', 4, end - pos)
         v23 = _S3(buf, pos)[0]
         pos += 4
         v21 = v23
     else:
         v21 = None
     if (this['flags_extra'] != None):
-        if pos + (end - pos) > end: raise _Short('padding', (end - pos), end - pos)
+        if pos + (end - pos) > end: raise too_short('padding', (end - pos), end - pos)
         v25 = buf[pos:pos + (end - pos)]
         pos += (end - pos)
         v24 = v25
     else:
         v24 = None
-    if pos != end: raise _Left('GTID_EVENT', end - pos)
-    return _Rec({'seq_no': v1, 'domain_id': v2, 'flags2': v3, 'commit_id': v5, 'xid': v8, 'flags_extra': v11, 'extra_engines': v15, 'sa_seq_no': v18, 'thread_id': v21, 'padding': v24})
+    if pos != end: raise left_over('GTID_EVENT', end - pos)
+    return Record({'seq_no': v1, 'domain_id': v2, 'flags2': v3, 'commit_id': v5, 'xid': v8, 'flags_extra': v11, 'extra_engines': v15, 'sa_seq_no': v18, 'thread_id': v21, 'padding': v24})
 
 
 def e_GTID_LIST_EVENT(buf, pos, end, ctx):
     """Written at the start of every MariaDB binlog file (and made up for replicas): the last GTID of every (domain, server) pair in the binlogs so far, MariaDB's counterpart of PREVIOUS_GTIDS."""
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
-    if pos + 4 > end: raise _Short('count_and_flags', 4, end - pos)
+    if pos + 4 > end: raise too_short('count_and_flags', 4, end - pos)
     v3 = _S3(buf, pos)[0]
     pos += 4
     v1 = v3
@@ -2013,120 +2014,120 @@ def e_GTID_LIST_EVENT(buf, pos, end, ctx):
     l5 = []
     cols = ctx.get('columns')
     c6 = (this['count_and_flags'] & 0xfffffff)
-    if c6 < 0: raise _Count('gtids', c6)
+    if c6 < 0: raise bad_count('gtids', c6)
     for i6 in range(c6):
         this['_index'] = i6
         col = cols[i6] if cols is not None and i6 < len(cols) else None
         v8, pos = t_mariadb_gtid(buf, pos, end, this, ctx, col)
         l5.append(v8)
     v4 = l5
-    if pos + (end - pos) > end: raise _Short('padding', (end - pos), end - pos)
+    if pos + (end - pos) > end: raise too_short('padding', (end - pos), end - pos)
     v10 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v9 = v10
-    if pos != end: raise _Left('GTID_LIST_EVENT', end - pos)
-    return _Rec({'count_and_flags': v1, 'gtids': v4, 'padding': v9})
+    if pos != end: raise left_over('GTID_LIST_EVENT', end - pos)
+    return Record({'count_and_flags': v1, 'gtids': v4, 'padding': v9})
 
 
 def e_GTID_TAGGED_LOG_EVENT(buf, pos, end, ctx):
     """GTID_LOG_EVENT for a transaction whose GTID has a tag (UUID:tag:gno), written by MySQL 8.3+. The event data is one message of MySQL's serialization library: a format version, the size of the whole message, the last field id a reader must know, then (field id, value) pairs in ascending id order; optional fields are left out, and fields a reader does not know are skipped to the end of the message."""
     col = None
-    v3, pos = _svuint(buf, pos, end, 'format_version')
-    if v3 != 1: raise _Bad('format_version', v3, 1)
+    v3, pos = read_sv_uint(buf, pos, end, 'format_version')
+    if v3 != 1: raise not_expected('format_version', v3, 1)
     v1 = v3
-    v6, pos = _svuint(buf, pos, end, 'message_size')
+    v6, pos = read_sv_uint(buf, pos, end, 'message_size')
     v4 = v6
-    v9, pos = _svuint(buf, pos, end, 'last_non_ignorable_field_id')
+    v9, pos = read_sv_uint(buf, pos, end, 'last_non_ignorable_field_id')
     v7 = v9
     l13 = []
     while True:
         if pos >= end:
             break
-        v15, pos = _svuint(buf, pos, end, 'fields')
+        v15, pos = read_sv_uint(buf, pos, end, 'fields')
         tag14 = v15
         if tag14 == 0:
-            v18, pos = _svuint(buf, pos, end, 'gtid_flags')
+            v18, pos = read_sv_uint(buf, pos, end, 'gtid_flags')
             x19 = _F_MYSQL_GTID_FLAGS.get(v18)
             if x19 is None:
                 x19 = rt.FlagsValue(v18, enums.MYSQL_GTID_FLAGS)
                 if len(_F_MYSQL_GTID_FLAGS) < CACHED: _F_MYSQL_GTID_FLAGS[v18] = x19
             v18 = x19
             v16 = v18
-            l13.append(_Rec(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='gtid_flags', value=v16))
+            l13.append(Record(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='gtid_flags', value=v16))
         elif tag14 == 1:
             l21 = []
             cols = ctx.get('columns')
             c22 = 16
-            if c22 < 0: raise _Count('uuid', c22)
+            if c22 < 0: raise bad_count('uuid', c22)
             for i22 in range(c22):
                 col = cols[i22] if cols is not None and i22 < len(cols) else None
-                v24, pos = _svuint(buf, pos, end, 'uuid')
+                v24, pos = read_sv_uint(buf, pos, end, 'uuid')
                 l21.append(v24)
             v20 = l21
-            l13.append(_Rec(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='uuid', value=v20))
+            l13.append(Record(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='uuid', value=v20))
         elif tag14 == 2:
-            v27, pos = _svsint(buf, pos, end, 'gno')
+            v27, pos = read_sv_sint(buf, pos, end, 'gno')
             v25 = v27
-            l13.append(_Rec(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='gno', value=v25))
+            l13.append(Record(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='gno', value=v25))
         elif tag14 == 3:
-            v30, pos = _svuint(buf, pos, end, 'tag')
-            if pos + v30 > end: raise _Short('tag', v30, end - pos)
+            v30, pos = read_sv_uint(buf, pos, end, 'tag')
+            if pos + v30 > end: raise too_short('tag', v30, end - pos)
             v29 = buf[pos:pos + v30]
             pos += v30
             v29 = v29.decode('utf-8', 'surrogateescape')
             v28 = v29
-            l13.append(_Rec(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='tag', value=v28))
+            l13.append(Record(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='tag', value=v28))
         elif tag14 == 4:
-            v33, pos = _svsint(buf, pos, end, 'last_committed')
+            v33, pos = read_sv_sint(buf, pos, end, 'last_committed')
             v31 = v33
-            l13.append(_Rec(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='last_committed', value=v31))
+            l13.append(Record(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='last_committed', value=v31))
         elif tag14 == 5:
-            v36, pos = _svsint(buf, pos, end, 'sequence_number')
+            v36, pos = read_sv_sint(buf, pos, end, 'sequence_number')
             v34 = v36
-            l13.append(_Rec(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='sequence_number', value=v34))
+            l13.append(Record(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='sequence_number', value=v34))
         elif tag14 == 6:
-            v39, pos = _svuint(buf, pos, end, 'immediate_commit_timestamp')
+            v39, pos = read_sv_uint(buf, pos, end, 'immediate_commit_timestamp')
             v37 = v39
-            l13.append(_Rec(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='immediate_commit_timestamp', value=v37))
+            l13.append(Record(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='immediate_commit_timestamp', value=v37))
         elif tag14 == 7:
-            v42, pos = _svuint(buf, pos, end, 'original_commit_timestamp')
+            v42, pos = read_sv_uint(buf, pos, end, 'original_commit_timestamp')
             v40 = v42
-            l13.append(_Rec(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='original_commit_timestamp', value=v40))
+            l13.append(Record(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='original_commit_timestamp', value=v40))
         elif tag14 == 8:
-            v45, pos = _svuint(buf, pos, end, 'transaction_length')
+            v45, pos = read_sv_uint(buf, pos, end, 'transaction_length')
             v43 = v45
-            l13.append(_Rec(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='transaction_length', value=v43))
+            l13.append(Record(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='transaction_length', value=v43))
         elif tag14 == 9:
-            v48, pos = _svuint(buf, pos, end, 'immediate_server_version')
+            v48, pos = read_sv_uint(buf, pos, end, 'immediate_server_version')
             v46 = v48
-            l13.append(_Rec(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='immediate_server_version', value=v46))
+            l13.append(Record(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='immediate_server_version', value=v46))
         elif tag14 == 10:
-            v51, pos = _svuint(buf, pos, end, 'original_server_version')
+            v51, pos = read_sv_uint(buf, pos, end, 'original_server_version')
             v49 = v51
-            l13.append(_Rec(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='original_server_version', value=v49))
+            l13.append(Record(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='original_server_version', value=v49))
         elif tag14 == 11:
-            v54, pos = _svuint(buf, pos, end, 'commit_group_ticket')
+            v54, pos = read_sv_uint(buf, pos, end, 'commit_group_ticket')
             v52 = v54
-            l13.append(_Rec(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='commit_group_ticket', value=v52))
+            l13.append(Record(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id='commit_group_ticket', value=v52))
         else:
-            l13.append(_Rec(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id=None, unknown=True, raw=buf[pos:end]))
+            l13.append(Record(tag=rt.EnumValue(tag14, enums.GTID_TAGGED_FIELD.get(tag14)), id=None, unknown=True, raw=buf[pos:end]))
             pos = end
             break
     v10 = l13
-    if pos != end: raise _Left('GTID_TAGGED_LOG_EVENT', end - pos)
-    return _Rec({'format_version': v1, 'message_size': v4, 'last_non_ignorable_field_id': v7, 'fields': v10})
+    if pos != end: raise left_over('GTID_TAGGED_LOG_EVENT', end - pos)
+    return Record({'format_version': v1, 'message_size': v4, 'last_non_ignorable_field_id': v7, 'fields': v10})
 
 
 def e_HEARTBEAT_LOG_EVENT(buf, pos, end, ctx):
     """Sent by the source on an idle replication connection (never written to a file); names the file it reads, the position is the header's log_pos."""
     col = None
-    if pos + (end - pos) > end: raise _Short('log_ident', (end - pos), end - pos)
+    if pos + (end - pos) > end: raise too_short('log_ident', (end - pos), end - pos)
     v2 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v2 = v2.decode('utf-8', 'surrogateescape')
     v1 = v2
-    if pos != end: raise _Left('HEARTBEAT_LOG_EVENT', end - pos)
-    return _Rec({'log_ident': v1})
+    if pos != end: raise left_over('HEARTBEAT_LOG_EVENT', end - pos)
+    return Record({'log_ident': v1})
 
 
 def e_HEARTBEAT_LOG_EVENT_V2(buf, pos, end, ctx):
@@ -2135,72 +2136,72 @@ def e_HEARTBEAT_LOG_EVENT_V2(buf, pos, end, ctx):
     l4 = []
     while True:
         if pos >= end:
-            raise _Bad('fields', 'the end of the list', 'end mark 0')
-        v6, pos = _packed(buf, pos, end, 'fields')
+            raise not_expected('fields', 'the end of the list', 'end mark 0')
+        v6, pos = read_packed(buf, pos, end, 'fields')
         tag5 = v6
         if tag5 == 0: break
         if tag5 == 1:
-            v7, pos = _packed(buf, pos, end, 'log_filename')
+            v7, pos = read_packed(buf, pos, end, 'log_filename')
             e8 = end
             end = pos + v7
-            if not pos <= end <= e8: raise _Short('log_filename', end - pos, e8 - pos)
-            if pos + (end - pos) > end: raise _Short('log_filename', (end - pos), end - pos)
+            if not pos <= end <= e8: raise too_short('log_filename', end - pos, e8 - pos)
+            if pos + (end - pos) > end: raise too_short('log_filename', (end - pos), end - pos)
             v10 = buf[pos:pos + (end - pos)]
             pos += (end - pos)
             v10 = v10.decode('utf-8', 'surrogateescape')
             v9 = v10
-            if pos != end: raise _Left('log_filename', end - pos)
+            if pos != end: raise left_over('log_filename', end - pos)
             end = e8
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.HEARTBEAT_V2_FIELD.get(tag5)), id='log_filename', value=v9))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.HEARTBEAT_V2_FIELD.get(tag5)), id='log_filename', value=v9))
         elif tag5 == 2:
-            v11, pos = _packed(buf, pos, end, 'log_position')
+            v11, pos = read_packed(buf, pos, end, 'log_position')
             e12 = end
             end = pos + v11
-            if not pos <= end <= e12: raise _Short('log_position', end - pos, e12 - pos)
-            v15, pos = _packed(buf, pos, end, 'log_position')
+            if not pos <= end <= e12: raise too_short('log_position', end - pos, e12 - pos)
+            v15, pos = read_packed(buf, pos, end, 'log_position')
             v13 = v15
-            if pos != end: raise _Left('log_position', end - pos)
+            if pos != end: raise left_over('log_position', end - pos)
             end = e12
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.HEARTBEAT_V2_FIELD.get(tag5)), id='log_position', value=v13))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.HEARTBEAT_V2_FIELD.get(tag5)), id='log_position', value=v13))
         else:
-            v16, pos = _packed(buf, pos, end, 'fields')
-            if pos + v16 > end: raise _Short('fields', v16, end - pos)
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.HEARTBEAT_V2_FIELD.get(tag5)), id=None, unknown=True, raw=buf[pos:pos + v16]))
+            v16, pos = read_packed(buf, pos, end, 'fields')
+            if pos + v16 > end: raise too_short('fields', v16, end - pos)
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.HEARTBEAT_V2_FIELD.get(tag5)), id=None, unknown=True, raw=buf[pos:pos + v16]))
             pos += v16
     v1 = l4
-    if pos != end: raise _Left('HEARTBEAT_LOG_EVENT_V2', end - pos)
-    return _Rec({'fields': v1})
+    if pos != end: raise left_over('HEARTBEAT_LOG_EVENT_V2', end - pos)
+    return Record({'fields': v1})
 
 
 def e_INCIDENT_EVENT(buf, pos, end, ctx):
     """Something happened on the source that a replica cannot reproduce from the binlog (events were lost); the replica stops."""
     col = None
-    if pos + 2 > end: raise _Short('incident', 2, end - pos)
+    if pos + 2 > end: raise too_short('incident', 2, end - pos)
     v3 = _S0(buf, pos)[0]
     pos += 2
-    if v3 != 1: raise _Bad('incident', v3, 1)
+    if v3 != 1: raise not_expected('incident', v3, 1)
     x4 = _E_INCIDENT_TYPE.get(v3)
     if x4 is None:
         x4 = rt.EnumValue(v3, enums.INCIDENT_TYPE.get(v3))
         if len(_E_INCIDENT_TYPE) < CACHED: _E_INCIDENT_TYPE[v3] = x4
     v3 = x4
     v1 = v3
-    if pos + 1 > end: raise _Short('message', 1, end - pos)
+    if pos + 1 > end: raise too_short('message', 1, end - pos)
     v7 = _S2(buf, pos)[0]
     pos += 1
-    if pos + v7 > end: raise _Short('message', v7, end - pos)
+    if pos + v7 > end: raise too_short('message', v7, end - pos)
     v6 = buf[pos:pos + v7]
     pos += v7
     v6 = v6.decode('utf-8', 'surrogateescape')
     v5 = v6
-    if pos != end: raise _Left('INCIDENT_EVENT', end - pos)
-    return _Rec({'incident': v1, 'message': v5})
+    if pos != end: raise left_over('INCIDENT_EVENT', end - pos)
+    return Record({'incident': v1, 'message': v5})
 
 
 def e_INTVAR_EVENT(buf, pos, end, ctx):
     """Value of LAST_INSERT_ID() or of the next AUTO_INCREMENT value for the QUERY_EVENT that follows."""
     col = None
-    if pos + 9 > end: raise _Short('type', 9, end - pos)
+    if pos + 9 > end: raise too_short('type', 9, end - pos)
     v1, v2, = _S16(buf, pos)
     pos += 9
     x3 = _E_INTVAR_TYPE.get(v1)
@@ -2208,15 +2209,15 @@ def e_INTVAR_EVENT(buf, pos, end, ctx):
         x3 = rt.EnumValue(v1, enums.INTVAR_TYPE.get(v1))
         if len(_E_INTVAR_TYPE) < CACHED: _E_INTVAR_TYPE[v1] = x3
     v1 = x3
-    if pos != end: raise _Left('INTVAR_EVENT', end - pos)
-    return _Rec({'type': v1, 'value': v2})
+    if pos != end: raise left_over('INTVAR_EVENT', end - pos)
+    return Record({'type': v1, 'value': v2})
 
 
 def e_PARTIAL_ROW_DATA_EVENT(buf, pos, end, ctx):
     """One fragment of a rows event too large for a replica's slave_max_allowed_packet (MariaDB 12.3+); the replica joins the chunks of a group in order and runs the original rows event."""
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
-    if pos + 9 > end: raise _Short('total_fragments', 9, end - pos)
+    if pos + 9 > end: raise too_short('total_fragments', 9, end - pos)
     v1, v2, v3, = _S11(buf, pos)
     pos += 9
     x4 = _F_PARTIAL_ROW_DATA_FLAGS.get(v3)
@@ -2226,18 +2227,18 @@ def e_PARTIAL_ROW_DATA_EVENT(buf, pos, end, ctx):
     v3 = x4
     this['flags'] = v3
     if ((this['flags'] & 1) != 0):
-        if pos + 8 > end: raise _Short('orig_event_size', 8, end - pos)
+        if pos + 8 > end: raise too_short('orig_event_size', 8, end - pos)
         v7 = _S4(buf, pos)[0]
         pos += 8
         v5 = v7
     else:
         v5 = None
-    if pos + (end - pos) > end: raise _Short('chunk', (end - pos), end - pos)
+    if pos + (end - pos) > end: raise too_short('chunk', (end - pos), end - pos)
     v9 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v8 = v9
-    if pos != end: raise _Left('PARTIAL_ROW_DATA_EVENT', end - pos)
-    return _Rec({'total_fragments': v1, 'fragment_seq_no': v2, 'flags': v3, 'orig_event_size': v5, 'chunk': v8})
+    if pos != end: raise left_over('PARTIAL_ROW_DATA_EVENT', end - pos)
+    return Record({'total_fragments': v1, 'fragment_seq_no': v2, 'flags': v3, 'orig_event_size': v5, 'chunk': v8})
 
 
 def e_PREVIOUS_GTIDS_LOG_EVENT(buf, pos, end, ctx):
@@ -2246,22 +2247,22 @@ def e_PREVIOUS_GTIDS_LOG_EVENT(buf, pos, end, ctx):
     col = None
     v3, pos = t_mysql_gtid_set(buf, pos, end, this, ctx, col)
     v1 = v3
-    if pos != end: raise _Left('PREVIOUS_GTIDS_LOG_EVENT', end - pos)
-    return _Rec({'gtid_set': v1})
+    if pos != end: raise left_over('PREVIOUS_GTIDS_LOG_EVENT', end - pos)
+    return Record({'gtid_set': v1})
 
 
 def e_QUERY_COMPRESSED_EVENT(buf, pos, end, ctx):
     """A statement whose text MariaDB compressed with zlib (log_bin_compress=ON)."""
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
-    if pos + 13 > end: raise _Short('thread_id', 13, end - pos)
+    if pos + 13 > end: raise too_short('thread_id', 13, end - pos)
     v1, v2, v3, v4, v5, = _S19(buf, pos)
     pos += 13
     this['db_len'] = v3
     this['status_vars_len'] = v5
     if (ctx['post_header_len'] > 13):
         n8 = (ctx['post_header_len'] - 13)
-        if n8 < 0 or pos + n8 > end: raise _Short('extra_post_header', n8, end - pos)
+        if n8 < 0 or pos + n8 > end: raise too_short('extra_post_header', n8, end - pos)
         v7 = buf[pos:pos + n8]
         pos += n8
         v6 = v7
@@ -2269,38 +2270,38 @@ def e_QUERY_COMPRESSED_EVENT(buf, pos, end, ctx):
         v6 = None
     e10 = end
     end = pos + this['status_vars_len']
-    if not pos <= end <= e10: raise _Short('status_vars', end - pos, e10 - pos)
+    if not pos <= end <= e10: raise too_short('status_vars', end - pos, e10 - pos)
     v12, pos = t_query_status_vars(buf, pos, end, this, ctx, col)
-    if pos != end: raise _Left('status_vars', end - pos)
+    if pos != end: raise left_over('status_vars', end - pos)
     end = e10
     v9 = v12
     n15 = this['db_len']
-    if n15 < 0 or pos + n15 > end: raise _Short('db', n15, end - pos)
+    if n15 < 0 or pos + n15 > end: raise too_short('db', n15, end - pos)
     v14 = buf[pos:pos + n15]
     pos += n15
     v14 = v14.decode('utf-8', 'surrogateescape')
     v13 = v14
-    if pos + 1 > end: raise _Short('db_nul', 1, end - pos)
+    if pos + 1 > end: raise too_short('db_nul', 1, end - pos)
     v18 = _S2(buf, pos)[0]
     pos += 1
-    if v18 != 0: raise _Bad('db_nul', v18, 0)
+    if v18 != 0: raise not_expected('db_nul', v18, 0)
     v16 = v18
-    if pos + (end - pos) > end: raise _Short('query', (end - pos), end - pos)
+    if pos + (end - pos) > end: raise too_short('query', (end - pos), end - pos)
     v20 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v19 = v20
-    if pos != end: raise _Left('QUERY_COMPRESSED_EVENT', end - pos)
-    return _Rec({'thread_id': v1, 'exec_time': v2, 'db_len': v3, 'error_code': v4, 'status_vars_len': v5, 'extra_post_header': v6, 'status_vars': v9, 'db': v13, 'db_nul': v16, 'query': v19})
+    if pos != end: raise left_over('QUERY_COMPRESSED_EVENT', end - pos)
+    return Record({'thread_id': v1, 'exec_time': v2, 'db_len': v3, 'error_code': v4, 'status_vars_len': v5, 'extra_post_header': v6, 'status_vars': v9, 'db': v13, 'db_nul': v16, 'query': v19})
 
 
 def e_RAND_EVENT(buf, pos, end, ctx):
     """Seeds of the random generator for RAND() in the QUERY_EVENT that follows."""
     col = None
-    if pos + 16 > end: raise _Short('seed1', 16, end - pos)
+    if pos + 16 > end: raise too_short('seed1', 16, end - pos)
     v1, v2, = _S20(buf, pos)
     pos += 16
-    if pos != end: raise _Left('RAND_EVENT', end - pos)
-    return _Rec({'seed1': v1, 'seed2': v2})
+    if pos != end: raise left_over('RAND_EVENT', end - pos)
+    return Record({'seed1': v1, 'seed2': v2})
 
 
 def e_ROTATE_EVENT(buf, pos, end, ctx):
@@ -2308,101 +2309,101 @@ def e_ROTATE_EVENT(buf, pos, end, ctx):
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if (ctx['post_header_len'] >= 8):
-        if pos + 8 > end: raise _Short('position', 8, end - pos)
+        if pos + 8 > end: raise too_short('position', 8, end - pos)
         v3 = _S4(buf, pos)[0]
         pos += 8
         v1 = v3
     else:
         v1 = None
-    if pos + (end - pos) > end: raise _Short('new_log_ident', (end - pos), end - pos)
+    if pos + (end - pos) > end: raise too_short('new_log_ident', (end - pos), end - pos)
     v5 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v5 = v5.decode('utf-8', 'surrogateescape')
     v4 = v5
-    if pos != end: raise _Left('ROTATE_EVENT', end - pos)
-    return _Rec({'position': v1, 'new_log_ident': v4})
+    if pos != end: raise left_over('ROTATE_EVENT', end - pos)
+    return Record({'position': v1, 'new_log_ident': v4})
 
 
 def e_ROWS_QUERY_LOG_EVENT(buf, pos, end, ctx):
     """Text of the statement behind the row events that follow (binlog_rows_query_log_events=ON); informational."""
     col = None
-    if pos + 1 > end: raise _Short('length_byte', 1, end - pos)
+    if pos + 1 > end: raise too_short('length_byte', 1, end - pos)
     v3 = _S2(buf, pos)[0]
     pos += 1
     v1 = v3
-    if pos + (end - pos) > end: raise _Short('query', (end - pos), end - pos)
+    if pos + (end - pos) > end: raise too_short('query', (end - pos), end - pos)
     v5 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v5 = v5.decode('utf-8', 'surrogateescape')
     v4 = v5
-    if pos != end: raise _Left('ROWS_QUERY_LOG_EVENT', end - pos)
-    return _Rec({'length_byte': v1, 'query': v4})
+    if pos != end: raise left_over('ROWS_QUERY_LOG_EVENT', end - pos)
+    return Record({'length_byte': v1, 'query': v4})
 
 
 def e_SLAVE_EVENT(buf, pos, end, ctx):
     """Reserved for a replica to record its source's position; declared since 3.23 but never written by any server."""
     col = None
-    if pos + 10 > end: raise _Short('master_pos', 10, end - pos)
+    if pos + 10 > end: raise too_short('master_pos', 10, end - pos)
     v1, v2, = _S5(buf, pos)
     pos += 10
     n5 = buf.find(b'\x00', pos, end)
-    if n5 < 0: raise _NoTerm('master_host')
+    if n5 < 0: raise no_terminator('master_host')
     v4 = buf[pos:n5]
     pos = n5 + 1
     v4 = v4.decode('utf-8', 'surrogateescape')
     v3 = v4
-    if pos + (end - pos) > end: raise _Short('master_log', (end - pos), end - pos)
+    if pos + (end - pos) > end: raise too_short('master_log', (end - pos), end - pos)
     v7 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v7 = v7.decode('utf-8', 'surrogateescape')
     v6 = v7
-    if pos != end: raise _Left('SLAVE_EVENT', end - pos)
-    return _Rec({'master_pos': v1, 'master_port': v2, 'master_host': v3, 'master_log': v6})
+    if pos != end: raise left_over('SLAVE_EVENT', end - pos)
+    return Record({'master_pos': v1, 'master_port': v2, 'master_host': v3, 'master_log': v6})
 
 
 def e_START_ENCRYPTION_EVENT(buf, pos, end, ctx):
     """Written right after the FORMAT_DESCRIPTION_EVENT of an encrypted binlog file (encrypt_binlog): every later event of the file is encrypted with the key and nonce it names, so it cannot be read without that key."""
     col = None
-    if pos + 5 > end: raise _Short('crypto_scheme', 5, end - pos)
+    if pos + 5 > end: raise too_short('crypto_scheme', 5, end - pos)
     v1, v2, = _S12(buf, pos)
     pos += 5
     n5 = 12
-    if n5 < 0 or pos + n5 > end: raise _Short('nonce', n5, end - pos)
+    if n5 < 0 or pos + n5 > end: raise too_short('nonce', n5, end - pos)
     v4 = buf[pos:pos + n5]
     pos += n5
     v3 = v4
-    if pos != end: raise _Left('START_ENCRYPTION_EVENT', end - pos)
-    return _Rec({'crypto_scheme': v1, 'key_version': v2, 'nonce': v3})
+    if pos != end: raise left_over('START_ENCRYPTION_EVENT', end - pos)
+    return Record({'crypto_scheme': v1, 'key_version': v2, 'nonce': v3})
 
 
 def e_START_EVENT_V3(buf, pos, end, ctx):
     """First event of a binlog v1 (3.23) or v3 (4.0, 4.1) file; binlog v4 replaced it with FORMAT_DESCRIPTION_EVENT."""
     col = None
-    if pos + 2 > end: raise _Short('binlog_version', 2, end - pos)
+    if pos + 2 > end: raise too_short('binlog_version', 2, end - pos)
     v3 = _S0(buf, pos)[0]
     pos += 2
     v1 = v3
     n6 = 50
-    if n6 < 0 or pos + n6 > end: raise _Short('server_version', n6, end - pos)
+    if n6 < 0 or pos + n6 > end: raise too_short('server_version', n6, end - pos)
     v5 = buf[pos:pos + n6]
     pos += n6
     v5 = v5.rstrip(b'\x00')
     v5 = v5.decode('utf-8', 'surrogateescape')
     v4 = v5
-    if pos + 4 > end: raise _Short('create_timestamp', 4, end - pos)
+    if pos + 4 > end: raise too_short('create_timestamp', 4, end - pos)
     v9 = _S3(buf, pos)[0]
     pos += 4
     v7 = v9
-    if pos != end: raise _Left('START_EVENT_V3', end - pos)
-    return _Rec({'binlog_version': v1, 'server_version': v4, 'create_timestamp': v7})
+    if pos != end: raise left_over('START_EVENT_V3', end - pos)
+    return Record({'binlog_version': v1, 'server_version': v4, 'create_timestamp': v7})
 
 
 def e_STOP_EVENT(buf, pos, end, ctx):
     """The server shut down; nothing follows in this file."""
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
-    if pos != end: raise _Left('STOP_EVENT', end - pos)
-    return _Rec({})
+    if pos != end: raise left_over('STOP_EVENT', end - pos)
+    return Record({})
 
 
 def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
@@ -2411,7 +2412,7 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
     col = None
     v3, pos = t_rows_table_id(buf, pos, end, this, ctx, col)
     v1 = v3
-    if pos + 3 > end: raise _Short('flags', 3, end - pos)
+    if pos + 3 > end: raise too_short('flags', 3, end - pos)
     v4, v5, = _S14(buf, pos)
     pos += 3
     x6 = _F_TABLE_MAP_FLAGS.get(v4)
@@ -2422,38 +2423,38 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
     this['flags'] = v4
     this['db_len'] = v5
     n9 = this['db_len']
-    if n9 < 0 or pos + n9 > end: raise _Short('db', n9, end - pos)
+    if n9 < 0 or pos + n9 > end: raise too_short('db', n9, end - pos)
     v8 = buf[pos:pos + n9]
     pos += n9
     v8 = v8.decode('utf-8', 'surrogateescape')
     v7 = v8
-    if pos + 2 > end: raise _Short('db_end', 2, end - pos)
+    if pos + 2 > end: raise too_short('db_end', 2, end - pos)
     v10, v11, = _S15(buf, pos)
     pos += 2
-    if v10 != 0: raise _Bad('db_end', v10, 0)
+    if v10 != 0: raise not_expected('db_end', v10, 0)
     this['table_len'] = v11
     n14 = this['table_len']
-    if n14 < 0 or pos + n14 > end: raise _Short('table', n14, end - pos)
+    if n14 < 0 or pos + n14 > end: raise too_short('table', n14, end - pos)
     v13 = buf[pos:pos + n14]
     pos += n14
     v13 = v13.decode('utf-8', 'surrogateescape')
     v12 = v13
-    if pos + 1 > end: raise _Short('table_end', 1, end - pos)
+    if pos + 1 > end: raise too_short('table_end', 1, end - pos)
     v17 = _S2(buf, pos)[0]
     pos += 1
-    if v17 != 0: raise _Bad('table_end', v17, 0)
+    if v17 != 0: raise not_expected('table_end', v17, 0)
     v15 = v17
-    v20, pos = _packed(buf, pos, end, 'column_count')
+    v20, pos = read_packed(buf, pos, end, 'column_count')
     v18 = v20
     this['column_count'] = v18
     l22 = []
     cols = ctx.get('columns')
     c23 = this['column_count']
-    if c23 < 0: raise _Count('column_types', c23)
+    if c23 < 0: raise bad_count('column_types', c23)
     for i23 in range(c23):
         this['_index'] = i23
         col = cols[i23] if cols is not None and i23 < len(cols) else None
-        if pos + 1 > end: raise _Short('column_types', 1, end - pos)
+        if pos + 1 > end: raise too_short('column_types', 1, end - pos)
         v25 = _S2(buf, pos)[0]
         pos += 1
         x26 = _E_COLUMN_TYPE.get(v25)
@@ -2467,16 +2468,16 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
     if ((end - pos) > 0):
         up31 = this
         this = {'_': up31, '_params': ctx, '_index': up31.get('_index')}
-        v34, pos = _packed(buf, pos, end, 'metadata_len')
+        v34, pos = read_packed(buf, pos, end, 'metadata_len')
         v32 = v34
         this['metadata_len'] = v32
         e36 = end
         end = pos + this['metadata_len']
-        if not pos <= end <= e36: raise _Short('metadata', end - pos, e36 - pos)
+        if not pos <= end <= e36: raise too_short('metadata', end - pos, e36 - pos)
         l37 = []
         cols = ctx.get('columns')
         c38 = rt.length(this['_']['column_types'])
-        if c38 < 0: raise _Count('metadata', c38)
+        if c38 < 0: raise bad_count('metadata', c38)
         for i38 in range(c38):
             this['_index'] = i38
             col = cols[i38] if cols is not None and i38 < len(cols) else None
@@ -2551,13 +2552,13 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                 v64 = None
                 v40 = v64
             l37.append(v40)
-        if pos != end: raise _Left('metadata', end - pos)
+        if pos != end: raise left_over('metadata', end - pos)
         end = e36
         v35 = l37
         n67 = rt.length(this['_']['column_types'])
-        v66, pos = _bitmap(buf, pos, end, n67, False, 'null_bitmap')
+        v66, pos = read_bitmap(buf, pos, end, n67, False, 'null_bitmap')
         v65 = v66
-        r30 = _Rec({'metadata_len': v32, 'metadata': v35, 'null_bitmap': v65})
+        r30 = Record({'metadata_len': v32, 'metadata': v35, 'null_bitmap': v65})
         this = up31
         v27 = r30
     else:
@@ -2569,15 +2570,15 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
         while True:
             if pos >= end:
                 break
-            if pos + 1 > end: raise _Short('optional_metadata', 1, end - pos)
+            if pos + 1 > end: raise too_short('optional_metadata', 1, end - pos)
             v74 = _S2(buf, pos)[0]
             pos += 1
             tag73 = v74
             if tag73 == 1:
-                v75, pos = _packed(buf, pos, end, 'signedness')
+                v75, pos = read_packed(buf, pos, end, 'signedness')
                 e76 = end
                 end = pos + v75
-                if not pos <= end <= e76: raise _Short('signedness', end - pos, e76 - pos)
+                if not pos <= end <= e76: raise too_short('signedness', end - pos, e76 - pos)
                 l78 = []
                 cols = ctx.get('columns')
                 i79 = 0
@@ -2586,29 +2587,29 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                     this['_index'] = i79
                     col = cols[i79] if cols is not None and i79 < len(cols) else None
                     n81 = 8
-                    v80, pos = _bitmap(buf, pos, end, n81, True, 'signedness')
+                    v80, pos = read_bitmap(buf, pos, end, n81, True, 'signedness')
                     l78.append(v80)
-                    if pos == at79: raise _Empty('signedness', i79)
+                    if pos == at79: raise empty_element('signedness', i79)
                     i79 += 1
                 v77 = l78
-                if pos != end: raise _Left('signedness', end - pos)
+                if pos != end: raise left_over('signedness', end - pos)
                 end = e76
-                l72.append(_Rec(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='signedness', value=v77))
+                l72.append(Record(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='signedness', value=v77))
             elif tag73 == 2:
-                v82, pos = _packed(buf, pos, end, 'default_charset')
+                v82, pos = read_packed(buf, pos, end, 'default_charset')
                 e83 = end
                 end = pos + v82
-                if not pos <= end <= e83: raise _Short('default_charset', end - pos, e83 - pos)
+                if not pos <= end <= e83: raise too_short('default_charset', end - pos, e83 - pos)
                 v86, pos = t_table_map_default_charset(buf, pos, end, this, ctx, col)
                 v84 = v86
-                if pos != end: raise _Left('default_charset', end - pos)
+                if pos != end: raise left_over('default_charset', end - pos)
                 end = e83
-                l72.append(_Rec(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='default_charset', value=v84))
+                l72.append(Record(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='default_charset', value=v84))
             elif tag73 == 3:
-                v87, pos = _packed(buf, pos, end, 'column_charset')
+                v87, pos = read_packed(buf, pos, end, 'column_charset')
                 e88 = end
                 end = pos + v87
-                if not pos <= end <= e88: raise _Short('column_charset', end - pos, e88 - pos)
+                if not pos <= end <= e88: raise too_short('column_charset', end - pos, e88 - pos)
                 l90 = []
                 cols = ctx.get('columns')
                 i91 = 0
@@ -2616,19 +2617,19 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                     at91 = pos
                     this['_index'] = i91
                     col = cols[i91] if cols is not None and i91 < len(cols) else None
-                    v93, pos = _packed(buf, pos, end, 'column_charset')
+                    v93, pos = read_packed(buf, pos, end, 'column_charset')
                     l90.append(v93)
-                    if pos == at91: raise _Empty('column_charset', i91)
+                    if pos == at91: raise empty_element('column_charset', i91)
                     i91 += 1
                 v89 = l90
-                if pos != end: raise _Left('column_charset', end - pos)
+                if pos != end: raise left_over('column_charset', end - pos)
                 end = e88
-                l72.append(_Rec(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='column_charset', value=v89))
+                l72.append(Record(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='column_charset', value=v89))
             elif tag73 == 4:
-                v94, pos = _packed(buf, pos, end, 'column_name')
+                v94, pos = read_packed(buf, pos, end, 'column_name')
                 e95 = end
                 end = pos + v94
-                if not pos <= end <= e95: raise _Short('column_name', end - pos, e95 - pos)
+                if not pos <= end <= e95: raise too_short('column_name', end - pos, e95 - pos)
                 l97 = []
                 cols = ctx.get('columns')
                 i98 = 0
@@ -2636,23 +2637,23 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                     at98 = pos
                     this['_index'] = i98
                     col = cols[i98] if cols is not None and i98 < len(cols) else None
-                    v100, pos = _packed(buf, pos, end, 'column_name')
-                    if pos + v100 > end: raise _Short('column_name', v100, end - pos)
+                    v100, pos = read_packed(buf, pos, end, 'column_name')
+                    if pos + v100 > end: raise too_short('column_name', v100, end - pos)
                     v99 = buf[pos:pos + v100]
                     pos += v100
                     v99 = v99.decode('utf-8', 'surrogateescape')
                     l97.append(v99)
-                    if pos == at98: raise _Empty('column_name', i98)
+                    if pos == at98: raise empty_element('column_name', i98)
                     i98 += 1
                 v96 = l97
-                if pos != end: raise _Left('column_name', end - pos)
+                if pos != end: raise left_over('column_name', end - pos)
                 end = e95
-                l72.append(_Rec(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='column_name', value=v96))
+                l72.append(Record(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='column_name', value=v96))
             elif tag73 == 5:
-                v101, pos = _packed(buf, pos, end, 'set_str_value')
+                v101, pos = read_packed(buf, pos, end, 'set_str_value')
                 e102 = end
                 end = pos + v101
-                if not pos <= end <= e102: raise _Short('set_str_value', end - pos, e102 - pos)
+                if not pos <= end <= e102: raise too_short('set_str_value', end - pos, e102 - pos)
                 l104 = []
                 cols = ctx.get('columns')
                 i105 = 0
@@ -2662,17 +2663,17 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                     col = cols[i105] if cols is not None and i105 < len(cols) else None
                     v107, pos = t_table_map_str_values(buf, pos, end, this, ctx, col)
                     l104.append(v107)
-                    if pos == at105: raise _Empty('set_str_value', i105)
+                    if pos == at105: raise empty_element('set_str_value', i105)
                     i105 += 1
                 v103 = l104
-                if pos != end: raise _Left('set_str_value', end - pos)
+                if pos != end: raise left_over('set_str_value', end - pos)
                 end = e102
-                l72.append(_Rec(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='set_str_value', value=v103))
+                l72.append(Record(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='set_str_value', value=v103))
             elif tag73 == 6:
-                v108, pos = _packed(buf, pos, end, 'enum_str_value')
+                v108, pos = read_packed(buf, pos, end, 'enum_str_value')
                 e109 = end
                 end = pos + v108
-                if not pos <= end <= e109: raise _Short('enum_str_value', end - pos, e109 - pos)
+                if not pos <= end <= e109: raise too_short('enum_str_value', end - pos, e109 - pos)
                 l111 = []
                 cols = ctx.get('columns')
                 i112 = 0
@@ -2682,17 +2683,17 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                     col = cols[i112] if cols is not None and i112 < len(cols) else None
                     v114, pos = t_table_map_str_values(buf, pos, end, this, ctx, col)
                     l111.append(v114)
-                    if pos == at112: raise _Empty('enum_str_value', i112)
+                    if pos == at112: raise empty_element('enum_str_value', i112)
                     i112 += 1
                 v110 = l111
-                if pos != end: raise _Left('enum_str_value', end - pos)
+                if pos != end: raise left_over('enum_str_value', end - pos)
                 end = e109
-                l72.append(_Rec(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='enum_str_value', value=v110))
+                l72.append(Record(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='enum_str_value', value=v110))
             elif tag73 == 7:
-                v115, pos = _packed(buf, pos, end, 'geometry_type')
+                v115, pos = read_packed(buf, pos, end, 'geometry_type')
                 e116 = end
                 end = pos + v115
-                if not pos <= end <= e116: raise _Short('geometry_type', end - pos, e116 - pos)
+                if not pos <= end <= e116: raise too_short('geometry_type', end - pos, e116 - pos)
                 l118 = []
                 cols = ctx.get('columns')
                 i119 = 0
@@ -2700,19 +2701,19 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                     at119 = pos
                     this['_index'] = i119
                     col = cols[i119] if cols is not None and i119 < len(cols) else None
-                    v121, pos = _packed(buf, pos, end, 'geometry_type')
+                    v121, pos = read_packed(buf, pos, end, 'geometry_type')
                     l118.append(v121)
-                    if pos == at119: raise _Empty('geometry_type', i119)
+                    if pos == at119: raise empty_element('geometry_type', i119)
                     i119 += 1
                 v117 = l118
-                if pos != end: raise _Left('geometry_type', end - pos)
+                if pos != end: raise left_over('geometry_type', end - pos)
                 end = e116
-                l72.append(_Rec(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='geometry_type', value=v117))
+                l72.append(Record(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='geometry_type', value=v117))
             elif tag73 == 8:
-                v122, pos = _packed(buf, pos, end, 'simple_primary_key')
+                v122, pos = read_packed(buf, pos, end, 'simple_primary_key')
                 e123 = end
                 end = pos + v122
-                if not pos <= end <= e123: raise _Short('simple_primary_key', end - pos, e123 - pos)
+                if not pos <= end <= e123: raise too_short('simple_primary_key', end - pos, e123 - pos)
                 l125 = []
                 cols = ctx.get('columns')
                 i126 = 0
@@ -2720,19 +2721,19 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                     at126 = pos
                     this['_index'] = i126
                     col = cols[i126] if cols is not None and i126 < len(cols) else None
-                    v128, pos = _packed(buf, pos, end, 'simple_primary_key')
+                    v128, pos = read_packed(buf, pos, end, 'simple_primary_key')
                     l125.append(v128)
-                    if pos == at126: raise _Empty('simple_primary_key', i126)
+                    if pos == at126: raise empty_element('simple_primary_key', i126)
                     i126 += 1
                 v124 = l125
-                if pos != end: raise _Left('simple_primary_key', end - pos)
+                if pos != end: raise left_over('simple_primary_key', end - pos)
                 end = e123
-                l72.append(_Rec(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='simple_primary_key', value=v124))
+                l72.append(Record(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='simple_primary_key', value=v124))
             elif tag73 == 9:
-                v129, pos = _packed(buf, pos, end, 'primary_key_with_prefix')
+                v129, pos = read_packed(buf, pos, end, 'primary_key_with_prefix')
                 e130 = end
                 end = pos + v129
-                if not pos <= end <= e130: raise _Short('primary_key_with_prefix', end - pos, e130 - pos)
+                if not pos <= end <= e130: raise too_short('primary_key_with_prefix', end - pos, e130 - pos)
                 l132 = []
                 cols = ctx.get('columns')
                 i133 = 0
@@ -2742,27 +2743,27 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                     col = cols[i133] if cols is not None and i133 < len(cols) else None
                     v135, pos = t_table_map_pk_part(buf, pos, end, this, ctx, col)
                     l132.append(v135)
-                    if pos == at133: raise _Empty('primary_key_with_prefix', i133)
+                    if pos == at133: raise empty_element('primary_key_with_prefix', i133)
                     i133 += 1
                 v131 = l132
-                if pos != end: raise _Left('primary_key_with_prefix', end - pos)
+                if pos != end: raise left_over('primary_key_with_prefix', end - pos)
                 end = e130
-                l72.append(_Rec(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='primary_key_with_prefix', value=v131))
+                l72.append(Record(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='primary_key_with_prefix', value=v131))
             elif tag73 == 10:
-                v136, pos = _packed(buf, pos, end, 'enum_and_set_default_charset')
+                v136, pos = read_packed(buf, pos, end, 'enum_and_set_default_charset')
                 e137 = end
                 end = pos + v136
-                if not pos <= end <= e137: raise _Short('enum_and_set_default_charset', end - pos, e137 - pos)
+                if not pos <= end <= e137: raise too_short('enum_and_set_default_charset', end - pos, e137 - pos)
                 v140, pos = t_table_map_default_charset(buf, pos, end, this, ctx, col)
                 v138 = v140
-                if pos != end: raise _Left('enum_and_set_default_charset', end - pos)
+                if pos != end: raise left_over('enum_and_set_default_charset', end - pos)
                 end = e137
-                l72.append(_Rec(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='enum_and_set_default_charset', value=v138))
+                l72.append(Record(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='enum_and_set_default_charset', value=v138))
             elif tag73 == 11:
-                v141, pos = _packed(buf, pos, end, 'enum_and_set_column_charset')
+                v141, pos = read_packed(buf, pos, end, 'enum_and_set_column_charset')
                 e142 = end
                 end = pos + v141
-                if not pos <= end <= e142: raise _Short('enum_and_set_column_charset', end - pos, e142 - pos)
+                if not pos <= end <= e142: raise too_short('enum_and_set_column_charset', end - pos, e142 - pos)
                 l144 = []
                 cols = ctx.get('columns')
                 i145 = 0
@@ -2770,19 +2771,19 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                     at145 = pos
                     this['_index'] = i145
                     col = cols[i145] if cols is not None and i145 < len(cols) else None
-                    v147, pos = _packed(buf, pos, end, 'enum_and_set_column_charset')
+                    v147, pos = read_packed(buf, pos, end, 'enum_and_set_column_charset')
                     l144.append(v147)
-                    if pos == at145: raise _Empty('enum_and_set_column_charset', i145)
+                    if pos == at145: raise empty_element('enum_and_set_column_charset', i145)
                     i145 += 1
                 v143 = l144
-                if pos != end: raise _Left('enum_and_set_column_charset', end - pos)
+                if pos != end: raise left_over('enum_and_set_column_charset', end - pos)
                 end = e142
-                l72.append(_Rec(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='enum_and_set_column_charset', value=v143))
+                l72.append(Record(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='enum_and_set_column_charset', value=v143))
             elif tag73 == 12:
-                v148, pos = _packed(buf, pos, end, 'column_visibility')
+                v148, pos = read_packed(buf, pos, end, 'column_visibility')
                 e149 = end
                 end = pos + v148
-                if not pos <= end <= e149: raise _Short('column_visibility', end - pos, e149 - pos)
+                if not pos <= end <= e149: raise too_short('column_visibility', end - pos, e149 - pos)
                 l151 = []
                 cols = ctx.get('columns')
                 i152 = 0
@@ -2791,19 +2792,19 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                     this['_index'] = i152
                     col = cols[i152] if cols is not None and i152 < len(cols) else None
                     n154 = 8
-                    v153, pos = _bitmap(buf, pos, end, n154, True, 'column_visibility')
+                    v153, pos = read_bitmap(buf, pos, end, n154, True, 'column_visibility')
                     l151.append(v153)
-                    if pos == at152: raise _Empty('column_visibility', i152)
+                    if pos == at152: raise empty_element('column_visibility', i152)
                     i152 += 1
                 v150 = l151
-                if pos != end: raise _Left('column_visibility', end - pos)
+                if pos != end: raise left_over('column_visibility', end - pos)
                 end = e149
-                l72.append(_Rec(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='column_visibility', value=v150))
+                l72.append(Record(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='column_visibility', value=v150))
             elif tag73 == 13:
-                v155, pos = _packed(buf, pos, end, 'vector_dimensionality')
+                v155, pos = read_packed(buf, pos, end, 'vector_dimensionality')
                 e156 = end
                 end = pos + v155
-                if not pos <= end <= e156: raise _Short('vector_dimensionality', end - pos, e156 - pos)
+                if not pos <= end <= e156: raise too_short('vector_dimensionality', end - pos, e156 - pos)
                 l158 = []
                 cols = ctx.get('columns')
                 i159 = 0
@@ -2811,33 +2812,33 @@ def e_TABLE_MAP_EVENT(buf, pos, end, ctx):
                     at159 = pos
                     this['_index'] = i159
                     col = cols[i159] if cols is not None and i159 < len(cols) else None
-                    v161, pos = _packed(buf, pos, end, 'vector_dimensionality')
+                    v161, pos = read_packed(buf, pos, end, 'vector_dimensionality')
                     l158.append(v161)
-                    if pos == at159: raise _Empty('vector_dimensionality', i159)
+                    if pos == at159: raise empty_element('vector_dimensionality', i159)
                     i159 += 1
                 v157 = l158
-                if pos != end: raise _Left('vector_dimensionality', end - pos)
+                if pos != end: raise left_over('vector_dimensionality', end - pos)
                 end = e156
-                l72.append(_Rec(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='vector_dimensionality', value=v157))
+                l72.append(Record(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id='vector_dimensionality', value=v157))
             else:
-                v162, pos = _packed(buf, pos, end, 'optional_metadata')
-                if pos + v162 > end: raise _Short('optional_metadata', v162, end - pos)
-                l72.append(_Rec(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id=None, unknown=True, raw=buf[pos:pos + v162]))
+                v162, pos = read_packed(buf, pos, end, 'optional_metadata')
+                if pos + v162 > end: raise too_short('optional_metadata', v162, end - pos)
+                l72.append(Record(tag=rt.EnumValue(tag73, enums.TABLE_MAP_OPT_META_TYPE.get(tag73)), id=None, unknown=True, raw=buf[pos:pos + v162]))
                 pos += v162
-        if pos != end: raise _Left('optional_metadata', end - pos)
+        if pos != end: raise left_over('optional_metadata', end - pos)
         end = e69
         v68 = l72
     else:
         v68 = None
-    if pos != end: raise _Left('TABLE_MAP_EVENT', end - pos)
-    return _Rec({'table_id': v1, 'flags': v4, 'db_len': v5, 'db': v7, 'db_end': v10, 'table_len': v11, 'table': v12, 'table_end': v15, 'column_count': v18, 'column_types': v21, 'column_info': v27, 'optional_metadata': v68})
+    if pos != end: raise left_over('TABLE_MAP_EVENT', end - pos)
+    return Record({'table_id': v1, 'flags': v4, 'db_len': v5, 'db': v7, 'db_end': v10, 'table_len': v11, 'table': v12, 'table_end': v15, 'column_count': v18, 'column_types': v21, 'column_info': v27, 'optional_metadata': v68})
 
 
 def e_TRANSACTION_CONTEXT_EVENT(buf, pos, end, ctx):
     """Group replication only: the certification context of a transaction (the GTIDs it saw and the hashes of the rows it wrote), sent to the group before commit; written with LOG_EVENT_IGNORABLE_F."""
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
-    if pos + 18 > end: raise _Short('server_uuid_len', 18, end - pos)
+    if pos + 18 > end: raise too_short('server_uuid_len', 18, end - pos)
     v1, v2, v3, v4, v5, v6, = _S8(buf, pos)
     pos += 18
     this['server_uuid_len'] = v1
@@ -2845,29 +2846,29 @@ def e_TRANSACTION_CONTEXT_EVENT(buf, pos, end, ctx):
     this['write_set_len'] = v5
     this['read_set_len'] = v6
     n9 = this['server_uuid_len']
-    if n9 < 0 or pos + n9 > end: raise _Short('server_uuid', n9, end - pos)
+    if n9 < 0 or pos + n9 > end: raise too_short('server_uuid', n9, end - pos)
     v8 = buf[pos:pos + n9]
     pos += n9
     v8 = v8.decode('utf-8', 'surrogateescape')
     v7 = v8
     e11 = end
     end = pos + this['snapshot_version_len']
-    if not pos <= end <= e11: raise _Short('snapshot_version', end - pos, e11 - pos)
+    if not pos <= end <= e11: raise too_short('snapshot_version', end - pos, e11 - pos)
     v13, pos = t_mysql_gtid_set(buf, pos, end, this, ctx, col)
-    if pos != end: raise _Left('snapshot_version', end - pos)
+    if pos != end: raise left_over('snapshot_version', end - pos)
     end = e11
     v10 = v13
     l15 = []
     cols = ctx.get('columns')
     c16 = this['write_set_len']
-    if c16 < 0: raise _Count('write_set', c16)
+    if c16 < 0: raise bad_count('write_set', c16)
     for i16 in range(c16):
         this['_index'] = i16
         col = cols[i16] if cols is not None and i16 < len(cols) else None
-        if pos + 2 > end: raise _Short('write_set', 2, end - pos)
+        if pos + 2 > end: raise too_short('write_set', 2, end - pos)
         v18 = _S0(buf, pos)[0]
         pos += 2
-        if pos + v18 > end: raise _Short('write_set', v18, end - pos)
+        if pos + v18 > end: raise too_short('write_set', v18, end - pos)
         v17 = buf[pos:pos + v18]
         pos += v18
         v17 = v17.decode('utf-8', 'surrogateescape')
@@ -2876,21 +2877,21 @@ def e_TRANSACTION_CONTEXT_EVENT(buf, pos, end, ctx):
     l20 = []
     cols = ctx.get('columns')
     c21 = this['read_set_len']
-    if c21 < 0: raise _Count('read_set', c21)
+    if c21 < 0: raise bad_count('read_set', c21)
     for i21 in range(c21):
         this['_index'] = i21
         col = cols[i21] if cols is not None and i21 < len(cols) else None
-        if pos + 2 > end: raise _Short('read_set', 2, end - pos)
+        if pos + 2 > end: raise too_short('read_set', 2, end - pos)
         v23 = _S0(buf, pos)[0]
         pos += 2
-        if pos + v23 > end: raise _Short('read_set', v23, end - pos)
+        if pos + v23 > end: raise too_short('read_set', v23, end - pos)
         v22 = buf[pos:pos + v23]
         pos += v23
         v22 = v22.decode('utf-8', 'surrogateescape')
         l20.append(v22)
     v19 = l20
-    if pos != end: raise _Left('TRANSACTION_CONTEXT_EVENT', end - pos)
-    return _Rec({'server_uuid_len': v1, 'thread_id': v2, 'gtid_specified': v3, 'snapshot_version_len': v4, 'write_set_len': v5, 'read_set_len': v6, 'server_uuid': v7, 'snapshot_version': v10, 'write_set': v14, 'read_set': v19})
+    if pos != end: raise left_over('TRANSACTION_CONTEXT_EVENT', end - pos)
+    return Record({'server_uuid_len': v1, 'thread_id': v2, 'gtid_specified': v3, 'snapshot_version_len': v4, 'write_set_len': v5, 'read_set_len': v6, 'server_uuid': v7, 'snapshot_version': v10, 'write_set': v14, 'read_set': v19})
 
 
 def e_TRANSACTION_PAYLOAD_EVENT(buf, pos, end, ctx):
@@ -2899,81 +2900,81 @@ def e_TRANSACTION_PAYLOAD_EVENT(buf, pos, end, ctx):
     l4 = []
     while True:
         if pos >= end:
-            raise _Bad('payload_header', 'the end of the list', 'end mark 0')
-        v6, pos = _packed(buf, pos, end, 'payload_header')
+            raise not_expected('payload_header', 'the end of the list', 'end mark 0')
+        v6, pos = read_packed(buf, pos, end, 'payload_header')
         tag5 = v6
         if tag5 == 0: break
         if tag5 == 1:
-            v7, pos = _packed(buf, pos, end, 'payload_size')
+            v7, pos = read_packed(buf, pos, end, 'payload_size')
             e8 = end
             end = pos + v7
-            if not pos <= end <= e8: raise _Short('payload_size', end - pos, e8 - pos)
-            v11, pos = _packed(buf, pos, end, 'payload_size')
+            if not pos <= end <= e8: raise too_short('payload_size', end - pos, e8 - pos)
+            v11, pos = read_packed(buf, pos, end, 'payload_size')
             v9 = v11
-            if pos != end: raise _Left('payload_size', end - pos)
+            if pos != end: raise left_over('payload_size', end - pos)
             end = e8
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.TRANSACTION_PAYLOAD_FIELD.get(tag5)), id='payload_size', value=v9))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.TRANSACTION_PAYLOAD_FIELD.get(tag5)), id='payload_size', value=v9))
         elif tag5 == 2:
-            v12, pos = _packed(buf, pos, end, 'compression_type')
+            v12, pos = read_packed(buf, pos, end, 'compression_type')
             e13 = end
             end = pos + v12
-            if not pos <= end <= e13: raise _Short('compression_type', end - pos, e13 - pos)
-            v16, pos = _packed(buf, pos, end, 'compression_type')
+            if not pos <= end <= e13: raise too_short('compression_type', end - pos, e13 - pos)
+            v16, pos = read_packed(buf, pos, end, 'compression_type')
             x17 = _E_TRANSACTION_PAYLOAD_COMPRESSION.get(v16)
             if x17 is None:
                 x17 = rt.EnumValue(v16, enums.TRANSACTION_PAYLOAD_COMPRESSION.get(v16))
                 if len(_E_TRANSACTION_PAYLOAD_COMPRESSION) < CACHED: _E_TRANSACTION_PAYLOAD_COMPRESSION[v16] = x17
             v16 = x17
             v14 = v16
-            if pos != end: raise _Left('compression_type', end - pos)
+            if pos != end: raise left_over('compression_type', end - pos)
             end = e13
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.TRANSACTION_PAYLOAD_FIELD.get(tag5)), id='compression_type', value=v14))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.TRANSACTION_PAYLOAD_FIELD.get(tag5)), id='compression_type', value=v14))
         elif tag5 == 3:
-            v18, pos = _packed(buf, pos, end, 'uncompressed_size')
+            v18, pos = read_packed(buf, pos, end, 'uncompressed_size')
             e19 = end
             end = pos + v18
-            if not pos <= end <= e19: raise _Short('uncompressed_size', end - pos, e19 - pos)
-            v22, pos = _packed(buf, pos, end, 'uncompressed_size')
+            if not pos <= end <= e19: raise too_short('uncompressed_size', end - pos, e19 - pos)
+            v22, pos = read_packed(buf, pos, end, 'uncompressed_size')
             v20 = v22
-            if pos != end: raise _Left('uncompressed_size', end - pos)
+            if pos != end: raise left_over('uncompressed_size', end - pos)
             end = e19
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.TRANSACTION_PAYLOAD_FIELD.get(tag5)), id='uncompressed_size', value=v20))
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.TRANSACTION_PAYLOAD_FIELD.get(tag5)), id='uncompressed_size', value=v20))
         else:
-            v23, pos = _packed(buf, pos, end, 'payload_header')
-            if pos + v23 > end: raise _Short('payload_header', v23, end - pos)
-            l4.append(_Rec(tag=rt.EnumValue(tag5, enums.TRANSACTION_PAYLOAD_FIELD.get(tag5)), id=None, unknown=True, raw=buf[pos:pos + v23]))
+            v23, pos = read_packed(buf, pos, end, 'payload_header')
+            if pos + v23 > end: raise too_short('payload_header', v23, end - pos)
+            l4.append(Record(tag=rt.EnumValue(tag5, enums.TRANSACTION_PAYLOAD_FIELD.get(tag5)), id=None, unknown=True, raw=buf[pos:pos + v23]))
             pos += v23
     v1 = l4
-    if pos + (end - pos) > end: raise _Short('payload', (end - pos), end - pos)
+    if pos + (end - pos) > end: raise too_short('payload', (end - pos), end - pos)
     v25 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v24 = v25
-    if pos != end: raise _Left('TRANSACTION_PAYLOAD_EVENT', end - pos)
-    return _Rec({'payload_header': v1, 'payload': v24})
+    if pos != end: raise left_over('TRANSACTION_PAYLOAD_EVENT', end - pos)
+    return Record({'payload_header': v1, 'payload': v24})
 
 
 def e_USER_VAR_EVENT(buf, pos, end, ctx):
     """Value of a user variable (@name) that the QUERY_EVENT after it reads."""
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
-    if pos + 4 > end: raise _Short('name_len', 4, end - pos)
+    if pos + 4 > end: raise too_short('name_len', 4, end - pos)
     v3 = _S3(buf, pos)[0]
     pos += 4
     v1 = v3
     this['name_len'] = v1
     n6 = this['name_len']
-    if n6 < 0 or pos + n6 > end: raise _Short('name', n6, end - pos)
+    if n6 < 0 or pos + n6 > end: raise too_short('name', n6, end - pos)
     v5 = buf[pos:pos + n6]
     pos += n6
     v5 = v5.decode('utf-8', 'surrogateescape')
     v4 = v5
-    if pos + 1 > end: raise _Short('is_null', 1, end - pos)
+    if pos + 1 > end: raise too_short('is_null', 1, end - pos)
     v9 = _S2(buf, pos)[0]
     pos += 1
     v7 = v9
     this['is_null'] = v7
     if (this['is_null'] == 0):
-        if pos + 1 > end: raise _Short('value_type', 1, end - pos)
+        if pos + 1 > end: raise too_short('value_type', 1, end - pos)
         v12 = _S2(buf, pos)[0]
         pos += 1
         x13 = _E_USER_VAR_VALUE_TYPE.get(v12)
@@ -2985,14 +2986,14 @@ def e_USER_VAR_EVENT(buf, pos, end, ctx):
     else:
         v10 = None
     if (this['is_null'] == 0):
-        if pos + 4 > end: raise _Short('charset', 4, end - pos)
+        if pos + 4 > end: raise too_short('charset', 4, end - pos)
         v16 = _S3(buf, pos)[0]
         pos += 4
         v14 = v16
     else:
         v14 = None
     if (this['is_null'] == 0):
-        if pos + 4 > end: raise _Short('value_len', 4, end - pos)
+        if pos + 4 > end: raise too_short('value_len', 4, end - pos)
         v19 = _S3(buf, pos)[0]
         pos += 4
         v17 = v19
@@ -3001,14 +3002,14 @@ def e_USER_VAR_EVENT(buf, pos, end, ctx):
     this['value_len'] = v17
     if (this['is_null'] == 0):
         n22 = this['value_len']
-        if n22 < 0 or pos + n22 > end: raise _Short('value', n22, end - pos)
+        if n22 < 0 or pos + n22 > end: raise too_short('value', n22, end - pos)
         v21 = buf[pos:pos + n22]
         pos += n22
         v20 = v21
     else:
         v20 = None
     if ((this['is_null'] == 0) and ((end - pos) >= 1)):
-        if pos + 1 > end: raise _Short('flags', 1, end - pos)
+        if pos + 1 > end: raise too_short('flags', 1, end - pos)
         v25 = _S2(buf, pos)[0]
         pos += 1
         x26 = _F_USER_VAR_FLAGS.get(v25)
@@ -3019,8 +3020,8 @@ def e_USER_VAR_EVENT(buf, pos, end, ctx):
         v23 = v25
     else:
         v23 = None
-    if pos != end: raise _Left('USER_VAR_EVENT', end - pos)
-    return _Rec({'name_len': v1, 'name': v4, 'is_null': v7, 'value_type': v10, 'charset': v14, 'value_len': v17, 'value': v20, 'flags': v23})
+    if pos != end: raise left_over('USER_VAR_EVENT', end - pos)
+    return Record({'name_len': v1, 'name': v4, 'is_null': v7, 'value_type': v10, 'charset': v14, 'value_len': v17, 'value': v20, 'flags': v23})
 
 
 def e_VIEW_CHANGE_EVENT(buf, pos, end, ctx):
@@ -3028,95 +3029,95 @@ def e_VIEW_CHANGE_EVENT(buf, pos, end, ctx):
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     n3 = 40
-    if n3 < 0 or pos + n3 > end: raise _Short('view_id', n3, end - pos)
+    if n3 < 0 or pos + n3 > end: raise too_short('view_id', n3, end - pos)
     v2 = buf[pos:pos + n3]
     pos += n3
     v2 = v2.rstrip(b'\x00')
     v2 = v2.decode('utf-8', 'surrogateescape')
     v1 = v2
-    if pos + 12 > end: raise _Short('seq_number', 12, end - pos)
+    if pos + 12 > end: raise too_short('seq_number', 12, end - pos)
     v4, v5, = _S9(buf, pos)
     pos += 12
     this['cert_info_count'] = v5
     l7 = []
     cols = ctx.get('columns')
     c8 = this['cert_info_count']
-    if c8 < 0: raise _Count('certification_info', c8)
+    if c8 < 0: raise bad_count('certification_info', c8)
     for i8 in range(c8):
         this['_index'] = i8
         col = cols[i8] if cols is not None and i8 < len(cols) else None
         v10, pos = t_view_change_cert_info(buf, pos, end, this, ctx, col)
         l7.append(v10)
     v6 = l7
-    if pos != end: raise _Left('VIEW_CHANGE_EVENT', end - pos)
-    return _Rec({'view_id': v1, 'seq_number': v4, 'cert_info_count': v5, 'certification_info': v6})
+    if pos != end: raise left_over('VIEW_CHANGE_EVENT', end - pos)
+    return Record({'view_id': v1, 'seq_number': v4, 'cert_info_count': v5, 'certification_info': v6})
 
 
 def e_XA_PREPARE_LOG_EVENT(buf, pos, end, ctx):
     """XA PREPARE (or XA COMMIT ... ONE PHASE) of an XA transaction; ends its event group."""
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
-    if pos + 13 > end: raise _Short('one_phase', 13, end - pos)
+    if pos + 13 > end: raise too_short('one_phase', 13, end - pos)
     v1, v2, v3, v4, = _S6(buf, pos)
     pos += 13
     this['gtrid_length'] = v3
     this['bqual_length'] = v4
     n7 = this['gtrid_length']
-    if n7 < 0 or pos + n7 > end: raise _Short('gtrid', n7, end - pos)
+    if n7 < 0 or pos + n7 > end: raise too_short('gtrid', n7, end - pos)
     v6 = buf[pos:pos + n7]
     pos += n7
     v5 = v6
     n10 = this['bqual_length']
-    if n10 < 0 or pos + n10 > end: raise _Short('bqual', n10, end - pos)
+    if n10 < 0 or pos + n10 > end: raise too_short('bqual', n10, end - pos)
     v9 = buf[pos:pos + n10]
     pos += n10
     v8 = v9
-    if pos != end: raise _Left('XA_PREPARE_LOG_EVENT', end - pos)
-    return _Rec({'one_phase': v1, 'format_id': v2, 'gtrid_length': v3, 'bqual_length': v4, 'gtrid': v5, 'bqual': v8})
+    if pos != end: raise left_over('XA_PREPARE_LOG_EVENT', end - pos)
+    return Record({'one_phase': v1, 'format_id': v2, 'gtrid_length': v3, 'bqual_length': v4, 'gtrid': v5, 'bqual': v8})
 
 
 def e_XID_EVENT(buf, pos, end, ctx):
     """Commit of a transaction on a transactional engine; ends the event group."""
     col = None
-    if pos + 8 > end: raise _Short('xid', 8, end - pos)
+    if pos + 8 > end: raise too_short('xid', 8, end - pos)
     v3 = _S4(buf, pos)[0]
     pos += 8
     v1 = v3
-    if pos != end: raise _Left('XID_EVENT', end - pos)
-    return _Rec({'xid': v1})
+    if pos != end: raise left_over('XID_EVENT', end - pos)
+    return Record({'xid': v1})
 
 
 def e_append_block_event(buf, pos, end, ctx):
     """A block of the data file of a LOAD DATA INFILE statement."""
     col = None
-    if pos + 4 > end: raise _Short('file_id', 4, end - pos)
+    if pos + 4 > end: raise too_short('file_id', 4, end - pos)
     v3 = _S3(buf, pos)[0]
     pos += 4
     v1 = v3
-    if pos + (end - pos) > end: raise _Short('block', (end - pos), end - pos)
+    if pos + (end - pos) > end: raise too_short('block', (end - pos), end - pos)
     v5 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v4 = v5
-    if pos != end: raise _Left('append_block_event', end - pos)
-    return _Rec({'file_id': v1, 'block': v4})
+    if pos != end: raise left_over('append_block_event', end - pos)
+    return Record({'file_id': v1, 'block': v4})
 
 
 def e_file_id_event(buf, pos, end, ctx):
     """An event that only names a LOAD DATA file by its id."""
     col = None
-    if pos + 4 > end: raise _Short('file_id', 4, end - pos)
+    if pos + 4 > end: raise too_short('file_id', 4, end - pos)
     v3 = _S3(buf, pos)[0]
     pos += 4
     v1 = v3
-    if pos != end: raise _Left('file_id_event', end - pos)
-    return _Rec({'file_id': v1})
+    if pos != end: raise left_over('file_id_event', end - pos)
+    return Record({'file_id': v1})
 
 
 def e_gtid_log_event(buf, pos, end, ctx):
     """First event of every transaction since MySQL 5.6 (GTID) and 5.7.6 (anonymous). Fields were appended over the versions; a reader finds the newer ones by the bytes that remain, as MySQL itself does."""
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
-    if pos + 1 > end: raise _Short('gtid_flags', 1, end - pos)
+    if pos + 1 > end: raise too_short('gtid_flags', 1, end - pos)
     v3 = _S2(buf, pos)[0]
     pos += 1
     x4 = _F_MYSQL_GTID_FLAGS.get(v3)
@@ -3126,16 +3127,16 @@ def e_gtid_log_event(buf, pos, end, ctx):
     v3 = x4
     v1 = v3
     n7 = 16
-    if n7 < 0 or pos + n7 > end: raise _Short('sid', n7, end - pos)
+    if n7 < 0 or pos + n7 > end: raise too_short('sid', n7, end - pos)
     v6 = buf[pos:pos + n7]
     pos += n7
     v5 = v6
-    if pos + 8 > end: raise _Short('gno', 8, end - pos)
+    if pos + 8 > end: raise too_short('gno', 8, end - pos)
     v10 = _S7(buf, pos)[0]
     pos += 8
     v8 = v10
     if ((end - pos) >= 1):
-        if pos + 1 > end: raise _Short('lt_type', 1, end - pos)
+        if pos + 1 > end: raise too_short('lt_type', 1, end - pos)
         v13 = _S2(buf, pos)[0]
         pos += 1
         v11 = v13
@@ -3143,28 +3144,28 @@ def e_gtid_log_event(buf, pos, end, ctx):
         v11 = None
     this['lt_type'] = v11
     if (this['lt_type'] == 2):
-        if pos + 8 > end: raise _Short('last_committed', 8, end - pos)
+        if pos + 8 > end: raise too_short('last_committed', 8, end - pos)
         v16 = _S7(buf, pos)[0]
         pos += 8
         v14 = v16
     else:
         v14 = None
     if (this['lt_type'] == 2):
-        if pos + 8 > end: raise _Short('sequence_number', 8, end - pos)
+        if pos + 8 > end: raise too_short('sequence_number', 8, end - pos)
         v19 = _S7(buf, pos)[0]
         pos += 8
         v17 = v19
     else:
         v17 = None
     if ((this['lt_type'] != None) and (this['lt_type'] != 2)):
-        if pos + (end - pos) > end: raise _Short('legacy_logical_clock', (end - pos), end - pos)
+        if pos + (end - pos) > end: raise too_short('legacy_logical_clock', (end - pos), end - pos)
         v21 = buf[pos:pos + (end - pos)]
         pos += (end - pos)
         v20 = v21
     else:
         v20 = None
     if ((this['lt_type'] == 2) and ((end - pos) >= 7)):
-        if pos + 7 > end: raise _Short('immediate_commit_timestamp', 7, end - pos)
+        if pos + 7 > end: raise too_short('immediate_commit_timestamp', 7, end - pos)
         v24 = int.from_bytes(buf[pos:pos + 7], 'little', signed=False)
         pos += 7
         v22 = v24
@@ -3172,19 +3173,19 @@ def e_gtid_log_event(buf, pos, end, ctx):
         v22 = None
     this['immediate_commit_timestamp'] = v22
     if ((this['immediate_commit_timestamp'] != None) and ((this['immediate_commit_timestamp'] & 0x80000000000000) != 0)):
-        if pos + 7 > end: raise _Short('original_commit_timestamp', 7, end - pos)
+        if pos + 7 > end: raise too_short('original_commit_timestamp', 7, end - pos)
         v27 = int.from_bytes(buf[pos:pos + 7], 'little', signed=False)
         pos += 7
         v25 = v27
     else:
         v25 = None
     if ((this['immediate_commit_timestamp'] != None) and ((end - pos) >= 1)):
-        v30, pos = _packed(buf, pos, end, 'transaction_length')
+        v30, pos = read_packed(buf, pos, end, 'transaction_length')
         v28 = v30
     else:
         v28 = None
     if ((this['immediate_commit_timestamp'] != None) and ((end - pos) >= 4)):
-        if pos + 4 > end: raise _Short('immediate_server_version', 4, end - pos)
+        if pos + 4 > end: raise too_short('immediate_server_version', 4, end - pos)
         v33 = _S3(buf, pos)[0]
         pos += 4
         v31 = v33
@@ -3192,21 +3193,21 @@ def e_gtid_log_event(buf, pos, end, ctx):
         v31 = None
     this['immediate_server_version'] = v31
     if ((this['immediate_server_version'] != None) and ((this['immediate_server_version'] & 0x80000000) != 0)):
-        if pos + 4 > end: raise _Short('original_server_version', 4, end - pos)
+        if pos + 4 > end: raise too_short('original_server_version', 4, end - pos)
         v36 = _S3(buf, pos)[0]
         pos += 4
         v34 = v36
     else:
         v34 = None
     if ((this['immediate_server_version'] != None) and ((end - pos) >= 8)):
-        if pos + 8 > end: raise _Short('commit_group_ticket', 8, end - pos)
+        if pos + 8 > end: raise too_short('commit_group_ticket', 8, end - pos)
         v39 = _S4(buf, pos)[0]
         pos += 8
         v37 = v39
     else:
         v37 = None
-    if pos != end: raise _Left('gtid_log_event', end - pos)
-    return _Rec({'gtid_flags': v1, 'sid': v5, 'gno': v8, 'lt_type': v11, 'last_committed': v14, 'sequence_number': v17, 'legacy_logical_clock': v20, 'immediate_commit_timestamp': v22, 'original_commit_timestamp': v25, 'transaction_length': v28, 'immediate_server_version': v31, 'original_server_version': v34, 'commit_group_ticket': v37})
+    if pos != end: raise left_over('gtid_log_event', end - pos)
+    return Record({'gtid_flags': v1, 'sid': v5, 'gno': v8, 'lt_type': v11, 'last_committed': v14, 'sequence_number': v17, 'legacy_logical_clock': v20, 'immediate_commit_timestamp': v22, 'original_commit_timestamp': v25, 'transaction_length': v28, 'immediate_server_version': v31, 'original_server_version': v34, 'commit_group_ticket': v37})
 
 
 def e_load_event(buf, pos, end, ctx):
@@ -3214,42 +3215,42 @@ def e_load_event(buf, pos, end, ctx):
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if (ctx['type_code'] == 8):
-        if pos + 22 > end: raise _Short('thread_id', 22, end - pos)
+        if pos + 22 > end: raise too_short('thread_id', 22, end - pos)
         v1, v2, v3, v4, v5, v6, v7, = _S17(buf, pos)
         pos += 22
     else:
-        if pos + 4 > end: raise _Short('thread_id', 4, end - pos)
+        if pos + 4 > end: raise too_short('thread_id', 4, end - pos)
         v10 = _S3(buf, pos)[0]
         pos += 4
         v8 = v10
         v1 = v8
-        if pos + 4 > end: raise _Short('exec_time', 4, end - pos)
+        if pos + 4 > end: raise too_short('exec_time', 4, end - pos)
         v13 = _S3(buf, pos)[0]
         pos += 4
         v11 = v13
         v2 = v11
-        if pos + 4 > end: raise _Short('skip_lines', 4, end - pos)
+        if pos + 4 > end: raise too_short('skip_lines', 4, end - pos)
         v16 = _S3(buf, pos)[0]
         pos += 4
         v14 = v16
         v3 = v14
-        if pos + 1 > end: raise _Short('table_name_len', 1, end - pos)
+        if pos + 1 > end: raise too_short('table_name_len', 1, end - pos)
         v19 = _S2(buf, pos)[0]
         pos += 1
         v17 = v19
         v4 = v17
-        if pos + 1 > end: raise _Short('db_len', 1, end - pos)
+        if pos + 1 > end: raise too_short('db_len', 1, end - pos)
         v22 = _S2(buf, pos)[0]
         pos += 1
         v20 = v22
         v5 = v20
-        if pos + 4 > end: raise _Short('num_fields', 4, end - pos)
+        if pos + 4 > end: raise too_short('num_fields', 4, end - pos)
         v25 = _S3(buf, pos)[0]
         pos += 4
         v23 = v25
         v6 = v23
         if (ctx['type_code'] == 8):
-            if pos + 4 > end: raise _Short('file_id', 4, end - pos)
+            if pos + 4 > end: raise too_short('file_id', 4, end - pos)
             v28 = _S3(buf, pos)[0]
             pos += 4
             v26 = v28
@@ -3270,11 +3271,11 @@ def e_load_event(buf, pos, end, ctx):
     l36 = []
     cols = ctx.get('columns')
     c37 = this['num_fields']
-    if c37 < 0: raise _Count('field_name_lens', c37)
+    if c37 < 0: raise bad_count('field_name_lens', c37)
     for i37 in range(c37):
         this['_index'] = i37
         col = cols[i37] if cols is not None and i37 < len(cols) else None
-        if pos + 1 > end: raise _Short('field_name_lens', 1, end - pos)
+        if pos + 1 > end: raise too_short('field_name_lens', 1, end - pos)
         v39 = _S2(buf, pos)[0]
         pos += 1
         l36.append(v39)
@@ -3283,7 +3284,7 @@ def e_load_event(buf, pos, end, ctx):
     l41 = []
     cols = ctx.get('columns')
     c42 = this['num_fields']
-    if c42 < 0: raise _Count('field_names', c42)
+    if c42 < 0: raise bad_count('field_names', c42)
     for i42 in range(c42):
         this['_index'] = i42
         col = cols[i42] if cols is not None and i42 < len(cols) else None
@@ -3291,26 +3292,26 @@ def e_load_event(buf, pos, end, ctx):
         l41.append(v44)
     v40 = l41
     n47 = this['table_name_len']
-    if n47 < 0 or pos + n47 > end: raise _Short('table_name', n47, end - pos)
+    if n47 < 0 or pos + n47 > end: raise too_short('table_name', n47, end - pos)
     v46 = buf[pos:pos + n47]
     pos += n47
     v46 = v46.decode('utf-8', 'surrogateescape')
     v45 = v46
-    if pos + 1 > end: raise _Short('table_name_nul', 1, end - pos)
+    if pos + 1 > end: raise too_short('table_name_nul', 1, end - pos)
     v50 = _S2(buf, pos)[0]
     pos += 1
-    if v50 != 0: raise _Bad('table_name_nul', v50, 0)
+    if v50 != 0: raise not_expected('table_name_nul', v50, 0)
     v48 = v50
     n53 = this['db_len']
-    if n53 < 0 or pos + n53 > end: raise _Short('db', n53, end - pos)
+    if n53 < 0 or pos + n53 > end: raise too_short('db', n53, end - pos)
     v52 = buf[pos:pos + n53]
     pos += n53
     v52 = v52.decode('utf-8', 'surrogateescape')
     v51 = v52
-    if pos + 1 > end: raise _Short('db_nul', 1, end - pos)
+    if pos + 1 > end: raise too_short('db_nul', 1, end - pos)
     v56 = _S2(buf, pos)[0]
     pos += 1
-    if v56 != 0: raise _Bad('db_nul', v56, 0)
+    if v56 != 0: raise not_expected('db_nul', v56, 0)
     v54 = v56
     k60 = ctx['type_code']
     if k60 == 8:
@@ -3321,14 +3322,14 @@ def e_load_event(buf, pos, end, ctx):
         v59 = v62
     v57 = v59
     if (ctx['type_code'] == 8):
-        if pos + (end - pos) > end: raise _Short('block', (end - pos), end - pos)
+        if pos + (end - pos) > end: raise too_short('block', (end - pos), end - pos)
         v64 = buf[pos:pos + (end - pos)]
         pos += (end - pos)
         v63 = v64
     else:
         v63 = None
-    if pos != end: raise _Left('load_event', end - pos)
-    return _Rec({'thread_id': v1, 'exec_time': v2, 'skip_lines': v3, 'table_name_len': v4, 'db_len': v5, 'num_fields': v6, 'file_id': v7, 'sql_ex': v29, 'field_name_lens': v35, 'field_names': v40, 'table_name': v45, 'table_name_nul': v48, 'db': v51, 'db_nul': v54, 'file_name': v57, 'block': v63})
+    if pos != end: raise left_over('load_event', end - pos)
+    return Record({'thread_id': v1, 'exec_time': v2, 'skip_lines': v3, 'table_name_len': v4, 'db_len': v5, 'num_fields': v6, 'file_id': v7, 'sql_ex': v29, 'field_name_lens': v35, 'field_names': v40, 'table_name': v45, 'table_name_nul': v48, 'db': v51, 'db_nul': v54, 'file_name': v57, 'block': v63})
 
 
 def e_query_event(buf, pos, end, ctx):
@@ -3336,7 +3337,7 @@ def e_query_event(buf, pos, end, ctx):
     this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if (ctx['post_header_len'] > 11) and (ctx['type_code'] == 18):
-        if pos + 26 > end: raise _Short('thread_id', 26, end - pos)
+        if pos + 26 > end: raise too_short('thread_id', 26, end - pos)
         v1, v2, v3, v4, v5, v6, v7, v8, v9, = _S18(buf, pos)
         pos += 26
         x10 = _E_LOAD_DUP_HANDLING.get(v9)
@@ -3345,28 +3346,28 @@ def e_query_event(buf, pos, end, ctx):
             if len(_E_LOAD_DUP_HANDLING) < CACHED: _E_LOAD_DUP_HANDLING[v9] = x10
         v9 = x10
     else:
-        if pos + 4 > end: raise _Short('thread_id', 4, end - pos)
+        if pos + 4 > end: raise too_short('thread_id', 4, end - pos)
         v13 = _S3(buf, pos)[0]
         pos += 4
         v11 = v13
         v1 = v11
-        if pos + 4 > end: raise _Short('exec_time', 4, end - pos)
+        if pos + 4 > end: raise too_short('exec_time', 4, end - pos)
         v16 = _S3(buf, pos)[0]
         pos += 4
         v14 = v16
         v2 = v14
-        if pos + 1 > end: raise _Short('db_len', 1, end - pos)
+        if pos + 1 > end: raise too_short('db_len', 1, end - pos)
         v19 = _S2(buf, pos)[0]
         pos += 1
         v17 = v19
         v3 = v17
-        if pos + 2 > end: raise _Short('error_code', 2, end - pos)
+        if pos + 2 > end: raise too_short('error_code', 2, end - pos)
         v22 = _S0(buf, pos)[0]
         pos += 2
         v20 = v22
         v4 = v20
         if (ctx['post_header_len'] > 11):
-            if pos + 2 > end: raise _Short('status_vars_len', 2, end - pos)
+            if pos + 2 > end: raise too_short('status_vars_len', 2, end - pos)
             v25 = _S0(buf, pos)[0]
             pos += 2
             v23 = v25
@@ -3374,7 +3375,7 @@ def e_query_event(buf, pos, end, ctx):
             v23 = None
         v5 = v23
         if (ctx['type_code'] == 18):
-            if pos + 4 > end: raise _Short('file_id', 4, end - pos)
+            if pos + 4 > end: raise too_short('file_id', 4, end - pos)
             v28 = _S3(buf, pos)[0]
             pos += 4
             v26 = v28
@@ -3382,7 +3383,7 @@ def e_query_event(buf, pos, end, ctx):
             v26 = None
         v6 = v26
         if (ctx['type_code'] == 18):
-            if pos + 4 > end: raise _Short('fn_pos_start', 4, end - pos)
+            if pos + 4 > end: raise too_short('fn_pos_start', 4, end - pos)
             v31 = _S3(buf, pos)[0]
             pos += 4
             v29 = v31
@@ -3390,7 +3391,7 @@ def e_query_event(buf, pos, end, ctx):
             v29 = None
         v7 = v29
         if (ctx['type_code'] == 18):
-            if pos + 4 > end: raise _Short('fn_pos_end', 4, end - pos)
+            if pos + 4 > end: raise too_short('fn_pos_end', 4, end - pos)
             v34 = _S3(buf, pos)[0]
             pos += 4
             v32 = v34
@@ -3398,7 +3399,7 @@ def e_query_event(buf, pos, end, ctx):
             v32 = None
         v8 = v32
         if (ctx['type_code'] == 18):
-            if pos + 1 > end: raise _Short('dup_handling', 1, end - pos)
+            if pos + 1 > end: raise too_short('dup_handling', 1, end - pos)
             v37 = _S2(buf, pos)[0]
             pos += 1
             x38 = _E_LOAD_DUP_HANDLING.get(v37)
@@ -3414,7 +3415,7 @@ def e_query_event(buf, pos, end, ctx):
     this['status_vars_len'] = v5
     if (ctx['post_header_len'] > (26 if (ctx['type_code'] == 18) else 13)):
         n41 = (ctx['post_header_len'] - (26 if (ctx['type_code'] == 18) else 13))
-        if n41 < 0 or pos + n41 > end: raise _Short('extra_post_header', n41, end - pos)
+        if n41 < 0 or pos + n41 > end: raise too_short('extra_post_header', n41, end - pos)
         v40 = buf[pos:pos + n41]
         pos += n41
         v39 = v40
@@ -3423,42 +3424,42 @@ def e_query_event(buf, pos, end, ctx):
     if (ctx['post_header_len'] > 11):
         e43 = end
         end = pos + this['status_vars_len']
-        if not pos <= end <= e43: raise _Short('status_vars', end - pos, e43 - pos)
+        if not pos <= end <= e43: raise too_short('status_vars', end - pos, e43 - pos)
         v45, pos = t_query_status_vars(buf, pos, end, this, ctx, col)
-        if pos != end: raise _Left('status_vars', end - pos)
+        if pos != end: raise left_over('status_vars', end - pos)
         end = e43
         v42 = v45
     else:
         v42 = None
     n48 = this['db_len']
-    if n48 < 0 or pos + n48 > end: raise _Short('db', n48, end - pos)
+    if n48 < 0 or pos + n48 > end: raise too_short('db', n48, end - pos)
     v47 = buf[pos:pos + n48]
     pos += n48
     v47 = v47.decode('utf-8', 'surrogateescape')
     v46 = v47
-    if pos + 1 > end: raise _Short('db_nul', 1, end - pos)
+    if pos + 1 > end: raise too_short('db_nul', 1, end - pos)
     v51 = _S2(buf, pos)[0]
     pos += 1
-    if v51 != 0: raise _Bad('db_nul', v51, 0)
+    if v51 != 0: raise not_expected('db_nul', v51, 0)
     v49 = v51
-    if pos + (end - pos) > end: raise _Short('query', (end - pos), end - pos)
+    if pos + (end - pos) > end: raise too_short('query', (end - pos), end - pos)
     v53 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v53 = v53.decode('utf-8', 'surrogateescape')
     v52 = v53
-    if pos != end: raise _Left('query_event', end - pos)
-    return _Rec({'thread_id': v1, 'exec_time': v2, 'db_len': v3, 'error_code': v4, 'status_vars_len': v5, 'file_id': v6, 'fn_pos_start': v7, 'fn_pos_end': v8, 'dup_handling': v9, 'extra_post_header': v39, 'status_vars': v42, 'db': v46, 'db_nul': v49, 'query': v52})
+    if pos != end: raise left_over('query_event', end - pos)
+    return Record({'thread_id': v1, 'exec_time': v2, 'db_len': v3, 'error_code': v4, 'status_vars_len': v5, 'file_id': v6, 'fn_pos_start': v7, 'fn_pos_end': v8, 'dup_handling': v9, 'extra_post_header': v39, 'status_vars': v42, 'db': v46, 'db_nul': v49, 'query': v52})
 
 
 def e_raw_event(buf, pos, end, ctx):
     """An event whose data is kept as raw bytes."""
     col = None
-    if pos + (end - pos) > end: raise _Short('data', (end - pos), end - pos)
+    if pos + (end - pos) > end: raise too_short('data', (end - pos), end - pos)
     v2 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v1 = v2
-    if pos != end: raise _Left('raw_event', end - pos)
-    return _Rec({'data': v1})
+    if pos != end: raise left_over('raw_event', end - pos)
+    return Record({'data': v1})
 
 
 def e_rows_compressed_event_v1(buf, pos, end, ctx):
@@ -3467,7 +3468,7 @@ def e_rows_compressed_event_v1(buf, pos, end, ctx):
     col = None
     v3, pos = t_rows_table_id(buf, pos, end, this, ctx, col)
     v1 = v3
-    if pos + 2 > end: raise _Short('flags', 2, end - pos)
+    if pos + 2 > end: raise too_short('flags', 2, end - pos)
     v6 = _S0(buf, pos)[0]
     pos += 2
     x7 = _F_ROWS_FLAGS.get(v6)
@@ -3480,12 +3481,12 @@ def e_rows_compressed_event_v1(buf, pos, end, ctx):
     v10, pos = t_rows_columns(buf, pos, end, this, ctx, col)
     v8 = v10
     this['columns'] = v8
-    if pos + (end - pos) > end: raise _Short('rows', (end - pos), end - pos)
+    if pos + (end - pos) > end: raise too_short('rows', (end - pos), end - pos)
     v12 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v11 = v12
-    if pos != end: raise _Left('rows_compressed_event_v1', end - pos)
-    return _Rec({'table_id': v1, 'flags': v4, 'columns': v8, 'rows': v11})
+    if pos != end: raise left_over('rows_compressed_event_v1', end - pos)
+    return Record({'table_id': v1, 'flags': v4, 'columns': v8, 'rows': v11})
 
 
 def e_rows_compressed_event_v2(buf, pos, end, ctx):
@@ -3494,7 +3495,7 @@ def e_rows_compressed_event_v2(buf, pos, end, ctx):
     col = None
     v3, pos = t_rows_table_id(buf, pos, end, this, ctx, col)
     v1 = v3
-    if pos + 4 > end: raise _Short('flags', 4, end - pos)
+    if pos + 4 > end: raise too_short('flags', 4, end - pos)
     v4, v5, = _S13(buf, pos)
     pos += 4
     x6 = _F_ROWS_FLAGS.get(v4)
@@ -3506,20 +3507,20 @@ def e_rows_compressed_event_v2(buf, pos, end, ctx):
     this['extra_data_len'] = v5
     e8 = end
     end = pos + (this['extra_data_len'] - 2)
-    if not pos <= end <= e8: raise _Short('extra_info', end - pos, e8 - pos)
+    if not pos <= end <= e8: raise too_short('extra_info', end - pos, e8 - pos)
     v10, pos = t_rows_extra_row_info_mariadb(buf, pos, end, this, ctx, col)
-    if pos != end: raise _Left('extra_info', end - pos)
+    if pos != end: raise left_over('extra_info', end - pos)
     end = e8
     v7 = v10
     v13, pos = t_rows_columns(buf, pos, end, this, ctx, col)
     v11 = v13
     this['columns'] = v11
-    if pos + (end - pos) > end: raise _Short('rows', (end - pos), end - pos)
+    if pos + (end - pos) > end: raise too_short('rows', (end - pos), end - pos)
     v15 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v14 = v15
-    if pos != end: raise _Left('rows_compressed_event_v2', end - pos)
-    return _Rec({'table_id': v1, 'flags': v4, 'extra_data_len': v5, 'extra_info': v7, 'columns': v11, 'rows': v14})
+    if pos != end: raise left_over('rows_compressed_event_v2', end - pos)
+    return Record({'table_id': v1, 'flags': v4, 'extra_data_len': v5, 'extra_info': v7, 'columns': v11, 'rows': v14})
 
 
 def e_rows_event_pre_ga(buf, pos, end, ctx):
@@ -3528,7 +3529,7 @@ def e_rows_event_pre_ga(buf, pos, end, ctx):
     col = None
     v3, pos = t_rows_table_id(buf, pos, end, this, ctx, col)
     v1 = v3
-    if pos + 2 > end: raise _Short('flags', 2, end - pos)
+    if pos + 2 > end: raise too_short('flags', 2, end - pos)
     v6 = _S0(buf, pos)[0]
     pos += 2
     x7 = _F_ROWS_FLAGS.get(v6)
@@ -3541,12 +3542,12 @@ def e_rows_event_pre_ga(buf, pos, end, ctx):
     v10, pos = t_rows_columns(buf, pos, end, this, ctx, col)
     v8 = v10
     this['columns'] = v8
-    if pos + (end - pos) > end: raise _Short('rows', (end - pos), end - pos)
+    if pos + (end - pos) > end: raise too_short('rows', (end - pos), end - pos)
     v12 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v11 = v12
-    if pos != end: raise _Left('rows_event_pre_ga', end - pos)
-    return _Rec({'table_id': v1, 'flags': v4, 'columns': v8, 'rows': v11})
+    if pos != end: raise left_over('rows_event_pre_ga', end - pos)
+    return Record({'table_id': v1, 'flags': v4, 'columns': v8, 'rows': v11})
 
 
 def e_rows_event_v1(buf, pos, end, ctx):
@@ -3555,7 +3556,7 @@ def e_rows_event_v1(buf, pos, end, ctx):
     col = None
     v3, pos = t_rows_table_id(buf, pos, end, this, ctx, col)
     v1 = v3
-    if pos + 2 > end: raise _Short('flags', 2, end - pos)
+    if pos + 2 > end: raise too_short('flags', 2, end - pos)
     v6 = _S0(buf, pos)[0]
     pos += 2
     x7 = _F_ROWS_FLAGS.get(v6)
@@ -3568,12 +3569,12 @@ def e_rows_event_v1(buf, pos, end, ctx):
     v10, pos = t_rows_columns(buf, pos, end, this, ctx, col)
     v8 = v10
     this['columns'] = v8
-    if pos + (end - pos) > end: raise _Short('rows', (end - pos), end - pos)
+    if pos + (end - pos) > end: raise too_short('rows', (end - pos), end - pos)
     v12 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v11 = v12
-    if pos != end: raise _Left('rows_event_v1', end - pos)
-    return _Rec({'table_id': v1, 'flags': v4, 'columns': v8, 'rows': v11})
+    if pos != end: raise left_over('rows_event_v1', end - pos)
+    return Record({'table_id': v1, 'flags': v4, 'columns': v8, 'rows': v11})
 
 
 def e_rows_event_v2(buf, pos, end, ctx):
@@ -3582,7 +3583,7 @@ def e_rows_event_v2(buf, pos, end, ctx):
     col = None
     v3, pos = t_rows_table_id(buf, pos, end, this, ctx, col)
     v1 = v3
-    if pos + 4 > end: raise _Short('flags', 4, end - pos)
+    if pos + 4 > end: raise too_short('flags', 4, end - pos)
     v4, v5, = _S13(buf, pos)
     pos += 4
     x6 = _F_ROWS_FLAGS.get(v4)
@@ -3594,20 +3595,20 @@ def e_rows_event_v2(buf, pos, end, ctx):
     this['extra_data_len'] = v5
     e8 = end
     end = pos + (this['extra_data_len'] - 2)
-    if not pos <= end <= e8: raise _Short('extra_info', end - pos, e8 - pos)
+    if not pos <= end <= e8: raise too_short('extra_info', end - pos, e8 - pos)
     v10, pos = t_rows_extra_row_info(buf, pos, end, this, ctx, col)
-    if pos != end: raise _Left('extra_info', end - pos)
+    if pos != end: raise left_over('extra_info', end - pos)
     end = e8
     v7 = v10
     v13, pos = t_rows_columns(buf, pos, end, this, ctx, col)
     v11 = v13
     this['columns'] = v11
-    if pos + (end - pos) > end: raise _Short('rows', (end - pos), end - pos)
+    if pos + (end - pos) > end: raise too_short('rows', (end - pos), end - pos)
     v15 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
     v14 = v15
-    if pos != end: raise _Left('rows_event_v2', end - pos)
-    return _Rec({'table_id': v1, 'flags': v4, 'extra_data_len': v5, 'extra_info': v7, 'columns': v11, 'rows': v14})
+    if pos != end: raise left_over('rows_event_v2', end - pos)
+    return Record({'table_id': v1, 'flags': v4, 'extra_data_len': v5, 'extra_info': v7, 'columns': v11, 'rows': v14})
 
 
 # event type code -> reader of its data

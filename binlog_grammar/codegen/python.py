@@ -2,13 +2,13 @@
 
 construct interprets a tree of objects for every value it parses; for row images, where a binlog
 spends nearly all its bytes, that costs more than the values themselves. This backend walks the
-same validated model as compiler.py and writes, for each named type reachable from `row_images`,
+same validated model as codegen.construct and writes, for each named type reachable from `row_images`,
 a function that reads it straight from the buffer:
 
     def t_value_date(buf, pos, end, up, ctx, col) -> (value, pos)
 
 with fixed-width integers read by precompiled `struct` formats, sizes and conditions from the
-same expressions (emitted by spec.expr.Emitter, so `this['x']`, `_parent`, `col`, `ctx.x` mean
+same expressions (emitted by lang.expr.Emitter, so `this['x']`, `_parent`, `col`, `ctx.x` mean
 what they mean in the construct structs), `as:` adapters and the two algorithm types called as in
 the construct path. Only parsing is generated: building stays with construct. A spec construct
 this backend does not know is an error at generation time, never a silent difference; and
@@ -55,11 +55,11 @@ class _Gen:
         src = E.Emitter(self.enums).emit(node)
         src = re.sub(r"rt\.ctx\(this, '(\w+)'\)", r"ctx['\1']", src.replace("rt.col(this)", "col"))
         # a column's metadata comes from the TABLE_MAP's bytes, which may not give it (None) or
-        # give another type's (a STRING column whose real type a damaged byte made BLOB): _meta
-        # (a number) and _metaf (a field of a metadata record) make that a FastPathError, where
+        # give another type's (a STRING column whose real type a damaged byte made BLOB):
+        # meta_number (a number) and meta_field (a field of a metadata record) make that a FastPathError, where
         # it is read, not a TypeError or KeyError of the expression that reads it
-        src = re.sub(r"col\['meta'\]\['(\w+)'\]", r"_metaf(col, '\1')", src)
-        return src.replace("col['meta']", "_meta(col)")
+        src = re.sub(r"col\['meta'\]\['(\w+)'\]", r"meta_field(col, '\1')", src)
+        return src.replace("col['meta']", "meta_number(col)")
 
     def fmt(self, code: str) -> str:
         if code not in self.formats:
@@ -101,7 +101,7 @@ class _Gen:
             body.append("    this = up")
             out = self.field(f, body, 1)
         if td.adapter:
-            body.append(f"    {out} = _ADAPT[{td.adapter!r}].decode({out}, col)")
+            body.append(f"    {out} = CHECKED_ADAPTERS[{td.adapter!r}].decode({out}, col)")
         lines = [f"def t_{name}(buf, pos, end, up, ctx, col):",
                  f'    """{" ".join(td.doc.split())}"""', *body, f"    return {out}, pos", ""]
         return "\n".join(lines)
@@ -142,12 +142,12 @@ class _Gen:
             if conds:  # one read when the context gives every field; else field by field
                 body.append(f"{pad}if {' and '.join(conds)}:")
                 inner = pad + "    "
-            body.append(f"{inner}if pos + {width} > end: raise _Short({run[0].id!r}, {width}, end - pos)")
+            body.append(f"{inner}if pos + {width} > end: raise too_short({run[0].id!r}, {width}, end - pos)")
             body.append(f"{inner}{', '.join(names)}, = {self.fmt(code)}(buf, pos)")
             body.append(f"{inner}pos += {width}")
             for f, v in zip(run, names):
                 if f.const is not None:
-                    body.append(f"{inner}if {v} != {f.const!r}: raise _Bad({f.id!r}, {v}, {f.const!r})")
+                    body.append(f"{inner}if {v} != {f.const!r}: raise not_expected({f.id!r}, {v}, {f.const!r})")
                 self.named_value(f, v, body, inner)
             if conds:
                 body.append(f"{pad}else:")
@@ -178,7 +178,7 @@ class _Gen:
 
     @staticmethod
     def record(items) -> str:
-        return "_Rec({" + ", ".join(f"{k!r}: {v}" for k, v in items if k[0] != "_") + "})"
+        return "Record({" + ", ".join(f"{k!r}: {v}" for k, v in items if k[0] != "_") + "})"
 
     def field(self, f: Field, body, ind) -> str:
         """Code that reads field f at `pos` (bounded by `end`) into a variable; returns its name."""
@@ -213,9 +213,9 @@ class _Gen:
         else:
             body.append(f"{pad}{outer} = end")
             body.append(f"{pad}end = pos + {self.cond(f.size)}")
-            body.append(f"{pad}if not pos <= end <= {outer}: raise _Short({f.id!r}, end - pos, {outer} - pos)")
+            body.append(f"{pad}if not pos <= end <= {outer}: raise too_short({f.id!r}, end - pos, {outer} - pos)")
         v = self.repeated(f, body, ind)
-        body.append(f"{pad}if pos != end: raise _Left({f.id!r}, end - pos)")
+        body.append(f"{pad}if pos != end: raise left_over({f.id!r}, end - pos)")
         body.append(f"{pad}end = {outer}")
         return v
 
@@ -236,14 +236,14 @@ class _Gen:
         else:
             count = "c" + i[1:]  # the count of loop i13 is c13
             body.append(f"{pad}{count} = {self.cond(f.repeat)}")
-            body.append(f"{pad}if {count} < 0: raise _Count({f.id!r}, {count})")
+            body.append(f"{pad}if {count} < 0: raise bad_count({f.id!r}, {count})")
             body.append(f"{pad}for {i} in range({count}):")
         body.append(f"{pad}    this['_index'] = {i}")
         body.append(f"{pad}    col = cols[{i}] if cols is not None and {i} < len(cols) else None")
         elem = self.content(f, body, ind + 1)
         body.append(f"{pad}    {lst}.append({elem})")
         if f.repeat == "eos":  # an element of no bytes would repeat forever (rt.RepeatEos)
-            body.append(f"{pad}    if pos == {at}: raise _Empty({f.id!r}, {i})")
+            body.append(f"{pad}    if pos == {at}: raise empty_element({f.id!r}, {i})")
             body.append(f"{pad}    {i} += 1")
         return lst
 
@@ -255,7 +255,7 @@ class _Gen:
             if f.terminator is not None:  # up to the terminator, which is read and dropped
                 at = self.tmp("n")
                 body.append(f"{pad}{at} = buf.find({bytes([f.terminator])!r}, pos, end)")
-                body.append(f"{pad}if {at} < 0: raise _NoTerm({f.id!r})")
+                body.append(f"{pad}if {at} < 0: raise no_terminator({f.id!r})")
                 body.append(f"{pad}{v} = buf[pos:{at}]")
                 body.append(f"{pad}pos = {at} + 1")
             else:
@@ -269,12 +269,12 @@ class _Gen:
                 # a size computed from the bytes (`length - 4`) may be negative: refused, as
                 # construct refuses it, never read backwards
                 neg = "" if f.size == "rest" or f.prefix is not None else f"{n} < 0 or "
-                body.append(f"{pad}if {neg}pos + {n} > end: raise _Short({f.id!r}, {n}, end - pos)")
+                body.append(f"{pad}if {neg}pos + {n} > end: raise too_short({f.id!r}, {n}, end - pos)")
                 body.append(f"{pad}{v} = buf[pos:pos + {n}]")
                 body.append(f"{pad}pos += {n}")
             if f.const is not None:
                 c = bytes(f.const) if isinstance(f.const, list) else f.const
-                body.append(f"{pad}if {v} != {c!r}: raise _Bad({f.id!r}, {v}, {c!r})")
+                body.append(f"{pad}if {v} != {c!r}: raise not_expected({f.id!r}, {v}, {c!r})")
             if t.kind == "str":
                 if f.pad is not None:
                     body.append(f"{pad}{v} = {v}.rstrip({bytes([f.pad])!r})")
@@ -283,18 +283,18 @@ class _Gen:
         if t.kind == "uintvar":
             n = self.tmp("n")
             body.append(f"{pad}{n} = {self.cond(f.size)}")
-            body.append(f"{pad}if {n} < 0 or pos + {n} > end: raise _Short({f.id!r}, {n}, end - pos)")
+            body.append(f"{pad}if {n} < 0 or pos + {n} > end: raise too_short({f.id!r}, {n}, end - pos)")
             body.append(f"{pad}{v} = int.from_bytes(buf[pos:pos + {n}], {'big' if t.endian == 'be' else 'little'!r})")
             body.append(f"{pad}pos += {n}")
             return v
         if t.kind == "bitmap":
             n = self.tmp("n")
             body.append(f"{pad}{n} = {self.cond(t.bits)}")
-            body.append(f"{pad}{v}, pos = _bitmap(buf, pos, end, {n}, {t.order == 'msb'}, {f.id!r})")
+            body.append(f"{pad}{v}, pos = read_bitmap(buf, pos, end, {n}, {t.order == 'msb'}, {f.id!r})")
             return v
         val = self.typed(t, f, body, ind)
         if f.const is not None:
-            body.append(f"{pad}if {val} != {f.const!r}: raise _Bad({f.id!r}, {val}, {f.const!r})")
+            body.append(f"{pad}if {val} != {f.const!r}: raise not_expected({f.id!r}, {val}, {f.const!r})")
         self.named_value(f, val, body, pad)
         return val
 
@@ -306,19 +306,19 @@ class _Gen:
             code = ("<" if t.endian == "le" else ">") + (
                 {4: "f", 8: "d"}[t.width] if k == "float" else _STRUCT.get((t.width, not t.signed), ""))
             if k == "int" and t.width not in (1, 2, 4, 8):
-                body.append(f"{pad}if pos + {t.width} > end: raise _Short({f.id!r}, {t.width}, end - pos)")
+                body.append(f"{pad}if pos + {t.width} > end: raise too_short({f.id!r}, {t.width}, end - pos)")
                 body.append(f"{pad}{v} = int.from_bytes(buf[pos:pos + {t.width}], "
                             f"{'big' if t.endian == 'be' else 'little'!r}, signed={t.signed})")
             else:
-                body.append(f"{pad}if pos + {t.width} > end: raise _Short({f.id!r}, {t.width}, end - pos)")
+                body.append(f"{pad}if pos + {t.width} > end: raise too_short({f.id!r}, {t.width}, end - pos)")
                 body.append(f"{pad}{v} = {self.fmt(code)}(buf, pos)[0]")
             body.append(f"{pad}pos += {t.width}")
             return v
         if k == "packed":
-            body.append(f"{pad}{v}, pos = _packed(buf, pos, end, {f.id!r})")
+            body.append(f"{pad}{v}, pos = read_packed(buf, pos, end, {f.id!r})")
             return v
         if k in ("sv_uint", "sv_sint"):
-            body.append(f"{pad}{v}, pos = _{k.replace('_', '')}(buf, pos, end, {f.id!r})")
+            body.append(f"{pad}{v}, pos = read_{k}(buf, pos, end, {f.id!r})")
             return v
         if k == "tlv":
             return self.tlv(t, f, body, ind)
@@ -329,10 +329,10 @@ class _Gen:
             p, s = self.tmp("p"), self.tmp("s")
             body.append(f"{pad}{p} = {self.cond(t.args['precision'])}")
             body.append(f"{pad}{s} = {self.cond(t.args['scale'])}")
-            body.append(f"{pad}{v}, pos = _decimal(buf, pos, end, {p}, {s}, {f.id!r})")
+            body.append(f"{pad}{v}, pos = read_decimal(buf, pos, end, {p}, {s}, {f.id!r})")
             return v
         if k == "json_binary":
-            body.append(f"{pad}{v} = _json(buf[pos:end])")
+            body.append(f"{pad}{v} = read_json(buf[pos:end])")
             body.append(f"{pad}pos = end")
             return v
         if k == "named":
@@ -359,7 +359,7 @@ class _Gen:
             fn = self.tmp("fn")
             if t.default is None:
                 body.append(f"{pad}{fn} = {table}.get({key})")
-                body.append(f"{pad}if {fn} is None: raise _NoCase({f.id!r}, {key})")
+                body.append(f"{pad}if {fn} is None: raise no_case({f.id!r}, {key})")
             else:
                 self.todo.append(t.default.name)
                 body.append(f"{pad}{fn} = {table}.get({key}, t_{t.default.name})")
@@ -376,7 +376,7 @@ class _Gen:
                 first = False
             body.append(f"{pad}else:")
             if t.default is None:
-                body.append(f"{pad}    raise _NoCase({f.id!r}, {key})")
+                body.append(f"{pad}    raise no_case({f.id!r}, {key})")
             else:
                 dv = self.typed(t.default, f, body, ind + 1)
                 body.append(f"{pad}    {v} = {dv}")
@@ -392,7 +392,7 @@ class _Gen:
         body.append(f"{pad}while True:")
         body.append(f"{pad}    if pos >= end:")
         if t.end != "eos":
-            body.append(f"{pad}        raise _Bad({f.id!r}, 'the end of the list', 'end mark {t.end}')")
+            body.append(f"{pad}        raise not_expected({f.id!r}, 'the end of the list', 'end mark {t.end}')")
         else:
             body.append(f"{pad}        break")
         tv = self.typed(t.tag, f, body, ind + 1)
@@ -410,24 +410,24 @@ class _Gen:
                 outer = self.tmp("e")
                 body.append(f"{p2}{outer} = end")
                 body.append(f"{p2}end = pos + {n}")
-                body.append(f"{p2}if not pos <= end <= {outer}: raise _Short({cf.id!r}, end - pos, {outer} - pos)")
+                body.append(f"{p2}if not pos <= end <= {outer}: raise too_short({cf.id!r}, end - pos, {outer} - pos)")
             cv = self.field(cf, body, ind + 2)
             if t.length is not None:
-                body.append(f"{p2}if pos != end: raise _Left({cf.id!r}, end - pos)")
+                body.append(f"{p2}if pos != end: raise left_over({cf.id!r}, end - pos)")
                 body.append(f"{p2}end = {outer}")
-            body.append(f"{p2}{lst}.append(_Rec(tag={named}, id={cf.id!r}, value={cv}))")
+            body.append(f"{p2}{lst}.append(Record(tag={named}, id={cf.id!r}, value={cv}))")
         body.append(f"{pad}    {'if True' if first else 'else'}:")
         p2 = pad + "        "
         if t.unknown == "error":
-            body.append(f"{p2}raise _NoCase({f.id!r}, {tag})")
+            body.append(f"{p2}raise no_case({f.id!r}, {tag})")
         elif t.unknown == "stop":  # the rest of the region, kept raw; the list ends
-            body.append(f"{p2}{lst}.append(_Rec(tag={named}, id=None, unknown=True, raw=buf[pos:end]))")
+            body.append(f"{p2}{lst}.append(Record(tag={named}, id=None, unknown=True, raw=buf[pos:end]))")
             body.append(f"{p2}pos = end")
             body.append(f"{p2}break")
         else:
             n = self.typed(t.length, f, body, ind + 2)
-            body.append(f"{p2}if pos + {n} > end: raise _Short({f.id!r}, {n}, end - pos)")
-            body.append(f"{p2}{lst}.append(_Rec(tag={named}, id=None, unknown=True, raw=buf[pos:pos + {n}]))")
+            body.append(f"{p2}if pos + {n} > end: raise too_short({f.id!r}, {n}, end - pos)")
+            body.append(f"{p2}{lst}.append(Record(tag={named}, id=None, unknown=True, raw=buf[pos:pos + {n}]))")
             body.append(f"{p2}pos += {n}")
         return lst
 
@@ -437,7 +437,7 @@ class _Gen:
         self.n = 0
         body = ["    this = {'_': {'_params': ctx}, '_params': ctx}", "    col = None"]
         items = self.struct_fields(ev.fields, body, 1)
-        body.append(f"    if pos != end: raise _Left({ev.layout!r}, end - pos)")
+        body.append(f"    if pos != end: raise left_over({ev.layout!r}, end - pos)")
         body.append(f"    return {self.record(items)}")
         return "\n".join([f"def e_{ev.layout}(buf, pos, end, ctx):",
                           f'    """{" ".join(ev.doc.split())}"""', *body, ""])
@@ -471,7 +471,7 @@ class _Gen:
         reader that passes `this` on keeps every key loaded anywhere), and a reader's `this`
         dict when nothing but those stores used it."""
         text = "\n".join(sources)
-        loads = set(re.findall(r"(?<!ctx)(?<!_ADAPT)\['(\w+)'\](?! = )", text)) | set(re.findall(r"\.get\('(\w+)'", text))
+        loads = set(re.findall(r"(?<!ctx)(?<!ADAPTERS)\['(\w+)'\](?! = )", text)) | set(re.findall(r"\.get\('(\w+)'", text))
         store = re.compile(r"^\s*this\['(\w+)'\] = \w+$")
         out = []
         for src in sources:
@@ -505,9 +505,10 @@ class _Gen:
             "import struct", "",
             "from binlog_grammar.runtime import construct as rt  # noqa: F401",
             "from binlog_grammar.generated import enums  # noqa: F401",
-            "from binlog_grammar.runtime.fast import (_ADAPT, _Bad, _Count, _Empty, _Left, _NoCase, _NoTerm, _Rec,  # noqa: F401",
-            "                                   _Short, _bitmap, _decimal, _json, _meta, _metaf, _packed,",
-            "                                   _svsint, _svuint)", "",
+            "from binlog_grammar.runtime.fast import (CHECKED_ADAPTERS, Record, bad_count, empty_element,  # noqa: F401",
+            "                                         left_over, meta_field, meta_number, no_case, no_terminator,",
+            "                                         not_expected, read_bitmap, read_decimal, read_json, read_packed,",
+            "                                         read_sv_sint, read_sv_uint, too_short)", "",
             fmts, "", "CACHED = 4096  # values kept per enum or flags set",
             *(f"{c} = {{}}" for c in sorted(self.caches)), "", "", funcs, "", tables, "", "", events, "", "# event type code -> reader of its data",
             codes, "",

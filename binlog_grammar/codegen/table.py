@@ -4,7 +4,7 @@ columns, compiled once per TABLE_MAP (and per shape of the event's column bitmap
 With the columns known, nearly everything in the row-image specs is a constant: which layout each
 column has (`column_value` switches on `col.type`), its sizes (`col.meta`), signedness, the number
 of NULL bits, which image holds which columns. This module walks the same validated model as
-compiler.py and fastgen.py, evaluates every expression it can with those constants, and writes one
+codegen.construct and codegen.python, evaluates every expression it can with those constants, and writes one
 Python function for the table in which only what truly varies from row to row remains: NULL bits,
 lengths, the values. Switches with a known key keep only their case; arrays of a known length are
 unrolled; named types are inlined; `as:` adapters and the two algorithm types are called as in the
@@ -16,8 +16,10 @@ from __future__ import annotations
 import itertools
 import struct
 
-from ..runtime import construct as rt
 from ..lang import expr as E
+from ..runtime import construct as rt
+from ..runtime import fast as fastrt
+from ..runtime.bitmaps import bits_of_int
 from ..lang.model import Field, TypeSpec
 
 UNROLL = 1024  # arrays of a known length up to this are unrolled
@@ -43,9 +45,7 @@ class _Spec:
         self.consts = []
         self.n = itertools.count()
         self.lines = []
-        from ..runtime.fast import _ADAPT
-
-        self._adapters = _ADAPT  # adapters whose refusals are FastPathError (fastrt._Checked)
+        self._adapters = fastrt.CHECKED_ADAPTERS  # adapters whose refusals are FastPathError
         self.items = {}  # list variable of an unrolled array -> the code of each element
         self.images = False  # the "images" form (see reader)
 
@@ -61,7 +61,7 @@ class _Spec:
 
     def code(self, pv) -> str:
         if pv[0] == "b":  # a bitmap read as an int: the Bits value, made where it is used whole
-            return f"_bits({pv[1]}, {pv[2]})"
+            return f"bits_of_int({pv[1]}, {pv[2]})"
         return self.k(pv[1]) if pv[0] == "c" else pv[1]
 
     def whole(self, pv, bits_ok):
@@ -141,11 +141,11 @@ class _Spec:
             a, b = self.pe(node[2], sc), self.pe(node[3], sc)
             op = node[1]
             if a[0] == "c" and b[0] == "c":
-                return ("c", E._apply_bin(op, a[1], b[1]))
+                return ("c", E.apply_bin(op, a[1], b[1]))
             if op in ("<", "<=", ">", ">=") and any(x[0] == "c" and isinstance(x[1], rt.Version)
                                                     for x in (a, b)):
                 return ("r", f"rt.vcmp({op!r}, {self.code(a)}, {self.code(b)})")
-            return ("r", f"({self.code(a)} {E._PY_BIN[op]} {self.code(b)})")
+            return ("r", f"({self.code(a)} {E.PY_BIN[op]} {self.code(b)})")
         if kind == "bool":
             a = self.pe(node[2], sc)
             if a[0] == "c":
@@ -234,9 +234,9 @@ class _Spec:
         outer = self.var("e")
         self.emit(ind, f"{outer} = end")
         self.emit(ind, f"end = pos + {n}")
-        self.emit(ind, f"if not pos <= end <= {outer}: raise _Short({f.id!r}, end - pos, {outer} - pos)")
+        self.emit(ind, f"if not pos <= end <= {outer}: raise too_short({f.id!r}, end - pos, {outer} - pos)")
         v = self.repeated(f, sc, ind)
-        self.emit(ind, f"if pos != end: raise _Left({f.id!r}, end - pos)")
+        self.emit(ind, f"if pos != end: raise left_over({f.id!r}, end - pos)")
         self.emit(ind, f"end = {outer}")
         return v
 
@@ -273,7 +273,7 @@ class _Spec:
         sc.col, sc.index = saved, None
         self.emit(ind + 1, f"{out}.append({self.code(elem)})")
         # an element of no bytes would repeat forever (rt.RepeatEos)
-        self.emit(ind + 1, f"if pos == {at}: raise _Empty({f.id!r}, {i})")
+        self.emit(ind + 1, f"if pos == {at}: raise empty_element({f.id!r}, {i})")
         self.emit(ind + 1, f"{i} += 1")
         return ("r", out)
 
@@ -287,7 +287,7 @@ class _Spec:
             nv = self.var("n")
             self.emit(ind, f"{nv} = {n}")
             neg = "" if f.size == "rest" else f"{nv} < 0 or "  # a size computed from the bytes
-            self.emit(ind, f"if {neg}pos + {nv} > end: raise _Short({f.id!r}, {nv}, end - pos)")
+            self.emit(ind, f"if {neg}pos + {nv} > end: raise too_short({f.id!r}, {nv}, end - pos)")
             self.emit(ind, f"{out} = buf[pos:pos + {nv}]")
             self.emit(ind, f"pos += {nv}")
             if t.kind == "str":
@@ -297,7 +297,7 @@ class _Spec:
             n = self.const(f.size, sc, f"size of {f.id}")
             if n == 0:
                 return ("c", 0)
-            self.emit(ind, f"if pos + {n} > end: raise _Short({f.id!r}, {n}, end - pos)")
+            self.emit(ind, f"if pos + {n} > end: raise too_short({f.id!r}, {n}, end - pos)")
             if n == 1:
                 self.emit(ind, f"{out} = buf[pos]")
             elif n in (2, 4, 8):
@@ -312,19 +312,19 @@ class _Spec:
             nv = self.pe(t.bits, sc)
             if nv[0] == "c" and t.order == "lsb" and 0 < nv[1] <= 64:
                 size = (nv[1] + 7) >> 3  # read as an int; bits are tested in it
-                self.emit(ind, f"if pos + {size} > end: raise _Short({f.id!r}, {size}, end - pos)")
+                self.emit(ind, f"if pos + {size} > end: raise too_short({f.id!r}, {size}, end - pos)")
                 self.emit(ind, f"{out} = buf[pos]" if size == 1 else
                           f"{out} = int.from_bytes(buf[pos:pos + {size}], 'little')")
                 self.emit(ind, f"pos += {size}")
                 return ("b", out, nv[1])
             n = self.code(nv)
-            self.emit(ind, f"{out}, pos = _bitmap(buf, pos, end, {n}, {t.order == 'msb'}, {f.id!r})")
+            self.emit(ind, f"{out}, pos = read_bitmap(buf, pos, end, {n}, {t.order == 'msb'}, {f.id!r})")
             return ("r", out)
         v = self.typed(t, f, sc, ind)
         if f.const is not None or f.enum or f.flags:
             v = self.whole(v, False)
         if f.const is not None:
-            self.emit(ind, f"if {self.code(v)} != {f.const!r}: raise _Bad({f.id!r}, {self.code(v)}, {f.const!r})")
+            self.emit(ind, f"if {self.code(v)} != {f.const!r}: raise not_expected({f.id!r}, {self.code(v)}, {f.const!r})")
         if f.enum:
             self.emit(ind, f"{out} = rt.EnumValue({self.code(v)}, enums.{f.enum.upper()}.get({self.code(v)}))")
             return ("r", out)
@@ -338,7 +338,7 @@ class _Spec:
         out = self.var()
         if k in ("int", "float"):
             order = "big" if t.endian == "be" else "little"
-            self.emit(ind, f"if pos + {t.width} > end: raise _Short({f.id!r}, {t.width}, end - pos)")
+            self.emit(ind, f"if pos + {t.width} > end: raise too_short({f.id!r}, {t.width}, end - pos)")
             fmt = {(1, False): "B", (1, True): "b", (2, False): "H", (2, True): "h", (4, False): "I",
                    (4, True): "i", (8, False): "Q", (8, True): "q"}.get((t.width, t.signed))
             if k == "float":
@@ -351,17 +351,17 @@ class _Spec:
             self.emit(ind, f"pos += {t.width}")
             return ("r", out)
         if k == "packed":
-            self.emit(ind, f"{out}, pos = _packed(buf, pos, end, {f.id!r})")
+            self.emit(ind, f"{out}, pos = read_packed(buf, pos, end, {f.id!r})")
             return ("r", out)
         if k == "empty":
             return ("c", None)
         if k == "decimal":
             p = self.int_code(t.args["precision"], sc, "precision")
             s = self.int_code(t.args["scale"], sc, "scale")
-            self.emit(ind, f"{out}, pos = _decimal(buf, pos, end, {p}, {s}, {f.id!r})")
+            self.emit(ind, f"{out}, pos = read_decimal(buf, pos, end, {p}, {s}, {f.id!r})")
             return ("r", out)
         if k == "json_binary":
-            self.emit(ind, f"{out} = _json(buf[pos:end])")
+            self.emit(ind, f"{out} = read_json(buf[pos:end])")
             self.emit(ind, "pos = end")
             return ("r", out)
         if k == "switch":
@@ -386,7 +386,7 @@ class _Spec:
                 first = False
             self.emit(ind, "else:")
             if t.default is None:
-                self.emit(ind + 1, f"raise _NoCase({f.id!r}, {kv})")
+                self.emit(ind + 1, f"raise no_case({f.id!r}, {kv})")
             else:
                 dv = self.typed(t.default, f, sc, ind + 1)
                 self.emit(ind + 1, f"{out} = {self.code(dv)}")
@@ -402,7 +402,7 @@ class _Spec:
     def record(self, sub, fields, ind, plain=False):
         out = self.var("r")
         items = ", ".join(f"{fd.id!r}: {self.code(sub.values[fd.id])}" for fd in fields)
-        self.emit(ind, f"{out} = {{{items}}}" if plain else f"{out} = _Rec({{{items}}})")
+        self.emit(ind, f"{out} = {{{items}}}" if plain else f"{out} = Record({{{items}}})")
         return ("r", out)
 
     def named(self, name, f, sc, ind):
@@ -501,17 +501,16 @@ def reader(columns, images, type_code, json_columns, cache=None, form="parsed"):
     except Exception:  # noqa: BLE001 - columns the specs cannot specialise (missing metadata, ...)
         _CACHE[key] = None  # go to the generic readers, which report bad bytes precisely
         return None
-    ret = result if gen.images else f"_Rec({{{top.type.fields[0].id!r}: {result}}})"
+    ret = result if gen.images else f"Record({{{top.type.fields[0].id!r}: {result}}})"
     src = "\n".join(["def read(buf, ctx, K=K):", "    pos, end = 0, len(buf)", *body,
                      f"    return {ret}", ""])
-    from ..runtime import fast as fastrt
     from ..generated import enums
     from ..generated import fast as F
 
-    env = {"rt": rt, "enums": enums, "F": F, "K": gen.consts,
-           **{n: getattr(fastrt, n) for n in ("_ADAPT", "_Bad", "_Empty", "_Left", "_NoCase", "_Rec",
-                                              "_Short", "_bitmap", "_bits", "_decimal", "_json",
-                                              "_packed")}}
+    env = {"rt": rt, "enums": enums, "F": F, "K": gen.consts, "bits_of_int": bits_of_int,
+           **{n: getattr(fastrt, n) for n in ("Record", "empty_element", "left_over", "no_case",
+                                              "not_expected", "read_bitmap", "read_decimal",
+                                              "read_json", "read_packed", "too_short")}}
     exec(compile(src, f"<row images of {len(columns)} columns>", "exec"), env)  # noqa: S102
     run = env["read"]  # run(buf, ctx); K, its constants, is bound as a default
     run.source = src

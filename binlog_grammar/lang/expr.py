@@ -7,9 +7,10 @@ strategies). Nothing here calls `eval`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ..errors import SpecError
+from ..runtime.functions import CALLS
+from ..runtime.versions import Version, parse_version_literal, version_compare  # noqa: F401
 
 FUNCTIONS = {  # name -> number of arguments
     "len": 1,
@@ -37,22 +38,6 @@ _TOKEN = re.compile(
 )
 
 KEYWORDS = {"and", "or", "not", "null", "true", "false"}
-
-
-@dataclass(frozen=True)
-class Version:
-    """A server version: its line (mysql or mariadb) and its number."""
-
-    flavor: str
-    number: tuple
-
-    def __str__(self):
-        return f"{self.flavor}-{'.'.join(map(str, self.number))}"
-
-
-def parse_version_literal(text: str) -> Version:
-    flavor, _, num = text.partition("-")
-    return Version(flavor, tuple(int(p) for p in num.split(".")))
 
 
 def tokenize(src: str):
@@ -338,16 +323,19 @@ def constant_value(node, enums):
         return enums[node[1]][node[2]]
     if kind == "un" and node[1] == "-":
         return -constant_value(node[2], enums)
-    if kind == "bin" and node[1] in _PY_BIN:
-        return _apply_bin(node[1], constant_value(node[2], enums), constant_value(node[3], enums))
+    if kind == "bin" and node[1] in PY_BIN:
+        return apply_bin(node[1], constant_value(node[2], enums), constant_value(node[3], enums))
     raise SyntaxError("a case key must be a constant (a number or enum::MEMBER)")
 
 
-_PY_BIN = {"+": "+", "-": "-", "*": "*", "/": "//", "%": "%", "<<": "<<", ">>": ">>", "&": "&",
+# spec operator -> Python operator (integer division for `/`)
+PY_BIN = {"+": "+", "-": "-", "*": "*", "/": "//", "%": "%", "<<": "<<", ">>": ">>", "&": "&",
            "|": "|", "^": "^", "==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 
 
-def _apply_bin(op, a, b):
+def apply_bin(op, a, b):
+    """The value of `a op b` for a binary operator of the language: versions compare within their
+    line, a comparison with null is false, and arithmetic on null is an error."""
     if op in ("==", "!="):
         return (a == b) if op == "==" else (a != b)
     if op in ("<", "<=", ">", ">="):
@@ -363,14 +351,6 @@ def _apply_bin(op, a, b):
         "%": lambda: a % b, "<<": lambda: a << b, ">>": lambda: a >> b, "&": lambda: a & b,
         "|": lambda: a | b, "^": lambda: a ^ b,
     }[op]()
-
-
-def version_compare(op, a, b):
-    """Versions compare only within one line (mysql or mariadb); across lines every comparison is false."""
-    if not isinstance(a, Version) or not isinstance(b, Version) or a.flavor != b.flavor:
-        return op == "!="
-    x, y = a.number, b.number
-    return {"<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y, "==": x == y, "!=": x != y}[op]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -436,7 +416,7 @@ class Emitter:
                                                    or node[2] == ("ctx", "server")
                                                    or node[3] == ("ctx", "server")):
                 return f"rt.vcmp({op!r}, {a}, {b})"
-            return f"({a} {_PY_BIN[op]} {b})"
+            return f"({a} {PY_BIN[op]} {b})"
         if kind == "bool":
             return f"({self.emit(node[2])} {node[1]} {self.emit(node[3])})"
         if kind == "not":
@@ -500,8 +480,6 @@ class Env:
 
 
 def evaluate(node, env: Env, enums, underscore=None):
-    from ..runtime import construct as rt
-
     def ev(n):
         return evaluate(n, env, enums, underscore)
 
@@ -509,7 +487,7 @@ def evaluate(node, env: Env, enums, underscore=None):
     if kind in ("num", "str", "lit"):
         return node[1]
     if kind == "ver":
-        return rt.Version(node[1].flavor, node[1].number)
+        return Version(node[1].flavor, node[1].number)
     if kind == "enum":
         return enums[node[1]][node[2]]
     if kind == "name":
@@ -548,17 +526,9 @@ def evaluate(node, env: Env, enums, underscore=None):
         f, args = node[1], node[2]
         if f == "sizeof":
             return env.sizeof(args[0][1])
-        vals = [ev(a) for a in args]
-        if f == "min":
-            return min(vals)
-        if f == "max":
-            return max(vals)
-        if f == "abs":
-            return abs(vals[0])
-        return {"len": rt.length, "popcount": rt.popcount, "version": rt.version,
-                "tlv": rt.tlv_value, "matches": rt.matches, "rank": rt.rank}[f](*vals)
+        return CALLS[f](*[ev(a) for a in args])
     if kind == "bin":
-        return _apply_bin(node[1], ev(node[2]), ev(node[3]))
+        return apply_bin(node[1], ev(node[2]), ev(node[3]))
     if kind == "bool":
         a = ev(node[2])
         if node[1] == "and":

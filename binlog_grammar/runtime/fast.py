@@ -1,13 +1,16 @@
-"""The few helpers generated/fast.py calls (see fastgen.py): records, bounds errors, bitmaps,
-packed integers, and the two algorithm types."""
+"""The few helpers the fast readers call (generated/fast.py, written by codegen.python, and the
+per-table readers of codegen.table): records, the errors of bytes they cannot read, a column's
+metadata, bitmaps, packed and serialization-library integers (their byte forms are runtime.ints
+and runtime.bitmaps, as for construct), the `as:` adapters, and the two algorithm types."""
 from __future__ import annotations
 
 import struct
 
+from .bitmaps import bits_at
 from .decimal import decimal_size, decode_decimal
+from .ints import packed_size, packed_value, sv_sint_of, sv_uint_size, sv_uint_value
 from .jsonb import JsonBinaryError, decode_json_binary
 from .values import ADAPTERS, codec_of
-from .construct import Bits, sv_sint_of, sv_uint_size, sv_uint_value
 
 
 class FastPathError(ValueError):
@@ -22,31 +25,33 @@ class FastPathError(ValueError):
 FAST_ERRORS = (FastPathError,)
 
 
-def _Short(field, need, have):
+# the errors a reader raises, each naming the field whose bytes it cannot read
+
+def too_short(field, need, have):
     return FastPathError(f"field {field}: needs {need} bytes, {have} left")
 
 
-def _Left(field, n):
+def left_over(field, n):
     return FastPathError(f"field {field}: {n} byte(s) left over in its region")
 
 
-def _NoTerm(field):
+def no_terminator(field):
     return FastPathError(f"field {field}: no terminator before the end of its region")
 
 
-def _Bad(field, got, want):
+def not_expected(field, got, want):
     return FastPathError(f"field {field}: {got!r} is not {want!r}")
 
 
-def _NoCase(field, key):
+def no_case(field, key):
     return FastPathError(f"field {field}: no case for {key!r}")
 
 
-def _Count(field, n):
+def bad_count(field, n):
     return FastPathError(f"field {field}: {n} elements")
 
 
-def _meta(col):
+def meta_number(col):
     """A column's metadata number (a length, a size, an fsp), from its TABLE_MAP_EVENT, which may
     give none (None) or, damaged, another type's record."""
     meta = col["meta"]
@@ -56,7 +61,7 @@ def _meta(col):
     return meta
 
 
-def _metaf(col, key):
+def meta_field(col, key):
     """A field of a column's metadata record (precision, max_length, real type, ...)."""
     meta = col["meta"]
     if not isinstance(meta, dict) or key not in meta:
@@ -65,7 +70,7 @@ def _metaf(col, key):
     return meta[key]
 
 
-def _Empty(field, i):
+def empty_element(field, i):
     return FastPathError(f"field {field}: element {i} is 0 bytes long, so the elements never end")
 
 
@@ -113,10 +118,10 @@ class _Checked:
 _NEVER_REFUSE = {"year", "date", "datetime", "time", "enum", "set", "geometry", "json", "vector"}
 _TOTAL_CODECS = {None, "utf-8", "cp1252", "ascii"}
 
-_ADAPT = {name: _Checked(a) for name, a in ADAPTERS.items()}
+CHECKED_ADAPTERS = {name: _Checked(a) for name, a in ADAPTERS.items()}
 
 
-def _json(data):
+def read_json(data):
     """A MySQL binary JSON document (jsonb.py); a document it refuses is FastPathError."""
     try:
         return decode_json_binary(data)
@@ -124,7 +129,7 @@ def _json(data):
         raise FastPathError(f"JSON document: {e}") from None
 
 
-class _Rec(dict):
+class Record(dict):
     """A parsed struct: a dict whose keys are also attributes (like construct's Container)."""
 
     __slots__ = ()
@@ -139,75 +144,48 @@ class _Rec(dict):
         self[name] = value
 
 
-_LSB = [tuple(bool(b >> i & 1) for i in range(8)) for b in range(256)]
-
-
-def _bitmap(buf, pos, end, n, msb, field):
+def read_bitmap(buf, pos, end, n, msb, field):
+    """A bitmap of n bits (runtime.bitmaps) -> (Bits, pos after it)."""
     size = (n + 7) >> 3
     if n < 0 or pos + size > end:
-        raise _Short(field, size, end - pos)
-    if size == 1 and not msb:  # most tables: the NULL bits of up to 8 columns
-        byte = buf[pos]
-        bits = Bits(_LSB[byte][:n])
-        bits.pad = byte >> n if n & 7 else 0
-        return bits, pos + 1
-    if not msb:
-        bits = Bits()
-        for byte in buf[pos:pos + size]:
-            bits.extend(_LSB[byte])
-        del bits[n:]
-        bits.pad = buf[pos + size - 1] >> (n & 7) if n & 7 else 0
-        return bits, pos + size
-    v = int.from_bytes(buf[pos:pos + size], "big" if msb else "little")
-    if msb:
-        total = size * 8
-        bits = Bits(bool(v >> (total - 1 - i) & 1) for i in range(n))
-        bits.pad = v & ((1 << (total - n)) - 1)
-    else:
-        bits = Bits(bool(v >> i & 1) for i in range(n))
-        bits.pad = v >> n
-    return bits, pos + size
+        raise too_short(field, size, end - pos)
+    return bits_at(buf, pos, n, msb), pos + size
 
 
-def _bits(value: int, n: int) -> Bits:
-    """The Bits of an LSB-first bitmap of n bits read as one little-endian int."""
-    bits = Bits(bool(value >> i & 1) for i in range(n))
-    bits.pad = value >> n
-    return bits
-
-
-def _packed(buf, pos, end, field):
+def read_packed(buf, pos, end, field):
+    """A packed integer (runtime.ints) -> (value, pos after it)."""
     if pos >= end:
-        raise _Short(field, 1, 0)
+        raise too_short(field, 1, 0)
     b = buf[pos]
     if b < 0xFB:
         return b, pos + 1
-    n = {0xFC: 2, 0xFD: 3, 0xFE: 8}.get(b)
-    if n is None or pos + 1 + n > end:
+    n = packed_size(b)
+    if not n or pos + n > end:
         raise FastPathError(f"field {field}: bad length-encoded integer")
-    return int.from_bytes(buf[pos + 1:pos + 1 + n], "little"), pos + 1 + n
+    return packed_value(buf[pos:pos + n]), pos + n
 
 
-def _decimal(buf, pos, end, precision, scale, field):
+def read_decimal(buf, pos, end, precision, scale, field):
     try:  # a precision and scale (from a TABLE_MAP's bytes), or digits, a DECIMAL cannot hold
         n = decimal_size(precision, scale)
         if pos + n > end:
-            raise _Short(field, n, end - pos)
+            raise too_short(field, n, end - pos)
         return decode_decimal(buf[pos:pos + n], precision, scale), pos + n
     except ValueError as e:
         raise FastPathError(f"field {field}: {e}") from None
 
 
-def _svuint(buf, pos, end, field):
-    """rt.SvUint, from a buffer."""
+def read_sv_uint(buf, pos, end, field):
+    """A serialization-library unsigned integer (runtime.ints, rt.SvUint) -> (value, pos after it)."""
     if pos >= end:
-        raise _Short(field, 1, 0)
+        raise too_short(field, 1, 0)
     n = sv_uint_size(buf[pos])
     if pos + n > end:
-        raise _Short(field, n, end - pos)
+        raise too_short(field, n, end - pos)
     return sv_uint_value(buf[pos:pos + n]), pos + n
 
 
-def _svsint(buf, pos, end, field):
-    u, pos = _svuint(buf, pos, end, field)
+def read_sv_sint(buf, pos, end, field):
+    """Its signed form (rt.SvSint) -> (value, pos after it)."""
+    u, pos = read_sv_uint(buf, pos, end, field)
     return sv_sint_of(u), pos

@@ -3,7 +3,7 @@
 `record(con, data, **ctx)` parses `data` with `con` and returns the parsed value and a tree of
 spans: for every named field, the stream offsets before and after it. Nothing here knows a
 layout: the recorder walks the struct the compiler generated (Struct.subcons; Renamed -> subcon;
-nested Struct; the wrappers of binlog_grammar/runtime/construct.py and construct's Rebuild, Array,
+nested Struct; the wrappers that runtime.construct names and construct's Rebuild, Array,
 RepeatUntil, Switch), parsing exactly as construct does, and treats every other construct as a
 leaf that it lets parse itself. Offsets inside a sized region (rt.Sized, a TLV value with a
 length) are translated back to offsets in the whole input.
@@ -155,7 +155,7 @@ class _Rec:
         size = con.region_size(stream, context, path)
         region, region_base = self._region(stream, size, path, base)
         obj = self._in_region(con.subcon, region, region_base, context, path, out)
-        rt._check_consumed(region, path, f"a {size}-byte region")
+        rt.check_consumed(region, path, f"a {size}-byte region")
         return obj
 
     def _tlv(self, con, stream, context, path, base, out):
@@ -216,7 +216,7 @@ class _Rec:
                 region, region_base = self._region(stream, n, subpath, base)
                 vspan.start = region_base
                 value = self._in_region(sub, region, region_base, context, subpath, vspan.children)
-                rt._check_consumed(region, subpath, f"the {n}-byte value of {ident}")
+                rt.check_consumed(region, subpath, f"the {n}-byte value of {ident}")
                 vspan.end = region_base + n
             vspan.value = value
             entry = Container(tag=con._name_tag(tag), id=ident, value=value)

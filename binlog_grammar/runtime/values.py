@@ -331,7 +331,7 @@ class Time(_Adapter):
                 "second": int(m[4]), "microsecond": _us(m[5])}
 
 
-def _binary_char_length(col):
+def binary_char_length(col):
     """BINARY(n): the server logs the value without its trailing 0x00 pad; n is its full length."""
     if col is None or col.get("type_name") != "STRING" or col.get("charset") != "binary":
         return None
@@ -344,7 +344,7 @@ class Text(_Adapter):
 
     def bind(self, col):
         codec = codec_of(col)
-        if codec is None and _binary_char_length(col) is None:
+        if codec is None and binary_char_length(col) is None:
             return lambda obj: bytes(obj["data"])
         if codec is not None:
             errors = errors_of(codec)
@@ -359,7 +359,7 @@ class Text(_Adapter):
         data = obj["data"]
         codec = codec_of(col)
         if codec is None:
-            pad_to = _binary_char_length(col)
+            pad_to = binary_char_length(col)
             if pad_to is not None and len(data) < pad_to:
                 return bytes(data) + b"\0" * (pad_to - len(data))
             return bytes(data)
@@ -370,7 +370,7 @@ class Text(_Adapter):
             codec = codec_of(col) or "utf-8"
             return {"data": value.encode(codec, errors_of(codec))}
         if isinstance(value, (bytes, bytearray)):
-            if _binary_char_length(col) is not None:
+            if binary_char_length(col) is not None:
                 value = bytes(value).rstrip(b"\0")
             return {"data": bytes(value)}
         self._bad(value)

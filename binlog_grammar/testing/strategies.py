@@ -429,9 +429,9 @@ def _adapter_value(adapter, col):
     if adapter in ("text", "compressed_text"):
         limit = _max_bytes(col)
         if col.charset in (None, "binary"):
-            from ..runtime.values import _binary_char_length
+            from ..runtime.values import binary_char_length
 
-            pad_to = _binary_char_length(col)
+            pad_to = binary_char_length(col)
             if pad_to is not None:  # BINARY(n): the value is n bytes, logged without trailing 0x00
                 return st.binary(max_size=min(pad_to, 40)).map(
                     lambda b: b.rstrip(b"\0").ljust(pad_to, b"\0"))
