@@ -8,7 +8,7 @@ layouts are all in specs/. Every class builds as well as it parses. They live by
 - runtime.regions: sized regions, repetition to a region's end, conditions, TLV lists;
 - runtime.functions and runtime.versions: the functions expressions call and server versions;
 - here: the expression helpers that read the parse context (remaining, ctx, col, sizeof), the
-  `as:` adapters of column values, and the two algorithm types (decimal.py, jsonb.py).
+  `as:` adapters of column values, and the two algorithm types (decimal.py, jsonb/).
 """
 from __future__ import annotations
 

@@ -122,7 +122,7 @@ CHECKED_ADAPTERS = {name: _Checked(a) for name, a in ADAPTERS.items()}
 
 
 def read_json(data):
-    """A MySQL binary JSON document (jsonb.py); a document it refuses is FastPathError."""
+    """A MySQL binary JSON document (runtime.jsonb); a document it refuses is FastPathError."""
     try:
         return decode_json_binary(data)
     except (JsonBinaryError, IndexError, struct.error, RecursionError) as e:

@@ -1,64 +1,24 @@
-"""MySQL's binary JSON (the storage format of JSON columns), as a construct class that parses and
-builds, plus the text MySQL prints for a JSON value and the partial-update diffs of
-PARTIAL_UPDATE_ROWS_EVENT.
+"""MySQL's binary JSON document <-> the Python value: the value type codes, reading a document
+by its offsets, writing what MySQL's serializer writes, and JsonBinary, the construct class of the
+spec type `json_binary`. The layout and the Python values are described in runtime/jsonb/__init__.py.
 
-doc-ref: sql-common/json_binary.h (the format), sql-common/json_binary.cc (serialize, parse_binary),
-sql-common/json_dom.cc (Json_wrapper::to_string, Json_decimal, Json_datetime), sql/json_diff.cc
-(apply_json_diffs), strings/dtoa.cc (my_gcvt), mysys/base64.cc (mysql-server; 5.7 has them under sql/).
-
-Layout (all integers little-endian)::
-
-    document  := type value                 (0 bytes: the JSON null literal)
-    type      := 0x00 small object | 0x01 large object | 0x02 small array | 0x03 large array
-               | 0x04 literal | 0x05 int16 | 0x06 uint16 | 0x07 int32 | 0x08 uint32
-               | 0x09 int64 | 0x0A uint64 | 0x0B double | 0x0C string | 0x0F opaque
-    object    := count size key-entry{count} value-entry{count} key* value*
-    array     := count size value-entry{count} value*
-    count, size, offset := uint16 in the small format, uint32 in the large one
-    key-entry   := key-offset key-length(uint16)
-    value-entry := type offset-or-inlined-value
-    literal   := 0x00 null | 0x01 true | 0x02 false
-    string    := data-length utf8mb4-bytes
-    opaque    := field-type(uint8) data-length bytes
-    data-length := 7 bits a byte, least significant first, high bit set when a byte follows
-
-Offsets count from the start of their object or array (the byte after its type). Literals,
-int16 and uint16 are stored in the value entry itself ("inlined"); in the large format int32 and
-uint32 are too. Object keys are sorted by length, then bytewise. Values are read through their
-offsets, never sequentially: a document updated in place (partial JSON update) may have unused
-bytes between values.
-
-Python values: object -> dict (keys in stored order), array -> list, null/true/false ->
-None/True/False, every integer type -> int, double -> float, string -> str (bytes that are not
-UTF-8 kept with surrogateescape), opaque NEWDECIMAL -> decimal.Decimal, DATE -> datetime.date,
-TIME -> datetime.timedelta, DATETIME and TIMESTAMP -> datetime.datetime, any other opaque value
-(or a temporal one that is not a valid value, such as a zero date) -> JsonOpaque.
-
-Building writes what MySQL's serializer writes for the value: the small format unless an offset
-or size does not fit 16 bits (then that container, and every small container holding it, uses
-the large one), keys sorted, the smallest integer type (int16, int32, int64; uint64 only above
-the int64 range), a Decimal as an opaque NEWDECIMAL with the precision and scale of its digits,
-date/datetime/timedelta as opaque DATE/DATETIME/TIME. What cannot be rebuilt byte for byte from
-the Python value alone: integers MySQL typed by their origin (uint16/uint32 from UNSIGNED
-columns, uint64 for text numbers above 2**32), a DECIMAL column's declared precision, TIMESTAMP
-(rebuilt as DATETIME), non-minimal lengths, and the unused bytes of documents updated in place.
+doc-ref: sql-common/json_binary.h, sql-common/json_binary.cc (serialize, parse_binary),
+sql-common/json_dom.cc (Json_decimal, Json_datetime).
 """
 from __future__ import annotations
 
-import base64
 import datetime as _dt
 import decimal as _pydecimal
-import json as _json
 import math
 import struct
 from dataclasses import dataclass
 
 from construct import Construct, ExplicitError, SizeofError, stream_read_entire, stream_write
 
-from .decimal import decimal_size, decode_decimal, encode_decimal
+from ..decimal import decimal_size, decode_decimal, encode_decimal
 
-__all__ = ["JsonBinary", "JsonBinaryError", "JsonOpaque", "MAX_DEPTH", "apply_json_diff",
-           "decode_json_binary", "encode_json_binary", "json_text", "parse_json_path"]
+__all__ = ["JsonBinary", "JsonBinaryError", "JsonOpaque", "MAX_DEPTH", "decode_json_binary",
+           "encode_json_binary", "key_order", "to_utf8"]
 
 # value types (json_binary.cc, JSONB_TYPE_*)
 SMALL_OBJECT, LARGE_OBJECT, SMALL_ARRAY, LARGE_ARRAY = 0x00, 0x01, 0x02, 0x03
@@ -94,12 +54,13 @@ class JsonOpaque:
     data: bytes
 
 
-def _key_order(key_bytes: bytes):
+def key_order(key_bytes: bytes):
     """MySQL's order of object keys: shorter first, then bytewise."""
     return len(key_bytes), key_bytes
 
 
-def _utf8(text: str, what: str) -> bytes:
+def to_utf8(text: str, what: str) -> bytes:
+    """A key or string as utf8mb4 bytes (`what` names it in the error of one that cannot be)."""
     try:
         return text.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
@@ -365,7 +326,7 @@ def _scalar_bytes(value) -> tuple[int, bytes]:
             raise JsonBinaryError(f"{value!r} cannot be stored in JSON (MySQL accepts finite doubles only)")
         return DOUBLE, struct.pack("<d", value)
     if isinstance(value, str):
-        raw = _utf8(value, "string")
+        raw = to_utf8(value, "string")
         if len(raw) > 0xFFFFFFFF:
             raise JsonBinaryError("string longer than 4 GiB")
         return STRING, _varlen(len(raw)) + raw
@@ -428,8 +389,8 @@ def _append_container(dest: bytearray, value, is_object: bool, large: bool, dept
         for key, member in value.items():
             if not isinstance(key, str):
                 raise JsonBinaryError(f"JSON object keys must be str, not {type(key).__name__}")
-            keyed.append((_utf8(key, "key"), member))
-        keyed.sort(key=lambda kv: _key_order(kv[0]))
+            keyed.append((to_utf8(key, "key"), member))
+        keyed.sort(key=lambda kv: key_order(kv[0]))
         for (a, _), (b, _) in zip(keyed, keyed[1:]):
             if a == b:
                 raise JsonBinaryError(f"two keys are the same utf8mb4 bytes {a!r}")
@@ -502,272 +463,3 @@ class JsonBinary(Construct):
 
     def _sizeof(self, context, path):
         raise SizeofError("a JSON document has no fixed size", path=path)
-
-
-# ---------------------------------------------------------------------------------------------
-# text
-
-def _quote(text: str) -> str:
-    """A JSON string as MySQL writes it (json_dom.cc, double_quote / escape_character)."""
-    out = ['"']
-    for ch in text:
-        code = ord(ch)
-        if ch == '"' or ch == "\\":
-            out.append("\\" + ch)
-        elif code <= 0x1F:
-            out.append({8: "\\b", 9: "\\t", 10: "\\n", 12: "\\f", 13: "\\r"}.get(code, f"\\u00{code:02x}"))
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
-def _double_text(x: float) -> str:
-    """A double as my_gcvt(x, MY_GCVT_ARG_DOUBLE, MY_GCVT_MAX_FIELD_WIDTH) prints it, with ".0"
-    added when it shows neither a point nor an exponent (json_dom.cc, wrapper_to_string).
-
-    The digits are the shortest that read back as x (dtoa mode 4 with 34 digits allowed, like
-    repr); my_gcvt picks the fixed format for a decimal exponent from -14 to 15 and the 'e'
-    format (no '+', no zero padding) otherwise."""
-    sign = "-" if math.copysign(1.0, x) < 0 else ""
-    if x == 0:
-        body = "0"
-    else:
-        _s, digit_tuple, exponent = _pydecimal.Decimal(repr(abs(x))).as_tuple()
-        digits = "".join(map(str, digit_tuple))
-        decpt = len(digits) + exponent
-        digits = digits.rstrip("0")
-        n = len(digits)
-        width = 34 - (1 if x < 0 else 0)  # DBL_DIG + 4 + MAX_DECPT_FOR_F_FORMAT, less the sign
-        exp_len = 1 + (decpt >= 101 or decpt <= -99) + (decpt >= 11 or decpt <= -9)
-        have_space = (n - decpt + 2 if decpt <= 0 else n + 1 if decpt < n else decpt) <= width
-        force_e = decpt <= 0 and width <= 2 - decpt and width >= 3 + exp_len
-        # MAX_DECPT_FOR_F_FORMAT is DBL_DIG (15): fixed format only for exponents -14..15
-        f_keeps_most_digits = (decpt <= width and not force_e
-                               and (decpt >= -1 or (decpt == -2 and (n > 1 or not force_e))))
-        use_f = ((have_space or f_keeps_most_digits)
-                 and (not have_space or (decpt >= -15 + 1 and (decpt <= 15 or n > decpt))))
-        if use_f:
-            if decpt <= 0:
-                body = "0." + "0" * -decpt + digits
-            elif decpt < n:
-                body = digits[:decpt] + "." + digits[decpt:]
-            else:
-                body = digits + "0" * (decpt - n)
-        else:
-            e = decpt - 1
-            mantissa = digits[0] + ("." + digits[1:] if n > 1 else "")
-            body = f"{mantissa}e{'-' if e < 0 else ''}{abs(e)}"
-    if "." not in body and "e" not in body:
-        body += ".0"
-    return sign + body
-
-
-def _temporal_text(value) -> str:
-    """my_TIME_to_str(t, 6): dates plain, times and datetimes with six fraction digits."""
-    if isinstance(value, _dt.datetime):
-        return (f"{value.year:04d}-{value.month:02d}-{value.day:02d} "
-                f"{value.hour:02d}:{value.minute:02d}:{value.second:02d}.{value.microsecond:06d}")
-    if isinstance(value, _dt.date):
-        return f"{value.year:04d}-{value.month:02d}-{value.day:02d}"
-    micros = value // _dt.timedelta(microseconds=1)
-    seconds, frac = divmod(abs(micros), 1_000_000)
-    return (f"{'-' if micros < 0 else ''}{seconds // 3600:02d}:{seconds // 60 % 60:02d}:"
-            f"{seconds % 60:02d}.{frac:06d}")
-
-
-def _base64_text(data: bytes) -> str:
-    """mysys base64_encode: standard alphabet with padding, a newline after every 76 characters."""
-    flat = base64.b64encode(data).decode("ascii")
-    return "\n".join(flat[i:i + 76] for i in range(0, len(flat), 76))
-
-
-def json_text(value) -> str:
-    """The text MySQL shows for a JSON value (Json_wrapper::to_string, as SELECT prints a JSON
-    column): ``{"a": 1, "b": [1, 2]}``, keys in MySQL's order, strings quoted and escaped, doubles
-    as my_gcvt prints them (1.5, 1e100, 1.0), decimals in plain digits, temporal values quoted
-    (datetimes with six fraction digits), other opaque values as "base64:typeN:<data>".
-    ValueError for anything that is not a JSON value."""
-    try:
-        return _text(value, 0)
-    except JsonBinaryError as e:  # a key that is not utf8mb4
-        raise ValueError(str(e)) from None
-
-
-def _text(value, depth: int) -> str:
-    if isinstance(value, dict):
-        if depth + 1 > MAX_DEPTH:
-            raise ValueError(f"JSON value nested deeper than {MAX_DEPTH} levels")
-        items = sorted(value.items(), key=lambda kv: _key_order(_utf8(kv[0], "key")))
-        return "{" + ", ".join(f"{_quote(k)}: {_text(v, depth + 1)}" for k, v in items) + "}"
-    if isinstance(value, (list, tuple)):
-        if depth + 1 > MAX_DEPTH:
-            raise ValueError(f"JSON value nested deeper than {MAX_DEPTH} levels")
-        return "[" + ", ".join(_text(v, depth + 1) for v in value) + "]"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return _double_text(value)
-    if isinstance(value, str):
-        return _quote(value)
-    if isinstance(value, _pydecimal.Decimal):
-        return format(value, "f")
-    if isinstance(value, (_dt.date, _dt.timedelta)):
-        return _quote(_temporal_text(value))
-    if isinstance(value, JsonOpaque):
-        data = bytes(value.data)
-        if value.field_type == FIELD_VAR_STRING:  # printed as the string it holds
-            return _quote(data.decode("utf-8", "surrogateescape"))
-        return _quote(f"base64:type{value.field_type}:{_base64_text(data)}")
-    raise ValueError(f"a {type(value).__name__} is not a JSON value")
-
-
-# ---------------------------------------------------------------------------------------------
-# partial updates
-
-def _is_identifier(name: str) -> bool:
-    """An ECMAScript identifier, as MySQL requires of an unquoted member name (json_path.cc)."""
-    return name.replace("$", "_").isidentifier()
-
-
-def parse_json_path(text: str) -> list:
-    """The legs of a concrete MySQL JSON path: ``$`` -> [], ``$.a[2]."b c"`` -> ['a', 2, 'b c'].
-    Members are str, array cells int. Wildcards, ranges and ``last`` are not concrete paths (the
-    binlog never holds them) and raise ValueError, as does any syntax error."""
-    if not isinstance(text, str):
-        raise ValueError(f"a JSON path is a str, not {type(text).__name__}")
-    pos, end = 0, len(text)
-
-    def skip_space():
-        nonlocal pos
-        while pos < end and text[pos].isspace():
-            pos += 1
-
-    def bad(what):
-        return ValueError(f"JSON path {text!r}: {what} at character {pos}")
-
-    skip_space()
-    if pos >= end or text[pos] != "$":
-        raise bad("it must start with '$'")
-    pos += 1
-    legs: list = []
-    while True:
-        skip_space()
-        if pos >= end:
-            return legs
-        ch = text[pos]
-        if ch == ".":
-            pos += 1
-            skip_space()
-            if pos < end and text[pos] == '"':
-                try:
-                    name, pos = _json.decoder.scanstring(text, pos + 1, True)
-                except ValueError as e:
-                    raise bad(f"bad quoted member name ({e})") from None
-            else:
-                start = pos
-                while pos < end and not (text[pos].isspace() or text[pos] in '.["*'):
-                    pos += 1
-                name = text[start:pos]
-                if not name:
-                    raise bad("a member name (wildcards are not concrete paths)" if pos < end and
-                              text[pos] == "*" else "a member name is missing")
-                if not _is_identifier(name):
-                    raise bad(f"{name!r} must be quoted")
-            legs.append(name)
-        elif ch == "[":
-            pos += 1
-            skip_space()
-            start = pos
-            while pos < end and text[pos].isdigit():
-                pos += 1
-            digits = text[start:pos]
-            skip_space()
-            if not digits.isascii() or not digits or pos >= end or text[pos] != "]":
-                raise bad("an array index must be a non-negative integer ('last', ranges and "
-                          "wildcards are not concrete paths)")
-            pos += 1
-            legs.append(int(digits))
-        else:
-            raise bad(f"unexpected {ch!r}")
-
-
-def _path_text(legs) -> str:
-    out = "$"
-    for leg in legs:
-        if isinstance(leg, int):
-            out += f"[{leg}]"
-        else:
-            out += "." + (leg if _is_identifier(leg) else _quote(leg))
-    return out
-
-
-_OPERATIONS = {0: "REPLACE", 1: "INSERT", 2: "REMOVE"}
-
-
-def apply_json_diff(doc, op, path, value=None):
-    """The document after one partial-update diff, as MySQL applies it (json_diff.cc,
-    apply_json_diffs). `op` is "REPLACE", "INSERT" or "REMOVE" (or 0, 1, 2); `path` a JSON path
-    text or a list of legs; `value` the new value (for REMOVE it is ignored).
-
-    REPLACE: the path must exist; its value is replaced. INSERT: the parent must exist; into an
-    object the member must be new (it is placed in MySQL's key order), into an array the value goes
-    at the index (at the end when the index is past it) and later elements shift. REMOVE: the
-    member or element must exist. The root itself cannot be the target. No auto-wrapping: a
-    member leg needs an object, a cell leg an array. `doc` is not changed: the containers on the
-    path are copied, everything else is shared. A diff that cannot apply raises ValueError naming
-    the path.
-    """
-    operation = _OPERATIONS.get(op) if isinstance(op, int) else str(getattr(op, "name", op)).upper()
-    if operation not in ("REPLACE", "INSERT", "REMOVE"):
-        raise ValueError(f"unknown JSON diff operation {op!r}")
-    legs = parse_json_path(path) if isinstance(path, str) else list(path)
-    where = path if isinstance(path, str) else _path_text(legs)
-    if not legs:
-        raise ValueError(f"{operation} of path {where}: a partial update cannot target the root")
-
-    def child(node, leg, depth):
-        if isinstance(node, dict) and isinstance(leg, str) and leg in node:
-            return node[leg]
-        if isinstance(node, list) and isinstance(leg, int) and 0 <= leg < len(node):
-            return node[leg]
-        raise ValueError(f"{operation} of path {where}: {_path_text(legs[:depth + 1])} does not exist")
-
-    def with_child(node, leg, new):
-        copy = dict(node) if isinstance(node, dict) else list(node)
-        copy[leg] = new
-        return copy
-
-    def at(node, depth):
-        leg = legs[depth]
-        if depth < len(legs) - 1:
-            return with_child(node, leg, at(child(node, leg, depth), depth + 1))
-        if operation == "REPLACE":
-            child(node, leg, depth)
-            return with_child(node, leg, value)
-        if operation == "REMOVE":
-            child(node, leg, depth)
-            copy = dict(node) if isinstance(node, dict) else list(node)
-            del copy[leg]
-            return copy
-        if isinstance(node, dict) and isinstance(leg, str):
-            if leg in node:
-                raise ValueError(f"INSERT of path {where}: the member already exists")
-            order = _key_order(_utf8(leg, "key"))
-            items = list(node.items())
-            at_index = next((i for i, (k, _) in enumerate(items)
-                             if _key_order(_utf8(k, "key")) > order), len(items))
-            items.insert(at_index, (leg, value))
-            return dict(items)
-        if isinstance(node, list) and isinstance(leg, int):
-            copy = list(node)
-            copy.insert(min(leg, len(copy)), value)
-            return copy
-        raise ValueError(f"INSERT of path {where}: {_path_text(legs[:depth])} is not "
-                         f"{'an object' if isinstance(leg, str) else 'an array'}")
-
-    return at(doc, 0)
