@@ -6,12 +6,11 @@
   `getattr(m, n) for n in ("_x", ...)`.
 - No hand-written module over MAX_LINES lines. generated/ is compiler output and is not counted.
 
-binlog_grammar/replication/ and binlog_grammar/spark/ have no exceptions to the first two rules.
-The rest of the package is held to the lists below of what is still wrong there, and those lists
-must only shrink. A new cycle, private import or long module anywhere fails the test. So does a
-listed one that is gone: take it off the list so that it cannot come back unnoticed.
+- Each package imports only the packages MAY_IMPORT lists for it: the layers of
+  binlog_grammar/README.md ("imports from"), bytes at the bottom and commands at the top. A new
+  edge between packages is a design decision: change the README's table and MAP together.
 
-`python3 tests/test_layout.py` prints the current cycles, private imports and long modules.
+There are no exceptions. `python3 tests/test_layout.py` prints what breaks a rule.
 
 An edge is one import statement: `from .a import b` ties the module to `a`, or to `a.b` when that
 is a module. Importing a submodule also runs its package's __init__ first. That is not counted as
@@ -29,19 +28,26 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "binlog_grammar"
 MAX_LINES = 600
 
-# the packages already laid out: no exceptions there
-CLEAN = ("binlog_grammar.replication", "binlog_grammar.spark")
-
-# Modules over MAX_LINES lines that are not split yet. This list must only shrink: split a module
-# and take it off; never add one.
-TOO_LONG = set()
-
-# Import cycles still in the package (the modules of each). This list must only shrink.
-KNOWN_CYCLES = set()
-
-# Private names still taken from other modules, as "importer -> module.name". This list must only
-# shrink: make the name public (or move the code), then take the line off.
-KNOWN_PRIVATE = set()
+# package -> the packages its modules may import (binlog_grammar/README.md). "binlog_grammar" is
+# the package's __init__ (the version, the public names); "errors" is errors.py.
+MAY_IMPORT = {
+    "errors": set(),
+    "__main__": {"cli"},
+    "binlog_grammar": {"errors"},
+    "runtime": {"errors"},
+    "lang": {"errors", "runtime"},
+    "codegen": {"errors", "lang", "runtime", "generated"},
+    "generated": {"runtime", "binlog"},
+    "binlog": {"errors", "runtime", "codegen", "generated"},
+    "replication": {"binlog_grammar", "errors", "binlog", "generated"},
+    "output": {"errors", "runtime", "binlog", "generated"},
+    "repair": {"errors", "runtime", "binlog", "output", "replication", "generated"},
+    "spark": {"errors", "runtime", "codegen", "binlog", "output", "replication", "generated"},
+    "docs": {"errors", "lang", "runtime", "generated"},
+    "cli": {"errors", "lang", "codegen", "runtime", "generated", "binlog", "output", "replication",
+            "repair", "spark", "docs"},
+    "testing": None,  # test support: anything
+}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -211,14 +217,26 @@ def too_long(mods: dict) -> dict:
     return {m.path: m.lines for m in mods.values() if not m.generated and m.lines > MAX_LINES}
 
 
-def _clean(name: str) -> bool:
-    return any(name == c or name.startswith(c + ".") for c in CLEAN)
+def package_of(module: str) -> str:
+    """binlog_grammar.binlog.rows -> binlog; binlog_grammar.errors -> errors; binlog_grammar ->
+    binlog_grammar."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
 
 
-def _sides(entry: str):
-    """The importing module and the module the name belongs to, of a private_imports() entry."""
-    importer, target = entry.split(" -> ")
-    return importer, target.rsplit(".", 1)[0]
+def layer_breaks(mods: dict) -> list:
+    """"importer -> imported" for every import that MAY_IMPORT does not allow."""
+    out = []
+    for m in mods.values():
+        mine = package_of(m.name)
+        allowed = MAY_IMPORT.get(mine, set())
+        if allowed is None:
+            continue
+        for target in sorted(m.imports):
+            theirs = package_of(target)
+            if theirs != mine and theirs not in allowed:
+                out.append(f"{m.name} -> {target}")
+    return out
 
 
 MODS = modules()
@@ -240,6 +258,15 @@ def test_the_checks_see_what_they_look_for():
     assert private_imports({"p.a": a, "p.c": c}) == {"p.a -> p.c._x", "p.c -> p.b._hidden", "p.c -> p.b._k"}
 
 
+def test_the_layer_check_sees_an_import_from_above():
+    known = {"binlog_grammar.runtime.ints", "binlog_grammar.binlog.rows", "binlog_grammar.testing.x"}
+    low = Module("binlog_grammar.runtime.ints", "binlog_grammar/runtime/ints.py", False, known,
+                 "from ..binlog import rows\n")
+    test = Module("binlog_grammar.testing.x", "binlog_grammar/testing/x.py", False, known,
+                  "from ..binlog import rows\n")
+    assert layer_breaks({"a": low, "b": test}) == ["binlog_grammar.runtime.ints -> binlog_grammar.binlog.rows"]
+
+
 def test_the_layout_is_read():
     assert "binlog_grammar.replication.source" in MODS
     assert "binlog_grammar.spark.datasource" in MODS
@@ -248,38 +275,30 @@ def test_the_layout_is_read():
     assert "binlog_grammar.binlog.stream" in MODS["binlog_grammar.replication.stream"].imports  # a lazy import
 
 
-def test_no_cycles_through_the_laid_out_packages():
-    bad = [sorted(c) for c in cycles(MODS) if any(_clean(m) for m in c)]
-    assert not bad, f"import cycles through {CLEAN}: {bad}"
+def test_no_import_cycle():
+    found = [sorted(c) for c in cycles(MODS)]
+    assert not found, f"import cycles: {found}"
 
 
-def test_no_private_names_across_modules_in_the_laid_out_packages():
-    bad = sorted(p for p in private_imports(MODS) if any(_clean(side) for side in _sides(p)))
-    assert not bad, "private names taken from other modules:\n" + "\n".join(bad)
+def test_no_private_name_taken_from_another_module():
+    found = sorted(private_imports(MODS))
+    assert not found, "private names taken from other modules:\n" + "\n".join(found)
 
 
-def test_cycles_only_go_away():
-    found = set(cycles(MODS))
-    new = [sorted(c) for c in found - KNOWN_CYCLES]
-    assert not new, f"new import cycles: {new}"
-    gone = [sorted(c) for c in KNOWN_CYCLES - found]
-    assert not gone, f"these cycles are gone, take them off KNOWN_CYCLES: {gone}"
+def test_no_long_module():
+    found = sorted(f"{p} ({n} lines)" for p, n in too_long(MODS).items())
+    assert not found, f"modules over {MAX_LINES} lines (split them along their seams): {found}"
 
 
-def test_private_names_only_go_away():
-    found = private_imports(MODS)
-    new = sorted(found - KNOWN_PRIVATE)
-    assert not new, "new private names taken from other modules:\n" + "\n".join(new)
-    gone = sorted(KNOWN_PRIVATE - found)
-    assert not gone, "these are gone, take them off KNOWN_PRIVATE:\n" + "\n".join(gone)
+def test_every_package_has_its_layer():
+    packages = {package_of(n) for n in MODS}
+    assert packages <= set(MAY_IMPORT), f"packages MAY_IMPORT does not place: {packages - set(MAY_IMPORT)}"
 
 
-def test_long_modules_only_go_away():
-    found = too_long(MODS)
-    new = sorted(f"{p} ({n} lines)" for p, n in found.items() if p not in TOO_LONG)
-    assert not new, f"modules over {MAX_LINES} lines (split them): {new}"
-    gone = sorted(TOO_LONG - set(found))
-    assert not gone, f"these are {MAX_LINES} lines or fewer now, take them off TOO_LONG: {gone}"
+def test_packages_import_only_the_layers_below_them():
+    found = layer_breaks(MODS)
+    assert not found, ("imports that binlog_grammar/README.md's layers do not allow (move the code, "
+                       "or change the README's table and MAY_IMPORT together):\n" + "\n".join(found))
 
 
 if __name__ == "__main__":
@@ -292,4 +311,7 @@ if __name__ == "__main__":
     print(f"modules over {MAX_LINES} lines:")
     for path, n in sorted(too_long(MODS).items()):
         print(f"  {path} {n}")
+    print("imports across layers that MAY_IMPORT does not allow:")
+    for entry in layer_breaks(MODS):
+        print("  " + entry)
     sys.exit(0)
