@@ -4,8 +4,8 @@
   and flags sit (from the spec's layout, generated/fast.py's `layout_common_header`) and one
   unpack of (type_code, event_length). Every header walk reads headers here.
 - events.py: the event types of the generated catalog, a spec's `decode:` (which field of which
-  event is stored compressed: decode_of) and `decompress`, the one place compressed bytes are
-  inflated; query_text.
+  event is stored compressed: decode_of) and `decompress` (runtime/codecs.py's, the one place
+  compressed bytes are inflated); query_text.
 - parse.py: one event's bytes -> Event (header, data, checksum), read with FormatState, what the
   file's FORMAT_DESCRIPTION_EVENT says; the FDE's checks; rebuild_event, the bytes back.
 - resync.py: damage: Damage, the checks that find what no CRC32 tells, and resynchronisation.

@@ -1,12 +1,10 @@
 """Events as the generated catalog describes them, and parsing/building one event's data."""
 from __future__ import annotations
 
-import io
-import zlib
-
 from construct import ConstructError
 
 from ..runtime import construct as rt
+from ..runtime.codecs import decompress
 from ..errors import EventFormatError
 
 
@@ -65,51 +63,6 @@ def decode_of(event_type, data, field: str):
         if dec.field == field and dec.applies(data):
             return dec
     return None
-
-
-def decompress(codec: str, data: bytes, limit: int = 1 << 30) -> bytes:
-    """Undo a spec codec. `limit` bounds the output so a bogus length cannot exhaust memory."""
-    if codec == "zstd":
-        import zstandard
-
-        reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data))
-        return _read_bounded(lambda n: reader.read(n), limit)
-    if codec == "zlib":
-        d = zlib.decompressobj()
-        rest = [data]
-
-        def step(n):
-            chunk = d.decompress(rest[0], n)
-            rest[0] = d.unconsumed_tail
-            return chunk
-
-        return _read_bounded(step, limit)
-    if codec == "mariadb_zlib":
-        if not data:
-            raise ValueError("empty compressed value")
-        nlen = data[0] & 0x07
-        if nlen > 4 or nlen == 0:
-            raise ValueError(f"bad MariaDB compression header 0x{data[0]:02x}")
-        want = int.from_bytes(data[1:1 + nlen], "big")
-        if want > limit:
-            raise ValueError(f"uncompressed length {want} exceeds {limit} bytes")
-        out = decompress("zlib", data[1 + nlen:], limit=want)
-        if len(out) != want:
-            raise ValueError(f"uncompressed {len(out)} bytes, header says {want}")
-        return out
-    raise ValueError(f"unknown codec {codec}")
-
-
-def _read_bounded(read, limit, chunk=1 << 20) -> bytes:
-    """Read decompressed output in chunks, so memory follows the real output, not a claimed size."""
-    out = bytearray()
-    while True:
-        piece = read(chunk)
-        if not piece:
-            return bytes(out)
-        out += piece
-        if len(out) > limit:
-            raise ValueError(f"decompressed data exceeds {limit} bytes")
 
 
 def format_construct_error(e: ConstructError) -> str:

@@ -9,5 +9,7 @@
 - fast.py: the helpers of the fast readers (generated/fast.py and the per-table readers);
 - values.py: the Python values of column layouts (`as:` adapters);
 - decimal.py, jsonb/: the two algorithm types, packed DECIMAL digits and MySQL's binary JSON;
+- codecs.py: decompression, the one place compressed bytes are inflated (compressed events and
+  MariaDB's compressed columns);
 - spans.py: the span recorder that maps bytes to spec fields.
 """

@@ -30,7 +30,10 @@ import codecs
 import datetime as _dt
 import functools
 import re
+import zlib
 from typing import NamedTuple
+
+from .codecs import TooLong, decompress
 
 UTC = _dt.timezone.utc
 
@@ -401,15 +404,16 @@ class CompressedText(_Adapter):
 
 
 def _inflate(data: bytes, raw: bool, expected: int) -> bytes:
-    import zlib
-
-    d = zlib.decompressobj(-15 if raw else 15)
+    """The column value `data` inflates to (raw deflate or zlib), which must be `expected` bytes."""
     try:
-        out = d.decompress(data, expected + 1)
+        out = decompress("deflate" if raw else "zlib", data, limit=expected)
+        got = len(out)
+    except TooLong:
+        got = expected + 1  # inflating stops one byte past what the header says
     except zlib.error as e:
         raise ValueError(f"compressed column value: {e}") from None
-    if len(out) != expected:
-        raise ValueError(f"compressed column value inflates to {len(out)} bytes, header says {expected}")
+    if got != expected:
+        raise ValueError(f"compressed column value inflates to {got} bytes, header says {expected}")
     return out
 
 
