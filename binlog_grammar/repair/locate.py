@@ -30,15 +30,13 @@ from typing import Optional
 from ..errors import BinlogError, ReplicationError
 from ..binlog.events import query_text
 from ..binlog.framing import scan
+from ..binlog.gtid import FL_STANDALONE, GTID_EVENTS
 from ..binlog.reader import FDE_CODE, BinlogFile, inner_events
 from ..replication import position_key
 from ..binlog.rows import RowDecoder
 from ..binlog.stream import GtidSet, gtid_of, query_kind
 from .status import RepairError, ReplicaStatus, SqlError
 from .tables import read_table_info
-
-GTID_EVENTS = {"GTID_LOG_EVENT", "ANONYMOUS_GTID_LOG_EVENT", "GTID_TAGGED_LOG_EVENT", "GTID_EVENT"}
-STANDALONE = 0x01  # MariaDB GTID_EVENT flags2 FL_STANDALONE: one statement without BEGIN/COMMIT
 
 
 @dataclass
@@ -278,7 +276,7 @@ def find_transaction(events, err: SqlError, applied=None, executed=None) -> Opti
             if tx is not None and wanted():
                 return found(False)
             tx, hit, gtid = [item], None, gtid_of(ev)
-            in_begin = name == "GTID_EVENT" and not int(ev.data.flags2) & STANDALONE
+            in_begin = name == "GTID_EVENT" and not int(ev.data.flags2) & FL_STANDALONE
             opened = True
         elif tx is None:
             if kind not in ("begin", "statement"):
