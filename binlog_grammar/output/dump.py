@@ -62,6 +62,7 @@ import json
 import math
 from typing import Any, Optional
 
+from ..binlog.events import decode_of, decompress
 from ..generated import enums
 from ..runtime.values import CHARSET_CODECS, Geometry, codec_of, errors_of
 from .text import vv_type, vv_value
@@ -383,14 +384,12 @@ def _statement_text(ev, out: dict) -> None:
     decode escaped, with `query_base64`)."""
     data = ev.data
     q = data.get("query")
-    for dec in getattr(ev.type, "decode", ()) or ():
-        if dec.field == "query" and dec.applies(data):
-            from ..binlog.events import decompress
-
-            try:
-                q = decompress(dec.codec, bytes(q))
-            except Exception:  # noqa: BLE001 - a statement that does not inflate stays as stored
-                return
+    dec = decode_of(ev.type, data, "query")
+    if dec is not None:
+        try:
+            q = decompress(dec.codec, bytes(q))
+        except Exception:  # noqa: BLE001 - a statement that does not inflate stays as stored
+            return
     if isinstance(q, str):
         raw = q.encode("utf-8", "surrogateescape")
     elif isinstance(q, (bytes, bytearray, memoryview)):
