@@ -1234,7 +1234,6 @@ def t_rows_ndb_info(buf, pos, end, up, ctx, col):
 
 def t_rows_partition_info(buf, pos, end, up, ctx, col):
     """Partition of a partitioned table that the rows of this event belong to."""
-    this = {'_': up, '_params': ctx, '_index': up.get('_index')}
     if ((ctx['type_code'] == 31) or (ctx['type_code'] == 39)):
         if pos + 4 > end: raise too_short('partition_id', 4, end - pos)
         v1, v2, = _S13(buf, pos)
@@ -2306,7 +2305,6 @@ def e_RAND_EVENT(buf, pos, end, ctx):
 
 def e_ROTATE_EVENT(buf, pos, end, ctx):
     """The server closed this binlog file and continues in the next one (also sent first, as a fake event, by a replication stream)."""
-    this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if (ctx['post_header_len'] >= 8):
         if pos + 8 > end: raise too_short('position', 8, end - pos)
@@ -2400,7 +2398,6 @@ def e_START_EVENT_V3(buf, pos, end, ctx):
 
 def e_STOP_EVENT(buf, pos, end, ctx):
     """The server shut down; nothing follows in this file."""
-    this = {'_': {'_params': ctx}, '_params': ctx}
     col = None
     if pos != end: raise left_over('STOP_EVENT', end - pos)
     return Record({})
@@ -3480,7 +3477,6 @@ def e_rows_compressed_event_v1(buf, pos, end, ctx):
     this['flags'] = v4
     v10, pos = t_rows_columns(buf, pos, end, this, ctx, col)
     v8 = v10
-    this['columns'] = v8
     if pos + (end - pos) > end: raise too_short('rows', (end - pos), end - pos)
     v12 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
@@ -3514,7 +3510,6 @@ def e_rows_compressed_event_v2(buf, pos, end, ctx):
     v7 = v10
     v13, pos = t_rows_columns(buf, pos, end, this, ctx, col)
     v11 = v13
-    this['columns'] = v11
     if pos + (end - pos) > end: raise too_short('rows', (end - pos), end - pos)
     v15 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
@@ -3541,7 +3536,6 @@ def e_rows_event_pre_ga(buf, pos, end, ctx):
     this['flags'] = v4
     v10, pos = t_rows_columns(buf, pos, end, this, ctx, col)
     v8 = v10
-    this['columns'] = v8
     if pos + (end - pos) > end: raise too_short('rows', (end - pos), end - pos)
     v12 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
@@ -3568,7 +3562,6 @@ def e_rows_event_v1(buf, pos, end, ctx):
     this['flags'] = v4
     v10, pos = t_rows_columns(buf, pos, end, this, ctx, col)
     v8 = v10
-    this['columns'] = v8
     if pos + (end - pos) > end: raise too_short('rows', (end - pos), end - pos)
     v12 = buf[pos:pos + (end - pos)]
     pos += (end - pos)
@@ -3602,7 +3595,6 @@ def e_rows_event_v2(buf, pos, end, ctx):
     v7 = v10
     v13, pos = t_rows_columns(buf, pos, end, this, ctx, col)
     v11 = v13
-    this['columns'] = v11
     if pos + (end - pos) > end: raise too_short('rows', (end - pos), end - pos)
     v15 = buf[pos:pos + (end - pos)]
     pos += (end - pos)

@@ -9,7 +9,8 @@ Python function for the table in which only what truly varies from row to row re
 lengths, the values. Switches with a known key keep only their case; arrays of a known length are
 unrolled; named types are inlined; `as:` adapters and the two algorithm types are called as in the
 other paths. A construct this specialiser does not handle falls back, for that type only, to the
-generic reader of generated/fast.py; and tests/test_fastpath.py checks all three paths agree.
+generic reader of generated/fast.py; and tests/codegen/test_fastpath.py checks all three paths
+agree.
 """
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ strategies). Nothing here calls `eval`.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..errors import SpecError
 from ..runtime.functions import CALLS
@@ -250,6 +251,38 @@ def names_used(node, acc=None):
     return acc
 
 
+def context_keys(node, acc=None) -> set:
+    """The keys an expression reads from the contexts it is evaluated in: the fields it names
+    (and `_index`) from its own struct's, and the `x` of `_parent.x` (`_parent._parent.x`, ...)
+    from an enclosing one. Not ctx values, not members of a record or of the column."""
+    if acc is None:
+        acc = set()
+    kind = node[0]
+    if kind == "name":
+        if node[1] not in ("remaining", "col", "_", "_parent"):
+            acc.add(node[1])
+    elif kind == "attr":
+        if _parent_chain(node[1]):
+            if node[2] != "_parent":
+                acc.add(node[2])
+        else:
+            context_keys(node[1], acc)
+    elif kind == "call":
+        for a in node[2]:
+            context_keys(a, acc)
+    elif kind in ("index", "bin", "bool", "un", "not", "cond"):
+        for sub in node[1:]:
+            if isinstance(sub, tuple):  # not an operator
+                context_keys(sub, acc)
+    return acc
+
+
+def _parent_chain(node) -> bool:
+    """`_parent`, `_parent._parent`, ...: an enclosing struct's context."""
+    return node == ("name", "_parent") or node[0] == "attr" and node[2] == "_parent" \
+        and _parent_chain(node[1])
+
+
 def uses_remaining(node) -> bool:
     return "remaining" in names_used(node)
 
@@ -356,14 +389,33 @@ def apply_bin(op, a, b):
 # ---------------------------------------------------------------------------------------------
 # Python emitter: the generated modules contain these expressions as plain lambdas.
 
-class Emitter:
-    """Turns an AST into Python source. `this` is the construct context of the current struct."""
+@dataclass(frozen=True)
+class Dialect:
+    """How emitted code reaches what is not a field of the struct being read: a context value
+    (`ctx.x`), the column being decoded (`col`), its metadata (`col.meta`, `col.meta.x`) and the
+    bytes left in the region (`remaining`). Each is a format string of `this` (the Python name of
+    the struct's context), `name` and `col` (the source of the column). The defaults are the
+    construct modules' form: runtime.construct helpers that look in a construct context."""
+    ctx: str = "rt.ctx({this}, {name!r})"
+    col: str = "rt.col({this})"
+    meta: str = "{col}['meta']"
+    meta_field: str = "{col}['meta'][{name!r}]"
+    remaining: str = "rt.remaining({this})"
 
-    def __init__(self, enums, sizeof_ref=None, this="this", underscore="obj"):
+
+CONSTRUCT = Dialect()
+
+
+class Emitter:
+    """Turns an AST into Python source. `this` is the Python name of the current struct's context;
+    `dialect` says how the code reaches the context values, the column and the region."""
+
+    def __init__(self, enums, sizeof_ref=None, this="this", underscore="obj", dialect=CONSTRUCT):
         self.enums = enums
         self.sizeof_ref = sizeof_ref  # callable(field_name) -> python source of that field's construct
         self.this = this
         self.underscore = underscore
+        self.dialect = dialect
 
     def emit(self, node) -> str:
         kind = node[0]
@@ -382,7 +434,7 @@ class Emitter:
         if kind == "name":
             n = node[1]
             if n == "remaining":
-                return f"rt.remaining({t})"
+                return self.dialect.remaining.format(this=t)
             if n == "_index":
                 return f"{t}['_index']"
             if n == "_":
@@ -390,11 +442,15 @@ class Emitter:
             if n == "_parent":
                 return f"{t}['_']"
             if n == "col":
-                return f"rt.col({t})"
+                return self.dialect.col.format(this=t)
             return f"{t}[{n!r}]"
         if kind == "ctx":
-            return f"rt.ctx({t}, {node[1]!r})"
+            return self.dialect.ctx.format(this=t, name=node[1])
         if kind == "attr":
+            if node[1] == ("name", "col") and node[2] == "meta":
+                return self.dialect.meta.format(col=self.emit(node[1]))
+            if node[1] == ("attr", ("name", "col"), "meta") and node[2] != "_parent":
+                return self.dialect.meta_field.format(col=self.emit(node[1][1]), name=node[2])
             if node[2] == "_parent":
                 return f"{self.emit(node[1])}['_']"
             return f"{self.emit(node[1])}[{node[2]!r}]"
