@@ -37,7 +37,9 @@ whatever the charset. To carry them in a `str`, the quoted text is decoded as UT
 `text.encode("utf-8", "surrogateescape")` gives back mariadb-binlog's exact bytes.
 
 A BINARY(n) value comes from rows.py padded to n bytes with 0x00, as SELECT shows it; the binlog
-stores it without the pad, and so does this text.
+stores it without the pad, and so does this text. The stored bytes that BIT, SET and VECTOR
+print are built with the spec's value types (value_bit, value_set and value_vector in
+specs/types/columns.yaml), without the length in front of the value.
 
 Types mariadb-binlog cannot print get a form of this module's choosing, checked against no oracle:
 JSON (MySQL binary JSON) as MySQL's JSON text in quotes (`'{"a": [1, 2]}'`; DECIMAL members as
@@ -62,16 +64,26 @@ import struct
 from typing import Any
 
 from ..generated import enums
+from ..generated import types as value_types
 from ..runtime.values import Geometry, Text
 
 __all__ = ["vv_value", "vv_type", "vv_meta", "quote_bytes", "value_bytes", "json_diff_calls",
            "json_diff_op"]
 
 _CODE = {name: code for code, name in enums.COLUMN_TYPE.items()}
-_INT_WIDTH = {_CODE["TINY"]: 1, _CODE["SHORT"]: 2, _CODE["INT24"]: 3, _CODE["LONG"]: 4,
-              _CODE["LONGLONG"]: 8}
 _INT_NAME = {_CODE["TINY"]: "TINYINT", _CODE["SHORT"]: "SHORTINT", _CODE["INT24"]: "MEDIUMINT",
              _CODE["LONG"]: "INT", _CODE["LONGLONG"]: "LONGINT"}
+
+
+def _fixed_size(code: int) -> int:
+    """Bytes the spec's column_value stores for every value of a column of type `code` (the
+    integers: value_tiny .. value_longlong in specs/types/columns.yaml)."""
+    col = {"type": code, "unsigned": False, "meta": None}
+    return value_types.column_value.sizeof(_index=0, columns=[col])
+
+
+_INT_WIDTH = {code: _fixed_size(code) for code in _INT_NAME}
+_TIMESTAMP_WIDTH = _fixed_size(_CODE["TIMESTAMP"])
 _BLOB_NAME = {1: "TINYBLOB/TINYTEXT", 2: "BLOB/TEXT", 3: "MEDIUMBLOB/MEDIUMTEXT",
               4: "LONGBLOB/LONGTEXT"}
 _BLOBS = {_CODE[n] for n in ("BLOB", "TINY_BLOB", "MEDIUM_BLOB", "LONG_BLOB")}
@@ -208,7 +220,9 @@ def quote_bytes(data: bytes) -> str:
 
 def value_bytes(value, col) -> bytes:
     """The stored bytes of a string-like value: a str in the column's charset (UTF-8 when it is
-    not known), bytes as they are, a BINARY(n) value without the 0x00 pad rows.py added back."""
+    not known), bytes as they are, a BINARY(n) value without the 0x00 pad rows.py added back, a
+    Geometry as its four-byte SRID then its WKB (value_geometry after its length; written here,
+    since a column from a user's schema has no metadata to build value_geometry with)."""
     if isinstance(value, Geometry):
         return struct.pack("<I", value.srid) + bytes(value.wkb)
     if isinstance(value, (bytes, bytearray, memoryview)):
@@ -216,10 +230,28 @@ def value_bytes(value, col) -> bytes:
     return Text().encode(value, col)["data"]
 
 
-def _int_text(value: int, width: int) -> str:
+def _stored(type_name: str, value, col) -> bytes:
+    """The bytes the spec's column value type `type_name` (specs/types/columns.yaml) stores for
+    `value` in the column `col`."""
+    return getattr(value_types, type_name).build(value, _index=0, columns=[col])
+
+
+def _meta_number(col) -> int:
+    """A column's metadata when it is one number: for VECTOR the size of the length in front of
+    the value (colmeta_pack_length)."""
+    return int(col.get("meta"))
+
+
+def _readings(value: int, width: int) -> tuple:
+    """(signed, unsigned): an integer stored in `width` bytes, read both ways."""
     bits = 8 * width
     unsigned = int(value) & ((1 << bits) - 1)
     signed = unsigned - (1 << bits) if unsigned >> (bits - 1) else unsigned
+    return signed, unsigned
+
+
+def _int_text(value: int, width: int) -> str:
+    signed, unsigned = _readings(value, width)
     return f"{signed} ({unsigned})" if signed < 0 else str(signed)
 
 
@@ -284,16 +316,6 @@ def _enum_index(value, col) -> int:
     if value not in members:
         raise ValueError(f"ENUM value {value!r} is not one of {members!r}")
     return members.index(value) + 1
-
-
-def _set_mask(value, col) -> int:
-    if isinstance(value, int):
-        return value
-    members = col.get("set_values") or []
-    missing = set(value) - set(members)
-    if missing:
-        raise ValueError(f"SET members {sorted(missing)!r} are not among {members!r}")
-    return sum(1 << members.index(m) for m in value)
 
 
 def _bits(data: bytes, nbits: int) -> str:
@@ -377,24 +399,22 @@ def vv_value(value: Any, col) -> str:
     if code in (_CODE["TIMESTAMP"], _CODE["TIMESTAMP2"]):
         secs, us = _timestamp_parts(value)
         if code == _CODE["TIMESTAMP"]:
-            return str(secs - (1 << 32) if secs >> 31 else secs)  # printed with %d
+            return str(_readings(secs, _TIMESTAMP_WIDTH)[0])  # the stored seconds printed with %d
         return f"{secs}{_fraction(us, meta)}"
     if code in (_CODE["TIME"], _CODE["TIME2"]):
         neg, h, m, s, us = _time_parts(value)
         digits = meta if code == _CODE["TIME2"] else 0
         return f"'{'-' if neg else ''}{h:02d}:{m:02d}:{s:02d}{_fraction(us, digits)}'"
     if code == _CODE["BIT"]:
-        nbits = _bit_count(col)
-        return _bits(int(value).to_bytes((nbits + 7) // 8, "big"), nbits)
+        return _bits(_stored("value_bit", int(value), col), _bit_count(col))
     if code == _CODE["ENUM"]:
         return str(_enum_index(value, col))
     if code == _CODE["SET"]:
-        size = _meta_field(col, "length")
-        return _bits(_set_mask(value, col).to_bytes(size, "little"), size * 8)
+        return _bits(_stored("value_set", value, col), _meta_field(col, "length") * 8)
     if code == _CODE["JSON"]:
         if hasattr(value, "diffs"):  # rows.PartialJson: the diffs of a partial update
             return _partial_json_text(value, col)
         return _sql_quote(_json_text(value))
     if code == _CODE["VECTOR"]:
-        return quote_bytes(b"".join(struct.pack("<f", float(v)) for v in value))
+        return quote_bytes(_stored("value_vector", value, col)[_meta_number(col):])
     return quote_bytes(value_bytes(value, col))
