@@ -7,7 +7,7 @@ import sys
 import binlog_grammar
 from binlog_grammar.binlog import rows, stream
 
-from conftest import ROOT
+from helpers.paths import ROOT
 
 SAMPLES = sorted(str(p) for p in (ROOT / "samples").glob("mariadb-*"))
 

@@ -245,12 +245,12 @@ def sample_check(path, limit=2000) -> dict:
 
 def oracle_check(path, limit=2000) -> dict:
     """Compare the values of the first transactions (at least `limit` row images) with what
-    `mariadb-binlog -vv` prints for them (tests/oracle.py parses it; textfmt.vv_value prints ours
+    `mariadb-binlog -vv` prints for them (tests/helpers/oracle.py parses it; textfmt.vv_value prints ours
     the way it does)."""
     import os
 
     sys.path.insert(0, str(ROOT / "tests"))
-    import oracle
+    from helpers import oracle
 
     from binlog_grammar.binlog.stream import open_stream
     from binlog_grammar.output.text import vv_value

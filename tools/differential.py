@@ -13,8 +13,8 @@ throwaway MariaDB server per job and checked (binlog_grammar.testing.differentia
 examples of a combination are drawn in chunks of --chunk, chunk i of combination number c (0..11,
 in the order above) with Hypothesis seed --seed + 100000 c + i: a line per chunk names its seed.
 A failing example is shrunk by Hypothesis and printed with its seed, the problems, the SQL that
-reproduces it and the Python `Case(...)` to paste into REGRESSIONS of tests/test_differential.py;
-the run goes on with the next chunk.
+reproduces it and the Python `Case(...)` to paste into REGRESSIONS of
+tests/binlog/test_differential.py; the run goes on with the next chunk.
 
 At the end a summary per combination: schemas tried, statements, row changes, values compared with
 SELECT and how many were wrong, the same for the JSON lines and for mariadb-binlog, replays, failed
@@ -34,7 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))  # oracle.py: the parser of mariadb-binlog -vv
+sys.path.insert(0, str(ROOT / "tests"))  # helpers/oracle.py: the parser of mariadb-binlog -vv
 
 
 def _notes(e: BaseException) -> str:
@@ -106,10 +106,9 @@ def combination_seed(seed: int, label: str, exact=False) -> int:
 
 def _job(args_dict, labels, queue):
     """One process: one server, the combinations `labels` in turn."""
-    import oracle
-
     from binlog_grammar.testing.differential import DiffServer
     from binlog_grammar.testing.schema import Settings
+    from helpers import oracle
 
     def out(line):
         queue.put(("line", line))

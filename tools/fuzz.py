@@ -32,7 +32,7 @@ Usage (from the repository root):
     python tools/fuzz.py --mutants 20000 --jobs 4 --seed 7 --keep /tmp/fuzz-problems
     python tools/fuzz.py --mutants 300 --subprocess 30 --files 'json*'
 
-tests/test_fuzz.py runs a bounded sample of the same (test_every_reading_command_on_mutants).
+tests/cli/test_fuzz.py runs a bounded sample of the same (test_every_reading_command_on_mutants).
 Exit status: 0 when nothing was found, 1 when a run broke one of the rules above.
 """
 from __future__ import annotations

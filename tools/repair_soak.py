@@ -5,7 +5,7 @@
     python tools/repair_soak.py --examples 100 --only gtid,parallel,MINIMAL
     python tools/repair_soak.py --minutes 30              # as many as fit in 30 minutes
 
-Each example is what tests/test_repair.py checks (binlog_grammar.testing.drift.check_repair): a
+Each example is what tests/repair/test_repair.py checks (binlog_grammar.testing.drift.check_repair): a
 drawn schema, drift on the replica and a workload on the primary that runs into it; a dry run
 must change nothing, the undo file of `repair --apply --no-start` must give the replica's rows
 back, and `repair --apply` must end with the replica running, caught up, and every table's
