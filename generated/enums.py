@@ -15,6 +15,13 @@ BINLOG_DUMP_GTID_FLAGS = {
     0x4: 'BINLOG_THROUGH_GTID',  # The GTID set follows; start after it.
 }
 
+# caching_sha2_status (enum, specs/protocol/connection.yaml): caching_sha2_password's one-byte messages: the server's verdict on the scramble (the data of an AuthMoreData) and the client's request for the server's RSA key (caching_sha2_public_key_request).
+CACHING_SHA2_STATUS = {
+    2: 'REQUEST_PUBLIC_KEY',  # Client: send me your RSA public key (an AuthMoreData with the key in PEM follows).
+    3: 'FAST_AUTH_SUCCESS',  # Server: the scramble matched the password the server has cached; an OK follows.
+    4: 'PERFORM_FULL_AUTHENTICATION',  # Server: send the password, in clear over TLS, else encrypted with the server's RSA key.
+}
+
 # capability_flags (flags, specs/protocol/basic.yaml): What a client or server can do (the low 32 bits; MariaDB keeps 32 more in mariadb_capability_flags). The server announces its set in the handshake; the client answers with the ones it uses, a subset.
 CAPABILITY_FLAGS = {
     0x1: 'CLIENT_LONG_PASSWORD',  # MySQL: new (4.1) password hashing. MariaDB calls the bit CLIENT_MYSQL: a MariaDB server leaves it clear, and then the extended capabilities are exchanged.
@@ -1656,6 +1663,16 @@ MYSQL_GTID_FLAGS = {
 MYSQL_GTID_FORMAT = {
     0: 'UNTAGGED',  # Classic encoding; the header is the source count and entries carry no tag.
     1: 'TAGGED',  # MySQL 8.3+: every entry carries a tag; the count sits in bytes 1-6.
+}
+
+# packet_kind (enum, specs/protocol/basic.yaml): What a payload the server sends is, by its first byte: the byte is the header field of the struct each member names. Where one byte starts several packets, the place in the exchange and the payload's length tell them apart.
+PACKET_KIND = {
+    0: 'OK',  # ok_packet: the command succeeded. In a binlog dump, binlog_stream_packet: an event follows.
+    1: 'AUTH_MORE_DATA',  # During authentication, auth_more_data: more data for the method in use.
+    10: 'HANDSHAKE_V10',  # handshake_v10 (its protocol_version): the server's greeting. The first packet of a connection is this or an ERR.
+    251: 'LOCAL_INFILE',  # In answer to COM_QUERY: the server asks for a file from the client (LOAD DATA LOCAL INFILE).
+    254: 'EOF',  # eof_packet when the payload is shorter than 9 bytes: a row or a column count that starts with 0xFE starts with the 9-byte form of a packed integer (0xFE and 8 bytes). With CLIENT_DEPRECATE_EOF, eof_ok_packet when the payload is shorter than 0xFFFFFF bytes. During authentication, auth_switch_request (AUTH_SWITCH_REQUEST; the byte alone asks for the pre-4.1 mysql_old_password).
+    255: 'ERR',  # err_packet when the byte after the error code is the sql_state_marker, else err_packet_pre41.
 }
 
 # partial_row_data_flags (flags, specs/events/mariadb/partial_row_data.yaml): Flags of a PARTIAL_ROW_DATA_EVENT.

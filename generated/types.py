@@ -110,6 +110,12 @@ colmeta_decimal = Struct(
 # colmeta_fsp (specs/types/rows.yaml:118): Fractional-seconds precision (0 to 6) of a TIME2, DATETIME2 or TIMESTAMP2 column.
 colmeta_fsp = Int8ul
 
+# colmeta_number_be (specs/types/rows.yaml:190): The two metadata bytes of a STRING, ENUM or SET (real_type, length) or NEWDECIMAL (precision, scale) column read as one big-endian number, as MariaDB's table_def keeps them and mariadb-binlog -vv prints them after meta=.
+colmeta_number_be = Int16ub
+
+# colmeta_number_le (specs/types/rows.yaml:194): The two metadata bytes of a BIT column (bits, bytes) read as one little-endian number, as MariaDB's table_def keeps them and mariadb-binlog -vv prints them after meta=.
+colmeta_number_le = Int16ul
+
 # colmeta_pack_length (specs/types/rows.yaml:114): Bytes of the length prefix in front of the value (1 to 4) of a BLOB, TEXT, JSON, GEOMETRY or VECTOR column.
 colmeta_pack_length = Int8ul
 
@@ -580,6 +586,9 @@ connect_attributes = Struct(
     'entries' / rt.Sized(lambda this: this['length'], _connect_attributes__entries),
 )
 
+# ed25519_nonce (specs/protocol/connection.yaml:226): MariaDB's client_ed25519, the challenge the client signs (an AuthSwitchRequest's plugin_data).
+ed25519_nonce = Bytes(32)
+
 # eof_ok_packet (specs/protocol/basic.yaml:60): The OK packet that ends a result set when the client set CLIENT_DEPRECATE_EOF (the post-5.7.5 form of EOF): an OK whose header byte is 0xFE. A packet starting with 0xFE and shorter than 0xFFFFFF bytes is this, never a row.
 eof_ok_packet = Struct(
     # header: 0xFE, the EOF header reused by the OK that replaces EOF.
@@ -606,6 +615,9 @@ eof_packet = Struct(
     'status_flags' / rt.FlagsInt(Int16ul, enums.SERVER_STATUS),
 )
 
+# sql_state_marker (specs/protocol/basic.yaml:159): '#' after the error code of an ERR packet: the SQL state follows (err_packet). Where the byte after the error code is anything else, the message starts there (err_packet_pre41).
+sql_state_marker = Const('#', rt.Text(Bytes(1)))
+
 # err_packet (specs/protocol/basic.yaml:102): ERR: the command failed (CLIENT_PROTOCOL_41 form, with the SQL state). Its first byte is 0xFF.
 err_packet = Struct(
     # header: 0xFF, the ERR header.
@@ -613,14 +625,14 @@ err_packet = Struct(
     # error_code: The server error number (1045 access denied, 1236 fatal error reading the binlog, ...).
     'error_code' / Int16ul,
     # sql_state_marker: '#', marks the SQL state that follows.
-    'sql_state_marker' / Const('#', rt.Text(Bytes(1))),
+    'sql_state_marker' / sql_state_marker,
     # sql_state: The SQLSTATE (28000, HY000, ...).
     'sql_state' / rt.Text(Bytes(5)),
     # error_message: Human-readable error message.
     'error_message' / rt.Text(GreedyBytes),
 )
 
-# err_packet_pre41 (specs/protocol/basic.yaml:127): ERR without the SQL state: what a server sends before capabilities are agreed (an error in place of the handshake: too many connections, host blocked). Told from err_packet by the byte after the error code, which is not '#'.
+# err_packet_pre41 (specs/protocol/basic.yaml:125): ERR without the SQL state: what a server sends before capabilities are agreed (an error in place of the handshake: too many connections, host blocked). Told from err_packet by the byte after the error code, which is not '#'.
 err_packet_pre41 = Struct(
     # header: 0xFF, the ERR header.
     'header' / Const(255, Int8ul),
@@ -633,13 +645,13 @@ err_packet_pre41 = Struct(
 # event_checksum (specs/framing.yaml:43): CRC-32 (ISO 3309, as zlib computes it) of the header and the event data.
 event_checksum = Int32ul
 
-# lenenc_bytes (specs/protocol/basic.yaml:143): A length-encoded string: a packed (length-encoded) integer length, then that many bytes.
+# lenenc_bytes (specs/protocol/basic.yaml:141): A length-encoded string: a packed (length-encoded) integer length, then that many bytes.
 lenenc_bytes = Prefixed(rt.Packed(), GreedyBytes)
 
-# nul_terminated_bytes (specs/protocol/basic.yaml:155): Bytes that end at a 0x00 byte (not part of the value).
+# nul_terminated_bytes (specs/protocol/basic.yaml:153): Bytes that end at a 0x00 byte (not part of the value).
 nul_terminated_bytes = NullTerminated(GreedyBytes, term=b'\x00')
 
-# u8_prefixed_bytes (specs/protocol/basic.yaml:149): Bytes after a 1-byte length.
+# u8_prefixed_bytes (specs/protocol/basic.yaml:147): Bytes after a 1-byte length.
 u8_prefixed_bytes = Prefixed(Int8ul, GreedyBytes)
 
 # handshake_response41 (specs/protocol/connection.yaml:92): The client's answer to the greeting (CLIENT_PROTOCOL_41): who it is, what it can do, and its reply to the challenge.
@@ -994,7 +1006,7 @@ row_images = Struct(
     'rows' / rt.RepeatEos(row),
 )
 
-# rows_columns (specs/types/rows.yaml:263): Width of the table and the columns the row images hold.
+# rows_columns (specs/types/rows.yaml:275): Width of the table and the columns the row images hold.
 rows_columns = Struct(
     # column_count: Number of columns of the table (the width of the bitmaps).
     'column_count' / Rebuild(rt.Packed(), lambda this: rt.length(this['columns_present'])),
@@ -1004,7 +1016,7 @@ rows_columns = Struct(
     'columns_present_after' / rt.When(lambda this: (((((rt.ctx(this, 'type_code') == 24) or (rt.ctx(this, 'type_code') == 31)) or (rt.ctx(this, 'type_code') == 39)) or (rt.ctx(this, 'type_code') == 167)) or (rt.ctx(this, 'type_code') == 170)), rt.Bitmap(lambda this: this['column_count'], 'lsb')),
 )
 
-# rows_ndb_info (specs/types/rows.yaml:216): Opaque extra row info written by the NDB cluster engine.
+# rows_ndb_info (specs/types/rows.yaml:228): Opaque extra row info written by the NDB cluster engine.
 rows_ndb_info = Struct(
     # ndb_len: Length of this entry after the type byte, counting this byte and the format byte.
     'ndb_len' / Rebuild(Int8ul, lambda this: (rt.length(this['data']) + 2)),
@@ -1014,7 +1026,7 @@ rows_ndb_info = Struct(
     'data' / Bytes(lambda this: (this['ndb_len'] - 2)),
 )
 
-# rows_partition_info (specs/types/rows.yaml:226): Partition of a partitioned table that the rows of this event belong to.
+# rows_partition_info (specs/types/rows.yaml:238): Partition of a partitioned table that the rows of this event belong to.
 rows_partition_info = Struct(
     # partition_id: Partition the rows are in (after the change for an update).
     'partition_id' / Int16ul,
@@ -1022,7 +1034,7 @@ rows_partition_info = Struct(
     'source_partition_id' / rt.When(lambda this: ((rt.ctx(this, 'type_code') == 31) or (rt.ctx(this, 'type_code') == 39)), Int16ul),
 )
 
-# rows_extra_row_info (specs/types/rows.yaml:235): Entries of the extra row info of a MySQL v2 rows event; an unknown type ends the list (the server skips the rest).
+# rows_extra_row_info (specs/types/rows.yaml:247): Entries of the extra row info of a MySQL v2 rows event; an unknown type ends the list (the server skips the rest).
 rows_extra_row_info = rt.TLVList(tag=Int8ul, length=None, end='eos', unknown='stop',
     tag_names=enums.ROWS_EXTRA_INFO_TYPE,
     cases={
@@ -1032,7 +1044,7 @@ rows_extra_row_info = rt.TLVList(tag=Int8ul, length=None, end='eos', unknown='st
         1: ('partition_info', rows_partition_info),
     })
 
-# rows_extra_row_info_mariadb (specs/types/rows.yaml:248): Entries of the extra row info of a MariaDB v2 rows event; MariaDB knows only the NDB entry and stops at any other.
+# rows_extra_row_info_mariadb (specs/types/rows.yaml:260): Entries of the extra row info of a MariaDB v2 rows event; MariaDB knows only the NDB entry and stops at any other.
 rows_extra_row_info_mariadb = rt.TLVList(tag=Int8ul, length=None, end='eos', unknown='stop',
     tag_names=enums.ROWS_EXTRA_INFO_TYPE,
     cases={
@@ -1042,6 +1054,9 @@ rows_extra_row_info_mariadb = rt.TLVList(tag=Int8ul, length=None, end='eos', unk
 
 # rows_table_id (specs/types/rows.yaml:101): Number the server gave the table for this binlog; 4 bytes when the FDE announces a 6-byte post-header (trees before 5.1.4), else 6.
 rows_table_id = rt.UIntN(lambda this: (4 if (rt.ctx(this, 'post_header_len') == 6) else 6), big_endian=False)
+
+# scramble (specs/protocol/connection.yaml:220): The challenge that mysql_native_password, caching_sha2_password and sha256_password answer (SCRAMBLE_LENGTH bytes). The greeting (auth_plugin_data_part_1 and _part_2) and an AuthSwitchRequest for these methods (plugin_data) send it followed by a 0x00, which is not part of it.
+scramble = Bytes(20)
 
 # ssl_request (specs/protocol/connection.yaml:69): The first 32 bytes of a handshake response, with CLIENT_SSL set: the client asks for TLS; both sides then run the TLS handshake and the client sends its whole HandshakeResponse41 over it.
 ssl_request = Struct(
@@ -1057,7 +1072,7 @@ ssl_request = Struct(
     'mariadb_capabilities' / rt.FlagsInt(Int32ul, enums.MARIADB_CAPABILITY_FLAGS),
 )
 
-# table_map_charset_pair (specs/types/rows.yaml:189): A character column whose collation differs from the default.
+# table_map_charset_pair (specs/types/rows.yaml:201): A character column whose collation differs from the default.
 table_map_charset_pair = Struct(
     # column_index: Index of the column among the columns this list counts (not among all columns).
     'column_index' / rt.Packed(),
@@ -1065,7 +1080,7 @@ table_map_charset_pair = Struct(
     'collation' / rt.Packed(),
 )
 
-# table_map_default_charset (specs/types/rows.yaml:195): Default collation of a class of columns, then the columns that use another one.
+# table_map_default_charset (specs/types/rows.yaml:207): Default collation of a class of columns, then the columns that use another one.
 table_map_default_charset = Struct(
     # default_collation: Collation number used by every column not listed after it.
     'default_collation' / rt.Packed(),
@@ -1073,7 +1088,7 @@ table_map_default_charset = Struct(
     'exceptions' / rt.RepeatEos(table_map_charset_pair),
 )
 
-# table_map_pk_part (specs/types/rows.yaml:207): One column of a primary key that may index a prefix of the column.
+# table_map_pk_part (specs/types/rows.yaml:219): One column of a primary key that may index a prefix of the column.
 table_map_pk_part = Struct(
     # column_index: Index of the column in the table.
     'column_index' / rt.Packed(),
@@ -1081,7 +1096,7 @@ table_map_pk_part = Struct(
     'prefix_length' / rt.Packed(),
 )
 
-# table_map_str_values (specs/types/rows.yaml:201): The member strings of one ENUM or SET column, in definition order.
+# table_map_str_values (specs/types/rows.yaml:213): The member strings of one ENUM or SET column, in definition order.
 table_map_str_values = Struct(
     # member_count: Number of members.
     'member_count' / Rebuild(rt.Packed(), lambda this: rt.length(this['members'])),

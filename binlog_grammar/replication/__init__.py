@@ -2,11 +2,11 @@
 replica reads it, with every protocol packet read and written through the structs generated from
 specs/protocol/ (packet header, HandshakeV10, HandshakeResponse41, AuthSwitchRequest,
 AuthMoreData, OK/ERR/EOF, COM_QUERY and its text result set, COM_REGISTER_SLAVE,
-COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID, the binlog stream packet). What the specs cannot say is
-code here: joining a payload split over 16 MiB packets, telling a packet's kind from its first
-byte, the authentication methods' rules (their cryptography is not written here: RSA-OAEP and
-PEM keys come from the `cryptography` package, Ed25519's curve arithmetic from libsodium through
-PyNaCl), and the replication session itself.
+COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID, the binlog stream packet), and a packet's kind told by
+the spec's packet_kind (its first byte). What the specs cannot say is code here: joining a
+payload split over 16 MiB packets, the authentication methods' rules (their cryptography is not
+written here: RSA-OAEP and PEM keys come from the `cryptography` package, Ed25519's curve
+arithmetic from libsodium through PyNaCl), and the replication session itself.
 
     from binlog_grammar.replication import ReplicationSource, open_replication_stream
 

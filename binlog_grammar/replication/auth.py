@@ -7,8 +7,11 @@ from __future__ import annotations
 import hashlib
 import re
 
+from ..generated import types as T
 from .errors import first_line
 
+SCRAMBLE_LEN = T.scramble.sizeof()  # the challenge of the native and SHA-256 methods (spec scramble)
+SHA1_LEN = hashlib.sha1().digest_size
 # the methods this client speaks (the first reply of each: connection.Connection._auth_first)
 AUTH_FIRST = {"mysql_native_password", "caching_sha2_password", "sha256_password", "client_ed25519",
               "mysql_clear_password"}
@@ -66,7 +69,7 @@ def native_password_scramble(password: bytes, nonce: bytes) -> bytes:
         return b""
     h1 = hashlib.sha1(password).digest()
     h2 = hashlib.sha1(h1).digest()
-    return _xor(h1, hashlib.sha1(nonce[:20] + h2).digest())
+    return _xor(h1, hashlib.sha1(nonce[:SCRAMBLE_LEN] + h2).digest())
 
 
 def caching_sha2_scramble(password: bytes, nonce: bytes) -> bytes:
@@ -75,7 +78,7 @@ def caching_sha2_scramble(password: bytes, nonce: bytes) -> bytes:
         return b""
     h1 = hashlib.sha256(password).digest()
     h2 = hashlib.sha256(h1).digest()
-    return _xor(h1, hashlib.sha256(h2 + nonce[:20]).digest())
+    return _xor(h1, hashlib.sha256(h2 + nonce[:SCRAMBLE_LEN]).digest())
 
 
 # MariaDB's client_ed25519 signs the server's 32-byte nonce with Ed25519, taking the password as
@@ -139,18 +142,18 @@ def rsa_oaep_encrypt(message: bytes, pem: bytes) -> bytes:
     from cryptography.hazmat.primitives.asymmetric import padding
 
     key = rsa_public_key(pem)
-    if len(message) > key.key_size // 8 - 2 * 20 - 2:  # OAEP with SHA-1 (RFC 8017, 7.1.1)
+    if len(message) > key.key_size // 8 - 2 * SHA1_LEN - 2:  # OAEP with SHA-1 (RFC 8017, 7.1.1)
         raise ValueError("the password is too long for the server's RSA key")
     return key.encrypt(message, padding.OAEP(mgf=padding.MGF1(algorithm=hashes.SHA1()),
                                              algorithm=hashes.SHA1(), label=None))
 
 
 def rsa_password_plaintext(password: bytes, nonce: bytes) -> bytes:
-    """What the RSA key encrypts: the password and its terminating NUL XOR the 20-byte nonce,
+    """What the RSA key encrypts: the password and its terminating NUL XOR the 20-byte scramble,
     repeated as often as needed (MySQL's client_authentication.cc: xor_string over the password's
     length + 1 bytes with the scramble)."""
     plain = password + b"\x00"
-    mask = (nonce[:20] * (len(plain) // 20 + 1))[:len(plain)]
+    mask = (nonce[:SCRAMBLE_LEN] * (len(plain) // SCRAMBLE_LEN + 1))[:len(plain)]
     return _xor(plain, mask)
 
 

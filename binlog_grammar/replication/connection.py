@@ -16,9 +16,12 @@ from ..errors import ReplicationError
 from ..generated import enums
 from ..generated import types as T
 from .auth import (
-    AUTH_FIRST, Secret, caching_sha2_scramble, ed25519_sign, native_password_scramble, rsa_password)
+    AUTH_FIRST, SCRAMBLE_LEN, Secret, caching_sha2_scramble, ed25519_sign, native_password_scramble,
+    rsa_password)
 from .errors import ConnectionLost, ProtocolError, ServerError, first_line
-from .packets import MAX_JOINED, MAX_PAYLOAD, PacketIO, packet_kind, printable, spec_parse
+from .packets import (
+    AUTH_MORE_DATA, AUTH_SWITCH_REQUEST, ERR, HANDSHAKE_V10, HEADER_LEN, LOCAL_INFILE, MAX_JOINED, OK,
+    PacketIO, err_struct, is_eof, packet_kind, printable, spec_parse)
 
 MAX_GREETING = 1 << 16  # a server's greeting is a few hundred bytes; more is something else
 
@@ -30,6 +33,11 @@ CLIENT_WANTS = (CAPS["CLIENT_LONG_PASSWORD"] | CAPS["CLIENT_LONG_FLAG"] | CAPS["
                 | CAPS["CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA"] | CAPS["CLIENT_CONNECT_ATTRS"]
                 | CAPS["CLIENT_DEPRECATE_EOF"])
 UTF8MB4_GENERAL_CI = 45
+ED25519_NONCE_LEN = T.ed25519_nonce.sizeof()
+SCRAMBLE_METHODS = ("mysql_native_password", "caching_sha2_password", "sha256_password")
+SHA2_STATUS = {name: bytes([code]) for code, name in enums.CACHING_SHA2_STATUS.items()}
+FAST_AUTH_SUCCESS = SHA2_STATUS["FAST_AUTH_SUCCESS"]  # caching_sha2_password's verdicts
+FULL_AUTHENTICATION = SHA2_STATUS["PERFORM_FULL_AUTHENTICATION"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -108,8 +116,7 @@ class Connection:
 
     def server_error(self, payload: bytes) -> ServerError:
         """The ServerError of an ERR payload (its message scrubbed of the password)."""
-        con = T.err_packet if payload[3:4] == b"#" else T.err_packet_pre41
-        err = spec_parse(con, payload, "ERR", self.server, self._secret)
+        err = spec_parse(err_struct(payload), payload, "ERR", self.server, self._secret)
         return ServerError(self._secret.scrub(err.error_message), self.server, code=int(err.error_code),
                            sql_state=err.get("sql_state"))
 
@@ -149,13 +156,13 @@ class Connection:
                                  f"({len(got)} bytes){why}", self.server)
 
         while True:
-            if head is None and len(got) >= 4:
-                head = spec_parse(T.packet_header, bytes(got[:4]), "packet header", self.server)
+            if head is None and len(got) >= HEADER_LEN:
+                head = spec_parse(T.packet_header, bytes(got[:HEADER_LEN]), "packet header", self.server)
                 if head.sequence_id != 0 or not 0 < head.payload_length <= MAX_GREETING:
                     raise not_mysql("")
-            if len(got) > 4 and got[4] not in (10, 0xFF):  # a HandshakeV10 or an ERR
+            if len(got) > HEADER_LEN and got[HEADER_LEN] not in (HANDSHAKE_V10, ERR):
                 raise not_mysql("")
-            if head is not None and len(got) >= 4 + head.payload_length:
+            if head is not None and len(got) >= HEADER_LEN + head.payload_length:
                 break
             # the greeting may take the whole connect timeout (the deadline), not only read_timeout
             t = io.deadline - time.monotonic() if io.deadline is not None else io.timeout
@@ -181,19 +188,19 @@ class Connection:
                                      f"(received nothing; is {self.server} a MySQL or MariaDB "
                                      f"server?)", self.server)
             got += chunk
-        if len(got) > 4 + head.payload_length:
+        if len(got) > HEADER_LEN + head.payload_length:
             raise not_mysql(", more than a greeting before any reply")
         io.seq = 1
-        return bytes(got[4:])
+        return bytes(got[HEADER_LEN:])
 
     def _handshake(self):
         io = self.io
         first = self._read_greeting()
-        if packet_kind(first) == 0xFF:
+        if packet_kind(first) == ERR:
             raise self.server_error(first)
         hs = spec_parse(T.handshake_v10, first, "handshake", self.server, self._secret)
         self.handshake = hs
-        caps = int(hs.capability_flags_lower) | int(hs.capability_flags_upper) << 16
+        caps = int(hs.capabilities)
         self.capabilities = caps
         self.server_version = hs.server_version
         self.connection_id = int(hs.connection_id)
@@ -204,7 +211,7 @@ class Connection:
                                 f"CLIENT_PROTOCOL_41 / CLIENT_SECURE_CONNECTION)", self.server)
         client = caps & CLIENT_WANTS
         nonce = bytes(hs.auth_plugin_data_part_1) + bytes(hs.auth_plugin_data_part_2 or b"")
-        if len(nonce) > 20 and nonce.endswith(b"\x00"):
+        if len(nonce) > SCRAMBLE_LEN and nonce.endswith(b"\x00"):
             nonce = nonce[:-1]
         use_tls = self.tls.mode != "disabled" and caps & CAPS["CLIENT_SSL"]
         if self.tls.mode not in ("disabled", "preferred") and not use_tls:
@@ -273,9 +280,9 @@ class Connection:
         if plugin == "caching_sha2_password":
             return caching_sha2_scramble(pw, nonce)
         if plugin == "client_ed25519":
-            if len(nonce) != 32:
-                raise ProtocolError(f"client_ed25519: a {len(nonce)}-byte nonce (32 expected)",
-                                    self.server)
+            if len(nonce) != ED25519_NONCE_LEN:
+                raise ProtocolError(f"client_ed25519: a {len(nonce)}-byte nonce "
+                                    f"({ED25519_NONCE_LEN} expected)", self.server)
             return ed25519_sign(nonce, pw)
         if plugin == "mysql_clear_password":
             if not self.encrypted:
@@ -315,29 +322,29 @@ class Connection:
         for _ in range(16):
             p = io.read()
             k = packet_kind(p)
-            if k == 0x00:
+            if k == OK:
                 spec_parse(T.ok_packet, p, "OK", self.server, self._secret)
                 return
-            if k == 0xFF:
+            if k == ERR:
                 raise self.server_error(p)
-            if k == 0xFE:
+            if k == AUTH_SWITCH_REQUEST:
                 if len(p) == 1:
                     raise ReplicationError("the server asks for the pre-4.1 password scheme "
                                            "(mysql_old_password), which is not supported", self.server)
                 sw = spec_parse(T.auth_switch_request, p, "AuthSwitchRequest", self.server, self._secret)
                 plugin = sw.plugin_name
                 nonce = bytes(sw.plugin_data)
-                if plugin in ("mysql_native_password", "caching_sha2_password", "sha256_password") \
-                        and len(nonce) == 21 and nonce.endswith(b"\x00"):
-                    nonce = nonce[:20]
+                if plugin in SCRAMBLE_METHODS and len(nonce) == SCRAMBLE_LEN + 1 \
+                        and nonce.endswith(b"\x00"):
+                    nonce = nonce[:SCRAMBLE_LEN]  # the scramble and its 0x00
                 self.auth_plugin = plugin
                 io.write(T.auth_switch_response.build(dict(data=self._auth_first(plugin, nonce))))
                 continue
-            if k == 0x01:
+            if k == AUTH_MORE_DATA:
                 more = bytes(spec_parse(T.auth_more_data, p, "AuthMoreData", self.server, self._secret).data)
-                if plugin == "caching_sha2_password" and more == b"\x03":
+                if plugin == "caching_sha2_password" and more == FAST_AUTH_SUCCESS:
                     continue  # fast authentication succeeded; the OK follows
-                if plugin == "caching_sha2_password" and more == b"\x04":
+                if plugin == "caching_sha2_password" and more == FULL_AUTHENTICATION:
                     if self.encrypted:
                         io.write(T.auth_switch_response.build(dict(data=pw + b"\x00")))
                         continue
@@ -360,9 +367,9 @@ class Connection:
 
     def _expect_more(self) -> bytes:
         p = self.io.read()
-        if packet_kind(p) == 0xFF:
+        if packet_kind(p) == ERR:
             raise self.server_error(p)
-        if packet_kind(p) != 0x01:
+        if packet_kind(p) != AUTH_MORE_DATA:
             raise ProtocolError("expected the server's public key (AuthMoreData)", self.server)
         return p
 
@@ -372,7 +379,7 @@ class Connection:
         return bool(getattr(self, "client_flags", 0) & CAPS["CLIENT_DEPRECATE_EOF"])
 
     def _is_end(self, p: bytes) -> bool:
-        return packet_kind(p) == 0xFE and len(p) < (MAX_PAYLOAD if self.deprecate_eof else 9)
+        return is_eof(p, self.deprecate_eof)
 
     def query(self, sql: str):
         """Run one statement; (column names, rows of bytes-or-None values). OK: ([], [])."""
@@ -382,12 +389,12 @@ class Connection:
             io.command(T.com_query.build(dict(query=sql)))
             p = io.read()
             k = packet_kind(p)
-            if k == 0xFF:
+            if k == ERR:
                 raise self.server_error(p)
-            if k == 0x00:
+            if k == OK:
                 spec_parse(T.ok_packet, p, "OK", self.server, self._secret)
                 return [], []
-            if k == 0xFB:
+            if k == LOCAL_INFILE:
                 raise ProtocolError("the server asks for a local file (LOAD DATA LOCAL)", self.server)
             ncols = int(spec_parse(T.column_count_packet, p, "column count", self.server,
                                     self._secret).column_count)
@@ -407,7 +414,7 @@ class Connection:
                     spec_parse(T.eof_ok_packet if self.deprecate_eof else T.eof_packet, p, "EOF",
                                 self.server, self._secret)
                     break
-                if packet_kind(p) == 0xFF:
+                if packet_kind(p) == ERR:
                     raise self.server_error(p)
                 row = spec_parse(T.text_row, p, "row", self.server, self._secret)
                 values = [None if v.value is None else bytes(v.value) for v in row.column_values]
@@ -432,9 +439,9 @@ class Connection:
         try:
             io.command(payload)
             p = io.read()
-            if packet_kind(p) == 0xFF:
+            if packet_kind(p) == ERR:
                 raise self.server_error(p)
-            if packet_kind(p) != 0x00:
+            if packet_kind(p) != OK:
                 raise ProtocolError("expected OK", self.server)
             return spec_parse(T.ok_packet, p, "OK", self.server, self._secret)
         finally:

@@ -1,7 +1,9 @@
 """Packets on a socket: the 4-byte packet header (spec packet_header), sequence ids, payloads
 of 16 MiB and more split on write and joined on read, every read and write with a timeout, and
 payloads parsed with the spec structs of specs/protocol/ (a payload they refuse is a one-line
-ProtocolError)."""
+ProtocolError). What a payload is goes by the names of the spec's packet_kind (its first byte),
+and the rules that tell packets with the same first byte apart by their length or by the bytes
+after it (is_eof, err_struct) are stated with the specs' structs."""
 from __future__ import annotations
 
 import socket
@@ -11,12 +13,30 @@ from typing import Optional
 
 from construct import ConstructError
 
+from ..generated import enums
 from ..generated import types as T
 from .auth import Secret
 from .errors import ConnectionLost, ProtocolError, first_line
 
 MAX_PAYLOAD = 0xFFFFFF  # a packet carries at most this much; a longer payload continues
 MAX_JOINED = (1 << 30) + (1 << 16)  # max_allowed_packet's ceiling (1 GiB) and some headroom
+HEADER_LEN = T.packet_header.sizeof()  # the bytes before every payload
+
+# the first byte of a payload, by its name in the spec's packet_kind
+KIND = {name: code for code, name in enums.PACKET_KIND.items()}
+OK = KIND["OK"]
+AUTH_MORE_DATA = KIND["AUTH_MORE_DATA"]
+HANDSHAKE_V10 = KIND["HANDSHAKE_V10"]
+LOCAL_INFILE = KIND["LOCAL_INFILE"]
+EOF = KIND["EOF"]
+AUTH_SWITCH_REQUEST = EOF  # the same byte, during authentication (packet_kind EOF)
+ERR = KIND["ERR"]
+
+# A row or a column count that starts with EOF's byte starts with the longest form of a packed
+# integer (that byte and 8 more); an EOF packet is shorter than that (packet_kind EOF)
+EOF_BELOW = len(T.column_count_packet.build(dict(column_count=(1 << 64) - 1)))
+# the byte after an ERR's error code when the SQL state follows, as text (spec sql_state_marker)
+SQL_STATE_MARKER = T.sql_state_marker.parse(T.sql_state_marker.build(None))
 
 
 def spec_parse(con, payload: bytes, what: str, server: str, secret: Optional[Secret] = None):
@@ -77,7 +97,7 @@ class PacketIO:
         parts = []
         total = 0
         while True:
-            head = spec_parse(T.packet_header, self.recv_exact(4), "packet header", self.server)
+            head = spec_parse(T.packet_header, self.recv_exact(HEADER_LEN), "packet header", self.server)
             if head.sequence_id != self.seq:
                 raise ProtocolError(f"packet sequence number {head.sequence_id}, expected {self.seq} "
                                     f"(the stream is out of step)", self.server)
@@ -118,8 +138,26 @@ class PacketIO:
 
 
 def packet_kind(payload: bytes) -> int:
-    """The first byte of a payload (what kind of packet it is), -1 for an empty one."""
+    """The first byte of a payload (what kind of packet it is: a member of the spec's
+    packet_kind), -1 for an empty one."""
     return payload[0] if payload else -1
+
+
+def is_eof(payload: bytes, deprecate_eof: bool = False) -> bool:
+    """Does this payload end a result set or a non-blocking binlog dump: an EOF packet, or with
+    CLIENT_DEPRECATE_EOF the OK packet that replaces it (packet_kind EOF)?"""
+    limit = MAX_PAYLOAD if deprecate_eof else EOF_BELOW
+    return packet_kind(payload) == EOF and len(payload) < limit
+
+
+def err_struct(payload: bytes):
+    """The spec struct of an ERR payload: err_packet when its sql_state_marker follows the error
+    code, else err_packet_pre41 (packet_kind ERR)."""
+    try:
+        pre = T.err_packet_pre41.parse(payload)
+    except (ConstructError, ValueError, TypeError, IndexError, KeyError, OverflowError):
+        return T.err_packet_pre41  # too short for either: spec_parse names what is wrong
+    return T.err_packet if pre.error_message.startswith(SQL_STATE_MARKER) else T.err_packet_pre41
 
 
 def printable(data: bytes, limit: int = 60) -> str:

@@ -16,14 +16,17 @@ from construct import ConstructError
 from ..errors import ReplicationError
 from ..generated import enums
 from ..generated import types as T
+from ..generated.catalog import EVENTS
 from ..binlog.gtid import (
     FL_STANDALONE, GTID_EVENTS, MARIADB_GTID, MariaDBGtidState, MySQLGtidSet, gtid_of)
+from ..binlog.header import V4_HEADER_LEN
+from ..binlog.parse import CHECKSUM_LEN, footer_crc
 from ..binlog.positions import position_key
 from ..binlog.reader import Event, FormatState, event_name, parse_event, update_state
 from .auth import Secret
 from .connection import Connection, TLSOptions, binlog_status
 from .errors import ConnectionLost, ProtocolError, first_line, retryable
-from .packets import packet_kind, spec_parse
+from .packets import ERR, OK, is_eof, packet_kind, spec_parse
 
 log = logging.getLogger("binlog_grammar.replication")
 
@@ -32,6 +35,8 @@ DUMP_FLAGS = {name: bit for bit, name in enums.BINLOG_DUMP_FLAGS.items()}
 DUMP_GTID_FLAGS = {name: bit for bit, name in enums.BINLOG_DUMP_GTID_FLAGS.items()}
 MARIA_SLAVE_CAPABILITY_GTID = 4  # MariaDB sql/log_event.h, MARIA_SLAVE_CAPABILITY_MINE
 HEARTBEATS = {"HEARTBEAT_LOG_EVENT", "HEARTBEAT_LOG_EVENT_V2"}
+ROTATE_POST_HEADER_LEN = next(et.post_header_len[0] for et in EVENTS.values()
+                              if et.name == "ROTATE_EVENT")  # the spec's default for ROTATE
 BOUNDED_RECONNECT_TIMEOUT = 60.0  # seconds a source with an end keeps reconnecting by default
 RECONNECT_REPORT_EVERY = 60.0  # while the server stays down, one log line this often
 
@@ -317,9 +322,9 @@ class ReplicationSource:
                 return
             p = io.read()
             k = packet_kind(p)
-            if k == 0xFF:
+            if k == ERR:
                 raise conn.server_error(p)
-            if k == 0xFE and len(p) < 9:
+            if is_eof(p):
                 spec_parse(T.eof_packet, p, "EOF", self.server, self._secret)
                 if not self.blocking:
                     self._finished = True  # a non-blocking dump reached the end
@@ -328,7 +333,7 @@ class ReplicationSource:
                 # shutdown or restart, or KILL): reconnect, do not take it for the end
                 raise ConnectionLost("the server ended the binlog dump (shutting down or "
                                      "restarting?)", self.server)
-            if k != 0x00:
+            if k != OK:
                 raise ProtocolError(f"unexpected packet in the binlog stream (first byte "
                                     f"{'none' if k < 0 else hex(k)}, {len(p)} bytes)", self.server)
             raw = bytes(spec_parse(T.binlog_stream_packet, p, "binlog stream", self.server,
@@ -444,6 +449,8 @@ class ReplicationSource:
 
 
 def _has_crc(raw: bytes) -> bool:
-    """Does the event end with a CRC32 of its other bytes (a fake ROTATE's footer depends on what
-    the replica announced, not on the file)."""
-    return len(raw) >= 19 + 8 + 4 and zlib.crc32(raw[:-4]) == int.from_bytes(raw[-4:], "little")
+    """Does the fake ROTATE end with a CRC32 of its other bytes, the spec's event_checksum (its
+    footer depends on what the replica announced, not on the file)? Only an event with room for
+    the common header, ROTATE's post-header and the checksum can."""
+    return len(raw) >= V4_HEADER_LEN + ROTATE_POST_HEADER_LEN + CHECKSUM_LEN and \
+        zlib.crc32(raw[:-CHECKSUM_LEN]) == footer_crc(raw)
