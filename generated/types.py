@@ -110,12 +110,6 @@ colmeta_decimal = Struct(
 # colmeta_fsp (specs/types/rows.yaml:118): Fractional-seconds precision (0 to 6) of a TIME2, DATETIME2 or TIMESTAMP2 column.
 colmeta_fsp = Int8ul
 
-# colmeta_number_be (specs/types/rows.yaml:190): The two metadata bytes of a STRING, ENUM or SET (real_type, length) or NEWDECIMAL (precision, scale) column read as one big-endian number, as MariaDB's table_def keeps them and mariadb-binlog -vv prints them after meta=.
-colmeta_number_be = Int16ub
-
-# colmeta_number_le (specs/types/rows.yaml:194): The two metadata bytes of a BIT column (bits, bytes) read as one little-endian number, as MariaDB's table_def keeps them and mariadb-binlog -vv prints them after meta=.
-colmeta_number_le = Int16ul
-
 # colmeta_pack_length (specs/types/rows.yaml:114): Bytes of the length prefix in front of the value (1 to 4) of a BLOB, TEXT, JSON, GEOMETRY or VECTOR column.
 colmeta_pack_length = Int8ul
 
@@ -1006,7 +1000,7 @@ row_images = Struct(
     'rows' / rt.RepeatEos(row),
 )
 
-# rows_columns (specs/types/rows.yaml:275): Width of the table and the columns the row images hold.
+# rows_columns (specs/types/rows.yaml:263): Width of the table and the columns the row images hold.
 rows_columns = Struct(
     # column_count: Number of columns of the table (the width of the bitmaps).
     'column_count' / Rebuild(rt.Packed(), lambda this: rt.length(this['columns_present'])),
@@ -1016,7 +1010,7 @@ rows_columns = Struct(
     'columns_present_after' / rt.When(lambda this: (((((rt.ctx(this, 'type_code') == 24) or (rt.ctx(this, 'type_code') == 31)) or (rt.ctx(this, 'type_code') == 39)) or (rt.ctx(this, 'type_code') == 167)) or (rt.ctx(this, 'type_code') == 170)), rt.Bitmap(lambda this: this['column_count'], 'lsb')),
 )
 
-# rows_ndb_info (specs/types/rows.yaml:228): Opaque extra row info written by the NDB cluster engine.
+# rows_ndb_info (specs/types/rows.yaml:216): Opaque extra row info written by the NDB cluster engine.
 rows_ndb_info = Struct(
     # ndb_len: Length of this entry after the type byte, counting this byte and the format byte.
     'ndb_len' / Rebuild(Int8ul, lambda this: (rt.length(this['data']) + 2)),
@@ -1026,7 +1020,7 @@ rows_ndb_info = Struct(
     'data' / Bytes(lambda this: (this['ndb_len'] - 2)),
 )
 
-# rows_partition_info (specs/types/rows.yaml:238): Partition of a partitioned table that the rows of this event belong to.
+# rows_partition_info (specs/types/rows.yaml:226): Partition of a partitioned table that the rows of this event belong to.
 rows_partition_info = Struct(
     # partition_id: Partition the rows are in (after the change for an update).
     'partition_id' / Int16ul,
@@ -1034,7 +1028,7 @@ rows_partition_info = Struct(
     'source_partition_id' / rt.When(lambda this: ((rt.ctx(this, 'type_code') == 31) or (rt.ctx(this, 'type_code') == 39)), Int16ul),
 )
 
-# rows_extra_row_info (specs/types/rows.yaml:247): Entries of the extra row info of a MySQL v2 rows event; an unknown type ends the list (the server skips the rest).
+# rows_extra_row_info (specs/types/rows.yaml:235): Entries of the extra row info of a MySQL v2 rows event; an unknown type ends the list (the server skips the rest).
 rows_extra_row_info = rt.TLVList(tag=Int8ul, length=None, end='eos', unknown='stop',
     tag_names=enums.ROWS_EXTRA_INFO_TYPE,
     cases={
@@ -1044,7 +1038,7 @@ rows_extra_row_info = rt.TLVList(tag=Int8ul, length=None, end='eos', unknown='st
         1: ('partition_info', rows_partition_info),
     })
 
-# rows_extra_row_info_mariadb (specs/types/rows.yaml:260): Entries of the extra row info of a MariaDB v2 rows event; MariaDB knows only the NDB entry and stops at any other.
+# rows_extra_row_info_mariadb (specs/types/rows.yaml:248): Entries of the extra row info of a MariaDB v2 rows event; MariaDB knows only the NDB entry and stops at any other.
 rows_extra_row_info_mariadb = rt.TLVList(tag=Int8ul, length=None, end='eos', unknown='stop',
     tag_names=enums.ROWS_EXTRA_INFO_TYPE,
     cases={
@@ -1072,7 +1066,7 @@ ssl_request = Struct(
     'mariadb_capabilities' / rt.FlagsInt(Int32ul, enums.MARIADB_CAPABILITY_FLAGS),
 )
 
-# table_map_charset_pair (specs/types/rows.yaml:201): A character column whose collation differs from the default.
+# table_map_charset_pair (specs/types/rows.yaml:189): A character column whose collation differs from the default.
 table_map_charset_pair = Struct(
     # column_index: Index of the column among the columns this list counts (not among all columns).
     'column_index' / rt.Packed(),
@@ -1080,7 +1074,7 @@ table_map_charset_pair = Struct(
     'collation' / rt.Packed(),
 )
 
-# table_map_default_charset (specs/types/rows.yaml:207): Default collation of a class of columns, then the columns that use another one.
+# table_map_default_charset (specs/types/rows.yaml:195): Default collation of a class of columns, then the columns that use another one.
 table_map_default_charset = Struct(
     # default_collation: Collation number used by every column not listed after it.
     'default_collation' / rt.Packed(),
@@ -1088,7 +1082,7 @@ table_map_default_charset = Struct(
     'exceptions' / rt.RepeatEos(table_map_charset_pair),
 )
 
-# table_map_pk_part (specs/types/rows.yaml:219): One column of a primary key that may index a prefix of the column.
+# table_map_pk_part (specs/types/rows.yaml:207): One column of a primary key that may index a prefix of the column.
 table_map_pk_part = Struct(
     # column_index: Index of the column in the table.
     'column_index' / rt.Packed(),
@@ -1096,7 +1090,7 @@ table_map_pk_part = Struct(
     'prefix_length' / rt.Packed(),
 )
 
-# table_map_str_values (specs/types/rows.yaml:213): The member strings of one ENUM or SET column, in definition order.
+# table_map_str_values (specs/types/rows.yaml:201): The member strings of one ENUM or SET column, in definition order.
 table_map_str_values = Struct(
     # member_count: Number of members.
     'member_count' / Rebuild(rt.Packed(), lambda this: rt.length(this['members'])),
