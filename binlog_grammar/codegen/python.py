@@ -47,9 +47,11 @@ FAST = E.Dialect(ctx="ctx[{name!r}]", col="col", meta="meta_number({col})",
 
 
 def template(name: str) -> jinja2.Template:
-    """A module skeleton of binlog_grammar/codegen/templates/."""
+    """A module skeleton of binlog_grammar/codegen/templates/ (for this module and
+    codegen.construct), with the filters `repr`, `hex` and `oneline` (whitespace collapsed)."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), keep_trailing_newline=True,
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+    env.filters.update(repr=repr, hex=hex, oneline=lambda text: " ".join(str(text).split()))
     return env.get_template(name)
 
 
