@@ -110,6 +110,12 @@ colmeta_decimal = Struct(
 # colmeta_fsp (specs/types/rows.yaml:118): Fractional-seconds precision (0 to 6) of a TIME2, DATETIME2 or TIMESTAMP2 column.
 colmeta_fsp = Int8ul
 
+# colmeta_number_be (specs/types/rows.yaml:286): The two metadata bytes of a STRING, ENUM or SET (real_type, length) or NEWDECIMAL (precision, scale) column read as one big-endian number, as MariaDB's table_def keeps them and mariadb-binlog -vv prints them after meta=.
+colmeta_number_be = Int16ub
+
+# colmeta_number_le (specs/types/rows.yaml:290): The two metadata bytes of a BIT column (bits, bytes) read as one little-endian number, as MariaDB's table_def keeps them and mariadb-binlog -vv prints them after meta=.
+colmeta_number_le = Int16ul
+
 # colmeta_pack_length (specs/types/rows.yaml:114): Bytes of the length prefix in front of the value (1 to 4) of a BLOB, TEXT, JSON, GEOMETRY or VECTOR column.
 colmeta_pack_length = Int8ul
 

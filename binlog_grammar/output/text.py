@@ -59,6 +59,7 @@ from __future__ import annotations
 import calendar
 import datetime as _dt
 import decimal
+import functools
 import re
 import struct
 from typing import Any
@@ -116,28 +117,43 @@ def _print_type(col) -> int:
 def vv_meta(col) -> int:
     """The column's metadata as the one number mariadb-binlog prints after `meta=`.
 
-    Two-byte metadata is read as MariaDB's table_def reads it: CHAR/ENUM/SET real type in the high
-    byte and length in the low byte; DECIMAL precision high, scale low; BIT whole bytes high, extra
-    bits low; VARCHAR the little-endian maximum. Types MariaDB keeps no metadata for (the integers,
-    the old temporal types, VAR_STRING) print 0; MySQL's JSON and VECTOR, which mariadb-binlog
-    cannot print, show their one metadata byte (the length-prefix size), as MySQL's tool does.
+    Two-byte metadata is read as MariaDB's table_def reads it: the bytes of CHAR/ENUM/SET (real
+    type, length) and DECIMAL (precision, scale) metadata as one big-endian number, BIT's (extra
+    bits, whole bytes) as one little-endian number (colmeta_number_be, colmeta_number_le in
+    specs/types/rows.yaml); VARCHAR the little-endian maximum. Types MariaDB keeps no metadata for
+    (the integers, the old temporal types, VAR_STRING) print 0; MySQL's JSON and VECTOR, which
+    mariadb-binlog cannot print, show their one metadata byte (the length-prefix size), as MySQL's
+    tool does.
     """
     code = int(col.type)
     meta = col.get("meta")
     if meta is None:
         return 0
-    if code in (_CODE["STRING"], _CODE["ENUM"], _CODE["SET"]):
-        return int(meta.real_type) << 8 | int(meta.length)
-    if code == _CODE["NEWDECIMAL"]:
-        return int(meta.precision) << 8 | int(meta.scale)
-    if code == _CODE["BIT"]:
-        return int(meta.bytes) << 8 | int(meta.bits)
+    if code in _META_NUMBER:
+        return _meta_bytes_number(code, tuple((k, v) for k, v in meta.items() if k[:1] != "_"))
     if code in (_CODE["VARCHAR"], _CODE["VARCHAR_COMPRESSED"]) or code in _BLOBS or code in (
             _CODE["BLOB_COMPRESSED"], _CODE["FLOAT"], _CODE["DOUBLE"], _CODE["GEOMETRY"],
             _CODE["TIME2"], _CODE["DATETIME2"], _CODE["TIMESTAMP2"], _CODE["JSON"],
             _CODE["VECTOR"]):
         return int(meta)
     return 0
+
+
+# the metadata kept as one number whose bytes are a struct: the column types, the TABLE_MAP's
+# metadata type of each, and how MariaDB reads those bytes again (specs/types/rows.yaml)
+_META_NUMBER = {_CODE["STRING"]: ("colmeta_string", "colmeta_number_be"),
+                _CODE["ENUM"]: ("colmeta_string", "colmeta_number_be"),
+                _CODE["SET"]: ("colmeta_string", "colmeta_number_be"),
+                _CODE["NEWDECIMAL"]: ("colmeta_decimal", "colmeta_number_be"),
+                _CODE["BIT"]: ("colmeta_bit", "colmeta_number_le")}
+
+
+@functools.lru_cache(maxsize=1024)
+def _meta_bytes_number(code: int, fields: tuple) -> int:
+    """The metadata `fields` of a column of type `code` built with its metadata type, and read
+    back as the one number MariaDB keeps."""
+    layout, number = _META_NUMBER[code]
+    return getattr(value_types, number).parse(getattr(value_types, layout).build(dict(fields)))
 
 
 def _meta_field(col, name) -> int:
