@@ -62,7 +62,7 @@ codecs.register_error("binlog_grammar_latin1", _latin1_gaps)
 # Where MySQL's and MariaDB's own charset tables (strings/ctype-*.c) and Python's codec of the same
 # name disagree on a character the server stores, the server's reading is the text: these are the
 # differences a MariaDB 10.11 server shows when asked to convert every byte sequence of the
-# charset to utf8mb4 (tests/test_differential.py found them).
+# charset to utf8mb4 (tests/binlog/test_differential.py found them).
 _SINGLE_BYTE_FIXES = {  # charset: (Python codec, {byte: the server's character})
     "greek": ("iso8859-7", {0xA1: "\u02bd", 0xA2: "\u02bc"}),
     "hebrew": ("iso8859-8", {0xAF: "\u203e"}),

@@ -20,7 +20,7 @@ runs it and returns a `Result`:
    columns are `@1`, `@2`, ... and ENUM/SET values their index/bitmask.
 3. `binlog-grammar dump --format jsonl --rows-only`: each record's images are the JSON forms
    (binlog_grammar.output.dump.json_value) of the values SELECT showed.
-4. `binlog-grammar dump` (text): its `###` lines, parsed by tests/oracle.py's parser, are those
+4. `binlog-grammar dump` (text): its `###` lines, parsed by tests/helpers/oracle.py's parser, are those
    `mariadb-binlog -vv --base64-output=decode-rows` prints, value for value and type comment for
    type comment (compressed columns' values excepted: mariadb-binlog prints their stored bytes).
    Done when an oracle module is given.
