@@ -154,6 +154,21 @@ class _Walker:
                 return None
         return probe(hl).unpack_from(self.buf, pos - self.base)
 
+    def walk(self, pos, stop, hl):
+        """(offset, type_code, event_length) of each whole event from `pos` until `stop`; it
+        ends early at an event whose header is cut short, whose length is below the header's or
+        runs past the end of the file (damage, or a last event still being written: the worker
+        that reads it reports it). The caller may stop early."""
+        while pos < stop:
+            h = self.header(pos, hl)
+            if h is None:
+                return
+            code, length = h
+            if length < hl or pos + length > self.size:
+                return
+            yield pos, code, length
+            pos += length
+
     def event_bytes(self, pos, length):
         if self.base <= pos and pos + length <= self.base + len(self.buf):
             return self.buf[pos - self.base:pos + length - self.base]
@@ -203,7 +218,7 @@ def scan_file(path: str, split_bytes: Optional[int] = None, start: Optional[int]
         first_pos = len(MAGIC)
         begin = start if start is not None and start > first_pos else first_pos
         walker = _Walker(fh, size, first_pos)
-        pos = first_pos
+        scanned_to = first_pos  # where the walk stopped
         fde_pos = first_pos
         gtids = 0
         last_gtid_pos = None  # offset of the last GTID event seen
@@ -211,13 +226,7 @@ def scan_file(path: str, split_bytes: Optional[int] = None, start: Optional[int]
         after_xid = False  # the previous event was an XID_EVENT
         cuts = []
         next_cut = None  # offset from which the next cut is wanted
-        while pos < size:
-            h = walker.header(pos, hl)
-            if h is None:
-                break
-            code, length = h
-            if length < hl or pos + length > size:
-                break  # damage or a cut-short last event: the worker reports it
+        for pos, code, length in walker.walk(first_pos, size, hl):
             is_gtid = code in gtid_codes
             if not cuts and pos >= begin:
                 cuts.append(dict(start=begin, stop=None, fde_pos=fde_pos, gtids_before=gtids,
@@ -241,12 +250,12 @@ def scan_file(path: str, split_bytes: Optional[int] = None, start: Optional[int]
                 fde_pos = pos
             prev_gtid = is_gtid
             after_xid = code in xid_codes
-            pos += length
+            scanned_to = pos + length
             if code in stop_codes:
                 break  # the rest is ciphertext
-        out.scanned_to = pos
-        if after_xid and pos == size:
-            out.last_boundary = pos
+        out.scanned_to = scanned_to
+        if after_xid and scanned_to == size:
+            out.last_boundary = scanned_to
         out.gtid_events = gtids
         if not cuts:  # `start` is at (or past) the end of what the scan could walk
             cuts.append(dict(start=begin, stop=None, fde_pos=fde_pos, gtids_before=gtids,
@@ -428,15 +437,8 @@ def table_maps(split: Split, schemas=None):
             elif code == FDE_CODE:
                 wanted[code] = "fde"
         seen = set()
-        pos = split.start
         stop = split.stop if split.stop is not None else size
-        while pos < stop:
-            h = walker.header(pos, hl)
-            if h is None:
-                break
-            code, length = h
-            if length < hl or pos + length > size:
-                break
+        for pos, code, length in walker.walk(split.start, stop, hl):
             kind = wanted.get(code)
             if kind is not None and not (kind == "fde" and pos == len(MAGIC)):
                 raw = walker.event_bytes(pos, length)
@@ -452,7 +454,6 @@ def table_maps(split: Split, schemas=None):
                         for e in inner_events(ev, state, False):
                             if e.type is not None and e.type.name == "TABLE_MAP_EVENT":
                                 yield decoder.table_map(e), e
-            pos += length
 
 
 def _inner(ev, state):
