@@ -1593,6 +1593,31 @@ JSON_DIFF_OPERATION = {
     2: 'REMOVE',  # Remove the value at the path.
 }
 
+# json_literal (enum, specs/types/json_binary.yaml): The byte of a literal value (type LITERAL), inlined in its value entry or alone after a document's type byte.
+JSON_LITERAL = {
+    0: 'NULL_LITERAL',  # The JSON null literal.
+    1: 'TRUE_LITERAL',  # The JSON true literal.
+    2: 'FALSE_LITERAL',  # The JSON false literal.
+}
+
+# json_value_type (enum, specs/types/json_binary.yaml): The type of a binary JSON value, the first byte of a document and of each value entry.
+JSON_VALUE_TYPE = {
+    0: 'SMALL_OBJECT',  # An object with 16-bit counts and offsets (json_small_header).
+    1: 'LARGE_OBJECT',  # An object with 32-bit counts and offsets (json_large_header).
+    2: 'SMALL_ARRAY',  # An array with 16-bit counts and offsets (json_small_header).
+    3: 'LARGE_ARRAY',  # An array with 32-bit counts and offsets (json_large_header).
+    4: 'LITERAL',  # null, true or false: one byte, a json_literal; always inlined.
+    5: 'INT16',  # A signed 16-bit integer, little-endian; always inlined.
+    6: 'UINT16',  # An unsigned 16-bit integer, little-endian; always inlined.
+    7: 'INT32',  # A signed 32-bit integer, little-endian; inlined in a large container.
+    8: 'UINT32',  # An unsigned 32-bit integer, little-endian; inlined in a large container.
+    9: 'INT64',  # A signed 64-bit integer, little-endian.
+    10: 'UINT64',  # An unsigned 64-bit integer, little-endian.
+    11: 'DOUBLE',  # An IEEE 754 double, 8 bytes little-endian (float8store).
+    12: 'STRING',  # A utf8mb4 string: its data length (7 bits a byte, least significant first), then its bytes.
+    15: 'OPAQUE',  # A value of another MySQL type: its field type (one byte, enum_field_types), its data length, then its bytes.
+}
+
 # load_dup_handling (enum, specs/types/statement.yaml): What LOAD DATA does with rows that duplicate a unique key.
 LOAD_DUP_HANDLING = {
     0: 'LOAD_DUP_ERROR',  # Stop with an error.

@@ -743,6 +743,54 @@ json_diff_value = Struct(
     'diffs' / rt.Sized(lambda this: this['length'], _json_diff_value__diffs),
 )
 
+# json_large_header (specs/types/json_binary.yaml:42): The first bytes of a large object or array (value type 0x01 or 0x03), used when an offset or the size does not fit 16 bits.
+json_large_header = Struct(
+    # element_count: Number of members of the object, or elements of the array.
+    'element_count' / Int32ul,
+    # size: Bytes of the whole container from its element_count on: header, entries, keys and values.
+    'size' / Int32ul,
+)
+
+# json_large_key_entry (specs/types/json_binary.yaml:56): Where one key of a large object is; the key entries follow the header, one per member, in key order (shorter keys first, then bytewise).
+json_large_key_entry = Struct(
+    # key_offset: Offset of the key's bytes from the start of the object (its element_count).
+    'key_offset' / Int32ul,
+    # key_length: Length of the key in bytes (utf8mb4); 16 bits in both forms.
+    'key_length' / Int16ul,
+)
+
+# json_large_value_entry (specs/types/json_binary.yaml:70): One member's value in a large object, or one element of a large array; the value entries follow the key entries (an array has none).
+json_large_value_entry = Struct(
+    # type: Type of the value.
+    'type' / rt.EnumInt(Int8ul, enums.JSON_VALUE_TYPE),
+    # offset_or_inline: The value itself for a literal, int16, uint16, int32 or uint32 (inlined); else the offset of its bytes from the start of the container.
+    'offset_or_inline' / Int32ul,
+)
+
+# json_small_header (specs/types/json_binary.yaml:35): The first bytes of a small object or array (value type 0x00 or 0x02), the container all of whose counts and offsets fit 16 bits.
+json_small_header = Struct(
+    # element_count: Number of members of the object, or elements of the array.
+    'element_count' / Int16ul,
+    # size: Bytes of the whole container from its element_count on: header, entries, keys and values.
+    'size' / Int16ul,
+)
+
+# json_small_key_entry (specs/types/json_binary.yaml:49): Where one key of a small object is; the key entries follow the header, one per member, in key order (shorter keys first, then bytewise).
+json_small_key_entry = Struct(
+    # key_offset: Offset of the key's bytes from the start of the object (its element_count).
+    'key_offset' / Int16ul,
+    # key_length: Length of the key in bytes (utf8mb4); keys are shorter than 64 KiB.
+    'key_length' / Int16ul,
+)
+
+# json_small_value_entry (specs/types/json_binary.yaml:63): One member's value in a small object, or one element of a small array; the value entries follow the key entries (an array has none).
+json_small_value_entry = Struct(
+    # type: Type of the value.
+    'type' / rt.EnumInt(Int8ul, enums.JSON_VALUE_TYPE),
+    # offset_or_inline: The value itself for a literal, int16 or uint16 (inlined); else the offset of its bytes from the start of the container.
+    'offset_or_inline' / Int16ul,
+)
+
 # load_field_name (specs/types/statement.yaml:378): One column name of a LOAD DATA column list, NUL-terminated; its length is in field_name_lens.
 load_field_name = Struct(
     # name: Column name.

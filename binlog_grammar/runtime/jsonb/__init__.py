@@ -6,7 +6,8 @@ doc-ref: sql-common/json_binary.h (the format), sql-common/json_binary.cc (seria
 sql-common/json_dom.cc (Json_wrapper::to_string, Json_decimal, Json_datetime), sql/json_diff.cc
 (apply_json_diffs), strings/dtoa.cc (my_gcvt), mysys/base64.cc (mysql-server; 5.7 has them under sql/).
 
-Layout (all integers little-endian)::
+Layout (all integers little-endian; the type codes, the literals and the container records are
+stated in specs/types/json_binary.yaml, the rest is code)::
 
     document  := type value                 (0 bytes: the JSON null literal)
     type      := 0x00 small object | 0x01 large object | 0x02 small array | 0x03 large array

@@ -1,6 +1,8 @@
-"""MySQL's binary JSON document <-> the Python value: the value type codes, reading a document
-by its offsets, writing what MySQL's serializer writes, and JsonBinary, the construct class of the
-spec type `json_binary`. The layout and the Python values are described in runtime/jsonb/__init__.py.
+"""MySQL's binary JSON document <-> the Python value: reading a document by its offsets, writing
+what MySQL's serializer writes, and JsonBinary, the construct class of the spec type `json_binary`.
+The type codes and the container records are those of specs/types/json_binary.yaml, whose top
+comment says what the spec language cannot state and is therefore done here. The layout and the
+Python values are described in runtime/jsonb/__init__.py.
 
 doc-ref: sql-common/json_binary.h, sql-common/json_binary.cc (serialize, parse_binary),
 sql-common/json_dom.cc (Json_decimal, Json_datetime).
@@ -12,6 +14,7 @@ import decimal as _pydecimal
 import math
 import struct
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from construct import Construct, ExplicitError, SizeofError, stream_read_entire, stream_write
 
@@ -20,11 +23,46 @@ from ..decimal import decimal_size, decode_decimal, encode_decimal
 __all__ = ["JsonBinary", "JsonBinaryError", "JsonOpaque", "MAX_DEPTH", "decode_json_binary",
            "encode_json_binary", "key_order", "to_utf8"]
 
-# value types (json_binary.cc, JSONB_TYPE_*)
-SMALL_OBJECT, LARGE_OBJECT, SMALL_ARRAY, LARGE_ARRAY = 0x00, 0x01, 0x02, 0x03
-LITERAL, INT16, UINT16, INT32, UINT32, INT64, UINT64, DOUBLE, STRING = range(0x04, 0x0D)
-OPAQUE = 0x0F
-NULL_LITERAL, TRUE_LITERAL, FALSE_LITERAL = 0x00, 0x01, 0x02
+# The layout stated in specs/types/json_binary.yaml, under its names. runtime/ may not import
+# generated/ (binlog_grammar/README.md), so the numbers are repeated here;
+# tests/specs/test_specs_json_binary.py checks them against the spec's enums and records.
+
+#: enum json_value_type: the type byte of a document and of each value entry (JSONB_TYPE_*)
+JSON_VALUE_TYPE = {0x00: "SMALL_OBJECT", 0x01: "LARGE_OBJECT", 0x02: "SMALL_ARRAY",
+                   0x03: "LARGE_ARRAY", 0x04: "LITERAL", 0x05: "INT16", 0x06: "UINT16",
+                   0x07: "INT32", 0x08: "UINT32", 0x09: "INT64", 0x0A: "UINT64", 0x0B: "DOUBLE",
+                   0x0C: "STRING", 0x0F: "OPAQUE"}
+(SMALL_OBJECT, LARGE_OBJECT, SMALL_ARRAY, LARGE_ARRAY, LITERAL, INT16, UINT16, INT32, UINT32,
+ INT64, UINT64, DOUBLE, STRING, OPAQUE) = JSON_VALUE_TYPE
+#: enum json_literal: the byte of a LITERAL value
+JSON_LITERAL = {0x00: "NULL_LITERAL", 0x01: "TRUE_LITERAL", 0x02: "FALSE_LITERAL"}
+NULL_LITERAL, TRUE_LITERAL, FALSE_LITERAL = JSON_LITERAL
+
+
+class Form(NamedTuple):
+    """The records of one form of container: json_small_header, json_small_key_entry,
+    json_small_value_entry, or the json_large_ ones."""
+
+    offset: int  # bytes of element_count, size, key_offset and offset_or_inline
+    header: int  # json_*_header: element_count, size
+    key_entry: int  # json_*_key_entry: key_offset, key_length
+    value_entry: int  # json_*_value_entry: type, offset_or_inline
+    limit: int  # the largest count, size or offset the form holds
+    inlined: frozenset  # the value types stored in offset_or_inline itself (inlined_type)
+
+
+KEY_LENGTH = 2  # key_length is a u16le in both forms
+KEY_MAX = (1 << 8 * KEY_LENGTH) - 1
+VALUE_TYPE = 1  # the type of a value entry is a u8
+
+
+def _form(offset: int, inlined) -> Form:
+    return Form(offset, 2 * offset, offset + KEY_LENGTH, VALUE_TYPE + offset,
+                (1 << 8 * offset) - 1, frozenset(inlined))
+
+
+SMALL = _form(2, {LITERAL, INT16, UINT16})  # u16le counts, sizes and offsets
+LARGE = _form(4, {LITERAL, INT16, UINT16, INT32, UINT32})  # u32le
 
 # MySQL field types an opaque value may carry (include/field_types.h, enum_field_types)
 FIELD_TIMESTAMP, FIELD_DATE, FIELD_TIME, FIELD_DATETIME = 7, 10, 11, 12
@@ -222,27 +260,25 @@ class _Reader:
         kind = ("large " if large else "small ") + ("object" if is_object else "array")
         if depth > MAX_DEPTH:
             _error(f"JSON document nested deeper than {MAX_DEPTH} levels (at byte {pos})")
-        osize = 4 if large else 2
-        if end - pos < 2 * osize:
-            _error(f"{kind} at byte {pos} is cut short: its header needs {2 * osize} bytes, "
+        osize, head, key_entry, value_entry, _limit, inlined = LARGE if large else SMALL
+        if end - pos < head:
+            _error(f"{kind} at byte {pos} is cut short: its header needs {head} bytes, "
                    f"{end - pos} left")
         count, size = self.uint(pos, osize), self.uint(pos + osize, osize)
         if size > end - pos:
             _error(f"{kind} at byte {pos} claims {size} bytes, {end - pos} left")
-        key_entry, value_entry = 2 + osize, 1 + osize
-        header = 2 * osize + count * ((key_entry if is_object else 0) + value_entry)
+        header = head + count * ((key_entry if is_object else 0) + value_entry)
         if header > size:
             _error(f"{kind} at byte {pos} claims {count} members, too many for its {size} bytes")
-        values_at = pos + 2 * osize + (count * key_entry if is_object else 0)
+        values_at = pos + head + (count * key_entry if is_object else 0)
         out = []
         for i in range(count):
             entry = values_at + i * value_entry
             etype = self.data[entry]
-            inlined = etype in (LITERAL, INT16, UINT16) or (large and etype in (INT32, UINT32))
-            if inlined:
-                value, _n = self.scalar(etype, entry + 1, entry + value_entry)
+            if etype in inlined:
+                value, _n = self.scalar(etype, entry + VALUE_TYPE, entry + value_entry)
             else:
-                offset = self.uint(entry + 1, osize)
+                offset = self.uint(entry + VALUE_TYPE, osize)
                 if not header <= offset < size:
                     _error(f"{kind} at byte {pos}: member {i} has offset {offset}, outside "
                            f"its value area ({header} to {size})")
@@ -252,8 +288,8 @@ class _Reader:
             return out, size
         obj = {}
         for i in range(count):
-            entry = pos + 2 * osize + i * key_entry
-            offset, length = self.uint(entry, osize), self.uint(entry + osize, 2)
+            entry = pos + head + i * key_entry
+            offset, length = self.uint(entry, osize), self.uint(entry + osize, KEY_LENGTH)
             if offset < header or offset + length > size:
                 _error(f"{kind} at byte {pos}: key {i} ({length} bytes at offset {offset}) lies "
                        f"outside its key area ({header} to {size})")
@@ -375,7 +411,7 @@ def _append_container(dest: bytearray, value, is_object: bool, large: bool, dept
     depth += 1
     if depth > MAX_DEPTH:
         raise JsonBinaryError(f"JSON value nested deeper than {MAX_DEPTH} levels")
-    osize, limit = (4, 0xFFFFFFFF) if large else (2, 0xFFFF)
+    osize, head, key_entry, value_entry, limit, _inlined = LARGE if large else SMALL
 
     def fits(n):
         if n <= limit:
@@ -400,15 +436,14 @@ def _append_container(dest: bytearray, value, is_object: bool, large: bool, dept
     count = len(members)
     fits(count)
     start = len(dest)
-    dest += count.to_bytes(osize, "little") + bytes(osize)
-    value_entry = 1 + osize
+    dest += count.to_bytes(osize, "little") + bytes(head - osize)  # element_count, size
     if is_object:
-        offset = 2 * osize + count * (2 + osize + value_entry)
+        offset = head + count * (key_entry + value_entry)
         for key, _ in keyed:
-            if len(key) > 0xFFFF:
+            if len(key) > KEY_MAX:
                 raise JsonBinaryError(f"JSON key of {len(key)} bytes; keys are limited to 65535")
             fits(offset)
-            dest += offset.to_bytes(osize, "little") + len(key).to_bytes(2, "little")
+            dest += offset.to_bytes(osize, "little") + len(key).to_bytes(KEY_LENGTH, "little")
             offset += len(key)
     entry = len(dest)
     dest += bytes(count * value_entry)
@@ -420,16 +455,16 @@ def _append_container(dest: bytearray, value, is_object: bool, large: bool, dept
         inline = _inline(member, large)
         if inline is not None:
             dest[entry] = inline[0]
-            dest[entry + 1:entry + value_entry] = (inline[1] & mask).to_bytes(osize, "little")
+            dest[entry + VALUE_TYPE:entry + value_entry] = (inline[1] & mask).to_bytes(osize, "little")
         else:
             offset = len(dest) - start
             fits(offset)
-            dest[entry + 1:entry + value_entry] = offset.to_bytes(osize, "little")
+            dest[entry + VALUE_TYPE:entry + value_entry] = offset.to_bytes(osize, "little")
             dest[entry] = _append_value(dest, member, depth, small_parent=not large)
         entry += value_entry
     size = len(dest) - start
     fits(size)
-    dest[start + osize:start + 2 * osize] = size.to_bytes(osize, "little")
+    dest[start + osize:start + head] = size.to_bytes(osize, "little")
 
 
 def encode_json_binary(value) -> bytes:
