@@ -294,7 +294,7 @@ class ReferencePages:
                  "keep the files in your own folder and read with "), C("binlog-grammar --specs DIR dump FILE"),
                T("; a mistake in them is reported with your file and line. The reader takes the "
                  "server version from each file's FORMAT_DESCRIPTION_EVENT. "),
-               C("tests/test_versions.py"), T(" does all of this for a made-up MySQL 99.0: a field "
+               C("tests/specs/test_versions.py"), T(" does all of this for a made-up MySQL 99.0: a field "
                  "appended to XID_EVENT, a QUERY_EVENT status variable and a TABLE_MAP optional "
                  "metadata field, from YAML in a temporary folder.")),
              ]
