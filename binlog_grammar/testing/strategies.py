@@ -111,6 +111,8 @@ class _Gen:
             if f.repeat_until is not None:
                 return self.repeat_until(f, env)
             n = None if f.repeat == "eos" else self.try_value(f.repeat, env)
+            if n is not None and self._counts_from_rebuilt_bits(f.repeat, env):
+                n = None  # the build writes the count from the array: draw the array freely
             if n is None:
                 n = self.draw(st.integers(0, 4))
                 if shadow is not None and isinstance(f.repeat, tuple) and f.repeat[0] == "name":
@@ -120,6 +122,17 @@ class _Gen:
                 out.append(self.content(f, _with_index(env, i), shadow))
             return out
         return self.content(f, env, shadow)
+
+    @staticmethod
+    def _counts_from_rebuilt_bits(node, env) -> bool:
+        """Does the count read a field that keeps some bits of its own and has the rest rebuilt
+        (GTID_LIST's count_and_flags: flags kept, count rebuilt from the list)? Then the drawn
+        number only stands for the kept bits, and its count bits would ask for up to 2**28
+        elements."""
+        if not isinstance(node, tuple) or not isinstance(env.values, KnownValues):
+            return False
+        return any(isinstance(env.values.v.get(n), RebuiltInt) and n not in env.values.s
+                   for n in E.names_used(node))
 
     def repeat_until(self, f, env):
         out = []
