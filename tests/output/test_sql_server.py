@@ -50,6 +50,7 @@ import pytest
 
 from binlog_grammar.testing import mariadb
 from binlog_grammar.errors import BinlogError
+from binlog_grammar.testing.selects import ColInfo, render
 
 from helpers.services import need_mariadb
 
@@ -437,33 +438,17 @@ def workload(w: Workload, transactions=120) -> list:
 
 # -- snapshots ------------------------------------------------------------------------------------
 
-INTEGER_TYPES = {"tinyint", "smallint", "mediumint", "int", "bigint"}
-
-
-def _render(name, data_type):
-    n = f"`{name}`"
-    if data_type in INTEGER_TYPES | {"decimal", "double", "date", "datetime", "timestamp", "time",
-                                     "year"}:
-        return f"CAST({n} AS CHAR)"
-    if data_type == "float":
-        return f"CAST({n} AS DOUBLE)"
-    if data_type == "bit":
-        return f"CAST({n} AS UNSIGNED)"
-    if data_type in ("enum", "set"):
-        return f"CONCAT(CAST({n} + 0 AS UNSIGNED), ':', HEX({n}))"
-    return f"HEX({n})"  # strings, binaries, JSON, spatial (SRID and WKB), INET6, UUID
-
-
 def snapshot(db, schema) -> dict:
     cols = {}
-    for line in db.sql("SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS "
-                       f"WHERE TABLE_SCHEMA = '{schema}' ORDER BY TABLE_NAME, ORDINAL_POSITION"
-                       ).splitlines():
-        t, c, typ = line.split("\t")
-        cols.setdefault(t, []).append((c, typ))
+    for line in db.sql("SELECT TABLE_NAME, COLUMN_NAME, DATA_TYPE, CHARACTER_SET_NAME FROM "
+                       f"information_schema.COLUMNS WHERE TABLE_SCHEMA = '{schema}' "
+                       "ORDER BY TABLE_NAME, ORDINAL_POSITION").splitlines():
+        t, c, typ, charset = line.split("\t")
+        cols.setdefault(t, []).append(ColInfo(c, 0, typ, typ, None if charset == "NULL" else charset,
+                                              True, False, ""))
     out = {}
     for t, cs in cols.items():
-        text = db.sql(SESSION + f"SELECT {', '.join(_render(c, typ) for c, typ in cs)} FROM `{t}`",
+        text = db.sql(SESSION + f"SELECT {', '.join(render(c) for c in cs)} FROM `{t}`",
                       database=schema)
         out[t] = sorted(tuple(line.split("\t")) for line in text.splitlines())
     return out
