@@ -8,6 +8,8 @@ The package, one module per command, each with `add(sub)` (its subcommand parser
 (which calls into the package and returns the exit status):
 
     __init__.py   main() and build_parser(): the commands assembled in the order --help lists them
+    parser.py     the argparse parser every command uses: options by full name only, errors that
+                  name a refused option but never echo a value (it may be a password)
     options.py    the option checks (positions, dates and times, GTID sets, numbers, spec folders,
                   schema files), the reading options and TLS options shared by commands, and the
                   options that contradict each other
@@ -33,18 +35,18 @@ import sys
 from ..errors import BinlogGrammarError, SpecError
 from . import docs, dump, generate, pipeline, repair, sql, stats, stream, verify
 from .options import UsageError, contradictions, spec_dir
+from .parser import Parser
 
 COMMANDS = (generate, docs, verify, dump, stats, sql, pipeline, stream, repair)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="binlog-grammar",
-                                description="Grammar-driven MySQL/MariaDB binlog tools.")
+    p = Parser(prog="binlog-grammar", description="Grammar-driven MySQL/MariaDB binlog tools.")
     p.add_argument("--specs", dest="user_specs", action="append", default=[], metavar="DIR",
                    type=spec_dir,
                    help="read with the project's specs plus the spec files (events, types, version "
                         "overlays) of this folder (repeatable); compiled once into ~/.cache/binlog-grammar")
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
     for command in COMMANDS:
         command.add(sub)
     for name, sp in sub.choices.items():

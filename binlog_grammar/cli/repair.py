@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 
 from .options import add_tls_options, int_in, seconds
+from .parser import unset_variable
 
 PROG = "binlog-grammar repair"
 
@@ -88,6 +89,12 @@ def run(args, parser) -> int:
     problem = contradiction(args)
     if problem:
         parser.error(problem)
+    for var, option in ((args.password_env, "--password-env"),
+                        (args.primary_password_env, "--primary-password-env")):
+        problem = var and unset_variable(var, option)
+        if problem:
+            print(f"{PROG}: {problem}", file=sys.stderr)
+            return 2
     # imported here, so that building the CLI's parser reads no generated module
     from ..errors import BinlogError, ReplicationError
     from ..repair.runner import Repair

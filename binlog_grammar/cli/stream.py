@@ -7,6 +7,7 @@ import os
 import sys
 
 from .options import add_tls_options, gtid_position, int_in, schema_file, seconds
+from .parser import unset_variable
 from .reading import stdout
 
 
@@ -80,11 +81,11 @@ def run(args) -> int:
 
     password = None
     if args.password_env:
-        password = os.environ.get(args.password_env)
-        if password is None:
-            print(f"binlog-grammar: stream: the environment variable {args.password_env} "
-                  f"(--password-env) is not set", file=sys.stderr)
+        problem = unset_variable(args.password_env, "--password-env")
+        if problem:
+            print(f"binlog-grammar: stream: {problem}", file=sys.stderr)
             return 2
+        password = os.environ[args.password_env]
     schemas = None
     if args.schema:
         try:
