@@ -35,9 +35,13 @@ def run(args) -> int:
                 for line in writer.lines(se):
                     out.write(line + "\n")
         else:
+            from ..output import dump_text
+
+            out.write("".join(line + "\n" for line in dump_text.TEXT_HEADER))
             for se in stream.events():
-                for line in dump.text_lines(se):
+                for line in dump_text.text_lines(se):
                     out.write(line + "\n")
+            out.write("".join(line + "\n" for line in dump_text.TEXT_FOOTER))
     finally:
         progress.close()
         out.flush()

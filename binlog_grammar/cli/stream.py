@@ -75,7 +75,7 @@ def run(args) -> int:
     """Print a server's binlog live, as `dump` prints files."""
     from ..binlog.rows import load_schemas
     from ..binlog.stream import Filters
-    from ..output import dump
+    from ..output import dump, dump_text
     from ..replication import ReplicationSource, TLSOptions, open_replication_stream
     from ..replication.source import log
 
@@ -114,19 +114,24 @@ def run(args) -> int:
     flt = Filters(databases=args.database, tables=args.table, exclude_tables=args.exclude_table)
     stream = open_replication_stream(src, flt, schemas)
     out = stdout()
+    text = args.format != "jsonl"
+    if text:  # the same script dump writes (output.dump_text): its header, then the events
+        out.write("".join(line + "\n" for line in dump_text.TEXT_HEADER))
     try:
         for se in stream.events():
-            if args.format == "jsonl":
+            if not text:
                 if args.rows_only and not (se.event.type is not None and se.event.type.row_op):
                     continue
                 lines = dump.jsonl_lines(se)
             else:
-                lines = dump.text_lines(se)
+                lines = dump_text.text_lines(se)
             for line in lines:
                 out.write(line + "\n")
             out.flush()
     finally:
         src.stop()
         log.removeHandler(handler)
+        if text:
+            out.write("".join(line + "\n" for line in dump_text.TEXT_FOOTER))
         out.flush()
     return 0

@@ -1,7 +1,13 @@
 """What the reading commands print, from the events and row changes binlog_grammar.binlog gives:
 
-    dump.py          `dump`: the event text (mysqlbinlog -vv style) and the JSON lines (row
-                     changes in the Debezium envelope, the documented JSON form of each value)
+    quoting.py       the one way binlog text enters anything that may be executed (scripts,
+                     their comments): identifiers, literals, comments, prepared statements, the
+                     header that fixes the client's character set
+    replay_charsets.py  when a string value may be written as UTF-8 text into a script and when
+                     only its bytes store what was logged
+    dump.py          `dump --format jsonl`: the JSON lines (row changes in the Debezium envelope,
+                     the documented JSON form of each value)
+    dump_text.py     `dump`'s text (mysqlbinlog -vv style), a script safe to pipe into a client
     text.py          column values and types as mariadb-binlog -vv prints them; the partial JSON
                      update as the JSON_REPLACE / JSON_INSERT / JSON_REMOVE calls that apply it
                      (json_diff_calls, which sql_literals.py writes with too)
@@ -13,6 +19,7 @@
     sql.py           `sql` and `flashback`: transactions as replayable or undoing SQL scripts
     stats.py         `stats`: counts and bytes by event type, table and transaction size
 
-Each module is one way of printing; none reads bytes itself: layouts are the specs', reached
+Each module is one way of printing; none reads bytes itself, and every script and comment takes
+binlog text through quoting.py: layouts are the specs', reached
 through the generated structs and binlog_grammar.binlog.
 """

@@ -10,7 +10,8 @@ under a non-strict sql_mode. Such values are written as `_X X'..'` of their exac
 
 `text_round_trips(text, charset)` decides. The rule is data:
 - EXACT_AS_TEXT: character sets whose every character round-trips as text: the UTF-8 ones (the
-  conversion is the identity for valid text) and ascii;
+  conversion is the identity for valid text), ascii, and latin1 (runtime.values decodes it as the
+  server does);
 - everything else: text only when every character is printable ASCII outside the characters the
   charset maps differently (ASCII_NOT_EXACT).
 Text holding bytes its charset cannot decode (surrogate escapes) never round-trips as text.
@@ -22,7 +23,8 @@ from typing import Optional
 __all__ = ["text_round_trips", "EXACT_AS_TEXT", "ASCII_NOT_EXACT"]
 
 # MySQL character set names whose every valid character is stored back as logged from UTF-8 text.
-EXACT_AS_TEXT = frozenset({"utf8mb4", "utf8mb3", "utf8", "ascii"})
+EXACT_AS_TEXT = frozenset({"utf8mb4", "utf8mb3", "utf8", "ascii",
+                           "latin1"})  # MySQL's latin1 is cp1252 with 81 8D 8F 90 9D as U+0081...
 
 # Per character set, printable ASCII characters that the server does not convert from Unicode to
 # the byte the project decodes them from (empty for the others).

@@ -15,9 +15,14 @@ that make them, one transaction at a time, with the binlog's own transaction bou
 inverted (an insert becomes a DELETE, a delete an INSERT, an update an UPDATE back to the before
 image).
 
-Each item the iterator gives is one line of the script, ending with a newline
-(`sys.stdout.writelines(render_sql(...))`). The script starts with the session settings its
-literals need: `SET NAMES utf8mb4` (string literals are UTF-8 text), `SET time_zone='+00:00'`
+Each item the iterator gives is one or more lines of the script, ending with a newline
+(`sys.stdout.writelines(render_sql(...))`). Every name, value and comment from the binlog goes in
+through binlog_grammar.output.quoting (see there why it is safe to pipe into a client as root); a
+statement naming an identifier that a client line cannot carry (a control character, a
+backslash) runs from its hex through PREPARE/EXECUTE. The script starts with
+`/*!\\C utf8mb4 */`, which fixes the mysql/mariadb client's own character set whatever
+`--default-character-set` says, and the session settings its literals need: `SET NAMES
+utf8mb4` (string literals are UTF-8 text), `SET time_zone='+00:00'`
 (TIMESTAMP values are written as UTC text) and a non-strict `sql_mode` without
 NO_BACKSLASH_ESCAPES (the literals use backslash escapes), with NO_AUTO_VALUE_ON_ZERO (an
 AUTO_INCREMENT column keeps a logged 0) and ALLOW_INVALID_DATES (zero dates, zero months and days,
@@ -70,19 +75,13 @@ import re
 from typing import Iterable, Iterator, Optional
 
 from ..errors import BinlogError
+from .quoting import SCRIPT_HEADER, SESSION_SETTINGS, comment, statement_lines
 from .sql_literals import quote_ident, quote_string, sql_literal, where_term
 
 __all__ = ["sql_literal", "render_sql", "SqlGenError", "quote_ident", "quote_string",
            "SESSION_SETTINGS"]
 
 UTC = _dt.timezone.utc
-
-SESSION_SETTINGS = (
-    "SET NAMES utf8mb4;",
-    "SET time_zone='+00:00';",
-    "SET sql_mode='NO_AUTO_VALUE_ON_ZERO,ALLOW_INVALID_DATES,NO_ENGINE_SUBSTITUTION';",
-)
-
 
 class SqlGenError(BinlogError):
     """A row change that cannot become SQL (or cannot be inverted): names file, offset, event."""
@@ -118,6 +117,12 @@ class _Rendering:
         if not self.qualify:
             return t
         return f"{quote_ident(self.db_map.get(ch.db, ch.db))}.{t}"
+
+    def statement(self, ch, text: str, columns) -> str:
+        """The statement as script lines (joined by newlines, no newline at the end): verbatim,
+        or run from its hex (quoting.prepared) when a name in it cannot be carried by a line."""
+        names = [ch.table, self.db_map.get(ch.db, ch.db) if self.qualify else "", *columns]
+        return "\n".join(statement_lines(text, ";", names))
 
     def columns(self, ch) -> dict:
         cols = {c.name: c for c in ch.columns}
@@ -158,26 +163,30 @@ class _Rendering:
     def insert(self, ch, cols, image) -> str:
         names = self.written(ch, image)
         if not names:
-            return f"INSERT INTO {self.table(ch)} () VALUES ();"
-        return (f"INSERT INTO {self.table(ch)} ({', '.join(quote_ident(n) for n in names)}) VALUES ("
-                + ", ".join(self.literal(ch, cols, n, image[n]) for n in names) + ");")
+            return self.statement(ch, f"INSERT INTO {self.table(ch)} () VALUES ()", ())
+        return self.statement(
+            ch, f"INSERT INTO {self.table(ch)} ({', '.join(quote_ident(n) for n in names)}) "
+                "VALUES (" + ", ".join(self.literal(ch, cols, n, image[n]) for n in names) + ")",
+            names)
 
     def delete(self, ch, cols, image) -> str:
-        return f"DELETE FROM {self.table(ch)}{self.where(ch, cols, image)};"
+        return self.statement(ch, f"DELETE FROM {self.table(ch)}{self.where(ch, cols, image)}",
+                              image)
 
     def update(self, ch, cols, old, new) -> str:
         """UPDATE the row that `old` finds to the values of `new` (the columns `new` holds)."""
         names = self.written(ch, new)
         if not names:
-            return (f"-- {os.path.basename(os.fspath(ch.file))}:{ch.pos}: an update of "
-                    f"{ch.db}.{ch.table} that writes no column")
+            return "-- " + comment(f"{os.path.basename(os.fspath(ch.file))}:{ch.pos}: an update "
+                                   f"of {ch.db}.{ch.table} that writes no column")
         lits = {n: self.literal(ch, cols, n, new[n]) for n in names}
         if self.update_set == "changed":
             changed = [n for n in names if n not in old
                        or self.literal(ch, cols, n, old[n]) != lits[n]]
             names = changed or names
         sets = ", ".join(f"{quote_ident(n)}={lits[n]}" for n in names)
-        return f"UPDATE {self.table(ch)} SET {sets}{self.where(ch, cols, old)};"
+        return self.statement(ch, f"UPDATE {self.table(ch)} SET {sets}{self.where(ch, cols, old)}",
+                              [*names, *old])
 
     # -- one change
 
@@ -228,8 +237,9 @@ def _query_text(ev) -> Optional[str]:
 
 
 def _one_line(text: str, limit: int = 300) -> str:
-    """A statement shown in a comment: one line, printable UTF-8, at most `limit` characters."""
-    flat = " ".join(text.split()).encode("utf-8", "replace").decode("utf-8")
+    """A statement shown in a comment: one line (quoting.comment: no line break, NUL, control
+    byte or `*/`), at most `limit` characters."""
+    flat = comment(" ".join(text.split()))
     return flat if len(flat) <= limit else flat[:limit] + " ..."
 
 
@@ -296,7 +306,7 @@ def _header(tx, flashback: bool) -> str:
     if sid is not None:
         parts.append(f"server {sid}")
     text = ", ".join(parts) or "transaction"
-    return f"-- {'flashback of ' if flashback else ''}{text}\n"
+    return f"-- {'flashback of ' if flashback else ''}{comment(text)}\n"
 
 
 def _is_savepoint(text: str) -> bool:
@@ -384,7 +394,7 @@ def _render_tx(r: _Rendering, tx, items, notes=()) -> list:
         verb = "inverted" if r.flashback else "replayed"
         return [_header(tx, r.flashback)] + [
             f"-- not {verb} (a statement, not row changes): {_one_line(q[2])}\n" for q in queries]
-    out = [_header(tx, r.flashback)] + [f"-- {n}\n" for n in notes]
+    out = [_header(tx, r.flashback)] + [f"-- {comment(n)}\n" for n in notes]
     if end == "incomplete":
         out.append("-- the binlog ends inside this transaction: it is rolled back\n")
     out.append("BEGIN;\n")
@@ -411,7 +421,7 @@ def _render_tx(r: _Rendering, tx, items, notes=()) -> list:
         if r.flashback:
             continue  # savepoints mean nothing once the changes run backwards
         if _is_savepoint(text):
-            out.append(f"{_one_line(text.strip().rstrip(';'))};\n")
+            out.append("\n".join(statement_lines(text.strip().rstrip(";").strip())) + "\n")
         else:
             out.append(f"-- not replayed (a statement, not row changes): {_one_line(text)}\n")
     out.append("ROLLBACK;\n" if end in ("rollback", "incomplete") else "COMMIT;\n")
@@ -447,7 +457,7 @@ def _blocks(r: _Rendering, transactions) -> Iterator[list]:
         if done is not None:
             op, key, ev = done
             held = pending.pop(key, None)
-            shown = _xid_text(key) if isinstance(key, tuple) else key
+            shown = comment(_xid_text(key) if isinstance(key, tuple) else key)
             if held is None:
                 yield [_header(tx, r.flashback),
                        f"-- XA {op} {shown}: its XA PREPARE is not in the input\n"]
@@ -459,7 +469,8 @@ def _blocks(r: _Rendering, transactions) -> Iterator[list]:
                 ptx, _ = held
                 yield [_header(ptx, r.flashback),
                        f"-- XA transaction {shown}: PREPAREd here, rolled back at "
-                       f"{_where_text(tx)}: nothing to {'invert' if r.flashback else 'replay'}\n"]
+                       f"{comment(_where_text(tx))}: nothing to "
+                       f"{'invert' if r.flashback else 'replay'}\n"]
             continue
         if (getattr(tx, "end", None) or "") == "xa_prepare":
             key = _xa_prepared(tx) or ("?", _where_text(tx))
@@ -485,7 +496,7 @@ def render_sql(transactions: Iterable, flashback: bool = False, qualify: bool = 
     qualify: name tables `db`.`table` (else `table` alone); db_map: {"old_db": "new_db"} renames
     databases; update_set: "all" (an UPDATE sets every column of the after image, so an ON UPDATE
     CURRENT_TIMESTAMP column keeps its logged value) or "changed" (only the columns whose value
-    changed); session: start with the SET statements the literals need (SESSION_SETTINGS);
+    changed); session: start with the SET statements the literals need (quoting.SCRIPT_HEADER);
     omit_columns: {"db.table": ["col", ...]} columns no INSERT or UPDATE writes (generated
     columns, which the binlog logs but a server will not take a value for; WHERE clauses still
     compare them when there is no primary key).
@@ -513,7 +524,7 @@ def render_sql(transactions: Iterable, flashback: bool = False, qualify: bool = 
         blocks.reverse()
     if session:
         yield f"-- {'flashback' if flashback else 'replay'} script written by binlog-grammar\n"
-        for s in SESSION_SETTINGS:
+        for s in SCRIPT_HEADER:
             yield s + "\n"
     for lines in blocks:
         yield from lines

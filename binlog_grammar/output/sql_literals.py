@@ -13,7 +13,7 @@ binlog_grammar.binlog.rows decoded for the column `col` (a rows.Column; None whe
 | date / naive datetime / timedelta | quoted text: `'2024-02-29'`, `'2024-02-29 12:34:56.789'`, `'-00:00:01.5'` |
 | aware datetime (TIMESTAMP) | its UTC text, quoted (the script sets time_zone '+00:00') |
 | str (zero and invalid dates and times) | quoted as it is: `'0000-00-00'` |
-| str (strings, ENUM member) | quoted, with `\\\\ \\' \\0 \\n \\r \\Z` escapes; a str holding bytes its charset cannot decode (surrogate escapes) as `_charset X'..'` of its bytes |
+| str (strings, ENUM member) | binlog_grammar.output.quoting.text_literal: quoted, with `\\\\ \\' \\0 \\n \\r \\Z` escapes, when the text stores the logged bytes in the column's charset (binlog_grammar.output.replay_charsets); otherwise, and for bytes its charset cannot decode (surrogate escapes), `_charset X'..'` of its bytes |
 | bytes (binary strings) | `X'..'`; empty bytes `''` |
 | frozenset (SET) | the members, comma-separated in the column's member order, quoted: `'a,c'`, `''` |
 | JSON document (MySQL JSON column) | its JSON text quoted (`binlog_grammar.runtime.jsonb.json_text`); compared in a WHERE as `CAST(... AS JSON)` |
@@ -40,31 +40,12 @@ from typing import Optional
 from ..binlog.rows import PartialJson
 from ..generated import enums
 from ..runtime.values import Geometry, codec_of, errors_of
+from .quoting import hex_literal, ident as quote_ident, string as quote_string, text_literal
 from .text import json_diff_calls, json_diff_op, value_bytes
 
 __all__ = ["sql_literal", "where_term", "quote_ident", "quote_string", "hex_literal"]
 
 UTC = _dt.timezone.utc
-
-_ESCAPES = str.maketrans({"\\": "\\\\", "'": "\\'", "\0": "\\0", "\n": "\\n", "\r": "\\r",
-                          "\x1a": "\\Z"})
-
-
-def quote_ident(name: str) -> str:
-    """An identifier in backquotes (a backquote inside doubled)."""
-    return "`" + str(name).replace("`", "``") + "`"
-
-
-def quote_string(text: str) -> str:
-    """A SQL string literal of `text` with MySQL's backslash escapes (backslash, quote, NUL, LF,
-    CR, Ctrl-Z); every other character as it is."""
-    return "'" + text.translate(_ESCAPES) + "'"
-
-
-def hex_literal(data: bytes) -> str:
-    """X'..' of the bytes (upper-case hex); '' for no bytes."""
-    return f"X'{bytes(data).hex().upper()}'" if data else "''"
-
 
 def _type_name(col) -> Optional[str]:
     if col is None:
@@ -76,18 +57,8 @@ def _type_name(col) -> Optional[str]:
 
 
 def _text_literal(text: str, col) -> str:
-    """A str in the column's charset: quoted UTF-8 text; when it carries bytes that are not text
-    (surrogate escapes of undecodable bytes) the column's bytes behind a charset introducer."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        codec = codec_of(col)
-        charset = col.get("charset") if col is not None else None
-        if codec is None or not charset:
-            codec, charset = "utf-8", "utf8mb4"
-        raw = text.encode(codec, errors_of(codec))
-        return f"_{charset} X'{raw.hex().upper()}'"
-    return quote_string(text)
+    """A str of the column: quoting.text_literal in the column's charset."""
+    return text_literal(text, col.get("charset") if col is not None else None)
 
 
 def _float_literal(x: float) -> str:

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from binlog_grammar.errors import BinlogError
 from binlog_grammar.binlog.rows import Column, Geometry, JsonDiff, PartialJson, RowChange
 from binlog_grammar.output.sql import (
-    SESSION_SETTINGS, SqlGenError, quote_ident, quote_string, render_sql, sql_literal)
+    SqlGenError, quote_ident, quote_string, render_sql, sql_literal)
+from binlog_grammar.output.quoting import SCRIPT_HEADER, SESSION_SETTINGS
 
 UTC = dt.timezone.utc
 
@@ -235,7 +236,7 @@ def tx(*changes, end="commit", gtid="0-1-9", start=4, events=None):
 
 def body(lines):
     """The script without the session settings."""
-    return [line.rstrip("\n") for line in lines][1 + len(SESSION_SETTINGS):]
+    return [line.rstrip("\n") for line in lines][1 + len(SCRIPT_HEADER):]
 
 
 ROW1 = {"id": 1, "note": "it's", "amount": Decimal("1.50")}
@@ -245,7 +246,7 @@ ROW2 = {"id": 2, "note": None, "amount": Decimal("2.00")}
 def test_session_settings_first():
     lines = list(render_sql([]))
     assert [line.rstrip("\n") for line in lines] == ["-- replay script written by binlog-grammar",
-                                                     *SESSION_SETTINGS]
+                                                     *SCRIPT_HEADER]
     assert "SET time_zone='+00:00';" in SESSION_SETTINGS
     assert all(line.endswith("\n") for line in lines)
     assert list(render_sql([], session=False)) == []

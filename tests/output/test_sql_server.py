@@ -739,7 +739,7 @@ def test_script_shape(server_run):
     session settings come first."""
     _ok(server_run, "replay")
     lines = server_run.scripts["replay"].splitlines()
-    assert lines[2:5] == ["SET NAMES utf8mb4;", "SET time_zone='+00:00';",
+    assert lines[2:6] == ["/*!\\C utf8mb4 */;", "SET NAMES utf8mb4;", "SET time_zone='+00:00';",
                           "SET sql_mode='NO_AUTO_VALUE_ON_ZERO,ALLOW_INVALID_DATES,"
                           "NO_ENGINE_SUBSTITUTION';"]
     begins = [i for i, line in enumerate(lines) if line == "BEGIN;"]

@@ -1,0 +1,236 @@
+"""Untrusted text into anything that may be executed: the one place it is quoted.
+
+Every byte of a binlog was chosen by someone: database, table, column and ENUM/SET names, row
+values and whole statements come from the applications that wrote to the server. The scripts this
+project writes (`sql`, `flashback`, the `dump` text, `repair`'s plan and undo file, `stream`'s
+text) are piped by DBAs into the `mariadb`/`mysql` client as root. Every writer of such a script
+puts binlog text into it through this module, and through nothing else:
+
+| function | for | what it guarantees |
+|---|---|---|
+| `ident(name)` | an identifier | `` `name` `` with backquotes doubled |
+| `ident_is_plain(name)` | choosing a form | False when a client line cannot carry the name as it is (below) |
+| `string(text)` | a string literal | `'...'` with MySQL's backslash escapes of `\\ ' NUL LF CR Ctrl-Z` |
+| `hex_literal(data)` | bytes | `X'..'` (`''` when empty) |
+| `text_literal(text, charset)` | a column's string value | `string(text)` when the text stores the logged bytes (binlog_grammar.output.replay_charsets), else `_charset X'..'` of those bytes |
+| `comment(text)` | text inside a `-- `, `#` or `/* */` comment | one line: no CR, LF, NUL, control or invalid bytes (escaped as `\\n`, `\\r`, `\\0`, `\\xNN`; a backslash as `\\\\`), no `*/` or `/*` (written `*\\/`, `/\\*`) |
+| `comment_line(text, prefix)` | a whole comment line | `prefix + comment(text) + "\\n"` |
+| `client_reads_verbatim(stmt, delimiter)` | printing a statement from the binlog | True when the client sends it to the server as exactly that one statement |
+| `statement_lines(stmt, delimiter)` | any statement | the statement and its delimiter when `client_reads_verbatim`, else `prepared(stmt)` |
+| `prepared(stmt, delimiter)` | a statement a client line cannot carry | it runs from its UTF-8 bytes in hex: `SET @binlog_grammar_stmt=CONVERT(X'..' USING utf8mb4)`, `PREPARE`, `EXECUTE`, `DEALLOCATE` |
+| `SCRIPT_HEADER` | the first lines of every script | `/*!\\C utf8mb4 */` and the session settings |
+
+Why each rule (checked against a real MariaDB 10.11 client and server, and by
+tests/output/test_quoting.py and the hostile-content suite):
+- The client splits a script into statements by its own character set, before the server sees
+  anything. Under `--default-character-set=gbk` (big5, sjis, cp932 alike) the UTF-8 bytes `AC 5C`
+  of `€` and an escaped quote are one character followed by a closing quote, so a row value
+  could end its string and run SQL or `\\!` shell commands. `/*!\\C utf8mb4 */`, the client
+  command mysqlbinlog starts its output with, sets the client's character set before any
+  binlog byte is read. (`SET NAMES` alone changes the server's, not the client's.) In utf8mb4
+  no trail byte is ever a quote or a backslash.
+- The client reads lines and drops a CR before each LF, aborts on a NUL byte (even with
+  `--force`), and takes a backslash outside a string as a client command (`\\!` runs a shell).
+  A name holding a control character or a backslash therefore goes into `prepared(...)`, whose
+  text is hex digits, instead of a backquoted identifier; a comment holds none of those bytes.
+- Comments end at the line's end (`-- `, `#`) or at `*/`: `comment` keeps both out.
+"""
+from __future__ import annotations
+
+import re
+from typing import List, Optional
+
+from ..runtime.values import CHARSET_CODECS, errors_of
+from .replay_charsets import text_round_trips
+
+__all__ = ["ident", "ident_is_plain", "string", "hex_literal", "charset_literal", "text_literal",
+           "comment", "comment_line", "client_reads_verbatim", "statement_lines", "prepared",
+           "SCRIPT_HEADER", "CLIENT_CHARSET", "SESSION_SETTINGS", "STMT_VAR"]
+
+# The client command that fixes the client's character set (mysql/mariadb `\C`, `charset`).
+CLIENT_CHARSET = "/*!\\C utf8mb4 */"
+
+# What the literals of a script assume: UTF-8 text, TIMESTAMPs as UTC text, backslash escapes
+# (no NO_BACKSLASH_ESCAPES, no ANSI_QUOTES whatever the target's global sql_mode), a logged 0 kept
+# in an AUTO_INCREMENT column, zero and invalid dates and the ENUM error value '' stored as logged.
+SESSION_SETTINGS = (
+    "SET NAMES utf8mb4;",
+    "SET time_zone='+00:00';",
+    "SET sql_mode='NO_AUTO_VALUE_ON_ZERO,ALLOW_INVALID_DATES,NO_ENGINE_SUBSTITUTION';",
+)
+
+SCRIPT_HEADER = (CLIENT_CHARSET + ";",) + SESSION_SETTINGS
+
+# The user variable that carries a statement run by `prepared` (and its prepared statement's name).
+STMT_VAR = "binlog_grammar_stmt"
+
+_ESCAPES = str.maketrans({"\\": "\\\\", "'": "\\'", "\0": "\\0", "\n": "\\n", "\r": "\\r",
+                          "\x1a": "\\Z"})
+
+# Characters a client line cannot carry verbatim inside a backquoted name: C0 controls and DEL
+# (CR before LF is dropped, NUL aborts, LF splits a line-based reading), the backslash (a command
+# outside strings; older clients escaped with it inside backquotes), and the surrogates that stand
+# for bytes which are not UTF-8.
+_NOT_PLAIN = re.compile(r"[\x00-\x1f\x7f\\\ud800-\udfff]")
+
+
+def ident(name) -> str:
+    """An identifier in backquotes (a backquote inside doubled). The name must be plain
+    (`ident_is_plain`) for the statement to be printed as it is; else use `prepared`."""
+    return "`" + str(name).replace("`", "``") + "`"
+
+
+def ident_is_plain(name) -> bool:
+    """Can a client line carry `ident(name)` as it is? False for control characters, a
+    backslash, or bytes that are not UTF-8."""
+    return _NOT_PLAIN.search(str(name)) is None
+
+
+def string(text: str) -> str:
+    """A SQL string literal of `text` with MySQL's backslash escapes (backslash, quote, NUL, LF,
+    CR, Ctrl-Z); every other character as it is. The script's sql_mode keeps backslash escapes."""
+    return "'" + text.translate(_ESCAPES) + "'"
+
+
+def hex_literal(data: bytes) -> str:
+    """X'..' of the bytes (upper-case hex); '' for no bytes."""
+    return f"X'{bytes(data).hex().upper()}'" if data else "''"
+
+
+def charset_literal(data: bytes, charset: str) -> str:
+    """`_charset X'..'`: exactly these bytes as a string of that MySQL character set."""
+    if not re.fullmatch(r"[a-z0-9_]+", charset or ""):
+        raise ValueError(f"{charset!r} is not a character set name")
+    return f"_{charset} X'{bytes(data).hex().upper()}'"
+
+
+def text_literal(text: str, charset: Optional[str] = None) -> str:
+    """The literal of a string value of a column in MySQL character set `charset` (None:
+    unknown): quoted UTF-8 text when that stores the bytes the value was decoded from
+    (replay_charsets.text_round_trips), else those bytes behind a charset introducer (a binary
+    string `X'..'` when the charset is unknown and the text holds bytes UTF-8 does not decode)."""
+    if text_round_trips(text, charset):
+        return string(text)
+    codec = CHARSET_CODECS.get(charset) if charset else None
+    if codec is None:  # bytes of an unknown charset: a binary string, stored as it is
+        return hex_literal(text.encode("utf-8", "surrogateescape"))
+    return charset_literal(text.encode(codec, errors_of(codec)), charset)
+
+
+_COMMENT_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\0": "\\0"}
+# Control characters but the tab (mysqlbinlog's header lines use tabs), the C1 controls (NEL,
+# 0x85, ends a line for some readers, as U+2028 and U+2029 do), bytes that are not UTF-8, the
+# backslash (so that every escape reads back one way), and the start and end of a /* */ comment:
+# inside a /* */ comment the client takes `/*!` as the start of an executable comment and then
+# no `*/` ends the outer one, so the rest of the script would be skipped.
+_UNSAFE_IN_COMMENT = re.compile(
+    r"[\\\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]|\*(?=/)|/(?=\*)")
+
+
+def _comment_escape(m: re.Match) -> str:
+    s = m.group(0)
+    if s in "*/":  # a star before a slash, or a slash before a star: split by a backslash
+        return s + "\\"
+    if s in _COMMENT_ESCAPES:
+        return _COMMENT_ESCAPES[s]
+    code = ord(s)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that did not decode (surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def comment(text) -> str:
+    """`text` made safe inside a comment: one line, printable, no `*/`."""
+    return _UNSAFE_IN_COMMENT.sub(_comment_escape, str(text))
+
+
+def comment_line(text, prefix: str = "-- ") -> str:
+    """A whole comment line: `prefix`, the text made safe, a newline."""
+    return f"{prefix}{comment(text)}\n"
+
+
+# Words the mysql/mariadb client takes as its own command when a statement starts with them
+# (client/mysql.cc, commands[]): such a statement never reaches the server as written.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_CLIENT_COMMANDS = frozenset("""
+    ? clear connect delimiter edit ego exit go help nopager notee nowarning pager print prompt
+    quit rehash source status system tee use charset warnings
+""".split())
+
+
+def client_reads_verbatim(stmt: str, delimiter: str = ";") -> bool:
+    """Does the mysql/mariadb client, reading `stmt` and then a line holding only the delimiter,
+    send exactly `stmt` (less its comments) to the server as one statement? It does not when the
+    text holds a NUL, a client command (a backslash outside strings, or a first word such as
+    `use`), the delimiter outside strings and comments, a CR before an LF inside a string or a
+    name (the client drops it), or ends inside a string or a comment."""
+    if "\0" in stmt or _SURROGATE.search(stmt):
+        return False
+    words = stmt.split(None, 1)
+    if not words or words[0].lower().rstrip(";") in _CLIENT_COMMANDS:
+        return False
+    i, n, quote, in_comment, executable = 0, len(stmt), None, False, False
+    while i < n:
+        c = stmt[i]
+        if in_comment:  # the client ends it at the first */, unless a /*! opened inside it
+            if stmt.startswith(("/*!", "/*M!"), i):
+                return False
+            if stmt.startswith("*/", i):
+                in_comment, i = False, i + 2
+            else:
+                i += 1
+            continue
+        if quote is not None:
+            if c == "\\" and quote != "`":
+                i += 2
+                continue
+            if c == "\r" and stmt.startswith("\n", i + 1):
+                return False
+            if c == quote:
+                quote = None
+            i += 1
+            continue
+        if stmt.startswith(delimiter, i) or c == "\\":
+            return False
+        if c in "'\"`":
+            quote = c
+        elif c == "#" or (stmt.startswith("--", i) and (i + 2 >= n or stmt[i + 2].isspace())):
+            end = stmt.find("\n", i)
+            if end < 0:
+                return True
+            i = end
+        elif stmt.startswith(("/*!", "/*M!"), i):
+            executable = True
+        elif stmt.startswith("*/", i):
+            executable = False
+        elif stmt.startswith("/*", i) and not stmt.startswith("/*+", i):
+            if executable:  # a comment inside /*! */: the client would not see where either ends
+                return False
+            in_comment, i = True, i + 2
+            continue
+        i += 1
+    return quote is None and not in_comment
+
+
+def prepared(stmt: str, delimiter: str = ";") -> List[str]:
+    """The lines (without newlines) that run `stmt` from the hex of its UTF-8 bytes, for a
+    statement that no client line can carry verbatim. Works inside a transaction (PREPARE and
+    EXECUTE do not commit) and for every statement the server can prepare."""
+    data = stmt.encode("utf-8", "surrogateescape")
+    return [f"SET @{STMT_VAR}=CONVERT({hex_literal(data)} USING utf8mb4){delimiter}",
+            f"PREPARE {STMT_VAR} FROM @{STMT_VAR}{delimiter}",
+            f"EXECUTE {STMT_VAR}{delimiter}",
+            f"DEALLOCATE PREPARE {STMT_VAR}{delimiter}"]
+
+
+def statement_lines(stmt: str, delimiter: str = ";", names=None) -> List[str]:
+    """The lines (without newlines) that run `stmt`: the statement ending in the delimiter when
+    the client reads it verbatim, else `prepared(stmt)`. A statement this project wrote (its
+    literals from `string`/`text_literal`/`hex_literal`, which a client always reads verbatim)
+    passes the identifiers it named as `names`, and only those are checked (`ident_is_plain`);
+    a statement from a binlog (names None) is read the way the client reads it."""
+    if names is not None:
+        verbatim = all(ident_is_plain(n) for n in names)
+    else:
+        verbatim = client_reads_verbatim(stmt, delimiter)
+    return [stmt + delimiter] if verbatim else prepared(stmt, delimiter)
