@@ -24,11 +24,15 @@ binlog in it goes through binlog_grammar.output.quoting:
 - `use` names the database with doubled backquotes; a database whose name a client line cannot
   carry (a control character or a backslash) cannot be made the default database by a script
   line, so its statement is shown as `#` comment lines and not run, with a line saying why.
+- Before each statement its logged sql_mode is set (`SET @@session.sql_mode=N`, as mysqlbinlog
+  does): under a target whose global sql_mode has NO_BACKSLASH_ESCAPES, a statement logged with
+  backslash escapes would otherwise be split by the client at an escaped quote.
 """
 from __future__ import annotations
 
 import datetime as dt
 
+from ..generated import enums
 from . import quoting
 from .dump import rows_bytes
 from .text import vv_type, vv_value
@@ -36,6 +40,11 @@ from .text import vv_type, vv_value
 __all__ = ["text_lines", "rows_text", "TEXT_HEADER", "TEXT_FOOTER"]
 
 DELIMITER = "/*!*/;"
+# sql_mode bits that change how the client and the server read a statement's strings (the same
+# bits in MySQL's and MariaDB's sql_mode)
+_MODE = {name: bit for bit, name in enums.SQL_MODE.items()}
+NO_BACKSLASH_ESCAPES = _MODE["MODE_NO_BACKSLASH_ESCAPES"]
+ANSI_QUOTES = _MODE["MODE_ANSI_QUOTES"]
 TEXT_HEADER = (quoting.CLIENT_CHARSET + ";", f"DELIMITER {DELIMITER}")
 TEXT_FOOTER = ("DELIMITER ;", "# End of log file")
 
@@ -139,13 +148,26 @@ def _statement(ev, db, query: str):
     if db:
         yield f"use {quoting.ident(db)}{DELIMITER}"
     yield f"SET TIMESTAMP={int(ev.header.timestamp)}{DELIMITER}"
-    if quoting.client_reads_verbatim(query, DELIMITER):
+    mode = _sql_mode(ev.data)
+    if mode is not None:  # the statement is read as its server read it (mysqlbinlog does this too)
+        yield f"SET @@session.sql_mode={mode}{DELIMITER}"
+    if quoting.client_reads_verbatim(query, DELIMITER,
+                                     backslash_escapes=not (mode or 0) & NO_BACKSLASH_ESCAPES,
+                                     ansi_quotes=bool((mode or 0) & ANSI_QUOTES)):
         yield query
         yield DELIMITER
         return
     yield ("# the statement holds bytes a client would not read as they are (a NUL, a client "
            "command, the delimiter, a CR LF in a string): it runs from its hex")
     yield from quoting.prepared(query, DELIMITER)
+
+
+def _sql_mode(data):
+    """The statement's sql_mode (its Q_SQL_MODE_CODE status variable), None when not logged."""
+    for sv in data.get("status_vars") or ():
+        if sv.get("id") == "sql_mode" and sv.get("value") is not None:
+            return int(sv["value"])
+    return None
 
 
 def rows_text(se):

@@ -158,12 +158,16 @@ _CLIENT_COMMANDS = frozenset("""
 """.split())
 
 
-def client_reads_verbatim(stmt: str, delimiter: str = ";") -> bool:
+def client_reads_verbatim(stmt: str, delimiter: str = ";", backslash_escapes: bool = True,
+                          ansi_quotes: bool = False) -> bool:
     """Does the mysql/mariadb client, reading `stmt` and then a line holding only the delimiter,
     send exactly `stmt` (less its comments) to the server as one statement? It does not when the
     text holds a NUL, a client command (a backslash outside strings, or a first word such as
     `use`), the delimiter outside strings and comments, a CR before an LF inside a string or a
-    name (the client drops it), or ends inside a string or a comment."""
+    name (the client drops it), or ends inside a string or a comment. The session's sql_mode
+    decides what a backslash in a string is (the client learns it from the server's status
+    flags): `backslash_escapes` False for NO_BACKSLASH_ESCAPES, `ansi_quotes` True for
+    ANSI_QUOTES (a double-quoted name, where a backslash escapes nothing)."""
     if "\0" in stmt or _SURROGATE.search(stmt):
         return False
     words = stmt.split(None, 1)
@@ -181,7 +185,8 @@ def client_reads_verbatim(stmt: str, delimiter: str = ";") -> bool:
                 i += 1
             continue
         if quote is not None:
-            if c == "\\" and quote != "`":
+            if c == "\\" and backslash_escapes and quote != "`" and not (
+                    quote == '"' and ansi_quotes):
                 i += 2
                 continue
             if c == "\r" and stmt.startswith("\n", i + 1):
