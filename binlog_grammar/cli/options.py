@@ -233,8 +233,9 @@ def add_reading_options(p):
 
 
 def add_tls_options(group, ssl_mode_help, public_key_help, get_public_key_help):
-    """--ssl-mode, --ssl-ca, --ssl-cert, --ssl-key and the server's RSA public key (stream,
-    repair): the mysql client's options, with the help texts the command gives."""
+    """--ssl-mode, --ssl-ca, --ssl-cert, --ssl-key, the server's RSA public key and
+    --enable-cleartext-plugin (stream, repair): the mysql client's options, with the help texts
+    the command gives."""
     group.add_argument("--ssl-mode", default="preferred",
                        choices=["disabled", "preferred", "required", "verify-ca", "verify-identity"],
                        help=ssl_mode_help)
@@ -243,6 +244,11 @@ def add_tls_options(group, ssl_mode_help, public_key_help, get_public_key_help):
     group.add_argument("--ssl-key", help="client certificate's key (PEM)")
     group.add_argument("--server-public-key", metavar="PEM", help=public_key_help)
     group.add_argument("--get-server-public-key", action="store_true", help=get_public_key_help)
+    group.add_argument("--enable-cleartext-plugin", action="store_true",
+                       help="send the password itself when the server asks for it "
+                            "(mysql_clear_password, or sha256/caching_sha2 full authentication "
+                            "over TLS) even though its certificate was not verified (refused "
+                            "unless --ssl-mode is verify-ca or verify-identity)")
 
 
 # ---------------------------------------------------------------------------------------------

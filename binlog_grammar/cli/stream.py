@@ -104,7 +104,8 @@ def run(args) -> int:
             heartbeat=args.heartbeat, connect_timeout=args.connect_timeout,
             read_timeout=args.read_timeout, reconnect=not args.no_reconnect,
             reconnect_timeout=args.reconnect_timeout,
-            tls=TLSOptions(args.ssl_mode, args.ssl_ca, args.ssl_cert, args.ssl_key),
+            tls=TLSOptions(args.ssl_mode, args.ssl_ca, args.ssl_cert, args.ssl_key,
+                           allow_cleartext=args.enable_cleartext_plugin),
             server_public_key=args.server_public_key,
             get_server_public_key=args.get_server_public_key,
             verify_checksum=not args.no_checksum, require_row_format=not args.any_binlog_format)

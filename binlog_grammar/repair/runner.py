@@ -34,7 +34,8 @@ class Repair:
         self.out = out or sys.stdout
         self.password = _env(args.password_env, "--password-env")
         self.primary_password = _env(args.primary_password_env, "--primary-password-env")
-        self.tls = TLSOptions(args.ssl_mode, args.ssl_ca, args.ssl_cert, args.ssl_key)
+        self.tls = TLSOptions(args.ssl_mode, args.ssl_ca, args.ssl_cert, args.ssl_key,
+                              allow_cleartext=args.enable_cleartext_plugin)
         self.replica_name = f"{args.host}:{args.port}"
 
     # -- connections -------------------------------------------------------------------------

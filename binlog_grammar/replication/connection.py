@@ -46,17 +46,27 @@ FULL_AUTHENTICATION = SHA2_STATUS["PERFORM_FULL_AUTHENTICATION"]
 TLS_MODES = ("disabled", "preferred", "required", "verify-ca", "verify-identity")
 
 
+VERIFIED_MODES = ("verify-ca", "verify-identity")
+
+
 @dataclass
 class TLSOptions:
     """TLS for the connection, as the mysql client's --ssl-mode: disabled; preferred (TLS when the
     server offers it, certificate not checked); required (TLS or fail, certificate not checked);
     verify-ca (the certificate must chain to `ca`, or the system's CAs); verify-identity (and name
-    the host). `cert`/`key`: a client certificate."""
+    the host). `cert`/`key`: a client certificate.
+
+    `allow_cleartext` (the mysql client's --enable-cleartext-plugin): send the password itself
+    when the server asks for it (mysql_clear_password; sha256_password and caching_sha2_password's
+    full authentication over TLS) over a connection whose server was not verified. Without it the
+    password itself goes only over TLS in a verifying mode, since with any other mode whoever
+    answers in the server's place (a self-signed certificate is enough) could read it."""
 
     mode: str = "preferred"
     ca: Optional[str] = None
     cert: Optional[str] = None
     key: Optional[str] = None
+    allow_cleartext: bool = False
 
     def __post_init__(self):
         if self.mode not in TLS_MODES:
@@ -285,14 +295,13 @@ class Connection:
                                     f"({ED25519_NONCE_LEN} expected)", self.server)
             return ed25519_sign(nonce, pw)
         if plugin == "mysql_clear_password":
-            if not self.encrypted:
-                raise ReplicationError("the server asks for the password in clear text "
-                                       "(mysql_clear_password); use TLS", self.server)
+            self._may_send_the_password("mysql_clear_password")
             return pw + b"\x00"
         if plugin == "sha256_password":
             if not pw:
                 return b"\x00"
-            if self.encrypted:
+            if self.encrypted:  # the server reads it as it comes: no RSA inside TLS
+                self._may_send_the_password("sha256_password over TLS")
                 return pw + b"\x00"
             key = self._public_key()
             if key is not None:
@@ -303,6 +312,21 @@ class Connection:
         raise ReplicationError(f"the server asks for the authentication method {plugin!r}, which "
                                f"this client does not speak (it speaks {', '.join(sorted(AUTH_FIRST))})",
                                self.server)
+
+    def _may_send_the_password(self, how: str):
+        """Refuse to send the password itself (ReplicationError) unless the connection is TLS with
+        a verified certificate or the user allows it (TLSOptions.allow_cleartext)."""
+        if self.tls.allow_cleartext or (self.encrypted and self.tls.mode in VERIFIED_MODES):
+            return
+        if self.encrypted:
+            why = (f"the server's TLS certificate was not verified (TLS mode {self.tls.mode}), so "
+                   f"whoever answered in its place could read it")
+        else:
+            why = "the connection is not encrypted (no TLS)"
+        raise ReplicationError(f"the server asks for the password itself ({how}) and {why}: not "
+                               f"sent. Verify the server (--ssl-mode verify-ca or verify-identity, "
+                               f"with --ssl-ca) or allow it (allow_cleartext / "
+                               f"--enable-cleartext-plugin)", self.server)
 
     def _full_auth_needs(self, plugin):
         return ReplicationError(f"{plugin} needs the password sent over TLS or encrypted with the "
@@ -345,7 +369,9 @@ class Connection:
                 if plugin == "caching_sha2_password" and more == FAST_AUTH_SUCCESS:
                     continue  # fast authentication succeeded; the OK follows
                 if plugin == "caching_sha2_password" and more == FULL_AUTHENTICATION:
-                    if self.encrypted:
+                    if self.encrypted:  # the server reads it as it comes: no RSA inside TLS
+                        self._may_send_the_password("caching_sha2_password full authentication "
+                                                    "over TLS")
                         io.write(T.auth_switch_response.build(dict(data=pw + b"\x00")))
                         continue
                     key = self._public_key()

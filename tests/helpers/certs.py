@@ -3,7 +3,8 @@
 
 def make_certs(d):
     """Made with `cryptography`: a CA (ca.pem) and a server certificate it signs for localhost and
-    127.0.0.1 (server.pem, server.key), and an unrelated self-signed CA (other.pem)."""
+    127.0.0.1 (server.pem, server.key), and an unrelated self-signed certificate (other.pem,
+    other.key), which a server may present too."""
     import datetime
     import ipaddress
 
@@ -47,6 +48,7 @@ def make_certs(d):
     write("ca.pem", cert("binlog-grammar test CA", ca_key, "binlog-grammar test CA", ca_key, True))
     write("ca.key", ca_key)
     write("other.pem", cert("someone else", other_key, "someone else", other_key, True))
+    write("other.key", other_key)
     write("server.pem", cert("localhost", server_key, "binlog-grammar test CA", ca_key, False,
                              [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]))
     write("server.key", server_key)

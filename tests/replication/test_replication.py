@@ -337,12 +337,13 @@ def test_tls_verified_and_refused(server, tls_dir):
 LOGINS = {"mysql_native_password": ("repl", PASSWORD), "client_ed25519": ("ed", ED_PASSWORD)}
 
 
-@pytest.mark.parametrize("tls", ["disabled", "verify-identity"])
+@pytest.mark.parametrize("tls", ["disabled", "preferred", "verify-identity"])
 @pytest.mark.parametrize("method", list(LOGINS))
 def test_every_login_the_server_offers(server, tls_dir, method, tls):
     """Each authentication method MariaDB 10.11 serves over TCP (mysql_native_password, ed25519 of
-    the auth_ed25519 plugin), with TLS off and verified: the login, a replication stream on that
-    connection kind, and a wrong password refused (1045) in one line without it."""
+    the auth_ed25519 plugin), with TLS off, preferred (the default) and verified: the login, a
+    replication stream on that connection kind, and a wrong password refused (1045) in one line
+    without it."""
     user, password = LOGINS[method]
     opts = TLSOptions(tls, ca=str(tls_dir / "ca.pem"))
     c = Connection("127.0.0.1", server.port, user, password, tls=opts).connect()

@@ -625,6 +625,129 @@ def test_auth_switch_to_native_password_and_eof_result_sets():
         c.quit()
 
 
+# -- the password itself on the wire ----------------------------------------------------------
+# A server (or whoever answers in its place) may ask for the password itself: mysql_clear_password,
+# or sha256_password and caching_sha2_password's full authentication over TLS. It goes only over
+# TLS whose certificate was verified (verify-ca, verify-identity), or when the user allows it
+# (TLSOptions.allow_cleartext, --enable-cleartext-plugin). Before, the default TLS mode (preferred)
+# sent it to a server presenting any certificate.
+
+def tls_server_context(certs, name="other"):
+    """A server side TLS context presenting `name`.pem (other: a self-signed certificate)."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(certs / f"{name}.pem", certs / f"{name}.key")
+    return ctx
+
+
+def password_taker(plugin, seen, tls_context=None, greet_with=None, nonce=b"abcdefghijklmnopqrst"):
+    """A server that greets (with `greet_with`, default mysql_native_password), switches to
+    `plugin` and asks for the password itself, recording every byte the client sends after its
+    login request: caching_sha2_password's full authentication, sha256_password and
+    mysql_clear_password."""
+    caps = SERVER_CAPS | (CAPS["CLIENT_SSL"] if tls_context is not None else 0)
+
+    def handler(peer, i):
+        first_plugin = greet_with or "mysql_native_password"
+        peer.send(greeting(version="8.4.3", plugin=first_plugin, nonce=nonce, caps=caps))
+        first = peer.recv()
+        if len(first) == 32 and tls_context is not None:  # SSLRequest
+            peer.sock = tls_context.wrap_socket(peer.sock, server_side=True)
+            first = peer.recv()
+        seen.append(bytes(T.handshake_response41.parse(first).auth_response))
+        if first_plugin != plugin:
+            peer.send(b"\xfe" + plugin.encode() + b"\x00" + nonce + b"\x00")
+            seen.append(peer.recv())
+        if plugin == "caching_sha2_password":
+            peer.send(b"\x01\x04")  # perform full authentication
+            seen.append(peer.recv())
+        ok = seen[-1] == PASSWORD.encode() + b"\x00"
+        peer.send(OK if ok else b"\xff" + (1045).to_bytes(2, "little") + b"#28000denied")
+        if ok:
+            serve_commands(peer)
+    return handler
+
+
+def took_the_password(seen):
+    return any(PASSWORD.encode() in s for s in seen)
+
+
+CLEAR_CASES = {  # how the server gets to ask for the password itself
+    "switch to mysql_clear_password": ("mysql_clear_password", None),
+    "greet with mysql_clear_password": ("mysql_clear_password", "mysql_clear_password"),
+    "caching_sha2_password full authentication": ("caching_sha2_password", "caching_sha2_password"),
+    "sha256_password": ("sha256_password", "sha256_password"),
+    "switch to sha256_password": ("sha256_password", None),
+}
+
+
+@pytest.mark.parametrize("case", list(CLEAR_CASES))
+def test_the_password_is_not_sent_to_an_unverified_server(case, certs):
+    """The issue's case: default TLS mode (preferred), a self-signed certificate, a server asking
+    for the password in clear text. Refused before the password leaves, with why and the option."""
+    plugin, greet_with = CLEAR_CASES[case]
+    for tls in (TLSOptions(), TLSOptions("required")):
+        seen = []
+        with FakeServer(password_taker(plugin, seen, tls_server_context(certs), greet_with)) as srv:
+            started = time.monotonic()
+            with pytest.raises(ReplicationError) as ei:
+                Connection("127.0.0.1", srv.port, "repl", PASSWORD, tls=tls, **FAST).connect()
+            text = check_clean(ei, started)
+        assert not took_the_password(seen), (case, tls.mode)
+        assert "not verified" in text and "--enable-cleartext-plugin" in text and "verify-ca" in text, text
+        assert plugin in text, text
+
+
+def test_clear_text_password_without_tls_is_refused(certs):
+    seen = []
+    with FakeServer(password_taker("mysql_clear_password", seen)) as srv:
+        started = time.monotonic()
+        with pytest.raises(ReplicationError) as ei:
+            Connection("127.0.0.1", srv.port, "repl", PASSWORD, **FAST).connect()
+        text = check_clean(ei, started)
+    assert not took_the_password(seen)
+    assert "not encrypted" in text and "--enable-cleartext-plugin" in text, text
+
+
+@pytest.mark.parametrize("case", list(CLEAR_CASES))
+def test_the_password_goes_to_a_verified_server_or_when_allowed(case, certs):
+    plugin, greet_with = CLEAR_CASES[case]
+    allowed = [TLSOptions("verify-ca", ca=str(certs / "other.pem")),  # the self-signed one, trusted
+               TLSOptions(allow_cleartext=True), TLSOptions("required", allow_cleartext=True)]
+    for tls in allowed:
+        seen = []
+        with FakeServer(password_taker(plugin, seen, tls_server_context(certs), greet_with)) as srv:
+            c = Connection("127.0.0.1", srv.port, "repl", PASSWORD, tls=tls, **FAST).connect()
+            assert c.encrypted and c.auth_plugin == plugin
+            c.quit()
+        assert took_the_password(seen)
+    seen = []  # without TLS at all, the option allows mysql_clear_password (as the mysql client's)
+    with FakeServer(password_taker("mysql_clear_password", seen)) as srv:
+        Connection("127.0.0.1", srv.port, "repl", PASSWORD, tls=TLSOptions(allow_cleartext=True),
+                   **FAST).connect().quit()
+    assert took_the_password(seen)
+
+
+def test_cli_refuses_the_clear_text_password_and_names_the_option(certs):
+    """stream and repair: one line, exit 1, the password nowhere; with
+    --enable-cleartext-plugin the server gets it."""
+    env = dict(os.environ, FAKE_PW=PASSWORD)
+    base = ["--port", None, "--user", "repl", "--password-env", "FAKE_PW", "--connect-timeout", "2",
+            "--read-timeout", "1"]
+    for command, extra in (("stream", ["--until-now", "--no-reconnect"]), ("repair", [])):
+        for allow in (False, True):
+            seen = []
+            with FakeServer(password_taker("mysql_clear_password", seen, tls_server_context(certs))) as srv:
+                argv = [command, *base, *extra] + (["--enable-cleartext-plugin"] if allow else [])
+                argv[2] = str(srv.port)
+                r = subprocess.run([sys.executable, "-m", "binlog_grammar", *argv], capture_output=True,
+                                   text=True, env=env, timeout=60)
+            assert PASSWORD not in r.stdout + r.stderr and "Traceback" not in r.stderr, r.stderr
+            assert took_the_password(seen) == allow, (command, allow, r.stderr)
+            if not allow:
+                assert r.returncode == 1, r.stderr
+                assert len(r.stderr.splitlines()) == 1 and "--enable-cleartext-plugin" in r.stderr, r.stderr
+
+
 # -- the replication session -------------------------------------------------------------------
 
 def test_mysql_gtid_dump_request():
