@@ -170,7 +170,51 @@ CHARSET_CODECS = {
     "ucs2": "utf-16-be", "utf16": "utf-16-be", "utf16le": "utf-16-le", "utf32": "utf-32-be",
 }
 _ERRORS = {"cp1252": "binlog_grammar_latin1", "big5": "binlog_grammar_big5",
-           "euc-jp": "binlog_grammar_eucjp"}
+           "euc-jp": "binlog_grammar_eucjp",
+           # ucs2 holds lone surrogates (0xD800-0xDFFF): kept as those code points
+           "utf-16-be": "surrogatepass", "utf-16-le": "surrogatepass"}
+
+# Codecs that read two byte sequences as one character, as the server does (sjis 0x5C and 0x815F
+# are both U+005C; cp932's NEC and IBM duplicates; euc-jp's 0x8FA2B7 is U+007E; big5's 0xA1FE and
+# 0xA241): the text alone does not say which bytes were logged (the charset sweep,
+# tools/charset_sweep.py, found them). Their values are LoggedText when encoding would not give
+# the logged bytes back.
+_NOT_INJECTIVE = frozenset({"mysql_sjis", "cp932", "euc-jp", "big5"})
+
+
+class LoggedText(str):
+    """A column's text that keeps the bytes it was decoded from, because its codec would encode
+    it into other bytes: `encode` in that codec gives the logged bytes (so a rebuilt event and a
+    replay's `_charset X'..'` store exactly what was logged); any other use is the str's."""
+
+    def __new__(cls, text: str, logged: bytes, codec: str):
+        self = super().__new__(cls, text)
+        self.logged, self.codec = logged, codec
+        return self
+
+    def encode(self, encoding="utf-8", errors="strict"):
+        if codecs.lookup(encoding).name == codecs.lookup(self.codec).name:
+            return self.logged
+        return str.encode(self, encoding, errors)
+
+    def __reduce__(self):
+        return (LoggedText, (str(self), self.logged, self.codec))
+
+
+@functools.lru_cache(maxsize=None)
+def _ascii_not_kept(codec: str) -> tuple:
+    """The ASCII bytes that `codec` does not encode back from their character."""
+    return tuple(b for b in (bytes([i]) for i in range(128)) if b.decode(codec).encode(codec) != b)
+
+
+def _decode_keeping(data, codec: str, errors: str) -> str:
+    data = bytes(data)
+    text = data.decode(codec, errors)
+    try:
+        same = text.encode(codec, errors) == data
+    except UnicodeError:
+        same = False
+    return text if same else LoggedText(text, data, codec)
 
 
 def errors_of(codec) -> str:
@@ -351,6 +395,11 @@ class Text(_Adapter):
             return lambda obj: bytes(obj["data"])
         if codec is not None:
             errors = errors_of(codec)
+            if codec in _NOT_INJECTIVE:
+                unkept = _ascii_not_kept(codec)  # sjis: 0x5C, which encodes as 0x815F
+                return lambda obj: (d.decode("ascii") if (d := obj["data"]).isascii()
+                                    and not any(b in d for b in unkept)
+                                    else _decode_keeping(d, codec, errors))
             if _ascii_compatible(codec):
                 # most text is ASCII: that decodes in C whatever the column's charset
                 return lambda obj: (d.decode("ascii") if (d := obj["data"]).isascii()
@@ -366,6 +415,8 @@ class Text(_Adapter):
             if pad_to is not None and len(data) < pad_to:
                 return bytes(data) + b"\0" * (pad_to - len(data))
             return bytes(data)
+        if codec in _NOT_INJECTIVE:
+            return _decode_keeping(data, codec, errors_of(codec))
         return bytes(data).decode(codec, errors_of(codec))
 
     def encode(self, value, col):
