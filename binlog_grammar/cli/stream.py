@@ -116,8 +116,9 @@ def run(args) -> int:
     stream = open_replication_stream(src, flt, schemas)
     out = stdout()
     text = args.format != "jsonl"
-    if text:  # the same script dump writes (output.dump_text): its header, then the events
-        out.write("".join(line + "\n" for line in dump_text.TEXT_HEADER))
+    # text: the same script dump writes (output.dump_text), its header written with the first
+    # event, so that a connection that fails prints nothing on stdout, and its footer after it
+    started = False
     try:
         for se in stream.events():
             if not text:
@@ -126,13 +127,16 @@ def run(args) -> int:
                 lines = dump.jsonl_lines(se)
             else:
                 lines = dump_text.text_lines(se)
+                if not started:
+                    out.write("".join(line + "\n" for line in dump_text.TEXT_HEADER))
+                    started = True
             for line in lines:
                 out.write(line + "\n")
             out.flush()
     finally:
         src.stop()
         log.removeHandler(handler)
-        if text:
+        if started:
             out.write("".join(line + "\n" for line in dump_text.TEXT_FOOTER))
         out.flush()
     return 0
