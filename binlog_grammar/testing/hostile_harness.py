@@ -24,6 +24,7 @@ An `Execution` with `problems` is a finding; `summary()` counts them the way too
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from .hostile import CANARY_DB, CANARY_TABLE, Case
+from .hostile import CANARY_LEN, CANARY_DB, CANARY_TABLE, Case
 from .mariadb import MariaDB
 
 CLIENT_CHARSETS = ["utf8mb4", "latin1", "gbk", "big5", "sjis", "cp932"]
@@ -75,7 +76,9 @@ class Harness:
 
     def __init__(self, cli_path: Optional[str] = None):
         self.tmp = Path(tempfile.mkdtemp(prefix="binlog-grammar-hostile-"))
-        self.canary_file = self.tmp / "pwned"
+        # a short path in /tmp (names holding it must stay under MariaDB's 64 characters)
+        self.canary_file = Path("/tmp") / f"bgh-{secrets.token_hex(3)}"
+        assert len(str(self.canary_file)) == CANARY_LEN
         self.cli_env = dict(os.environ)
         if cli_path:
             self.cli_env["PYTHONPATH"] = cli_path
@@ -99,6 +102,8 @@ class Harness:
         self.target.cleanup()
         import shutil
         shutil.rmtree(self.tmp, ignore_errors=True)
+        if self.canary_file.exists():
+            self.canary_file.unlink()
 
     # -- servers ----------------------------------------------------------------------------------
 
@@ -216,8 +221,9 @@ class Harness:
         r = self.pipe(script, ex.charset)
         if r.returncode != 0:
             ex.client_failed = True
-            ex.problems.append(f"{what}: the client exited {r.returncode}: "
-                               f"{r.stderr.decode(errors='replace').strip()[-300:]}")
+            err = r.stderr.decode(errors="replace").strip().splitlines() or [""]
+            errors = [line for line in err if line.startswith("ERROR")] or err[-1:]
+            ex.problems.append(f"{what}: the client exited {r.returncode}: {errors[0][:300]}")
         if self.canary_file.exists():
             ex.injected = True
             ex.problems.append(f"{what}: the canary file {self.canary_file} was created")
