@@ -15,7 +15,8 @@ character by character, so a string round-trips when each of its characters does
 - the text holds bytes its charset did not decode (surrogate escapes, ucs2's lone surrogates);
 - the text is a LoggedText: its codec would not encode it back into the logged bytes, so neither
   does the server (sjis 0x5C, which both read as U+005C and the server writes as 0x815F; cp932's
-  NEC row 13 and IBM rows; euc-jp's 0x8FA2B7 read as U+007E; big5's duplicates);
+  NEC row 13; euc-jp's 0x8FA2B7 read as U+007E; big5's duplicates), unless SERVER_CODES says the
+  server writes its characters as logged (cp932's IBM extension kanji and Roman numerals);
 - the charset is one of NOT_EXACT's and the text holds one of its characters, or ucs2 text holds
   a character above U+FFFF (a surrogate pair read from two ucs2 codes);
 - the charset was not measured (MEASURED; gb18030, which MariaDB 10.11 lacks, and names the
@@ -28,7 +29,8 @@ ucs2/utf16/utf16le, every BMP code point of utf8mb3/utf8mb4/utf32 and every 257t
 one: 531,863 codes) was logged, written by `binlog-grammar sql` with every UTF-8 value as text,
 and replayed through the `mariadb` client: the codes stored differently were greek 3, cp1256 8,
 sjis 1, cp932 398, ujis 2, eucjpms 9, big5 7; those that are not LoggedText give NOT_EXACT.
-With this rule the same sweep stores every code as logged.
+With this rule the same sweep stores every code as logged, and writes as bytes no code whose
+text form would store it.
 """
 from __future__ import annotations
 
@@ -36,7 +38,8 @@ from typing import Dict, FrozenSet, Optional
 
 from ..runtime.values import LoggedText
 
-__all__ = ["text_round_trips", "MEASURED", "NOT_EXACT", "NOT_EXACT_ROWS", "not_exact"]
+__all__ = ["text_round_trips", "MEASURED", "NOT_EXACT", "NOT_EXACT_ROWS", "SERVER_CODES",
+           "not_exact"]
 
 # Character sets whose every code the sweep replayed (the aliases "utf8" = utf8mb3).
 MEASURED = frozenset({
@@ -86,6 +89,26 @@ def _row_chars(charset: str) -> str:
     return "".join(out)
 
 
+def _ibm_codes() -> Dict[str, bytes]:
+    """cp932: the IBM extension code (0xFA40-0xFC4B) of each character of NOT_EXACT_ROWS, which
+    is what the server writes for it (the sweep: 0xED40's text is stored as 0xFA5C)."""
+    row = set(_row_chars("cp932"))
+    out = {}
+    for code in range(0xFA40, 0xFC4C):
+        raw = code.to_bytes(2, "big")
+        try:
+            ch = raw.decode("cp932")
+        except UnicodeDecodeError:
+            continue
+        if ch in row:
+            out[ch] = raw
+    return out
+
+
+# Per charset, what the server writes for characters of NOT_EXACT_ROWS: a LoggedText holding
+# these codes round-trips as text.
+SERVER_CODES = {"cp932": _ibm_codes()}
+
 _NOT_EXACT: Dict[str, FrozenSet[str]] = {
     cs: frozenset(NOT_EXACT.get(cs, "") + (_row_chars(cs) if cs in NOT_EXACT_ROWS else ""))
     for cs in set(NOT_EXACT) | set(NOT_EXACT_ROWS)}
@@ -96,12 +119,33 @@ def not_exact(charset: str) -> FrozenSet[str]:
     return _NOT_EXACT.get(charset, frozenset())
 
 
+def _server_writes(text: LoggedText, charset: Optional[str]) -> Optional[bytes]:
+    """The bytes the server stores for a LoggedText written as text, when known (only for the
+    characters SERVER_CODES names and those the codec encodes as the server does)."""
+    codes = SERVER_CODES.get(charset)
+    if codes is None or not codes.keys() & set(text):
+        return None
+    refused = _NOT_EXACT.get(charset, frozenset())
+    out = []
+    for ch in text:
+        if ch in codes:
+            out.append(codes[ch])
+        elif ch in refused:
+            return None
+        else:
+            try:
+                out.append(str.encode(ch, text.codec))
+            except UnicodeEncodeError:
+                return None
+    return b"".join(out)
+
+
 def text_round_trips(text: str, charset: Optional[str]) -> bool:
     """Does writing `text` as a UTF-8 string literal store, in a column of MySQL character set
     `charset`, the bytes the project decoded it from? (None: the charset is unknown; the text is
     written as the UTF-8 it is, which is what the server's default charset decoding gave.)"""
     if isinstance(text, LoggedText):
-        return False
+        return _server_writes(text, charset) == text.logged
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # bytes the charset did not decode (surrogate escapes)

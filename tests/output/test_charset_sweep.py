@@ -80,6 +80,10 @@ def test_rule_data():
     assert not text_round_trips(LoggedText("\\", b"\\", "mysql_sjis"), "sjis")
     assert LoggedText("\\", b"\\", "mysql_sjis").encode("mysql_sjis") == b"\\"
     assert LoggedText("\\", b"\\", "mysql_sjis").encode("utf-8") == b"\\"
+    # cp932's NEC-selected IBM and IBM codes read as one character: the server writes the IBM one
+    assert text_round_trips(decode("cp932", b"a\xfa\x5c"), "cp932")
+    assert not text_round_trips(decode("cp932", b"a\xed\x40"), "cp932")
+    assert not text_round_trips(decode("cp932", b"\x87\x90"), "cp932")
     assert not text_round_trips("\U0001f600", "ucs2") and text_round_trips("\U0001f600", "utf16")
     assert not text_round_trips("a\udc82", "sjis") and not text_round_trips("\ud800", "ucs2")
 
