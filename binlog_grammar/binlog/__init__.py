@@ -18,6 +18,8 @@
   replica resumes).
 - rows.py: TABLE_MAPs -> tables, and rows events -> RowChanges (row images read by the readers
   codegen/table.py compiles per table, else the generated ones).
+- window.py: what --start/--stop-position and --start/--stop-datetime keep: whole
+  transactions by their first event, or mysqlbinlog's cut event by event.
 - stream.py: the reading API over files and indexes: events, row changes, transactions, filters.
 - positions.py: where --start-position and --stop-position point in files, index files and relay
   logs; positions in the order a server writes them (position_key).

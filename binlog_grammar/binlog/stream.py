@@ -25,6 +25,7 @@ from .gtid import FL_STANDALONE, GTID_EVENTS, GtidSet, gtid_of
 from ..generated.catalog import EVENTS
 from .reader import BinlogFile, inner_events_or_damage
 from .rows import RowDecoder, Table
+from .window import Window, epoch
 
 ROWS_STMT_END_F = 0x01  # rows event flags: the last rows event of its statement
 
@@ -59,9 +60,11 @@ def expand_inputs(inputs: Iterable) -> list:
 @dataclass
 class Filters:
     """What to keep. Positions apply to the first file (start) and the last file (stop), as in
-    mysqlbinlog; datetimes to event timestamps (start inclusive, stop exclusive); GTID sets to
-    whole transactions; databases and tables (`db.table`, shell patterns) to row changes, table
-    maps and statements (by their default database)."""
+    mysqlbinlog; positions and datetimes (start inclusive, stop exclusive) keep or drop whole
+    transactions by their first event, or cut event by event as mysqlbinlog does
+    (binlog.window says which rule applies where); GTID sets apply to whole transactions;
+    databases and tables (`db.table`, shell patterns) to row changes, table maps and statements
+    (by their default database)."""
 
     start_position: Optional[int] = None
     stop_position: Optional[int] = None
@@ -94,15 +97,9 @@ class Filters:
         return not (self.exclude_gtids is not None and gtid in self.exclude_gtids)
 
     def time_ok(self, ts: int) -> bool:
-        if self.start_datetime is not None and ts < _epoch(self.start_datetime):
-            return False
-        return not (self.stop_datetime is not None and ts >= _epoch(self.stop_datetime))
-
-
-def _epoch(d: _dt.datetime) -> int:
-    if d.tzinfo is None:
-        d = d.replace(tzinfo=_dt.timezone.utc)
-    return int(d.timestamp())
+        """The timestamp of one event is in the datetime window."""
+        start, stop = epoch(self.start_datetime), epoch(self.stop_datetime)
+        return not ((start is not None and ts < start) or (stop is not None and ts >= stop))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -174,6 +171,7 @@ class Transaction:
     events: list = field(default_factory=list)
     end: str = "incomplete"  # commit, rollback, ddl, xa_prepare, incomplete
     seq: int = 0
+    file_index: int = 0  # which input file the first event was read from
 
     @property
     def changes(self) -> list:
@@ -214,13 +212,22 @@ def _kind_of(text: str) -> str:
 
 
 class Stream:
-    """Iterate events (`events()`) or transactions (`transactions()`) of the inputs."""
+    """Iterate events (`events()`) or transactions (`transactions()`) of the inputs.
+
+    cut: how a position or datetime window applies (binlog.window): "transactions" (the default:
+    whole transactions by their first event, for output that may be replayed) or "events"
+    (mysqlbinlog's rule, for `dump` text). `notes` lists, once the stream is read, the window's
+    boundaries that fell inside a transaction."""
 
     def __init__(self, inputs, filters: Optional[Filters] = None, verify_checksum=True,
                  schemas=None, skip_damaged=False, progress: Optional[Callable] = None,
-                 server_version=None, follow_rotate=False, raw_rows=False):
+                 server_version=None, follow_rotate=False, raw_rows=False, cut="transactions"):
+        if cut not in ("transactions", "events"):
+            raise ValueError("cut is 'transactions' or 'events'")
         self.paths = expand_inputs(inputs)
         self.filters = filters or Filters()
+        self.cut = cut
+        self.window = Window(self.filters, lambda: len(self.paths) - 1)
         self.verify_checksum = verify_checksum
         self.schemas = schemas
         self.skip_damaged = skip_damaged
@@ -305,20 +312,17 @@ class Stream:
             return None
         return nxt
 
-    def _position_ok(self, i, ev) -> bool:
-        flt = self.filters
-        if i == 0 and flt.start_position is not None and ev.offset < flt.start_position:
-            return False
-        last = len(self.paths) - 1
-        return not (i == last and flt.stop_position is not None and ev.offset >= flt.stop_position)
+    @property
+    def notes(self) -> list:
+        """The window's boundaries that fell inside a transaction, one line each."""
+        return self.window.notes()
 
     def _event_ok(self, se: StreamEvent) -> bool:
+        """The event passes the database and table filters (the window is applied elsewhere)."""
         flt = self.filters
         if self._keeps_all:
             return True
         ev = se.event
-        if not flt.time_ok(int(ev.header.timestamp)):
-            return False
         if se.table is not None:
             return flt.table_ok(se.table.db, se.table.table)
         if ev.type is not None and ev.type.name in ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT") \
@@ -327,16 +331,14 @@ class Stream:
         return True
 
     def events(self):
-        """Every event the filters keep, in order (GTID filters drop whole transactions)."""
-        flt = self.filters
-        if self._keeps_all:  # nothing is dropped by transaction: no need to group them
-            if flt.start_position is None and flt.stop_position is None:
-                for _, se in self._all_events():
-                    yield se
-            else:
-                for i, se in self._all_events():
-                    if self._position_ok(i, se.event):
-                        yield se
+        """Every event the filters keep, in order (GTID filters drop whole transactions; a window
+        whole transactions too, or cuts as mysqlbinlog does with cut="events")."""
+        window = self.window
+        if self._keeps_all and (self.cut == "events" or not window.active):
+            # nothing is dropped by transaction: no need to group them
+            items = window.cut(self._all_events()) if window.active else self._all_events()
+            for _, se in items:
+                yield se
             return
         for tx_or_event in self._grouped():
             if isinstance(tx_or_event, Transaction):
@@ -356,11 +358,12 @@ class Stream:
         in_begin = False
         standalone = False
         implicit = False  # tx holds rows no BEGIN or GTID opened (it ends at their STMT_END_F)
-        positions = self.filters.start_position is not None or self.filters.stop_position is not None
-        for i, se in self._all_events():
+        whole = self.cut == "transactions"
+        items = self._all_events()
+        if not whole and self.window.active:
+            items = self.window.cut(items)
+        for i, se in items:
             ev = se.event
-            if positions and not self._position_ok(i, ev):
-                continue
             name = ev.type.name if ev.type is not None else None
             if implicit and name not in _IN_TX:  # the statement's rows ended without STMT_END_F
                 yield from self._finish(tx)
@@ -369,23 +372,26 @@ class Stream:
                     name == "TABLE_MAP_EVENT" or ev.type.row_op):
                 # rows outside any transaction (a server that wrote no BEGIN around them, as the
                 # 5.2 development tree of ver_5_1-wl2325_r.001): one statement, committed as written
-                tx = self._new_tx(se)
+                tx = self._new_tx(se, i)
                 in_begin, standalone, implicit = False, False, True
             if name in GTID_EVENTS:
                 if tx is not None:
                     yield from self._finish(tx)
-                tx = self._new_tx(se)
-                in_begin = False
+                tx = self._new_tx(se, i)
                 standalone = name == "GTID_EVENT" and bool(int(ev.data.flags2) & FL_STANDALONE)
+                # MariaDB's GTID event is the transaction's BEGIN (none follows it): SAVEPOINT,
+                # ROLLBACK TO and statements up to the XID or COMMIT belong to it. MySQL's is
+                # followed by BEGIN, or by the one statement of its own transaction
+                in_begin = name == "GTID_EVENT" and not standalone
                 self._add(tx, se)
                 continue
             if name in ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT"):
                 kind = query_kind(ev)
                 if kind == "begin":
-                    if tx is None or in_begin:
+                    if tx is None or (in_begin and not _only_gtid(tx)):
                         if tx is not None:
                             yield from self._finish(tx)
-                        tx = self._new_tx(se)
+                        tx = self._new_tx(se, i)
                     in_begin = True
                     self._add(tx, se)
                     continue
@@ -397,7 +403,7 @@ class Stream:
                     continue
                 if kind == "statement" and not in_begin:
                     if tx is None:
-                        tx = self._new_tx(se)
+                        tx = self._new_tx(se, i)
                     self._add(tx, se)
                     tx.end = "ddl"
                     yield from self._finish(tx)
@@ -424,21 +430,17 @@ class Stream:
                     yield from self._finish(tx)
                     tx, implicit = None, False
                 continue
-            if tx is not None and name not in _IN_TX:
-                # an event between transactions (ROTATE, FORMAT_DESCRIPTION, ...)
-                if self._event_ok(se):
-                    yield se
-                continue
-            if self._event_ok(se):
+            # an event between transactions (ROTATE, FORMAT_DESCRIPTION, ...)
+            if self._event_ok(se) and (not whole or self.window.event_ok(i, ev)):
                 yield se
         if tx is not None:
             yield from self._finish(tx)
 
-    def _new_tx(self, se: StreamEvent) -> Transaction:
+    def _new_tx(self, se: StreamEvent, i: int = 0) -> Transaction:
         ev = se.event
         return Transaction(se.gtid if ev.type is not None and ev.type.name in GTID_EVENTS else None,
                            ev.file, ev.offset, timestamp=int(ev.header.timestamp),
-                           server_id=int(ev.header.server_id), seq=se.tx_seq or 0)
+                           server_id=int(ev.header.server_id), seq=se.tx_seq or 0, file_index=i)
 
     def _add(self, tx: Transaction, se: StreamEvent):
         tx.events.append(se)
@@ -446,6 +448,11 @@ class Stream:
             tx.end_pos = se.event.end
 
     def _finish(self, tx: Transaction):
+        """The transaction, if the filters keep it: the window by its first event (whole, with
+        cut="transactions"; cut="events" has cut the events before), then GTIDs, then tables."""
+        if self.cut == "transactions" and self.window.active \
+                and not self.window.transaction_ok(tx.file_index, tx):
+            return
         if self._keeps_all:
             yield tx
             return
@@ -456,10 +463,14 @@ class Stream:
         if (flt.databases or flt.tables or flt.exclude_tables) and not any(
                 se.table is not None or _is_statement(se) for se in kept):
             return
-        if (flt.start_datetime or flt.stop_datetime) and not kept:
-            return
         tx.events = kept
         yield tx
+
+
+def _only_gtid(tx: Transaction) -> bool:
+    """The transaction holds its GTID event alone (a BEGIN after it is still its BEGIN)."""
+    return len(tx.events) == 1 and tx.events[0].event.type is not None \
+        and tx.events[0].event.type.name in GTID_EVENTS
 
 
 def _is_statement(se: StreamEvent) -> bool:
@@ -512,9 +523,9 @@ parse_server_version = rt.server_version
 
 def open_stream(inputs, filters: Optional[Filters] = None, verify_checksum=True, schemas=None,
                 skip_damaged=False, progress=None, server_version=None, follow_rotate=False,
-                raw_rows=False) -> Stream:
+                raw_rows=False, cut="transactions") -> Stream:
     return Stream(inputs, filters, verify_checksum, schemas, skip_damaged, progress, server_version,
-                  follow_rotate, raw_rows)
+                  follow_rotate, raw_rows, cut)
 
 
 __all__ = ["open_stream", "Stream", "StreamEvent", "Transaction", "Filters", "GtidSet", "gtid_of",

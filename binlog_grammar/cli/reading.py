@@ -1,6 +1,7 @@
 """What the reading commands (dump, stats, sql, flashback) share when they run: the stream their
 options open (open_input), the progress bar, stdout that writes undecodable bytes back as they
-were, and the report of damage skipped and rows shown raw that sets their exit status."""
+were, and the report of damage skipped, rows shown raw (which sets their exit status) and window
+boundaries that fell inside a transaction."""
 from __future__ import annotations
 
 import sys
@@ -54,8 +55,12 @@ def open_input(args):
         except (OSError, ValueError) as e:
             raise UsageError(f"--schema: {e}") from None
     progress = Progress(not args.no_progress and sys.stderr.isatty())
+    # a window keeps whole transactions (binlog/window.py), except in the text dump and the hex
+    # view, which cut where mysqlbinlog does
+    reading = getattr(args, "hexdump", False) or getattr(args, "format", None) == "text"
     return open_stream(files, flt, not args.no_checksum, schemas, args.skip_damaged, progress,
-                       args.server_version, args.follow_rotate, raw_rows=True), progress
+                       args.server_version, args.follow_rotate, raw_rows=True,
+                       cut="events" if reading else "transactions"), progress
 
 
 def report_damage(stream) -> int:
@@ -69,6 +74,8 @@ def report_damage(stream) -> int:
               for u in stream.undecoded]
     for _f, _o, text in sorted(items, key=lambda x: (order.get(x[0], len(order)), x[1])):
         print(f"binlog-grammar: {text}", file=sys.stderr)
+    for text in getattr(stream, "notes", ()):  # window boundaries inside a transaction
+        print(f"binlog-grammar: note: {text}", file=sys.stderr)
     return 1 if stream.damage or any(u.damaged for u in stream.undecoded) else 0
 
 

@@ -17,6 +17,7 @@
                      the runs of row images
     sql_literals.py  column values as SQL literals and WHERE terms (also the repair's statements)
     sql.py           `sql` and `flashback`: transactions as replayable or undoing SQL scripts
+    savepoints.py    SAVEPOINT / ROLLBACK TO inside a transaction, applied as the server did
     stats.py         `stats`: counts and bytes by event type, table and transaction size
 
 Each module is one way of printing; none reads bytes itself, and every script and comment takes

@@ -56,8 +56,10 @@ Transactions: one that ended in ROLLBACK in the binlog (its non-transactional ch
 ends in ROLLBACK here too, forwards and inverted; one the input ends inside ('incomplete') is
 rolled back; an XA PREPAREd one is rendered as a plain transaction where its XA COMMIT is, and left
 out (with a comment) when it was rolled back or is not completed in the input. DDL and other
-statements are not replayed: they appear as comments (SAVEPOINT and ROLLBACK TO, forwards,
-verbatim).
+statements are not replayed: they appear as comments. SAVEPOINT and ROLLBACK TO are applied as
+the server applied them (output/savepoints.py): the row changes a ROLLBACK TO undid are neither
+replayed nor inverted (a comment says how many), so the output does not depend on the target's
+engines.
 
 Known limits (the binlog does not say enough): a MySQL JSON document is written as JSON text, so
 its opaque scalars (DECIMAL, DATE, TIME, DATETIME members) come back as JSON numbers and strings;
@@ -76,6 +78,7 @@ from typing import Iterable, Iterator, Optional
 
 from ..errors import BinlogError
 from .quoting import SCRIPT_HEADER, SESSION_SETTINGS, comment, statement_lines
+from .savepoints import savepoints_applied
 from .sql_literals import quote_ident, quote_string, sql_literal, where_term
 
 __all__ = ["sql_literal", "render_sql", "SqlGenError", "quote_ident", "quote_string",
@@ -278,7 +281,7 @@ def _tx_items(tx) -> list:
             items.append(("row", ch))
         if getattr(se, "undecoded", None) is not None:  # rows shown raw (stream raw_rows=True)
             items.append(("raw", se))
-    return items
+    return savepoints_applied(items)
 
 
 def _raw_rows_error(se) -> SqlGenError:
@@ -307,11 +310,6 @@ def _header(tx, flashback: bool) -> str:
         parts.append(f"server {sid}")
     text = ", ".join(parts) or "transaction"
     return f"-- {'flashback of ' if flashback else ''}{comment(text)}\n"
-
-
-def _is_savepoint(text: str) -> bool:
-    head = text.strip().upper()
-    return head.startswith(("SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK TO"))
 
 
 # -- XA: a PREPAREd transaction is rendered where its XA COMMIT is (and dropped at its XA ROLLBACK)
@@ -404,10 +402,8 @@ def _render_tx(r: _Rendering, tx, items, notes=()) -> list:
                 r.check_invertible(item[1])
             elif item[0] == "raw":
                 raise _raw_rows_error(item[1])
-            elif not _is_savepoint(item[2]) or item[2].strip().upper().startswith("ROLLBACK TO"):
-                _, ev, text = item
-                raise SqlGenError("cannot flash back a transaction holding a statement (not row "
-                                  f"changes): {_one_line(text, 120)}", ev.file, ev.offset, ev.name)
+            elif item[0] in ("query", "unknown_savepoint"):
+                raise _statement_error(item)
     for item in (reversed(items) if r.flashback else items):
         if item[0] == "row":
             out.append((r.backward(item[1]) if r.flashback else r.forward(item[1])) + "\n")
@@ -417,15 +413,28 @@ def _render_tx(r: _Rendering, tx, items, notes=()) -> list:
                 raise _raw_rows_error(item[1])
             out.append(f"-- not replayed: {_one_line(str(_raw_rows_error(item[1])), 1000)}\n")
             continue
-        _, ev, text = item
-        if r.flashback:
-            continue  # savepoints mean nothing once the changes run backwards
-        if _is_savepoint(text):
-            out.append("\n".join(statement_lines(text.strip().rstrip(";").strip())) + "\n")
+        if item[0] == "rolled_back":  # the changes it undid are not in `items` (either way)
+            _, ev, text, undone = item
+            out.append(f"-- {_one_line(text)}: the server rolled back the {undone} row change"
+                       f"{'s' * (undone != 1)} logged after its SAVEPOINT: not "
+                       f"{'inverted' if r.flashback else 'replayed'}\n")
+        elif item[0] == "unknown_savepoint":  # forwards only (flashback refused it above)
+            raise _statement_error(item)
         else:
-            out.append(f"-- not replayed (a statement, not row changes): {_one_line(text)}\n")
+            out.append(f"-- not replayed (a statement, not row changes): {_one_line(item[2])}\n")
     out.append("ROLLBACK;\n" if end in ("rollback", "incomplete") else "COMMIT;\n")
     return out
+
+
+def _statement_error(item) -> SqlGenError:
+    """Why a transaction holding this statement cannot be inverted (or replayed: a ROLLBACK TO
+    whose SAVEPOINT is not in it)."""
+    _, ev, text = item
+    if item[0] == "unknown_savepoint":
+        why = "rolls back to a savepoint the transaction did not set (in the input), so what it undid is not known"
+    else:
+        why = "cannot flash back a transaction holding a statement (not row changes)"
+    return SqlGenError(f"{why}: {_one_line(text, 120)}", ev.file, ev.offset, ev.name)
 
 
 def _where_text(tx) -> str:

@@ -98,8 +98,10 @@ def test_filters_select_tables_positions_and_gtids(capsysbinary):
     assert changes("--exclude-gtids", gtid) == [c for c in every if c["source"]["gtid"] != gtid]
     first_file = [c for c in every if c["source"]["file"] == str(SAMPLES[0])]
     cut = first_file[-1]["source"]["pos"]
-    assert changes("--start-position", cut) == [c for c in every if c["source"]["file"] != str(SAMPLES[0])
-                                                or c["source"]["pos"] >= cut]
+    # the cut falls inside the first file's last transaction: JSON lines keep or drop whole
+    # transactions, by their first event (binlog/window.py), so that one is left out
+    assert changes("--start-position", cut) == [c for c in every
+                                                if c["source"]["file"] != str(SAMPLES[0])]
 
 
 def test_index_file_reads_the_files_it_lists(tmp_path, capsysbinary):
