@@ -76,6 +76,7 @@ class Harness:
 
     def __init__(self, cli_path: Optional[str] = None):
         self.tmp = Path(tempfile.mkdtemp(prefix="binlog-grammar-hostile-"))
+        self.client_dir = self.tmp / "client"
         # a short path in /tmp (names holding it must stay under MariaDB's 64 characters)
         self.canary_file = Path("/tmp") / f"bgh-{secrets.token_hex(3)}"
         assert len(str(self.canary_file)) == CANARY_LEN
@@ -198,9 +199,12 @@ class Harness:
         return r.stdout
 
     def pipe(self, script: bytes, charset: str):
+        # in a folder of its own, which must stay empty: a shell command that ran with a mangled
+        # or unreplaced canary path (a relative `touch @CANARY@`) leaves its file there
+        self.client_dir.mkdir(exist_ok=True)
         return subprocess.run(["mariadb", "--no-defaults", f"--default-character-set={charset}",
                                "-h127.0.0.1", f"-P{self.target.port}", "-uroot"], input=script,
-                              capture_output=True, timeout=300)
+                              capture_output=True, timeout=300, cwd=self.client_dir)
 
     def _prepare_target(self, mode: str, schema: Optional[List[bytes]]):
         self._drop_all(self.target)
@@ -229,6 +233,12 @@ class Harness:
         if self.canary_file.exists():
             ex.injected = True
             ex.problems.append(f"{what}: the canary file {self.canary_file} was created")
+        stray = sorted(p.name for p in self.client_dir.iterdir())
+        if stray:
+            ex.injected = True
+            ex.problems.append(f"{what}: files appeared where the client ran: {stray[:3]}")
+            for name in stray:
+                (self.client_dir / name).unlink()
         alive = self._sql(self.target, f"SELECT COUNT(*) FROM information_schema.TABLES WHERE "
                                        f"TABLE_SCHEMA='{CANARY_DB}' AND "
                                        f"TABLE_NAME='{CANARY_TABLE}'").strip()
