@@ -5,7 +5,9 @@ The undo file holds, for every round applied so far, the SQL that puts back each
 changed (the rows it inserted deleted, the rows it deleted inserted again with the values read
 from the replica), newest round first, so running it as a whole undoes the repair (of course it
 does not undo what replication applied afterwards). It is written and flushed to disk before the
-round changes anything.
+round changes anything. Like the plan it is a script for the `mariadb` client: it starts with
+`Plan.head()` (quoting.SCRIPT_HEADER and sql_log_bin=0), and its comments and statements are
+written through binlog_grammar.output.quoting (see plan.py).
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import time
 from typing import Optional
 
 from ..errors import ReplicationError
+from ..output.quoting import comment_line
 from ..replication import position_key
 from .plan import Plan, session
 from .status import RepairError, ReplicaStatus, read_sql_error, read_status, refusal
@@ -34,11 +37,12 @@ class UndoFile:
 
     def _write(self):
         now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-        lines = [f"-- undo of `binlog-grammar repair --apply` on {self.replica}, written {now}\n",
-                 "-- Run it with the SQL thread stopped to put back every row the repair changed "
-                 "(newest round first).\n"]
+        lines = Plan.head() + [
+            comment_line(f"undo of `binlog-grammar repair --apply` on {self.replica}, written {now}"),
+            "-- Run it with the SQL thread stopped to put back every row the repair changed "
+            "(newest round first).\n"]
         for number, what, undo in reversed(self.rounds):
-            lines += [f"-- round {number}: {what}\n", *undo]
+            lines += [comment_line(f"round {number}: {what}"), *undo]
         tmp = self.path + ".tmp"
         with open(tmp, "w", encoding="utf-8", errors="surrogateescape") as fh:
             fh.writelines(lines)
@@ -54,7 +58,7 @@ def apply_plan(conn, plan: Plan):
     conn.query("START TRANSACTION")
     try:
         for f in plan.ordered():
-            conn.query(f.statement().rstrip(";"))
+            conn.query(f.statement())
             if f.kind == "delete":
                 _, rows = conn.query("SELECT ROW_COUNT()")
                 if not rows or rows[0][0] != b"1":

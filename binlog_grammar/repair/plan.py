@@ -21,6 +21,12 @@ applied there and the run goes on; then the whole run is repeated with every fix
 as the real repair will be, until a run needs no new fix (bounded). Nothing is skipped: the plan
 only makes the replica's rows what the transaction expects, and replication then applies the
 transaction itself.
+
+The plan and the undo file are scripts a DBA pipes into the `mariadb` client as root, and every
+name and value in them came from an application user. They start with quoting.SCRIPT_HEADER
+(`/*!\\C utf8mb4 */`: the client's own character set, whatever --default-character-set says),
+every comment goes through quoting.comment, and a statement naming a table or column that a
+client line cannot carry (a line break, a backslash, ...) runs from its hex (quoting.prepared).
 """
 from __future__ import annotations
 
@@ -28,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..errors import ReplicationError
-from ..output.sql import SESSION_SETTINGS, quote_ident
+from ..output.quoting import SCRIPT_HEADER, SESSION_SETTINGS, comment_line, ident, statement_lines
 from .locate import Change, FailingTransaction
 from .status import Refused, RepairError
 from .tables import (
@@ -37,6 +43,8 @@ from .tables import (
 OPS = {"c": "insert", "u": "update", "d": "delete"}
 SESSION = (*SESSION_SETTINGS, "SET SESSION foreign_key_checks=0;")
 NO_LOG = "SET SESSION sql_log_bin=0;"
+# the first lines of the plan and of the undo file
+HEAD = (*SCRIPT_HEADER, NO_LOG, "SET SESSION foreign_key_checks=0;")
 MAX_PASSES = 12
 
 
@@ -72,18 +80,20 @@ class Fix:
         return where_row(self.info, self.row)
 
     def statement(self) -> str:
+        """The statement (no delimiter) run on a connection; `script_lines` for a script."""
         if self.kind == "delete":
-            return f"DELETE FROM {self.info.sql_name}{self.match()};"
+            return f"DELETE FROM {self.info.sql_name}{self.match()}"
         return insert_sql(self.info, self.row)
 
     def undo(self) -> str:
         if self.kind == "delete":
             return insert_sql(self.info, self.row)
-        return f"DELETE FROM {self.info.sql_name}{self.match()};"
+        return f"DELETE FROM {self.info.sql_name}{self.match()}"
 
     def comment(self, replaced: Optional[dict] = None) -> str:
+        """Why the row is changed: raw text (`script_lines` makes it a comment line)."""
         where = f"{self.step.text}{f', GTID {self.gtid}' if self.gtid else ''}"
-        head = f"-- {self.info.name} ({key_text(self.info, self.row)}): "
+        head = f"{self.info.name} ({key_text(self.info, self.row)}): "
         if self.kind == "delete":
             return (head + f"the replica's row {row_text(self.info, self.row)} {self.why} "
                     f"{where}: deleted")
@@ -93,6 +103,12 @@ class Fix:
         if replaced is not None:
             text += f"; it replaces the replica's row {row_text(self.info, replaced)}"
         return text
+
+
+def script_lines(info: TableInfo, statement: str) -> list:
+    """A statement on the table as lines of a script (newlines included): as it is, or run from
+    its hex when a name of the table cannot be carried by a client line."""
+    return [ln + "\n" for ln in statement_lines(statement, ";", info.names)]
 
 
 def where_row(info: TableInfo, row: dict) -> str:
@@ -105,8 +121,8 @@ def where_row(info: TableInfo, row: dict) -> str:
 
 def insert_sql(info: TableInfo, row: dict) -> str:
     names = [n for n in info.written if n in row]
-    return (f"INSERT INTO {info.sql_name} ({', '.join(quote_ident(n) for n in names)}) VALUES ("
-            + ", ".join(row[n].sql for n in names) + ");")
+    return (f"INSERT INTO {info.sql_name} ({', '.join(ident(n) for n in names)}) VALUES ("
+            + ", ".join(row[n].sql for n in names) + ")")
 
 
 def select_rows(conn, info: TableInfo, where: str, names=None) -> list:
@@ -136,7 +152,7 @@ class Plan:
     passes: int
 
     def counts(self) -> dict:
-        """{"db.table": {"inserted": n, "deleted": m}}."""
+        """{"db.table": {"inserted": n, "deleted": m}} (raw names: a comment quotes them)."""
         out = {}
         for f in self.fixes:
             c = out.setdefault(f.info.name, {"inserted": 0, "deleted": 0})
@@ -148,24 +164,32 @@ class Plan:
         return [f for f in self.fixes if f.kind == "delete"] + \
             [f for f in self.fixes if f.kind == "insert"]
 
-    def sql(self) -> list:
-        """The repair as SQL lines: a comment per row, one transaction, sql_log_bin=0."""
-        deleted = {(f.info.name, key_text(f.info, f.row)): f.row for f in self.fixes
+    @staticmethod
+    def head() -> list:
+        """The lines a plan or undo script starts with: quoting.SCRIPT_HEADER, sql_log_bin=0,
+        no foreign key checks."""
+        return [s + "\n" for s in HEAD]
+
+    def sql(self, head: bool = True) -> list:
+        """The repair as SQL lines: a comment per row, one transaction, sql_log_bin=0 (`head`:
+        starting with `Plan.head()`; without it, the caller printed that first)."""
+        deleted = {(f.info.key, key_text(f.info, f.row)): f.row for f in self.fixes
                    if f.kind == "delete"}
-        out = [s + "\n" for s in (NO_LOG, *SESSION)] + ["BEGIN;\n"]
+        out = (self.head() if head else []) + ["BEGIN;\n"]
         for f in self.ordered():
-            replaced = deleted.get((f.info.name, key_text(f.info, f.row))) \
+            replaced = deleted.get((f.info.key, key_text(f.info, f.row))) \
                 if f.kind == "insert" else None
-            out += [f.comment(replaced) + "\n", f.statement() + "\n"]
+            out += [comment_line(f.comment(replaced)), *script_lines(f.info, f.statement())]
         return out + ["COMMIT;\n"]
 
     def undo(self) -> list:
         """SQL that puts back every row the repair changes: the inserted rows deleted, the deleted
-        rows inserted again."""
-        out = [s + "\n" for s in (NO_LOG, *SESSION)] + ["BEGIN;\n"]
+        rows inserted again; one transaction, for a script that starts with `Plan.head()`."""
+        out = ["BEGIN;\n"]
         for f in reversed(self.ordered()):
             what = "inserted by the repair" if f.kind == "insert" else "deleted by the repair"
-            out += [f"-- {f.info.name} ({key_text(f.info, f.row)}): {what}\n", f.undo() + "\n"]
+            out += [comment_line(f"{f.info.name} ({key_text(f.info, f.row)}): {what}"),
+                    *script_lines(f.info, f.undo())]
         return out + ["COMMIT;\n"]
 
 
@@ -204,7 +228,7 @@ class Planner:
 
     # -- the transaction's rows as steps ------------------------------------------------------
     def _step(self, ch: Change) -> Step:
-        info = self.tx.tables.get(ch.name)
+        info = self.tx.tables.get((ch.db, ch.table))
         if info is None:
             raise Refused(f"table {ch.name}, which the failing transaction changes, does not exist "
                           "on the replica")
@@ -299,7 +323,7 @@ class Planner:
             names = [n for n in info.written if n in step.after]
             if not names:
                 return
-            sets = ", ".join(f"{quote_ident(n)}={step.after[n].sql}" for n in names)
+            sets = ", ".join(f"{ident(n)}={step.after[n].sql}" for n in names)
             sql = f"UPDATE {t} SET {sets}{where} LIMIT 1"
         else:
             sql = f"DELETE FROM {t}{where} LIMIT 1"
@@ -331,7 +355,7 @@ class Planner:
         initial = select_rows(self.b, info, where_row(info, row))
         if not initial:
             made = "a row the repair inserts" if any(
-                f.kind == "insert" and f.info.name == info.name and
+                f.kind == "insert" and f.info.key == info.key and
                 key_text(info, f.row) == key_text(info, row) for f in fixes + new) else \
                 "a row the transaction itself wrote"
             what = step.text if inserted is None else \
@@ -378,5 +402,5 @@ class Planner:
         return Fix("insert", info, row, step, why, filled, gtid=self.tx.gtid)
 
 
-__all__ = ["Plan", "Planner", "LazyConnection", "Fix", "Step", "select_rows", "select_flagged", "session", "where_row", "insert_sql",
-           "SESSION", "NO_LOG"]
+__all__ = ["Plan", "Planner", "LazyConnection", "Fix", "Step", "select_rows", "select_flagged",
+           "session", "where_row", "insert_sql", "script_lines", "SESSION", "NO_LOG", "HEAD"]

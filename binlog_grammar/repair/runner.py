@@ -2,12 +2,18 @@
 transaction, plan its repair, then print the plan (dry run) or apply it round after round until
 the replica has caught up (--apply). binlog_grammar.cli.repair builds the options; this module
 does the work.
+
+What it prints is a script a DBA may pipe into the `mariadb` client, and the names in it (tables,
+error texts that quote them) come from application users: the dry run starts with `Plan.head()`
+(quoting.SCRIPT_HEADER first), and every line it prints besides the plan's statements is a
+comment made by quoting.comment_line.
 """
 from __future__ import annotations
 
 import os
 import sys
 
+from ..output.quoting import comment_line
 from ..replication import Connection, ReplicationSource, TLSOptions
 from .apply import UndoFile, apply_plan, default_undo_path, still_repairable, wait_for_replica
 from .locate import (
@@ -56,7 +62,8 @@ class Repair:
         return self._connection(host, port, self.args.primary_user, self.primary_password)
 
     def say(self, text: str = ""):
-        self.out.write(text + "\n")
+        """Print one comment line (`text` without its `-- `; quoting.comment makes it safe)."""
+        self.out.write(comment_line(text))
         self.out.flush()
 
     # -- the run -------------------------------------------------------------------------------
@@ -65,7 +72,7 @@ class Repair:
         try:
             st = read_status(conn, self.args.connection_name)
             if st.running:
-                self.say(f"-- {st.label} is running (its SQL thread has no error): nothing to repair")
+                self.say(f"{st.label} is running (its SQL thread has no error): nothing to repair")
                 return 0
             err = read_sql_error(conn, st)
             reason = refusal(st, err)
@@ -145,33 +152,35 @@ class Repair:
         events = len({(c.event.source_file, c.event.source_end) for c in tx.changes})
         source = f"relay log {tx.source}" if tx.failing.relay else tx.source
         where = f", connection '{st.connection_name}'" if st.connection_name else ""
-        lines = [f"-- replica {self.replica_name}{where}: stopped with error {err.errno} "
+        lines = [f"replica {self.replica_name}{where}: stopped with error {err.errno} "
                  f"({ROW_CONFLICTS.get(err.errno, '?')}) at {err.position}",
-                 f"--   {first_line(err.text, 300)}",
-                 f"-- failing transaction: {tx.text()}, read from {source}"
+                 f"  {first_line(err.text, 300)}",
+                 f"failing transaction: {tx.text()}, read from {source}"
                  f"{'' if tx.complete else ' (the input ends inside it)'}: {len(tx.changes)} row "
                  f"changes in {events} rows events; failing event {tx.failing.name} at "
                  f"{tx.failing.text()}"]
         counts = plan.counts()
         if counts:
-            lines.append("-- the repair: " + "; ".join(
+            lines.append("the repair: " + "; ".join(
                 f"{t}: {c['inserted']} inserted, {c['deleted']} deleted" for t, c in counts.items())
                 + f" (trial runs: {plan.passes}); replication then applies the transaction itself")
         else:
-            lines.append("-- a trial run of the transaction on the replica needs no change now: "
+            lines.append("a trial run of the transaction on the replica needs no change now: "
                          "starting the SQL thread applies it")
         return lines
 
     def print_plan(self, conn, st, err, tx, plan: Plan):
-        self.say("-- binlog-grammar repair: dry run, nothing has been changed (--apply applies it)")
+        """The dry run: a script that starts with Plan.head(), before any name is printed."""
+        self.out.writelines(plan.head())
+        self.say("binlog-grammar repair: dry run, nothing has been changed (--apply applies it)")
         for line in self.describe(st, err, tx, plan):
             self.say(line)
         if plan.fixes:
-            self.out.writelines(plan.sql())
+            self.out.writelines(plan.sql(head=False))
         statements, why = self.restart_plan(conn, st, tx)
         if why:
-            self.say(f"-- {why}")
-        self.say(f"-- then: {'; '.join(statements)} (replication applies the failing transaction "
+            self.say(why)
+        self.say(f"then: {'; '.join(statements)} (replication applies the failing transaction "
                  "itself)")
 
     # -- --apply -----------------------------------------------------------------------------------
@@ -196,16 +205,16 @@ class Repair:
                 tot["deleted"] += c["deleted"]
             summary = "; ".join(f"{t} {c['inserted']} inserted, {c['deleted']} deleted"
                                 for t, c in plan.counts().items()) or "no row changed"
-            self.say(f"-- round {rounds}: {what}: {summary}")
+            self.say(f"round {rounds}: {what}: {summary}")
             if a.no_start:
                 statements, why = self.restart_plan(conn, st, tx)
-                self.say(f"-- the SQL thread is left stopped (--no-start); undo file: {undo.path}")
-                self.say(f"-- start replication with: {'; '.join(statements)}"
+                self.say(f"the SQL thread is left stopped (--no-start); undo file: {undo.path}")
+                self.say(f"start replication with: {'; '.join(statements)}"
                          + (f" ({why})" if why else ""))
                 return 0
             statements, why = self.restart_plan(conn, st, tx)
             if why:
-                self.say(f"-- {why}")
+                self.say(why)
             restart(conn, st, bool(why))
             state, st, err2 = wait_for_replica(conn, a.connection_name, a.wait,
                                                (tx.end.source_file, tx.end.source_end))
@@ -259,7 +268,7 @@ class Repair:
             for t, c in sorted(totals.items()))
 
     def _final(self, st, totals, rounds, undo) -> str:
-        return (f"-- {st.label} runs and has caught up with what it received "
+        return (f"{st.label} runs and has caught up with what it received "
                 f"({st.source_log_file}:{st.read_source_log_pos}) after {rounds} round(s); "
                 f"{self._totals(totals)}; undo file: {undo.path if undo.rounds else '(none: no row changed)'}")
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..errors import BinlogGrammarError, ReplicationError
-from ..output.sql import quote_string
+from ..output.quoting import string
 
 ROW_CONFLICTS = {1032: "row not found", 1062: "duplicate key"}
 
@@ -198,7 +198,7 @@ def refusal(st: ReplicaStatus, err: Optional[SqlError]) -> Optional[str]:
 # reading it
 
 def _ident_text(name: str) -> str:
-    return quote_string(name)
+    return string(name)
 
 
 def read_status(conn, connection_name: Optional[str] = None) -> ReplicaStatus:

@@ -15,6 +15,11 @@ come either from a decoded row image (`binlog_val`, through sqlgen.sql_literal) 
 server (`server_val`, from the expression `read_expr` selects for the column type: HEX() of
 strings, the exact double of a FLOAT, the integer of a BIT, text for the rest), so a row read from
 the replica can be written back exactly (the undo file).
+
+Names and values come from the binlog and the replica, that is from every application user:
+identifiers, literals and comment text are written only through binlog_grammar.output.quoting.
+`show` and the `row_text`/`key_text` texts are raw text; whoever prints them in a script passes
+them through `quoting.comment`.
 """
 from __future__ import annotations
 
@@ -24,7 +29,8 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..runtime.values import Geometry, codec_of, errors_of
-from ..output.sql import quote_ident, quote_string, sql_literal
+from ..output.quoting import charset_literal, hex_literal, ident, string
+from ..output.sql import sql_literal
 
 STRING_TYPES = {"char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set",
                 "json"}
@@ -74,8 +80,19 @@ class TableInfo:
         return f"{self.db}.{self.table}"
 
     @property
+    def key(self) -> tuple:
+        """(db, table): unambiguous where "db.table" is not (names may hold dots)."""
+        return (self.db, self.table)
+
+    @property
     def sql_name(self) -> str:
-        return f"{quote_ident(self.db)}.{quote_ident(self.table)}"
+        return f"{ident(self.db)}.{ident(self.table)}"
+
+    @property
+    def names(self) -> list:
+        """Every identifier a statement on this table may name (quoting.statement_lines checks
+        them: a name a client line cannot carry makes the statement run from its hex)."""
+        return [self.db, self.table, *(c.name for c in self.columns)]
 
     @property
     def written(self) -> list:
@@ -116,7 +133,7 @@ def _q(conn, sql) -> list:
 
 def read_table_info(conn, db: str, table: str) -> Optional[TableInfo]:
     """The table as the server's information_schema describes it; None when it has no such table."""
-    where = f"TABLE_SCHEMA={quote_string(db)} AND TABLE_NAME={quote_string(table)}"
+    where = f"TABLE_SCHEMA={string(db)} AND TABLE_NAME={string(table)}"
     rows = _q(conn, "SELECT COLUMN_NAME AS n, DATA_TYPE AS t, COLUMN_TYPE AS ct, IS_NULLABLE AS nl, "
                     "CHARACTER_SET_NAME AS cs, EXTRA AS x FROM information_schema.COLUMNS WHERE "
                     f"{where} ORDER BY ORDINAL_POSITION")
@@ -137,12 +154,12 @@ def read_table_info(conn, db: str, table: str) -> Optional[TableInfo]:
             info.unique_keys.setdefault(r["i"], []).append((r["n"], prefix))
     t = _q(conn, "SELECT t.ENGINE AS e, e.TRANSACTIONS AS tx FROM information_schema.TABLES t LEFT "
                  "JOIN information_schema.ENGINES e ON e.ENGINE=t.ENGINE WHERE "
-                 f"t.TABLE_SCHEMA={quote_string(db)} AND t.TABLE_NAME={quote_string(table)}")
+                 f"t.TABLE_SCHEMA={string(db)} AND t.TABLE_NAME={string(table)}")
     if t:
         info.engine = t[0]["e"] or ""
         info.transactional = (t[0]["tx"] or "").upper() == "YES"
     n = _q(conn, "SELECT COUNT(*) AS n FROM information_schema.TRIGGERS WHERE "
-                 f"EVENT_OBJECT_SCHEMA={quote_string(db)} AND EVENT_OBJECT_TABLE={quote_string(table)}")
+                 f"EVENT_OBJECT_SCHEMA={string(db)} AND EVENT_OBJECT_TABLE={string(table)}")
     info.triggers = int(n[0]["n"]) if n else 0
     return info
 
@@ -193,15 +210,15 @@ def binlog_val(value, col) -> Val:
 
 def read_expr(c: ColumnInfo) -> str:
     """What a SELECT reads of the column so that `server_val` can write it back exactly."""
-    ident = quote_ident(c.name)
+    name = ident(c.name)
     t = c.data_type
     if t in STRING_TYPES or t in BINARY_TYPES or t in GEOMETRY_TYPES:
-        return f"HEX({ident})"
+        return f"HEX({name})"
     if t == "float":
-        return f"{ident}+0e0"  # the exact value as a double (a FLOAT's text has 6 digits)
+        return f"{name}+0e0"  # the exact value as a double (a FLOAT's text has 6 digits)
     if t == "bit":
-        return f"CAST({ident} AS UNSIGNED)"
-    return ident
+        return f"CAST({name} AS UNSIGNED)"
+    return name
 
 
 def server_val(text, c: ColumnInfo) -> Val:
@@ -215,55 +232,55 @@ def server_val(text, c: ColumnInfo) -> Val:
         raw = bytes.fromhex(text)
         if t in GEOMETRY_TYPES:
             srid = int.from_bytes(raw[:4], "little") if len(raw) >= 4 else 0
-            return Val(f"ST_GeomFromWKB(X'{raw[4:].hex().upper()}', {srid})", raw,
+            return Val(f"ST_GeomFromWKB({hex_literal(raw[4:])}, {srid})", raw,
                        _show(f"geometry({len(raw)} bytes)"))
-        hexed = f"X'{raw.hex().upper()}'" if raw else "''"
         if t in BINARY_TYPES:
+            hexed = hex_literal(raw)
             return Val(hexed, raw, _show(hexed))
         charset = c.charset or "utf8mb4"
         codec = codec_of({"charset": charset}) or "utf-8"
-        shown = quote_string(raw.decode(codec, "replace"))
-        return Val(f"_{charset} {hexed}", raw, _show(shown))
+        shown = string(raw.decode(codec, "replace"))
+        return Val(charset_literal(raw, charset), raw, _show(shown))
     if t in NUMBER_TYPES:
         if not re.fullmatch(r"[-+0-9.eE]+", text):
             raise ValueError(f"{c.name}: {text!r} is not a number")
         return Val(text, None, _show(text))
-    lit = quote_string(text)
+    lit = string(text)
     return Val(lit, None, _show(lit))
 
 
 def key_term(name: str, v: Val, prefix: Optional[int] = None) -> str:
     """`col = value` as a unique index compares it (the column's collation; a prefix key
     compares the first `prefix` characters)."""
-    ident = quote_ident(name)
+    col = ident(name)
     if v.null:
-        return f"{ident} IS NULL"
+        return f"{col} IS NULL"
     if prefix:
-        return f"LEFT({ident}, {int(prefix)})=LEFT({v.sql}, {int(prefix)})"
-    return f"{ident}={v.sql}"
+        return f"LEFT({col}, {int(prefix)})=LEFT({v.sql}, {int(prefix)})"
+    return f"{col}={v.sql}"
 
 
 def exact_term(name: str, v: Val) -> str:
     """`col = value` byte for byte for strings (no collation, no padding), as the server compares
     the row images of a table without a primary key."""
-    ident = quote_ident(name)
+    col = ident(name)
     if v.null:
-        return f"{ident} IS NULL"
+        return f"{col} IS NULL"
     if v.raw is not None:
-        hexed = f"X'{v.raw.hex().upper()}'" if v.raw else "''"
-        return f"CAST({ident} AS BINARY)={hexed}"
-    return f"{ident}={v.sql}"
+        return f"CAST({col} AS BINARY)={hex_literal(v.raw)}"
+    return f"{col}={v.sql}"
 
 
 def row_text(info: TableInfo, row: dict, limit: int = 200) -> str:
-    """A row for a comment: (a=1, b='x', ...)."""
+    """A row for a comment: (a=1, b='x', ...); raw text (quoting.comment makes it a comment)."""
     parts = [f"{c.name}={row[c.name].show}" for c in info.columns if c.name in row]
     text = "(" + ", ".join(parts) + ")"
     return text if len(text) <= limit else text[:limit - 4] + "...)"
 
 
 def key_text(info: TableInfo, row: dict) -> str:
-    """The row's primary key for a comment (every column of a table without one)."""
+    """The row's primary key for a comment (every column of a table without one); raw text
+    (quoting.comment makes it a comment)."""
     names = info.primary_key or [c.name for c in info.columns]
     parts = [f"{n}={row[n].show}" for n in names if n in row]
     text = ", ".join(parts)

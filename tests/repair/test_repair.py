@@ -181,7 +181,9 @@ def test_dry_run_prints_a_commented_plan_and_changes_nothing(pair):
     assert re.search(r"-- rp_items.items \(id=10\): the replica's row \(id=10, u='y', v=10\) "
                      r"conflicts on unique key u with the insert", out), out
     statements = [ln for ln in out.splitlines() if ln and not ln.startswith("--")]
-    assert statements[0] == "SET SESSION sql_log_bin=0;"
+    # the script header first (the client's character set fixed before any name), sql_log_bin=0
+    assert statements[0] == "/*!\\C utf8mb4 */;", statements[:6]
+    assert "SET SESSION sql_log_bin=0;" in statements[:statements.index("BEGIN;")]
     assert "DELETE FROM `rp_items`.`items` WHERE `id`=9;" in statements
     assert "DELETE FROM `rp_items`.`items` WHERE `id`=10;" in statements
     assert "INSERT INTO `rp_items`.`items` (`id`, `u`, `v`) VALUES (2, 'b', 2);" in statements
