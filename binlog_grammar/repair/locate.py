@@ -85,7 +85,7 @@ class FailingTransaction:
     failing: EventRef
     changes: list = field(default_factory=list)
     statements: list = field(default_factory=list)  # data statements inside (not BEGIN/COMMIT)
-    tables: dict = field(default_factory=dict)  # "db.table" -> tables.TableInfo (None: missing)
+    tables: dict = field(default_factory=dict)  # (db, table) -> tables.TableInfo (None: missing)
     complete: bool = True
     relay_position_inside: bool = False  # Relay_Log_Pos lies inside it (see relay_position_agrees)
     source_start: int = 0  # where it begins in the primary's binlog
@@ -97,21 +97,34 @@ class FailingTransaction:
 
 class ReplicaSchemas(dict):
     """The `schemas` mapping rows.RowDecoder reads: each table's schema is read from the
-    replica's information_schema the first time the decoder asks for it."""
+    replica's information_schema the first time the decoder asks for it. The decoder asks by
+    "db.table", which names holding a dot make ambiguous, so the TABLE_MAP_EVENT's own names are
+    announced first (`expect`) and the tables are kept by (db, table)."""
 
     def __init__(self, conn):
         super().__init__()
         self.conn = conn
-        self.infos = {}
+        self.infos = {}  # (db, table) -> TableInfo or None
+        self.expected = {}  # "db.table" -> (db, table)
 
     def __bool__(self):  # an empty mapping that still answers (RowDecoder tests `schemas or {}`)
         return True
 
+    def expect(self, db: str, table: str):
+        key = f"{db}.{table}"
+        if self.expected.setdefault(key, (db, table)) != (db, table):
+            other = self.expected[key]
+            raise RepairError(f"the failing transaction maps two tables whose names read the same "
+                              f"as db.table ({other!r} and {(db, table)!r}): not repaired")
+
     def get(self, key, default=None):
-        if key not in self.infos:
+        pair = self.expected.get(key)
+        if pair is None:
             db, _, table = key.partition(".")
-            self.infos[key] = read_table_info(self.conn, db, table)
-        info = self.infos[key]
+            pair = (db, table)
+        if pair not in self.infos:
+            self.infos[pair] = read_table_info(self.conn, *pair)
+        info = self.infos[pair]
         return info.schema() if info is not None else default
 
 
@@ -329,6 +342,7 @@ def decode_transaction(found: tuple, schemas: ReplicaSchemas) -> FailingTransact
             if e.type is None:
                 continue
             if e.name == "TABLE_MAP_EVENT":
+                schemas.expect(str(e.data.db), str(e.data.table))
                 decoder.table_map(e)
             elif e.type.row_op:
                 r = ref(item)
