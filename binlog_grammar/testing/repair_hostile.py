@@ -42,7 +42,7 @@ PIECES = (
     "\n", "\r\n", "\r", "'", '"', "`", "``", "\\", "\\'", "*/", "/*", "/*!", "--", "-- ", "#", ";",
     "\\! touch pw\n", "\ndrop table canary.pwned;\n#", "'); drop table canary.pwned; -- ",
     "*/ drop table canary.pwned; /*", "\\C latin1\n", "€'", "€\\", "é\\'", "\x1a", "\t", "a",
-    "Z", "é", "\u2028", "\x85", "ソ", "表", "乗", "\\G", "delimiter //\n",
+    "Z", "é", "\u2028", "\x85", "ソ", "表", "乗", "\\G", "delimiter //\n", ".", "/",
 )
 VALUE_PIECES = PIECES + ("\0", "😀", "\0'", "\\0")
 # characters whose encoding in the column's charset has 0x5C (a backslash) as its trail byte
@@ -122,6 +122,12 @@ ISSUE_CASE = Case(
     (("x\ndrop table canary.pwned;\n#", "乗'", "ソ\\'", b"\xfe\xff"),
      ("€'\\! touch pw\n", "a", "表", b"'"), ("\\C latin1\n", "", "", b""), ("d", "d", "d", b"d")),
     "€\\'); drop table canary.pwned; #")
+
+
+# A dot in the database name: "db.table" no longer tells where the database name ends.
+DOTTED_CASE = Case(
+    "rp_a.b", "t.c", ("k", "u", "v", "g", "s", "b"), ("A", "B", "C", "D"),
+    (b"a", b"b", b"c", b"d"), tuple(("x", "y", "z", b"") for _ in range(4)), "new")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,4 +265,4 @@ def check_case(pair: ReplicaPair, c: Case, workdir: str) -> dict:
     return {"client_runs": runs}
 
 
-__all__ = ["Case", "cases", "check_case", "ISSUE_CASE", "PIECES", "CLIENT_RUNS", "pipe"]
+__all__ = ["Case", "cases", "check_case", "ISSUE_CASE", "DOTTED_CASE", "PIECES", "CLIENT_RUNS", "pipe"]

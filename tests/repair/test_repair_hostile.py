@@ -46,6 +46,13 @@ def test_the_issues_table_name_stays_a_name(pair):
     check_case(pair, ISSUE_CASE, tempfile.mkdtemp(prefix="repair-hostile-"))
 
 
+def test_a_dot_in_the_database_name(pair):
+    """Database rp_a.b, table t.c: read as "db.table" the repair looked for database rp_a."""
+    from binlog_grammar.testing.repair_hostile import DOTTED_CASE, check_case
+
+    check_case(pair, DOTTED_CASE, tempfile.mkdtemp(prefix="repair-hostile-"))
+
+
 def _cases():
     from binlog_grammar.testing.repair_hostile import cases
 
