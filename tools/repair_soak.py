@@ -4,6 +4,7 @@
     python tools/repair_soak.py --examples 400            # 50 per settings combination
     python tools/repair_soak.py --examples 100 --only gtid,parallel,MINIMAL
     python tools/repair_soak.py --minutes 30              # as many as fit in 30 minutes
+    python tools/repair_soak.py --hostile --examples 200  # hostile names and values (issue 25)
 
 Each example is what tests/repair/test_repair.py checks (binlog_grammar.testing.drift.check_repair): a
 drawn schema, drift on the replica and a workload on the primary that runs into it; a dry run
@@ -14,6 +15,13 @@ serial or parallel applier, FULL or MINIMAL images) take turns. A failure is shr
 and printed as a pasteable Scenario and as SQL; the run goes on with the next combination unless
 --stop. The summary gives examples, how many stopped replication, repair rounds, rows repaired,
 time, per combination. Exit 1 when an example failed.
+
+--hostile runs what tests/repair/test_repair_hostile.py checks instead
+(binlog_grammar.testing.repair_hostile.check_case): database, table and column names and key
+and row values drawn from dangerous pieces, the dry run's plan and the undo file piped into the
+replica through the `mariadb` client under every client character set of CLIENT_RUNS; the
+canary table must survive, no file appear, the client exit 0, the rows come out exact. The
+summary gives cases, client executions, injections (0) and differences (0).
 """
 from __future__ import annotations
 
@@ -45,6 +53,50 @@ def _runner(combo, batch, pair, st, given, settings, HealthCheck, scenarios, che
     return run
 
 
+def hostile(args) -> int:
+    """The --hostile soak: random hostile cases until --examples or --minutes."""
+    from hypothesis import HealthCheck, given, seed, settings
+
+    from binlog_grammar.testing.repair_hostile import cases, check_case
+    from binlog_grammar.testing.replicas import ReplicaPair
+
+    deadline = time.monotonic() + args.minutes * 60 if args.minutes else None
+    st = {"cases": 0, "client runs": 0, "failed": 0}
+    started = time.monotonic()
+    pair = ReplicaPair().start()
+    try:
+        while st["cases"] < args.examples and not st["failed"]:
+            if deadline is not None and time.monotonic() > deadline:
+                break
+
+            @settings(max_examples=min(10, args.examples - st["cases"]), deadline=None,
+                      database=None, suppress_health_check=list(HealthCheck))
+            @given(case=cases())
+            def run(case):
+                if deadline is not None and time.monotonic() > deadline:
+                    return
+                report = check_case(pair, case, tempfile.mkdtemp(prefix="repair-soak-hostile-"))
+                st["cases"] += 1
+                st["client runs"] += report["client_runs"]
+
+            if args.seed is not None:
+                run = seed(args.seed + st["cases"])(run)
+            try:
+                run()
+            except Exception as e:  # noqa: BLE001 - report it (with the shrunk case) and stop
+                st["failed"] += 1
+                notes = "\n".join(getattr(e, "__notes__", []))
+                print(f"FAILED: {type(e).__name__}: {e}\n{notes}", flush=True)
+            print(f"  {st['cases']} cases, {st['client runs']} client runs "
+                  f"({time.monotonic() - started:.0f} s)", flush=True)
+    finally:
+        pair.cleanup()
+    print(f"hostile: {st['cases']} cases, {st['client runs']} executions of a plan or undo file "
+          f"through the mariadb client, {st['failed']} failed (an injection or a difference); "
+          f"wall time {time.monotonic() - started:.0f} s")
+    return 1 if st["failed"] else 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--examples", type=int, default=160, help="examples in all (default 160)")
@@ -53,6 +105,8 @@ def main(argv=None) -> int:
                     help="a settings combination to run (repeatable), e.g. gtid,parallel,MINIMAL")
     ap.add_argument("--seed", type=int, help="Hypothesis seed (default: random)")
     ap.add_argument("--stop", action="store_true", help="stop at the first failure")
+    ap.add_argument("--hostile", action="store_true",
+                    help="hostile names and values through the plan and the undo file (issue 25)")
     args = ap.parse_args(argv)
 
     from hypothesis import HealthCheck, given, seed, settings
@@ -64,6 +118,8 @@ def main(argv=None) -> int:
     if not mariadb.available():
         print("repair_soak: mariadbd is not installed (apt-get install -y mariadb-server)")
         return 2
+    if args.hostile:
+        return hostile(args)
     combos = [s for s in ALL_SETTINGS if not args.only or s.label in args.only]
     if not combos:
         print(f"repair_soak: no combination matches {args.only}; they are: "
