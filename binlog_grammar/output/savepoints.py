@@ -24,7 +24,7 @@ def savepoint(text: str) -> Optional[tuple]:
     return {"SAVEPOINT": "set", "RELEASE": "release"}.get(verb, "rollback"), name.casefold()
 
 
-def _issavepoint(text: str) -> bool:
+def is_savepoint(text: str) -> bool:
     return savepoint(text) is not None
 
 
@@ -40,7 +40,7 @@ def savepoints_applied(items: list) -> list:
     transaction of its own (checked on MariaDB 10.11, tests/output/test_sql_transactions.py), so
     everything between the SAVEPOINT and the ROLLBACK TO was undone. A ROLLBACK TO whose SAVEPOINT
     is not in the transaction is ('unknown_savepoint', event, text): what it undid is not known."""
-    if not any(i[0] == "query" and _issavepoint(i[2]) for i in items):
+    if not any(i[0] == "query" and is_savepoint(i[2]) for i in items):
         return items
     out, marks = [], []  # marks: (name, how many items `out` held when it was set), in order
     for item in items:
