@@ -14,8 +14,9 @@ from typing import Optional
 
 # the modules of the spec language whose code shapes the model: a change to any of them is a
 # new cache key
-MODEL_SOURCES = ("loader.py", "model.py", "expr.py", "source.py", "overlays.py", "fields.py",
-                 "definitions.py", "events.py")
+MODEL_SOURCES = ("loader.py", "model.py", "source.py", "overlays.py", "fields.py", "definitions.py",
+                 "events.py", *(f"expr/{m}.py" for m in ("__init__", "nodes", "parse", "check",
+                                                         "translate", "evaluate")))
 
 
 def cache_root() -> Path:
@@ -35,7 +36,10 @@ def model_cache(root: Path, files) -> Optional[Path]:
             data = p.read_bytes()
         except OSError:
             return None
-        rel = p.name if p.parent == here else str(p.relative_to(root) if p.is_relative_to(root) else p)
+        if p.is_relative_to(here):
+            rel = p.relative_to(here).as_posix()
+        else:
+            rel = str(p.relative_to(root) if p.is_relative_to(root) else p)
         h.update(f"{rel}\0{len(data)}\0".encode() + data)
     return cache_root() / "models" / f"{h.hexdigest()[:32]}.pickle"
 

@@ -1,18 +1,23 @@
-"""The functions a spec expression may call, written once for every place that runs expressions:
-the generated modules (as rt.length, rt.popcount, ... through runtime.construct), the interpreter
-of lang.expr (Hypothesis strategies) and the per-table readers of codegen.table.
+"""The functions a spec expression may call, stated once: `FUNCTIONS`, the registry every place
+that runs or writes expressions reads (the checker and the translators of lang.expr, the
+per-table readers of codegen.table, the C translator of codegen.c_expr), and their Python
+implementations (called by the generated modules as rt.length, rt.popcount, ... through
+runtime.construct, and by the interpreter of lang.expr).
 
-Each takes plain values (a bitmap is a list of booleans, a TLV list its parsed entries), never a
-parse context; the helpers that read the context (remaining, ctx, col, sizeof) are in
-runtime.construct.
+Each implementation takes plain values (a bitmap is a list of booleans, a TLV list its parsed
+entries), never a parse context; the helpers that read the context (remaining, ctx, col, sizeof)
+are in runtime.construct.
 """
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Callable, Optional
 
 from .versions import version
 
-__all__ = ["length", "popcount", "rank", "matches", "tlv_value", "version", "CALLS"]
+__all__ = ["length", "popcount", "rank", "matches", "tlv_value", "version", "Function", "FUNCTIONS",
+           "CALLS"]
 
 
 def length(x) -> int:
@@ -47,7 +52,56 @@ def tlv_value(items, ident):
     return None
 
 
-# the expression language's name of each function that takes values (sizeof() reads a field's
+# The types of the expression language (lang.expr.nodes gives every node one): "any" is a value
+# whose type the expression alone does not say (a field, a context value).
+INT, BOOL, STR, BYTES, VERSION, NULL, BITS, LIST, ANY = (
+    "int", "bool", "str", "bytes", "version", "null", "bits", "list", "any")
+
+
+@dataclass(frozen=True)
+class Function:
+    """One function of the expression language.
+
+    `params` are the argument types; three are not values but what the call is written with:
+    "field" (the name of a field of the same struct: sizeof), "regex" (a regular expression as a
+    string literal: matches) and "id" (a TLV case id as a string literal: tlv). `impl` is the
+    Python implementation (None for sizeof, which reads a field's construct); `python` and `c`
+    are the names a call is written with in generated Python and in C (the helpers of
+    codegen/templates/bg_expr.h.j2)."""
+
+    name: str
+    params: tuple
+    returns: str
+    impl: Optional[Callable]
+    python: str
+    c: str
+    doc: str
+
+    @property
+    def arity(self) -> int:
+        return len(self.params)
+
+
+FUNCTIONS = {f.name: f for f in (
+    Function("len", (ANY,), INT, length, "rt.length", "bg_len",
+             "bytes of a string or bytes value, elements of a list; 0 for null"),
+    Function("sizeof", ("field",), INT, None, "rt.sizeof", "bg_sizeof",
+             "bytes a field of the same struct took"),
+    Function("popcount", (BITS,), INT, popcount, "rt.popcount", "bg_popcount",
+             "the set bits of a bitmap"),
+    Function("version", (ANY,), VERSION, version, "rt.version", "bg_version",
+             "the version of a server version string"),
+    Function("min", (INT, INT), INT, min, "min", "bg_min", "the smaller of two numbers"),
+    Function("max", (INT, INT), INT, max, "max", "bg_max", "the larger of two numbers"),
+    Function("tlv", (LIST, "id"), ANY, tlv_value, "rt.tlv_value", "bg_tlv",
+             "the value of a TLV list's first entry with this id (null when absent)"),
+    Function("matches", (ANY, "regex"), BOOL, matches, "rt.matches", "bg_matches",
+             "does the regular expression match at the start of the text"),
+    Function("abs", (INT,), INT, abs, "abs", "bg_abs", "the absolute value"),
+    Function("rank", (BITS, INT), INT, rank, "rt.rank", "bg_rank",
+             "the set bits of a bitmap before a position"),
+)}
+
+# the Python implementation of each function that takes values (sizeof() reads a field's
 # construct and is the caller's own)
-CALLS = {"len": length, "popcount": popcount, "rank": rank, "version": version,
-         "tlv": tlv_value, "matches": matches, "min": min, "max": max, "abs": abs}
+CALLS = {name: f.impl for name, f in FUNCTIONS.items() if f.impl is not None}
