@@ -38,14 +38,15 @@ MAY_IMPORT = {
     "lang": {"errors", "runtime"},
     "codegen": {"errors", "lang", "runtime", "generated"},
     "generated": {"runtime", "binlog"},
-    "binlog": {"errors", "runtime", "codegen", "generated"},
+    "native": {"errors"},
+    "binlog": {"errors", "runtime", "codegen", "generated", "native"},
     "replication": {"binlog_grammar", "errors", "binlog", "generated"},
-    "output": {"errors", "runtime", "binlog", "generated"},
+    "output": {"errors", "runtime", "binlog", "generated", "native"},
     "repair": {"errors", "runtime", "binlog", "output", "replication", "generated"},
     "spark": {"errors", "runtime", "codegen", "binlog", "output", "replication", "generated"},
     "docs": {"errors", "lang", "runtime", "generated"},
-    "cli": {"errors", "lang", "codegen", "runtime", "generated", "binlog", "output", "replication",
-            "repair", "spark", "docs"},
+    "cli": {"errors", "lang", "codegen", "runtime", "generated", "native", "binlog", "output",
+            "replication", "repair", "spark", "docs"},
     "testing": None,  # test support: anything
 }
 

@@ -21,6 +21,7 @@ def add(sub):
 
 
 def run(args) -> int:
+    from ..codegen import c as native_c
     from ..codegen.construct import generate, generated_dir
 
     out = Path(args.output) if args.output else None
@@ -28,6 +29,7 @@ def run(args) -> int:
         target = out or generated_dir()
         with tempfile.TemporaryDirectory() as tmp:
             generate(args.specs, Path(tmp), args.extra_specs)
+            native_c.generate(args.specs, Path(tmp), args.extra_specs)
             diff = tree_diff(Path(tmp), target)
         if diff:
             print(f"generated files differ from the specs ({len(diff)}): " + ", ".join(diff[:20]))
@@ -36,14 +38,22 @@ def run(args) -> int:
         print(f"{target}: up to date with the specs")
         return 0
     files = generate(args.specs, out, args.extra_specs)
+    files += native_c.generate(args.specs, out, args.extra_specs)  # the compiled backend's C
     print(f"wrote {len(files)} files to {out or 'generated/'}")
     return 0
 
 
+GENERATED = ("*.py", "native/*.c", "native/*.h")  # what generate writes (C: codegen/c.py)
+
+
+def _files(root: Path) -> set:
+    return {p.relative_to(root).as_posix() for pattern in GENERATED for p in root.rglob(pattern)
+            if "__pycache__" not in p.parts} if root.exists() else set()
+
+
 def tree_diff(a: Path, b: Path) -> list:
-    """The .py files (relative paths) that are in one tree only or differ between the two."""
-    fa = {p.relative_to(a).as_posix() for p in a.rglob("*.py")}
-    fb = {p.relative_to(b).as_posix() for p in b.rglob("*.py")} if b.exists() else set()
+    """The generated files (relative paths) that are in one tree only or differ between the two."""
+    fa, fb = _files(a), _files(b)
     diff = sorted(fa ^ fb)
     for rel in sorted(fa & fb):
         if not filecmp.cmp(a / rel, b / rel, shallow=False):

@@ -1,0 +1,21 @@
+"""The compiled backend (issue 26): binlog_grammar.native._framing, built from the C that
+`binlog-grammar generate` writes into generated/native/ and the hand-written CRC32 of
+binlog_grammar/native/. Everything else about the package is in pyproject.toml.
+
+The extension is optional: without a compiler, or when the build fails, `pip install` still
+succeeds (setuptools reports the failure and goes on) and the generated Python readers run
+(binlog_grammar.native chooses at run time; BINLOG_GRAMMAR_BACKEND=c makes its absence an error).
+"""
+from setuptools import Extension, setup
+
+setup(ext_modules=[
+    Extension(
+        "binlog_grammar.native._framing",
+        sources=["generated/native/framing_module.c", "generated/native/framing.c",
+                 "binlog_grammar/native/crc32.c"],
+        include_dirs=["generated/native", "binlog_grammar/native"],
+        depends=["generated/native/framing.h", "binlog_grammar/native/crc32.h"],
+        extra_compile_args=["-O3"],
+        optional=True,
+    ),
+])
