@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .. import __version__, native
 from ..errors import BinlogGrammarError, SpecError
 from . import docs, dump, generate, pipeline, repair, sql, stats, stream, verify
 from .options import UsageError, contradictions, spec_dir
@@ -46,12 +47,29 @@ def build_parser() -> argparse.ArgumentParser:
                    type=spec_dir,
                    help="read with the project's specs plus the spec files (events, types, version "
                         "overlays) of this folder (repeatable); compiled once into ~/.cache/binlog-grammar")
+    p.add_argument("--backend", choices=native.CHOICES, default=None,
+                   help="which readers run: the compiled backend (c), the generated Python readers "
+                        f"(python), or c when it is built (auto; the default, or ${native.ENV})")
+    p.add_argument("--version", action=_Version, nargs=0,
+                   help="print the version and the backend that runs, and exit")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
     for command in COMMANDS:
         command.add(sub)
     for name, sp in sub.choices.items():
         sp.set_defaults(subparser=sp)
     return p
+
+
+class _Version(argparse.Action):
+    """--version: the version and which backend runs (with the --backend given before it)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        try:
+            native.select(namespace.backend)
+            line = f"binlog-grammar {__version__} (backend: {native.describe()})"
+        except native.BackendError as e:
+            parser.exit(2, f"binlog-grammar: {e}\n")
+        parser.exit(0, line + "\n")
 
 
 def main(argv=None) -> int:
@@ -61,6 +79,7 @@ def main(argv=None) -> int:
     if problem:
         args.subparser.error(problem)
     try:
+        native.select(args.backend)  # a backend that cannot run: one line, exit 2
         if args.user_specs and args.command not in ("generate", "docs"):
             from ..codegen.grammar import use_specs
 
@@ -68,6 +87,9 @@ def main(argv=None) -> int:
         return args.func(args)
     except SpecError as e:
         print(f"binlog-grammar: spec error: {e}", file=sys.stderr)
+        return 2
+    except native.BackendError as e:
+        print(f"binlog-grammar: {e}", file=sys.stderr)
         return 2
     except UsageError as e:
         print(f"binlog-grammar: {e}", file=sys.stderr)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
+from .. import native
+
 SIZE_BUCKETS = [(1 << 10, "< 1 KiB"), (1 << 14, "1-16 KiB"), (1 << 17, "16-128 KiB"),
                 (1 << 20, "128 KiB-1 MiB"), (1 << 24, "1-16 MiB"), (None, ">= 16 MiB")]
 
@@ -61,6 +63,7 @@ class Stats:
 
     def as_dict(self) -> dict:
         return {
+            "backend": native.backend(),  # which readers ran: "c" or "python" (binlog_grammar.native)
             "files": sorted(self.files),
             "events": {k: {"count": v, "bytes": self.event_bytes[k]}
                        for k, v in sorted(self.events.items(), key=lambda x: -x[1])},
@@ -79,7 +82,7 @@ class Stats:
 
     def text(self) -> str:
         d = self.as_dict()
-        out = [f"files: {len(d['files'])}", "", "events by type:",
+        out = [f"backend: {native.describe()}", f"files: {len(d['files'])}", "", "events by type:",
                f"  {'type':<32} {'count':>10} {'bytes':>14}"]
         for k, v in d["events"].items():
             out.append(f"  {k:<32} {v['count']:>10} {v['bytes']:>14}")
