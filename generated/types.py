@@ -1183,7 +1183,7 @@ text_row = Struct(
     'column_values' / rt.RepeatEos(text_value),
 )
 
-# view_change_cert_info (specs/events/gtid/view_change.yaml:30): One key/value pair of the certification information of a VIEW_CHANGE_EVENT.
+# view_change_cert_info (specs/events/gtid/view_change.yaml:31): One key/value pair of the certification information of a VIEW_CHANGE_EVENT.
 view_change_cert_info = Struct(
     # key: The key (a write-set hash, or a reserved name for group-wide state), after a 2-byte length.
     'key' / rt.Text(Prefixed(Int16ul, GreedyBytes)),

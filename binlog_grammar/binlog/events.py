@@ -27,10 +27,10 @@ class EventType:
     """One event type code: its name, the struct of its data, and what the FDE may say of it."""
 
     __slots__ = ("code", "name", "flavor", "struct", "post_header_len", "post_header_fields",
-                 "decode", "spec", "remaps", "legacy_post_header_len", "row_op", "_whole")
+                 "decode", "spec", "remaps", "legacy_post_header_len", "row_op", "role", "_whole")
 
     def __init__(self, code, name, flavor, struct, post_header_len, post_header_fields, decode, spec,
-                 remaps=(), legacy_post_header_len=None, row_op=None):
+                 remaps=(), legacy_post_header_len=None, row_op=None, role=None):
         self.code = code
         self.name = name
         self.flavor = flavor
@@ -43,6 +43,7 @@ class EventType:
         # binlog v1/v3 files have no FDE: the post-header length of each type is fixed by version
         self.legacy_post_header_len = legacy_post_header_len or {}
         self.row_op = row_op  # rows events: insert, update or delete (the images of each row)
+        self.role = role  # what it is to a transaction (the spec's role:; binlog/boundaries.py)
         self._whole = rt.Sized(None, struct)
 
     def __repr__(self):

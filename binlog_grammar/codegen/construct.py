@@ -354,6 +354,7 @@ def _catalog(specs, imports, rows) -> str:
             "decodes": decodes,
             "remaps": [(lam(r["if"]), dict(sorted(r["map"].items()))) for r in ev.remaps],
             "row_op": this_code.row_op,
+            "role": this_code.role,
             "legacy": dict(sorted((this_code.legacy_post_header_len or {}).items())),
             "spec": ev.file})
     modules = [(stem, sorted({layout for s, layout in imports if s == stem}))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..lang.events import ROLES
 from ..lang.model import EventDef, SpecSet
 from . import examples as X
 from .blocks import (
@@ -35,6 +36,16 @@ class Builder(ReferencePages):
         return self.pages
 
     # -- event pages -------------------------------------------------------------------------
+    @staticmethod
+    def role_rich(ev: EventDef):
+        """The spec's role: of the event's names (what each is to a transaction), or None."""
+        roles = [(n.name, n.role) for n in ev.names if n.role]
+        if not roles:
+            return None
+        if len({r for _n, r in roles}) == 1 and len(roles) == len(ev.names):
+            return [C(roles[0][1]), T(f": {ROLES[roles[0][1]]}")]
+        return join([[C(name), T(" "), C(role), T(f": {ROLES[role]}")] for name, role in roles], "; ")
+
     def event_page(self, ev: EventDef) -> Page:
         pid = event_page_id(ev)
         blocks = [H(1, event_title(ev)), P(T(ev.doc))]
@@ -56,6 +67,7 @@ class Builder(ReferencePages):
         facts = [("Type code" + ("s" if len(ev.names) > 1 else ""), join(codes, "")),
                  ("Flavor", [T(flavor_name(ev.flavor))]),
                  ("Written", written),
+                 ("Role", self.role_rich(ev)),
                  ("Post-header length", phl),
                  ("Without an FDE", join(legacy, "; ") if legacy else None),
                  ("Struct", [C(ev.layout)]),

@@ -16,7 +16,33 @@ from .source import line_of, version_of
 
 EVENT_KEYS = {"event", "code", "events", "layout", "flavor", "doc", "doc-ref", "since", "until",
               "post_header_len", "post_header", "body", "types", "enums", "flags",
-              "remaps_type_codes", "legacy_post_header_len"}
+              "remaps_type_codes", "legacy_post_header_len", "role"}
+
+# role: what an event is to the transaction it is read in; binlog/boundaries.py reads the roles
+# (from the generated catalog) to decide where transactions start and end. An event without a
+# role belongs to no transaction by itself (ROTATE, FORMAT_DESCRIPTION, checkpoints ...).
+ROLES = {
+    "gtid": "Opens a transaction and gives its GTID (MySQL); a BEGIN, or the one statement of "
+            "a transaction of its own, follows.",
+    "gtid_begin": "Opens a transaction, gives its GTID and is its BEGIN (MariaDB): no BEGIN "
+                  "follows; unless its FL_STANDALONE flag is set, everything up to the XID or "
+                  "COMMIT belongs to it.",
+    "statement": "A statement whose text says what it does: BEGIN or XA START opens, COMMIT, "
+                 "ROLLBACK or XA COMMIT/ROLLBACK ends, SAVEPOINT, ROLLBACK TO, RELEASE SAVEPOINT "
+                 "and XA END stay inside; any other statement (DDL, DML) belongs to the open "
+                 "transaction, or is a transaction of its own.",
+    "commit": "Ends the open transaction with a commit.",
+    "xa_prepare": "Ends the open XA transaction's first phase (XA PREPARE).",
+    "table_map": "Maps a table for the rows events after it; part of the transaction around it.",
+    "rows": "Row changes (the role of every events: entry with rows: insert, update or "
+            "delete; not written as role:); part of the transaction around it.",
+    "annotate": "The statement behind the rows events that follow; part of the transaction.",
+    "context": "A value the next statement uses (auto-increment, RAND seeds, user variables); "
+               "part of the transaction.",
+    "payload": "A whole transaction's events, compressed: part of the transaction, and all of it "
+               "when no BEGIN came before.",
+    "group_replication": "Group replication's certification data; part of the transaction.",
+}
 
 
 def _comment1(text):
@@ -57,17 +83,27 @@ class EventReader:
             if not isinstance(doc.get("code"), int):
                 raise SpecError(f"event {doc['event']} needs a numeric code", rel, line)
             names.append(EventName(doc["event"], doc["code"], doc.get("doc", ""), line,
-                                   self._legacy(rel, line, doc)))
+                                   self._legacy(rel, line, doc),
+                                   role=self._role(rel, line_of(doc, "role", line), doc)))
         else:
             for e in doc["events"]:
                 if not isinstance(e, dict) or not isinstance(e.get("code"), int) or not e.get("name"):
                     raise SpecError("each entry of events: needs name and code", rel, line_of(e, default=line))
                 for k in e:
-                    if k not in ("name", "code", "doc", "legacy_post_header_len", "rows"):
+                    if k not in ("name", "code", "doc", "legacy_post_header_len", "rows", "role"):
                         raise SpecError(f"unknown key {k!r} in an events: entry", rel, line_of(e, k, line))
-                names.append(EventName(e["name"], e["code"], e.get("doc", ""), line_of(e, default=line),
-                                       self._legacy(rel, line_of(e, default=line), e),
-                                       self._row_op(rel, line_of(e, default=line), e)))
+                eline = line_of(e, default=line)
+                op = self._row_op(rel, eline, e)
+                # an entry's role, else the file's (every entry of it); rows: makes it "rows"
+                rline = line_of(e, "role", eline) if "role" in e else line_of(doc, "role", line)
+                role = self._role(rel, rline, e if "role" in e else doc)
+                if op is not None:
+                    if role is not None:
+                        raise SpecError("a rows event's role is rows, given by rows:; do not write "
+                                        "role:", rel, rline, "role")
+                    role = "rows"
+                names.append(EventName(e["name"], e["code"], e.get("doc", ""), eline,
+                                       self._legacy(rel, eline, e), op, role))
         for n in names:
             if not re.match(r"^[A-Z][A-Z0-9_]*$", n.name):
                 raise SpecError(f"event name {n.name!r} must be UPPER_CASE", rel, n.line)
@@ -101,6 +137,19 @@ class EventReader:
         if op is not None and op not in ("insert", "update", "delete"):
             raise SpecError("rows: must be insert, update or delete", rel, line)
         return op
+
+    def _role(self, rel, line, d):
+        """role: one of ROLES (rows events get theirs from rows:)."""
+        role = d.get("role")
+        if role is None:
+            return None
+        if role == "rows":
+            raise SpecError("role rows is given by rows: insert|update|delete in an events: entry",
+                            rel, line, "role")
+        if not isinstance(role, str) or role not in ROLES:
+            raise SpecError(f"unknown role {role!r} (known: "
+                            f"{', '.join(r for r in ROLES if r != 'rows')})", rel, line, "role")
+        return role
 
     def _legacy(self, rel, line, d):
         """legacy_post_header_len: {binlog version: length} for files without an FDE (v1, v3)."""

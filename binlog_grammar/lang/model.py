@@ -142,6 +142,7 @@ class EventName:
     line: int
     legacy_post_header_len: dict = dc_field(default_factory=dict)  # binlog v1/v3: {version: len}
     row_op: Optional[str] = None  # rows events: insert, update or delete (which images a row holds)
+    role: Optional[str] = None  # what the event is to a transaction (lang.events.ROLES; rows: "rows")
 
 
 @dataclass
