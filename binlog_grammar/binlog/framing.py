@@ -70,7 +70,7 @@ class Walk:
         self.path = os.fspath(path)
         self.size = os.path.getsize(self.path) if size is None else size
         self.hl, self.pos, self.checksums, self.short = header_len, pos, checksums, short
-        self.end = self.size if stop is None else stop
+        self.end = self.size if stop is None else min(stop, self.size)  # events start below it
         self.stop = None
         mod = compiled() if backend in (None, "c") else None
         if backend == "c" and mod is None:

@@ -69,7 +69,8 @@ class _Version(argparse.Action):
             line = f"binlog-grammar {__version__} (backend: {native.describe()})"
         except native.BackendError as e:
             parser.exit(2, f"binlog-grammar: {e}\n")
-        parser.exit(0, line + "\n")
+        print(line)
+        parser.exit(0)
 
 
 def main(argv=None) -> int:

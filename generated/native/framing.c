@@ -81,4 +81,3 @@ size_t bg_walk(const uint8_t *buf, size_t size, size_t pos, size_t stop, unsigne
     res->pos = pos;
     return n;
 }
-// x

@@ -16,7 +16,7 @@ static const uint8_t BG_MAGIC[BG_MAGIC_LEN] = { 0xfe, 0x62, 0x69, 0x6e };
 /* The full layout: 19 bytes (used for every header length from 19 up). */
 #define BG_FULL_HEADER_LEN 19
 #define BG_FULL_TIMESTAMP_AT 0  /* uint32_t, 4 bytes: Seconds since the epoch when the statement began (the source's clock). */
-#define BG_FULL_TYPE_CODE_AT 4  /* uint8_t, 1 bytes: Which event follows (see the event index). */
+#define BG_FULL_TYPE_CODE_AT 4  /* uint8_t, 1 byte: Which event follows (see the event index). */
 #define BG_FULL_SERVER_ID_AT 5  /* uint32_t, 4 bytes: server_id of the server that first wrote the event (kept through replication). */
 #define BG_FULL_EVENT_LENGTH_AT 9  /* uint32_t, 4 bytes: Bytes of the whole event, header, data and checksum included. */
 #define BG_FULL_LOG_POS_AT 13  /* uint32_t, 4 bytes: Offset just past this event in the file it was written to (0 for artificial and compressed-payload events). */
@@ -25,7 +25,7 @@ static const uint8_t BG_MAGIC[BG_MAGIC_LEN] = { 0xfe, 0x62, 0x69, 0x6e };
 /* The base layout: 13 bytes (used for this header length only). */
 #define BG_BASE_HEADER_LEN 13
 #define BG_BASE_TIMESTAMP_AT 0  /* uint32_t, 4 bytes: Seconds since the epoch when the statement began (the source's clock). */
-#define BG_BASE_TYPE_CODE_AT 4  /* uint8_t, 1 bytes: Which event follows (see the event index). */
+#define BG_BASE_TYPE_CODE_AT 4  /* uint8_t, 1 byte: Which event follows (see the event index). */
 #define BG_BASE_SERVER_ID_AT 5  /* uint32_t, 4 bytes: server_id of the server that first wrote the event (kept through replication). */
 #define BG_BASE_EVENT_LENGTH_AT 9  /* uint32_t, 4 bytes: Bytes of the whole event, header, data and checksum included. */
 

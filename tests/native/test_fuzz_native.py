@@ -1,0 +1,54 @@
+"""The bounded run of tools/fuzz_native.py: the generated framing walk and the CRC32 under
+AddressSanitizer and UndefinedBehaviorSanitizer, coverage-guided mutations seeded with the corpus
+and the samples; 0 findings. BINLOG_GRAMMAR_NATIVE_FUZZ_EXECS sets the executions (default
+400,000: about 20 s here). The campaign must also find a walker without its length check."""
+import importlib.util
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from helpers.paths import ROOT
+
+EXECS = int(os.environ.get("BINLOG_GRAMMAR_NATIVE_FUZZ_EXECS", "400000"))
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("fuzz_native", ROOT / "tools" / "fuzz_native.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _sanitizers_link(tmp_path):
+    if shutil.which(os.environ.get("CC", "gcc")) is None:
+        return False
+    src = tmp_path / "t.c"
+    src.write_text("int main(void){return 0;}\n")
+    r = subprocess.run([os.environ.get("CC", "gcc"), "-fsanitize=address,undefined", str(src),
+                        "-o", str(tmp_path / "t")], capture_output=True)
+    return r.returncode == 0
+
+
+def test_sanitizer_campaign_finds_nothing(tmp_path):
+    if not _sanitizers_link(tmp_path):
+        pytest.skip("no C compiler with AddressSanitizer and UndefinedBehaviorSanitizer")
+    r = _tool().campaign(EXECS, seed=26, findings=tmp_path / "findings")
+    assert r["findings"] == 0, r
+    assert r["execs"] == EXECS and r["seeds"] >= 2 and r["edges"] > 0
+
+
+def test_the_campaign_finds_a_walk_that_follows_a_length_past_the_end(tmp_path):
+    if not _sanitizers_link(tmp_path):
+        pytest.skip("no C compiler with AddressSanitizer and UndefinedBehaviorSanitizer")
+    tool = _tool()
+    bugged = tmp_path / "native"
+    shutil.copytree(ROOT / "generated" / "native", bugged)
+    src = (bugged / "framing.c").read_text()
+    check = "length < header_len || length > size - pos"
+    assert check in src
+    (bugged / "framing.c").write_text(src.replace(check, "length < header_len"))
+    tool.GENERATED = bugged
+    r = tool.campaign(200000, seed=1, findings=tmp_path / "findings")
+    assert r["findings"] >= 1 and "heap-buffer-overflow" in r["stderr_tail"]
