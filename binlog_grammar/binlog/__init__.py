@@ -16,6 +16,9 @@
   positions.
 - gtid.py: GTID events, the GTID text of an event, and GTID sets as text (filters, and where a
   replica resumes).
+- boundaries.py: what an event does to a transaction (opens, ends, inside, between), from the
+  specs' role: of each event, a statement's text and MariaDB's FL_STANDALONE flag; every reader
+  that finds transactions asks it (stream, repair, the replication source, the split planner).
 - rows.py: TABLE_MAPs -> tables, and rows events -> RowChanges (row images read by the readers
   codegen/table.py compiles per table, else the generated ones).
 - window.py: what --start/--stop-position and --start/--stop-datetime keep: whole

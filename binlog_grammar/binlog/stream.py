@@ -20,8 +20,9 @@ from typing import Callable, Iterable, Optional
 
 from ..runtime import construct as rt
 from ..errors import BinlogError, EventFormatError, UndecodableRowsError
-from .events import query_text
-from .gtid import FL_STANDALONE, GTID_EVENTS, GtidSet, gtid_of
+from . import boundaries as B
+from .boundaries import query_kind
+from .gtid import GtidSet, gtid_of
 from ..generated.catalog import EVENTS
 from .reader import BinlogFile, inner_events_or_damage
 from .rows import RowDecoder, Table
@@ -182,35 +183,6 @@ class Transaction:
         return sum(len(se.event.raw) for se in self.events if not se.event.inner)
 
 
-_KINDS: dict = {}  # query text -> its kind (the same few texts come again and again)
-
-
-def query_kind(ev) -> str:
-    text = ev.data["query"]  # bytes in a QUERY_COMPRESSED_EVENT: inflated by query_text
-    text = text if isinstance(text, str) else (query_text(ev) or "")
-    kind = _KINDS.get(text)
-    if kind is None:
-        kind = _kind_of(text)
-        if len(text) <= 64:  # BEGIN, COMMIT, XA ...: short texts that come again and again
-            if len(_KINDS) > 4096:
-                _KINDS.clear()
-            _KINDS[text] = kind
-    return kind
-
-
-def _kind_of(text: str) -> str:
-    q = text.strip().rstrip(";").strip().upper()
-    if q in ("BEGIN", "START TRANSACTION") or q.startswith("XA START") or q.startswith("XA BEGIN"):
-        return "begin"
-    if q == "COMMIT" or q.startswith("XA COMMIT"):
-        return "commit"
-    if q == "ROLLBACK" or q.startswith("XA ROLLBACK"):
-        return "rollback"
-    if q.startswith(("XA END", "SAVEPOINT", "ROLLBACK TO", "RELEASE SAVEPOINT")):
-        return "inside"
-    return "statement"
-
-
 class Stream:
     """Iterate events (`events()`) or transactions (`transactions()`) of the inputs.
 
@@ -325,9 +297,8 @@ class Stream:
         ev = se.event
         if se.table is not None:
             return flt.table_ok(se.table.db, se.table.table)
-        if ev.type is not None and ev.type.name in ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT") \
-                and (flt.databases or flt.tables):
-            return query_kind(ev) != "statement" or not flt.databases or ev.data.db in flt.databases
+        if B.is_statement_event(ev) and (flt.databases or flt.tables):
+            return query_kind(ev) != B.STATEMENT or not flt.databases or ev.data.db in flt.databases
         return True
 
     def events(self):
@@ -364,64 +335,49 @@ class Stream:
             items = self.window.cut(items)
         for i, se in items:
             ev = se.event
-            name = ev.type.name if ev.type is not None else None
-            if implicit and name not in _IN_TX:  # the statement's rows ended without STMT_END_F
+            kind = B.boundary(ev)  # what the event does to a transaction (binlog/boundaries.py)
+            if implicit and kind not in B.BELONGS:  # the statement's rows ended without STMT_END_F
                 yield from self._finish(tx)
                 tx, implicit = None, False
-            if tx is None and name in _IN_TX and not ev.inner and (
-                    name == "TABLE_MAP_EVENT" or ev.type.row_op):
+            if tx is None and not ev.inner and ev.type is not None and ev.type.role in B.ROWS_ROLES:
                 # rows outside any transaction (a server that wrote no BEGIN around them, as the
                 # 5.2 development tree of ver_5_1-wl2325_r.001): one statement, committed as written
                 tx = self._new_tx(se, i)
                 in_begin, standalone, implicit = False, False, True
-            if name in GTID_EVENTS:
+            if kind in B.OPENS_WITH_GTID:
                 if tx is not None:
                     yield from self._finish(tx)
                 tx = self._new_tx(se, i)
-                standalone = name == "GTID_EVENT" and bool(int(ev.data.flags2) & FL_STANDALONE)
+                standalone = kind == B.GTID_STANDALONE
                 # MariaDB's GTID event is the transaction's BEGIN (none follows it): SAVEPOINT,
                 # ROLLBACK TO and statements up to the XID or COMMIT belong to it. MySQL's is
                 # followed by BEGIN, or by the one statement of its own transaction
-                in_begin = name == "GTID_EVENT" and not standalone
+                in_begin = kind == B.GTID_BEGIN
                 self._add(tx, se)
                 continue
-            if name in ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT"):
-                kind = query_kind(ev)
-                if kind == "begin":
-                    if tx is None or (in_begin and not _only_gtid(tx)):
-                        if tx is not None:
-                            yield from self._finish(tx)
-                        tx = self._new_tx(se, i)
-                    in_begin = True
-                    self._add(tx, se)
-                    continue
-                if kind in ("commit", "rollback") and tx is not None:
-                    self._add(tx, se)
-                    tx.end = kind
-                    yield from self._finish(tx)
-                    tx, in_begin = None, False
-                    continue
-                if kind == "statement" and not in_begin:
-                    if tx is None:
-                        tx = self._new_tx(se, i)
-                    self._add(tx, se)
-                    tx.end = "ddl"
-                    yield from self._finish(tx)
-                    tx, in_begin = None, False
-                    continue
-            if name == "XID_EVENT" and tx is not None:
+            if kind == B.BEGIN:
+                if tx is None or (in_begin and not _only_gtid(tx)):
+                    if tx is not None:
+                        yield from self._finish(tx)
+                    tx = self._new_tx(se, i)
+                in_begin = True
                 self._add(tx, se)
-                tx.end = "commit"
+                continue
+            if kind in B.ENDS and tx is not None:  # XID, COMMIT, ROLLBACK, XA_PREPARE
+                self._add(tx, se)
+                tx.end = B.ENDS[kind]
                 yield from self._finish(tx)
                 tx, in_begin = None, False
                 continue
-            if name == "XA_PREPARE_LOG_EVENT" and tx is not None:
+            if kind == B.STATEMENT and not in_begin:
+                if tx is None:
+                    tx = self._new_tx(se, i)
                 self._add(tx, se)
-                tx.end = "xa_prepare"
+                tx.end = "ddl"
                 yield from self._finish(tx)
                 tx, in_begin = None, False
                 continue
-            if tx is not None and (in_begin or standalone or ev.inner or name in _IN_TX):
+            if tx is not None and (in_begin or standalone or ev.inner or kind in B.BELONGS):
                 tx.events.append(se)
                 if not ev.inner:
                     tx.end_pos = ev.offset + len(ev.raw)
@@ -438,7 +394,7 @@ class Stream:
 
     def _new_tx(self, se: StreamEvent, i: int = 0) -> Transaction:
         ev = se.event
-        return Transaction(se.gtid if ev.type is not None and ev.type.name in GTID_EVENTS else None,
+        return Transaction(se.gtid if B.is_gtid(ev) else None,
                            ev.file, ev.offset, timestamp=int(ev.header.timestamp),
                            server_id=int(ev.header.server_id), seq=se.tx_seq or 0, file_index=i)
 
@@ -469,14 +425,12 @@ class Stream:
 
 def _only_gtid(tx: Transaction) -> bool:
     """The transaction holds its GTID event alone (a BEGIN after it is still its BEGIN)."""
-    return len(tx.events) == 1 and tx.events[0].event.type is not None \
-        and tx.events[0].event.type.name in GTID_EVENTS
+    return len(tx.events) == 1 and B.is_gtid(tx.events[0].event)
 
 
 def _is_statement(se: StreamEvent) -> bool:
     ev = se.event
-    return ev.type is not None and ev.type.name in ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT") \
-        and query_kind(ev) == "statement"
+    return B.is_statement_event(ev) and query_kind(ev) == B.STATEMENT
 
 
 def _table_of(decoder, e):
@@ -487,24 +441,11 @@ def _table_of(decoder, e):
     return None
 
 
-def in_transaction(name) -> bool:
-    return name in _IN_TX
+in_transaction = B.belongs  # events of this name belong to the transaction around them
 
-
-def _in_tx_by_name(name) -> bool:
-    """Events that belong to the transaction around them even without BEGIN (MariaDB's standalone
-    GTID groups, MySQL's rows of a DDL's own transaction)."""
-    return name in ("TABLE_MAP_EVENT", "ANNOTATE_ROWS_EVENT", "ROWS_QUERY_LOG_EVENT", "INTVAR_EVENT",
-                    "RAND_EVENT", "USER_VAR_EVENT", "TRANSACTION_PAYLOAD_EVENT",
-                    "TRANSACTION_CONTEXT_EVENT", "VIEW_CHANGE_EVENT") \
-        or (name or "").endswith("ROWS_EVENT") or (name or "").endswith("ROWS_EVENT_V1") \
-        or "ROWS_COMPRESSED_EVENT" in (name or "")
-
-
-_GTID_CODES = frozenset(c for c, e in EVENTS.items() if e.name in GTID_EVENTS)
+_GTID_CODES = frozenset(c for c, e in EVENTS.items() if e.role in B.GTID_ROLES)
 _ROWS_CODES = frozenset(c for c, e in EVENTS.items() if e.row_op)
 _TABLE_MAP_CODE = next(c for c, e in EVENTS.items() if e.name == "TABLE_MAP_EVENT")
-_IN_TX = frozenset(e.name for e in EVENTS.values() if _in_tx_by_name(e.name))
 _HAS_INNER = frozenset(c for c, e in EVENTS.items() if any(d.target == "events" for d in e.decode))
 
 

@@ -28,13 +28,13 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..errors import BinlogError, ReplicationError
+from ..binlog import boundaries as B
 from ..binlog.events import query_text
 from ..binlog.framing import scan
-from ..binlog.gtid import FL_STANDALONE, GTID_EVENTS
 from ..binlog.reader import FDE_CODE, BinlogFile, inner_events
 from ..replication import position_key
 from ..binlog.rows import RowDecoder
-from ..binlog.stream import GtidSet, gtid_of, query_kind
+from ..binlog.stream import GtidSet, gtid_of
 from .status import RepairError, ReplicaStatus, SqlError
 from .tables import read_table_info
 
@@ -281,33 +281,30 @@ def find_transaction(events, err: SqlError, applied=None, executed=None) -> Opti
 
     for item in events:
         ev, source_file = item[0], item[1]
-        name = ev.name
-        query = name in ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT")
-        kind = query_kind(ev) if query else None
+        kind = B.boundary(ev)  # what the event does to a transaction (binlog/boundaries.py)
         opened = False
-        if name in GTID_EVENTS:
+        if kind in B.OPENS_WITH_GTID:
             if tx is not None and wanted():
                 return found(False)
             tx, hit, gtid = [item], None, gtid_of(ev)
-            in_begin = name == "GTID_EVENT" and not int(ev.data.flags2) & FL_STANDALONE
+            in_begin = kind == B.GTID_BEGIN
             opened = True
         elif tx is None:
-            if kind not in ("begin", "statement"):
+            if kind not in (B.BEGIN, B.STATEMENT):
                 continue  # between transactions: format, rotate, checkpoint events
-            tx, hit, gtid, in_begin = [item], None, None, kind == "begin"
-            opened = kind == "begin"
+            tx, hit, gtid, in_begin = [item], None, None, kind == B.BEGIN
+            opened = kind == B.BEGIN
         else:
             tx.append(item)
         if source_file == err.source_file and int(ev.header.log_pos) == err.end_log_pos:
             hit = item
         if opened:
             continue
-        if kind == "begin":
+        if kind == B.BEGIN:
             in_begin = True
             continue
-        ended = name in ("XID_EVENT", "XA_PREPARE_LOG_EVENT") or kind in ("commit", "rollback") \
-            or (kind == "statement" and not in_begin) \
-            or (name == "TRANSACTION_PAYLOAD_EVENT" and not in_begin)
+        # a PAYLOAD holds a whole transaction when no BEGIN came before it
+        ended = kind in B.ENDS or (kind in (B.STATEMENT, B.PAYLOAD) and not in_begin)
         if ended:
             if wanted():
                 return found(True)
@@ -328,7 +325,7 @@ def decode_transaction(found: tuple, schemas: ReplicaSchemas) -> FailingTransact
         return EventRef(source_file, int(ev.header.log_pos), origin, ev.offset, ev.name,
                         not origin.startswith("primary "))
 
-    gtid = next((gtid_of(i[0]) for i in items if i[0].name in GTID_EVENTS), None)
+    gtid = next((gtid_of(i[0]) for i in items if B.is_gtid(i[0])), None)
     first = items[0][0]
     tx = FailingTransaction(gtid, items[0][2], ref(items[0]), ref(items[-1]), ref(hit),
                             complete=complete,
@@ -355,9 +352,8 @@ def decode_transaction(found: tuple, schemas: ReplicaSchemas) -> FailingTransact
                 for k, ch in enumerate(rows, 1):
                     tx.changes.append(Change(ch.op, ch.db, ch.table, ch.before, ch.after,
                                              ch.columns, r, k))
-            elif e.name in ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT"):
-                if query_kind(e) == "statement":
-                    tx.statements.append(query_text(e) or "(compressed statement that does not inflate)")
+            elif B.boundary(e) == B.STATEMENT:
+                tx.statements.append(query_text(e) or "(compressed statement that does not inflate)")
     tx.tables = dict(schemas.infos)
     return tx
 

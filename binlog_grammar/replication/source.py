@@ -17,8 +17,9 @@ from ..errors import ReplicationError
 from ..generated import enums
 from ..generated import types as T
 from ..generated.catalog import EVENTS
-from ..binlog.gtid import (
-    FL_STANDALONE, GTID_EVENTS, MARIADB_GTID, MariaDBGtidState, MySQLGtidSet, gtid_of)
+from ..binlog import boundaries as B
+from ..binlog.gtid import (  # noqa: F401 - GTID_EVENTS: replication/stream.py takes it from here
+    GTID_EVENTS, MARIADB_GTID, MariaDBGtidState, MySQLGtidSet, gtid_of)
 from ..binlog.header import V4_HEADER_LEN
 from ..binlog.parse import CHECKSUM_LEN, footer_crc
 from ..binlog.positions import position_key
@@ -35,6 +36,9 @@ DUMP_FLAGS = {name: bit for bit, name in enums.BINLOG_DUMP_FLAGS.items()}
 DUMP_GTID_FLAGS = {name: bit for bit, name in enums.BINLOG_DUMP_GTID_FLAGS.items()}
 MARIA_SLAVE_CAPABILITY_GTID = 4  # MariaDB sql/log_event.h, MARIA_SLAVE_CAPABILITY_MINE
 HEARTBEATS = {"HEARTBEAT_LOG_EVENT", "HEARTBEAT_LOG_EVENT_V2"}
+# the transaction a GTID event opens, as _track follows it: MySQL's (a BEGIN or one statement
+# follows), MariaDB's (it is the BEGIN), MariaDB's standalone group of one statement
+_MODES = {B.GTID: "gtid", B.GTID_BEGIN: "mariadb", B.GTID_STANDALONE: "standalone"}
 ROTATE_POST_HEADER_LEN = next(et.post_header_len[0] for et in EVENTS.values()
                               if et.name == "ROTATE_EVENT")  # the spec's default for ROTATE
 BOUNDED_RECONNECT_TIMEOUT = 60.0  # seconds a source with an end keeps reconnecting by default
@@ -414,31 +418,24 @@ class ReplicationSource:
     def _track(self, ev: Event, end: int):
         """Follow transaction boundaries: the resume point is the end of the last complete
         transaction (or of the last event outside transactions)."""
-        from ..binlog.stream import in_transaction, query_kind
-
-        name = ev.name
+        kind = B.boundary(ev)  # what the event does to a transaction (binlog/boundaries.py)
         mode = self._tx_mode
         complete = False
-        if name in GTID_EVENTS:
+        if kind in B.OPENS_WITH_GTID:
             self._tx_gtid = gtid_of(ev)
-            if name == "GTID_EVENT":  # MariaDB: stands for BEGIN, unless the group is standalone
-                standalone = bool(int(ev.data.flags2) & FL_STANDALONE)
-                self._tx_mode = "standalone" if standalone else "mariadb"
-            else:
-                self._tx_mode = "gtid"
-        elif name in ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT"):
-            kind = query_kind(ev)
-            if kind == "begin":
-                self._tx_mode = "begin"
-            elif kind in ("commit", "rollback"):
-                complete = True
-            elif kind == "statement":
-                complete = mode in (None, "gtid", "standalone")
-        elif name in ("XID_EVENT", "XA_PREPARE_LOG_EVENT"):
+            # MariaDB's GTID stands for BEGIN, unless the group is standalone
+            self._tx_mode = _MODES[kind]
+        elif kind == B.BEGIN:
+            self._tx_mode = "begin"
+        elif kind in B.ENDS:  # XID, COMMIT, ROLLBACK, XA_PREPARE
             complete = True
-        elif name == "TRANSACTION_PAYLOAD_EVENT" and mode == "gtid":
-            complete = True
-        elif mode is None and not in_transaction(name):
+        elif kind == B.STATEMENT:
+            complete = mode in (None, "gtid", "standalone")
+        elif kind == B.PAYLOAD:
+            complete = mode == "gtid"
+        elif kind == B.INSIDE:
+            pass  # SAVEPOINT, ROLLBACK TO, XA END: the open transaction goes on
+        elif mode is None and kind not in B.BELONGS:  # an event outside transactions
             complete = True
         if complete:
             if self._tx_gtid and self.gtid_state is not None:

@@ -36,7 +36,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Iterable, Iterator, Optional
 
 from ..errors import BinlogError
-from ..binlog.gtid import GTID_EVENTS, gtid_of
+from ..binlog import boundaries as B
+from ..binlog.gtid import gtid_of
 from ..binlog.framing import Walk
 from ..binlog.header import V4_HEADER_LEN, probe
 from ..binlog.reader import (
@@ -44,7 +45,6 @@ from ..binlog.reader import (
 from .options import DEFAULT_SPLIT_BYTES
 
 CHUNK = 4 << 20  # bytes read at a time by the header scan
-QUERY_EVENTS = ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT")
 IN_USE_NAME = "LOG_EVENT_BINLOG_IN_USE_F"
 MIN_AUTO_SPLIT = 1 << 20  # min_partitions never makes splits smaller than this
 
@@ -204,9 +204,12 @@ def scan_file(path: str, split_bytes: Optional[int] = None, start: Optional[int]
         names = {}
         for code in range(256):
             names[code] = event_name(code, state)
-        gtid_codes = {c for c, n in names.items() if n in GTID_EVENTS}
-        query_codes = {c for c, n in names.items() if n in QUERY_EVENTS}
-        xid_codes = {c for c, n in names.items() if n == "XID_EVENT"}
+        # where a cut may go, by the roles of the specs (binlog/boundaries.py): before a GTID
+        # event, after a commit (XID), and before a statement that is a BEGIN
+        roles = {code: B.ROLE_OF.get(n) for code, n in names.items()}
+        gtid_codes = {c for c, r in roles.items() if r in B.CUT_BEFORE_ROLES}
+        query_codes = {c for c, r in roles.items() if r == B.STATEMENT_ROLE}
+        xid_codes = {c for c, r in roles.items() if r in B.CUT_AFTER_ROLES}
         stop_codes = {c for c, n in names.items() if n == "START_ENCRYPTION_EVENT"}
         fde_codes = {FDE_CODE}
         first_pos = len(MAGIC)
@@ -264,12 +267,10 @@ def scan_file(path: str, split_bytes: Optional[int] = None, start: Optional[int]
 
 
 def _is_begin(walker, pos, length, state, path) -> bool:
-    from ..binlog.stream import query_kind
-
     raw = walker.event_bytes(pos, length)
     try:
         ev = parse_event(raw, state, file=path, offset=pos, verify_checksum=False)
-        return query_kind(ev) == "begin"
+        return B.boundary(ev) == B.BEGIN
     except BinlogError:
         return False
 
@@ -373,7 +374,7 @@ def split_stream(split: Split, paths: list, filters=None, verify_checksum=True, 
             i = sp.file_index
             verify = self.verify_checksum
             for ev in reader:
-                if ev.type is not None and ev.type.name in GTID_EVENTS:
+                if B.is_gtid(ev):
                     gtid = gtid_of(ev)
                     seq += 1
                 for e in with_inner(ev, reader.state, verify):
