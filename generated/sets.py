@@ -7,6 +7,12 @@ Read them with binlog_grammar.runtime.construct.set_members(SETS[name], server_v
 """
 from binlog_grammar.runtime.construct import Version  # noqa: F401
 
+# blob_columns (enum column_type; specs/types/column_classes.yaml:101): TEXT/BLOB columns, whose table-map metadata is the number of bytes (1 to 4) of each value's length; the text dump names them by it (TINYBLOB/TINYTEXT ... LONGBLOB/LONGTEXT).
+BLOB_COLUMNS = (
+    # BLOB, TINY_BLOB, MEDIUM_BLOB, LONG_BLOB (specs/types/column_classes.yaml:106)
+    (None, None, None, frozenset({249, 250, 251, 252})),
+)
+
 # charset_columns (enum column_type; specs/types/column_classes.yaml:34): Columns that have a collation in DEFAULT_CHARSET or COLUMN_CHARSET (written even with binlog_row_metadata=MINIMAL).
 CHARSET_COLUMNS = (
     # STRING, VAR_STRING, VARCHAR, BLOB (specs/types/column_classes.yaml:40)
@@ -57,6 +63,12 @@ SIGNEDNESS_COLUMNS = (
     ('mysql', Version('mysql', (8, 0, 22)), None, frozenset({13})),
 )
 
+# string_columns (enum column_type; specs/types/column_classes.yaml:93): Columns whose value is a string of bytes in the column's character set (text), or plain bytes when the column is binary; each output writes them by that charset (dump's JSON and the Spark rows read this set).
+STRING_COLUMNS = (
+    # STRING, VAR_STRING, VARCHAR, BLOB, TINY_BLOB, MEDIUM_BLOB, LONG_BLOB, VARCHAR_COMPRESSED, BLOB_COMPRESSED (specs/types/column_classes.yaml:98)
+    (None, None, None, frozenset({15, 140, 141, 249, 250, 251, 252, 253, 254})),
+)
+
 # vector_columns (enum column_type; specs/versions/mysql-9.0.0.yaml:36): Columns that have a dimension count in VECTOR_DIMENSIONALITY.
 VECTOR_COLUMNS = (
     # VECTOR (specs/versions/mysql-9.0.0.yaml:42)
@@ -64,6 +76,7 @@ VECTOR_COLUMNS = (
 )
 
 SETS = {
+    'blob_columns': BLOB_COLUMNS,
     'charset_columns': CHARSET_COLUMNS,
     'enum_and_set_columns': ENUM_AND_SET_COLUMNS,
     'enum_columns': ENUM_COLUMNS,
@@ -71,5 +84,6 @@ SETS = {
     'geometry_columns': GEOMETRY_COLUMNS,
     'set_columns': SET_COLUMNS,
     'signedness_columns': SIGNEDNESS_COLUMNS,
+    'string_columns': STRING_COLUMNS,
     'vector_columns': VECTOR_COLUMNS,
 }

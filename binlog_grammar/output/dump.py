@@ -64,14 +64,14 @@ from typing import Any, Optional
 
 from ..binlog.events import decode_of, decompress
 from ..generated import enums
+from ..generated.sets import SETS
+from ..runtime.construct import set_members
 from ..runtime.values import CHARSET_CODECS, Geometry, codec_of, errors_of
 
 _CODE = {name: code for code, name in enums.COLUMN_TYPE.items()}
 _JSON_TYPE = _CODE["JSON"]
 # column types whose values are text or bytes by their charset (GEOMETRY aside)
-_TEXT_TYPES = frozenset(_CODE[n] for n in ("STRING", "VAR_STRING", "VARCHAR", "BLOB", "TINY_BLOB",
-                                          "MEDIUM_BLOB", "LONG_BLOB", "VARCHAR_COMPRESSED",
-                                          "BLOB_COMPRESSED"))
+_TEXT_TYPES = set_members(SETS["string_columns"], None)  # specs/types/column_classes.yaml
 _COLLATIONS = getattr(enums, "COLLATION", {})
 
 # ---------------------------------------------------------------------------------------------

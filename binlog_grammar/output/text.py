@@ -66,6 +66,8 @@ from typing import Any
 
 from ..generated import enums
 from ..generated import types as value_types
+from ..generated.sets import SETS
+from ..runtime.construct import set_members
 from ..runtime.values import Geometry, Text
 
 __all__ = ["vv_value", "vv_type", "vv_meta", "quote_bytes", "value_bytes", "json_diff_calls",
@@ -87,7 +89,7 @@ _INT_WIDTH = {code: _fixed_size(code) for code in _INT_NAME}
 _TIMESTAMP_WIDTH = _fixed_size(_CODE["TIMESTAMP"])
 _BLOB_NAME = {1: "TINYBLOB/TINYTEXT", 2: "BLOB/TEXT", 3: "MEDIUMBLOB/MEDIUMTEXT",
               4: "LONGBLOB/LONGTEXT"}
-_BLOBS = {_CODE[n] for n in ("BLOB", "TINY_BLOB", "MEDIUM_BLOB", "LONG_BLOB")}
+_BLOBS = set_members(SETS["blob_columns"], None)  # specs/types/column_classes.yaml
 _VARCHARS = {_CODE["VARCHAR"], _CODE["VAR_STRING"]}
 
 _DATE_TEXT = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")

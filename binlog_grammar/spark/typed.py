@@ -54,12 +54,15 @@ import json
 import math
 from typing import Any, Callable
 
+from ..generated import enums
+from ..generated.sets import SETS
 from ..output.dump import escape_undecoded, json_value
+from ..runtime.construct import set_members
 from ..runtime.values import codec_of
 
 INT_TYPES = ("TINY", "SHORT", "INT24")
-STRING_TYPES = ("STRING", "VARCHAR", "VAR_STRING", "BLOB", "TINY_BLOB", "MEDIUM_BLOB", "LONG_BLOB",
-                "BLOB_COMPRESSED", "VARCHAR_COMPRESSED")
+# the string columns' type names (specs/types/column_classes.yaml)
+STRING_TYPES = frozenset(enums.COLUMN_TYPE[c] for c in set_members(SETS["string_columns"], None))
 MAX_SPARK_PRECISION = 38
 UTC = dt.timezone.utc
 
