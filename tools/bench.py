@@ -10,7 +10,9 @@ times, alternating and repeated, each in a fresh process (so peak memory is its 
 - ours, full decode: every event parsed, every row value decoded (stream + fast readers);
 - ours, construct path: the same with the construct structs only (the reference);
 - ours, framing: header-only walk (framing.scan), and its baseline, a plain-Python header walk
-  (read 19 bytes, seek over the rest);
+  (read 19 bytes, seek over the rest); the walk on each backend (ours-framing-c-walk: the compiled walk
+  alone, its records not unpacked; ours-framing-c: framing.scan on it; -c-crc32 with
+  every CRC32 footer checked, ours-framing-python) and a plain `stats`, side by side in MB/s;
 - python-mysql-replication (PyPI `mysql-replication`; installed into this Python with --install):
   the file's events fed offline to its BinLogPacketWrapper, every row value read; its code is
   untouched, the harness (a stand-in for its control connection) is ours;
@@ -63,6 +65,57 @@ start = time.perf_counter()
 events, rows = 0, None
 for _ in scan(PATH):
     events += 1
+""",
+    # framing on each backend (binlog_grammar.native), and a plain `stats` over the same file
+    "ours-framing-c": """
+import os
+os.environ["BINLOG_GRAMMAR_BACKEND"] = "c"
+from binlog_grammar.binlog.framing import scan
+start = time.perf_counter()
+events, rows = 0, None
+for _ in scan(PATH):
+    events += 1
+""",
+    "ours-framing-c-walk": """
+import mmap, os
+os.environ["BINLOG_GRAMMAR_BACKEND"] = "c"
+from binlog_grammar.binlog.framing import compiled
+mod = compiled()
+start = time.perf_counter()
+events, rows = 0, None  # the compiled walk with every CRC32 checked, its records not unpacked
+with open(PATH, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+    pos = 4
+    while True:
+        recs, pos, status, _c, _l = mod.walk(mm, len(mm), pos, len(mm), 19, True, 1 << 16)
+        events += len(recs) // mod.RECORD_SIZE
+        if status != mod.FULL:
+            break
+""",
+    "ours-framing-c-crc32": """
+import os
+os.environ["BINLOG_GRAMMAR_BACKEND"] = "c"
+from binlog_grammar.binlog.framing import frames
+start = time.perf_counter()
+events, rows = 0, None
+for f in frames(PATH, checksums=True):
+    events += 1
+""",
+    "ours-framing-python": """
+import os
+os.environ["BINLOG_GRAMMAR_BACKEND"] = "python"
+from binlog_grammar.binlog.framing import scan
+start = time.perf_counter()
+events, rows = 0, None
+for _ in scan(PATH):
+    events += 1
+""",
+    "ours-stats": """
+import contextlib, io
+from binlog_grammar.cli import main
+start = time.perf_counter()
+events, rows = None, None
+with contextlib.redirect_stdout(io.StringIO()):
+    main(["stats", PATH])
 """,
     "python-header-walk": """
 events, rows = 0, None  # the baseline of header-only framing: plain Python, buffered reads
@@ -360,6 +413,13 @@ def main(argv=None):
         lines.append(f"- header-only framing: {size / med['ours-framing'][0] / 1e9:.2f} GB/s" + (
             f", {med['python-header-walk'][0] / med['ours-framing'][0]:.2f}x the plain Python header "
             f"walk (goal at least 1x)" if "python-header-walk" in med else ""))
+    walks = [n for n in ("ours-framing-c-walk", "ours-framing-c", "ours-framing-c-crc32", "ours-framing-python",
+                         "python-header-walk", "ours-stats") if n in med]
+    if walks:
+        base = med.get("ours-framing-python", med[walks[0]])[0]
+        lines.append("- framing, MB/s side by side (x: speed over ours-framing-python): " + ", ".join(
+            f"{n} {size / med[n][0] / 1e6:,.0f} ({base / med[n][0]:.1f}x)" for n in walks)
+            + "; goal for the header walk and stats: at least 1,000 MB/s")
     peak = [max(r["maxrss_kb"] for r in results[n] if r.get("ok")) / 1024 for n in med
             if n.startswith("ours")]
     if peak:
