@@ -51,4 +51,7 @@ def test_the_campaign_finds_a_walk_that_follows_a_length_past_the_end(tmp_path):
     (bugged / "framing.c").write_text(src.replace(check, "length < header_len"))
     tool.GENERATED = bugged
     r = tool.campaign(200000, seed=1, findings=tmp_path / "findings")
-    assert r["findings"] >= 1 and "heap-buffer-overflow" in r["stderr_tail"]
+    # AddressSanitizer's report (the CRC32 read past the buffer) or the driver's own check of
+    # the records (an event past the end), whichever the mutations reach first
+    assert r["findings"] >= 1 and ("heap-buffer-overflow" in r["stderr_tail"] or
+                                   "broken promise" in r["stderr_tail"]), r
