@@ -2,6 +2,7 @@
 (binlog_grammar.output.dump) or the labelled hex view (binlog_grammar.output.hexdump)."""
 from __future__ import annotations
 
+from . import parallel
 from .options import add_reading_options
 from .reading import open_input, report_damage, stdout
 
@@ -15,6 +16,7 @@ def add(sub):
     du.add_argument("--rows-only", action="store_true", help="jsonl: only row changes")
     du.add_argument("--hexdump", action="store_true",
                     help="hex view of every event with each byte run labelled by its spec field")
+    parallel.add_option(du)
     du.set_defaults(func=run)
 
 
@@ -23,8 +25,17 @@ def run(args) -> int:
 
     stream, progress = open_input(args)
     out = stdout()
+    kind = "hexdump" if args.hexdump else args.format if args.format == "jsonl" else "text"
     try:
-        if args.hexdump:
+        if parallel.wanted(args, stream, kind):
+            from ..output import dump_text
+
+            if kind == "text":
+                out.write("".join(line + "\n" for line in dump_text.TEXT_HEADER))
+            stream, _ = parallel.run(args, stream, kind, out.write)
+            if kind == "text":
+                out.write("".join(line + "\n" for line in dump_text.TEXT_FOOTER))
+        elif args.hexdump:
             from ..output.hexdump import render
 
             for se in stream.events():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from . import parallel
 from .options import add_reading_options
 from .reading import open_input, report_damage, stdout
 
@@ -11,10 +12,12 @@ from .reading import open_input, report_damage, stdout
 def add(sub):
     sq = sub.add_parser("sql", help="replayable SQL from the row changes, transaction by transaction")
     add_reading_options(sq)
+    parallel.add_option(sq)
     sq.set_defaults(func=run)
 
     fb = sub.add_parser("flashback", help="SQL that undoes the row changes, last transaction first")
     add_reading_options(fb)
+    parallel.add_option(fb)
     fb.set_defaults(func=lambda a: run(a, flashback=True))
 
 
@@ -24,12 +27,17 @@ def run(args, flashback=False) -> int:
     stream, progress = open_input(args)
     refused = []  # transactions written as comments: the script says why, stderr how many
     try:
-        txs = stream.transactions()
-        if flashback:
+        if parallel.wanted(args, stream, "flashback" if flashback else "sql"):
+            stream, refused = _parallel(args, stream, flashback)
+            txs = None
+        else:
+            txs = stream.transactions()
+        if flashback and txs is not None:
             txs = list(txs)  # the inverse runs from the last transaction back
         out = stdout()
-        for line in render_sql(txs, flashback=flashback, on_refused=refused.append):
-            out.write(line if line.endswith("\n") else line + "\n")
+        if txs is not None:
+            for line in render_sql(txs, flashback=flashback, on_refused=refused.append):
+                out.write(line if line.endswith("\n") else line + "\n")
     except ValueError as e:
         print(f"binlog-grammar: {e}", file=sys.stderr)
         return 1
@@ -44,3 +52,21 @@ def run(args, flashback=False) -> int:
               f"{'is a comment' if n == 1 else 'are comments'} in the script; the first: "
               f"{refused[0]}", file=sys.stderr)
     return status
+
+
+def _parallel(args, stream, flashback):
+    """--jobs N: the script's header (forwards, before anything is read, as render_sql gives it;
+    flashback once all is read), then the splits' blocks (parallel.run)."""
+    from ..output.sql import render_sql
+
+    out = stdout()
+    header = list(render_sql((), flashback=flashback))
+    if not flashback:
+        out.write("".join(header))
+        outcome, _ = parallel.run(args, stream, "sql", out.write)
+    else:
+        blocks = []
+        outcome, _ = parallel.run(args, stream, "flashback", blocks.append)
+        out.write("".join(header))
+        out.write("".join(blocks))
+    return outcome, outcome.refused

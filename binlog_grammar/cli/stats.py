@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from . import parallel
 from .options import add_reading_options, int_in
 from .reading import open_input, report_damage
 
@@ -14,6 +15,7 @@ def add(sub):
     stt.add_argument("--json", action="store_true", help="the figures as one JSON object")
     stt.add_argument("--top", type=int_in(0, what="a number of transactions"), default=10,
                      help="how many largest/longest transactions to list")
+    parallel.add_option(stt)
     stt.set_defaults(func=run)
 
 
@@ -23,7 +25,9 @@ def run(args) -> int:
     stream, progress = open_input(args)
     st = Stats(top=args.top)
     try:
-        for item in stream._grouped():
+        if parallel.wanted(args, stream, "stats"):
+            stream, st = parallel.run(args, stream, "stats", None)
+        for item in () if isinstance(stream, parallel.Outcome) else stream._grouped():
             if hasattr(item, "events"):
                 st.add_transaction(item)
             else:

@@ -61,6 +61,22 @@ class Stats:
             if getattr(se, "undecoded", None) is not None:
                 t["undecoded"] += 1
 
+    def merge(self, other: "Stats"):
+        """Add the counts of `other`, made of the input after this one's (--jobs N: the splits'
+        partial counts, merged in input order): the same figures, and the same largest and
+        longest transactions in the same order, as one Stats that read both."""
+        self.events.update(other.events)
+        self.event_bytes.update(other.event_bytes)
+        for k, c in other.table_ops.items():
+            self.table_ops[k].update(c)
+        self.tx_count += other.tx_count
+        self.tx_ends.update(other.tx_ends)
+        self.tx_sizes.update(other.tx_sizes)
+        # a stable sort of the earlier ones followed by the later ones keeps ties in input order
+        self.largest = sorted(self.largest + other.largest, key=lambda x: -x[0])[:self.top]
+        self.longest = sorted(self.longest + other.longest, key=lambda x: -x[0])[:self.top]
+        self.files |= other.files
+
     def as_dict(self) -> dict:
         return {
             "backend": native.backend(),  # which readers ran: "c" or "python" (binlog_grammar.native)

@@ -1,0 +1,293 @@
+"""`--jobs N` for dump, sql, flashback and stats: the input's files cut into transaction-aligned
+splits (spark.split's planner: a cut before a GTID event, after an XID, before a BEGIN; each split
+knows the FORMAT_DESCRIPTION_EVENT in force, the GTID in force and how many GTID events the
+input holds before it, so `tx_seq` counts over the whole input), decoded and rendered by worker
+processes (cli/pieces.py), written by the parent in input order as they come back, with at most
+2 x N splits in flight. The output, stderr and exit status are those of `--jobs 1`:
+
+- the merge is of what each split noted: damage, rows shown raw, window boundaries inside a
+  transaction (Window.crossed), fast-path fallbacks, stats' partial counts, refused transactions;
+- what a split cannot render alone is read again by the parent, after everything before it: the
+  JSON lines of rows whose character set an earlier split named (the charset answers are
+  checked), and, from the first split with damage, an error, or an XA transaction (its PREPARE
+  and COMMIT may be in two splits), the rest of the input, read as --jobs 1 reads it;
+- files that are small, not binlog v4, or whose header walk stops before their end (damage,
+  encryption) are one piece, and from such a file on the rest is read by the parent;
+- mysqlbinlog's datetime cut (dump text and --hexdump with --start/--stop-datetime) depends on
+  every event before it, so it runs on one process.
+
+BINLOG_GRAMMAR_SPLIT_BYTES (for tests) sets the split size and lets files of any size be cut.
+"""
+from __future__ import annotations
+
+import os
+from collections import Counter, deque
+
+from ..binlog.window import Window
+from .pieces import Config, NeedsOrder, Piece, PieceStream, Result, collect, init, render, work
+
+SPLIT_BYTES = 8 << 20  # a split's size; files below MIN_BYTES are not cut
+MIN_BYTES = 8 << 20
+ENV_SPLIT = "BINLOG_GRAMMAR_SPLIT_BYTES"
+EXECUTOR = None  # one pool for many runs (the tests set it; a run otherwise starts its own)
+
+
+def add_option(p):
+    p.add_argument("--jobs", type=_jobs, default=None, metavar="N",
+                   help="worker processes that decode splits of each file in parallel (default: "
+                        "the machine's cores; 1: one process; files under 8 MiB are not split)")
+
+
+def _jobs(text):
+    import argparse
+
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"a number of processes of at least 1, not {text!r}")
+    return n
+
+
+def jobs_of(args) -> int:
+    return args.jobs or os.cpu_count() or 1
+
+
+def config(args, kind) -> Config:
+    from ..binlog.rows import load_schemas
+    from ..binlog.stream import Filters
+
+    where = getattr(args, "positions", None)
+    if where is not None:
+        start, stop = where.start, where.stop
+    else:
+        start, stop = (p.pos if p is not None and p.file is None else None
+                       for p in (args.start_position, args.stop_position))
+    flt = Filters(start, stop, args.start_datetime, args.stop_datetime, args.include_gtids,
+                  args.exclude_gtids, args.database, args.table, args.exclude_table)
+    cut = "events" if kind in ("text", "hexdump") else "transactions"
+    return Config(kind, flt, not args.no_checksum, load_schemas(args.schema) if args.schema else None,
+                  args.skip_damaged, args.server_version, args.follow_rotate, cut,
+                  getattr(args, "rows_only", False), getattr(args, "top", 10))
+
+
+def wanted(args, stream, kind) -> bool:
+    """Run on several processes: more than one job, and input worth it."""
+    if jobs_of(args) < 2 or not stream.paths:
+        return False
+    if kind in ("text", "hexdump") and (args.start_datetime or args.stop_datetime):
+        return False  # mysqlbinlog's datetime cut depends on every event before
+    if os.environ.get(ENV_SPLIT):
+        return True
+    return any(_size(p) >= MIN_BYTES for p in stream.paths)
+
+
+def _size(p) -> int:
+    try:
+        return os.path.getsize(p)
+    except OSError:
+        return 0
+
+
+class Outcome:
+    """What report_damage reads of a stream, merged from the splits in input order."""
+
+    def __init__(self, cfg: Config, paths):
+        self.paths = list(paths)
+        self.damage, self.undecoded, self.refused = [], [], []
+        self.fallbacks = {}
+        self.window = Window(cfg.filters, lambda: len(self.paths) - 1)
+        self.charsets = ({}, {})
+
+    @property
+    def notes(self):
+        return self.window.notes()
+
+    def merge(self, r: Result):
+        self.damage += r.damage
+        self.undecoded += r.undecoded
+        self.refused += r.refused
+        for option, (kept, dropped, first) in r.crossed.items():
+            seen = self.window.crossed.setdefault(option, [0, 0, None])
+            seen[0] += kept
+            seen[1] += dropped
+            if seen[2] is None:
+                seen[2] = first
+        for path, c in r.fallbacks.items():
+            self.fallbacks.setdefault(path, Counter()).update(c)
+        self.charsets[0].update(r.charsets[0])
+        self.charsets[1].update(r.charsets[1])
+
+    def knew(self, r: Result) -> bool:
+        """Every charset answer of the split is the one the splits before would have given."""
+        server, databases = self.charsets
+        for file, db, seen, answer in r.lookups:
+            if (databases.get((file, db)) or (answer if seen else server.get(file))) != answer:
+                return False
+        return True
+
+
+def plan_file(path, index, seq, split_bytes, min_bytes):
+    """(pieces of one file, GTID events in it, whole): `whole` False when the header walk did not
+    reach the file's end (then the GTID count is not known past it)."""
+    from ..spark.split import scan_file
+
+    if _size(path) < min_bytes:
+        sc = scan_file(path, None)
+    else:
+        sc = scan_file(path, split_bytes)
+    whole = sc.splittable and sc.scanned_to == sc.size
+    if not whole or len(sc.cuts) < 2:
+        return [Piece(path, index, 4, None, None, seq, None)], sc.gtid_events, whole
+    return [Piece(path, index, c["start"], c["stop"], c["fde_pos"], seq + c["gtids_before"],
+                  c["gtid"]) for c in sc.cuts], sc.gtid_events, whole
+
+
+class Executor:
+    """A process pool started with forkserver (spawn where there is none)."""
+
+    def __init__(self, jobs, backend, user_specs):
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        try:
+            ctx = mp.get_context("forkserver")
+            ctx.set_forkserver_preload(["binlog_grammar.cli.pieces"])
+        except ValueError:
+            ctx = mp.get_context("spawn")
+        self.pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=init,
+                                        initargs=(backend, user_specs))
+
+    def submit(self, fn, *a):
+        return self.pool.submit(fn, *a)
+
+    def close(self):
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def run(args, stream, kind, write, executor=None):
+    """Read `stream.paths` as `kind` with args.jobs processes; write(str) gets the output in
+    input order (flashback: once all is read, last transaction first). Returns the Outcome and,
+    for stats, the merged Stats."""
+    cfg = config(args, kind)
+    forced = os.environ.get(ENV_SPLIT)
+    split_bytes = int(forced) if forced else SPLIT_BYTES
+    min_bytes = 0 if forced else MIN_BYTES
+    jobs = jobs_of(args)
+    paths = list(stream.paths)
+    outcome = Outcome(cfg, paths)
+    stats = None
+    if kind == "stats":
+        from ..output.stats import Stats
+
+        stats = Stats(top=cfg.top)
+    blocks = []  # flashback: each split's blocks, in input order
+    emit = blocks.append if kind == "flashback" else write
+    executor = executor or EXECUTOR
+    own = executor is None
+    executor = executor or Executor(jobs, getattr(args, "backend", None),
+                                    getattr(args, "user_specs", None))
+    progress = getattr(stream, "progress", None)
+    total, done = sum(_size(p) for p in paths), 0
+    try:
+        seq, index, rest = 0, 0, None  # rest: the piece from which the parent reads on
+        inflight = deque()
+        pending = []  # pieces planned, not yet submitted
+        while True:
+            while rest is None and not pending and index < len(paths):
+                pieces, gtids, whole = plan_file(paths[index], index, seq, split_bytes, min_bytes)
+                if not whole:
+                    rest = pieces[0]
+                    break
+                pending += pieces
+                seq += gtids
+                index += 1
+            while rest is None and pending and len(inflight) < 2 * jobs:
+                p = pending.pop(0)
+                inflight.append((p, executor.submit(work, cfg, [p], list(outcome.paths))))
+            if not inflight:
+                if rest is None:
+                    break
+                tail = [rest] + [Piece(p, i, tx_seq_base=None)
+                                 for i, p in enumerate(paths) if i > rest.file_index]
+                _sequential(cfg, tail, outcome, emit, stats)
+                break
+            piece, fut = inflight.popleft()
+            r = fut.result()
+            if r.sequential:
+                # damage, an error or XA: from here on, as --jobs 1 reads it (the splits in
+                # flight after it are dropped)
+                for _p, f in inflight:
+                    f.cancel()
+                inflight.clear()
+                pending = []
+                rest = Piece(piece.path, piece.file_index, piece.start, None, piece.fde_pos,
+                             piece.tx_seq_base, piece.gtid)
+                index = len(paths)
+                continue
+            if r.lookups and not outcome.knew(r):
+                r = _again(cfg, piece, outcome)
+            outcome.merge(r)
+            if stats is not None and r.stats is not None:
+                stats.merge(r.stats)
+            if r.text:
+                emit(r.text)
+            if progress is not None:
+                done = min(total, done + ((piece.stop or _size(piece.path)) - piece.start))
+                progress(done, total)
+            if r.rotated and not inflight and not pending and index == len(paths):
+                paths.append(r.rotated)
+                outcome.paths.append(r.rotated)
+                total += _size(r.rotated)
+    finally:
+        if own:
+            executor.close()
+    if kind == "flashback":
+        for text in reversed(blocks):
+            write(text)
+    if stats is not None:
+        stats.fallbacks = outcome.fallbacks
+    return outcome, stats
+
+
+def _again(cfg, piece, outcome) -> Result:
+    """The split read again in the parent, with the character sets the splits before named."""
+    from ..output.dump import JsonlWriter
+
+    out, chunks = Result(), []
+    writer = JsonlWriter(rows_only=cfg.rows_only)
+    writer.charsets.server.update(outcome.charsets[0])
+    writer.charsets.databases.update(outcome.charsets[1])
+    stream = PieceStream([piece], outcome.paths, cfg)
+    render(cfg, stream, out, chunks.append, writer)
+    collect(stream, out)
+    out.text = "".join(chunks)
+    out.charsets = (writer.charsets.server, writer.charsets.databases)
+    return out
+
+
+def _sequential(cfg, pieces, outcome, emit, stats):
+    """The rest of the input in the parent, one piece after another, as --jobs 1 reads it (errors
+    raise from where they are met, after the output before them was written)."""
+    out, chunks = Result(), []
+    writer = None
+    if cfg.kind == "jsonl":
+        from ..output.dump import JsonlWriter
+
+        writer = JsonlWriter(rows_only=cfg.rows_only)
+        writer.charsets.server.update(outcome.charsets[0])
+        writer.charsets.databases.update(outcome.charsets[1])
+    stream = PieceStream(pieces, outcome.paths, cfg, follow=True)
+    write = chunks.append if cfg.kind == "flashback" else emit
+    try:
+        render(cfg, stream, out, write, writer, stats, check_xa=False)
+    finally:
+        collect(stream, out)
+        outcome.paths[:] = stream.paths
+        outcome.merge(out)
+    if chunks:
+        emit("".join(chunks))
+
+
+__all__ = ["add_option", "jobs_of", "wanted", "run", "Outcome", "Executor", "NeedsOrder"]

@@ -1,0 +1,297 @@
+"""What one worker of `--jobs N` does (binlog_grammar.cli.parallel runs it): read pieces of the
+input (spark.split's transaction-aligned splits, or a whole file) as one binlog.stream.Stream
+would read those offsets of the whole input, and render them as the command does, into a
+Result the parent merges in input order.
+
+Nothing here knows how it is run: a process pool (today), threads (once the compiled reader
+releases the GIL) or the parent itself (a piece that needs the state of everything before it).
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..binlog import boundaries as B
+from ..binlog.reader import BinlogFile, inner_events_or_damage
+from ..binlog.rows import RowDecoder
+from ..binlog.stream import Filters, Stream, StreamEvent, gtid_of
+from ..generated.catalog import EVENTS
+
+# the event codes Stream._all_events tells apart (the same sets, from the catalog's roles)
+GTID_CODES = frozenset(c for c, e in EVENTS.items() if e.role in B.GTID_ROLES)
+ROWS_CODES = frozenset(c for c, e in EVENTS.items() if e.row_op)
+TABLE_MAP_CODE = next(c for c, e in EVENTS.items() if e.name == "TABLE_MAP_EVENT")
+HAS_INNER = frozenset(c for c, e in EVENTS.items() if any(d.target == "events" for d in e.decode))
+
+
+def table_of(decoder, e):
+    if e.type is not None and e.type.name == "TABLE_MAP_EVENT":
+        return decoder.table_map(e)
+    if e.type is not None and e.type.row_op:
+        return decoder.tables.get(int(e.data.table_id))
+    return None
+
+
+@dataclass
+class Config:
+    """The reading and rendering options of one command run (picklable, sent to the workers)."""
+
+    kind: str  # text, hexdump, jsonl, sql, flashback, stats
+    filters: Filters
+    verify_checksum: bool = True
+    schemas: Optional[dict] = None
+    skip_damaged: bool = False
+    server_version: Optional[str] = None
+    follow_rotate: bool = False
+    cut: str = "transactions"
+    rows_only: bool = False
+    top: int = 10
+
+
+@dataclass
+class Piece:
+    """Offsets start <= offset < stop (None: the file's end) of input file `file_index`, read
+    after the FORMAT_DESCRIPTION_EVENT at fde_pos (None: from the file's start). tx_seq_base:
+    GTID events of the input before `start`; None: go on from the piece before (one file after
+    another, as Stream does). gtid: the GTID in force at `start`."""
+
+    path: str
+    file_index: int
+    start: int = 4
+    stop: Optional[int] = None
+    fde_pos: Optional[int] = None
+    tx_seq_base: Optional[int] = 0
+    gtid: Optional[str] = None
+
+    @classmethod
+    def of_split(cls, sp) -> "Piece":
+        return cls(sp.path, sp.file_index, sp.start, sp.stop, sp.fde_pos, sp.tx_seq_base, sp.gtid)
+
+
+@dataclass
+class Result:
+    """What reading and rendering some pieces gave."""
+
+    text: str = ""  # the command's output for the pieces (flashback: the pieces' blocks, last first)
+    damage: list = field(default_factory=list)
+    undecoded: list = field(default_factory=list)
+    crossed: dict = field(default_factory=dict)  # Window.crossed of the pieces
+    fallbacks: dict = field(default_factory=dict)  # path -> Counter
+    stats: object = None  # output.stats.Stats of the pieces
+    refused: list = field(default_factory=list)  # sql: the refusals, as text
+    charsets: tuple = ({}, {})  # jsonl: what the pieces said of the server's character sets
+    lookups: set = field(default_factory=set)  # jsonl: charset answers the pieces could not know
+    rotated: Optional[str] = None  # follow_rotate: the file the last piece's ROTATE_EVENT names
+    sequential: str = ""  # why the pieces must be read again in the parent, after those before
+
+
+class PieceStream(Stream):
+    """A Stream over pieces of `paths` (the whole input, for the window's first and last file)."""
+
+    def __init__(self, pieces, paths, cfg: Config, follow=False):
+        super().__init__([], cfg.filters, cfg.verify_checksum, cfg.schemas, cfg.skip_damaged,
+                         None, cfg.server_version, cfg.follow_rotate, True, cfg.cut)
+        self.paths = list(paths)
+        self.pieces = list(pieces)
+        self.rotate = cfg.follow_rotate
+        self.follow = follow  # go on into the file a ROTATE_EVENT names (else only say which)
+        self.rotated = None
+
+    def _all_events(self):
+        seq = 0
+        n = 0
+        while n < len(self.pieces):
+            piece = self.pieces[n]
+            n += 1
+            i, path = piece.file_index, piece.path
+            if piece.tx_seq_base is not None:
+                seq = piece.tx_seq_base
+            decoder = RowDecoder(self.schemas)
+            kwargs = {"skip_damaged": True} if self.skip_damaged else {}
+            mid = piece.fde_pos is not None
+            f = BinlogFile(path, self.verify_checksum, start=piece.start if mid else None,
+                           format_at=piece.fde_pos if mid else None, **kwargs)
+            decoder.fallbacks = f.fallbacks
+            self.fallbacks.setdefault(path, Counter())
+            gtid = piece.gtid
+            server, tables, stop = self.server, decoder.tables, piece.stop
+            last = None
+            try:
+                for ev in f:
+                    if stop is not None and ev.offset >= stop:
+                        break
+                    if ev.offset < piece.start:
+                        continue
+                    if server is not None and f.state.server is not server:
+                        f.state.server = server
+                    code = ev.type.code if ev.type is not None else None
+                    if code in GTID_CODES:
+                        gtid = gtid_of(ev)
+                        seq += 1
+                    if code in ROWS_CODES:
+                        yield i, StreamEvent(ev, tables.get(int(ev.data["table_id"])), gtid,
+                                             decoder, seq, self._on_undecoded)
+                    elif code == TABLE_MAP_CODE:
+                        yield i, StreamEvent(ev, decoder.table_map(ev), gtid, decoder, seq)
+                    elif code in HAS_INNER:
+                        for e in inner_events_or_damage(ev, f.state, self.verify_checksum,
+                                                        self.damage if self.skip_damaged else None):
+                            yield i, StreamEvent(e, table_of(decoder, e), gtid, decoder, seq,
+                                                 self._on_undecoded)
+                    else:
+                        yield i, StreamEvent(ev, None, gtid, decoder, seq)
+                    last = ev
+            finally:
+                self.fallbacks[path].update(f.fallbacks)
+            self.damage += getattr(f, "damage", [])
+            if stop is None and self.rotate and i == len(self.paths) - 1:
+                self.rotated = self._rotated_to(path, last)
+                if self.rotated is not None and self.follow:
+                    self.paths.append(self.rotated)
+                    self.pieces.append(Piece(self.rotated, len(self.paths) - 1, tx_seq_base=None))
+                    self.rotated = None
+
+
+class _Charsets:
+    """output.dump.ServerCharsets that notes the answers it gave without knowing what the pieces
+    before said (those the parent checks against what they did say)."""
+
+    def __init__(self, base):
+        self.base = base
+        self.server, self.databases = {}, {}
+        self.lookups = set()
+
+    def see(self, ev):
+        self.base.see(ev)
+        self.server.update(self.base.server)
+        self.databases.update(self.base.databases)
+
+    def charset(self, file, db):
+        answer = self.databases.get((file, db)) or self.server.get(file)
+        if (file, db) not in self.databases:
+            self.lookups.add((file, db, file in self.server, answer))
+        return answer
+
+
+_XA = re.compile(r"\s*XA\b", re.I)
+
+
+def _has_xa(tx) -> bool:
+    if tx.end == "xa_prepare":
+        return True
+    for se in tx.events:
+        ev = se.event
+        if B.is_statement_event(ev):
+            q = ev.data.get("query") if hasattr(ev.data, "get") else None
+            q = q.decode("utf-8", "replace") if isinstance(q, (bytes, bytearray)) else str(q or "")
+            if _XA.match(q):
+                return True
+    return False
+
+
+class NeedsOrder(Exception):
+    """The pieces hold what only a reading of everything before them renders right."""
+
+
+def render(cfg: Config, stream: PieceStream, out: Result, write, writer=None, stats=None,
+           check_xa=True):
+    """Render the stream as the command does, without its header and footer, through write(str).
+    writer: dump.JsonlWriter (jsonl); stats: output.stats.Stats (stats)."""
+    kind = cfg.kind
+    if kind == "text":
+        from ..output import dump_text
+
+        for se in stream.events():
+            write("".join(line + "\n" for line in dump_text.text_lines(se)))
+    elif kind == "hexdump":
+        from ..output.hexdump import render as hexdump
+
+        for se in stream.events():
+            write(hexdump(se) + "\n")
+    elif kind == "jsonl":
+        for se in stream.events():
+            for line in writer.lines(se):
+                write(line + "\n")
+    elif kind in ("sql", "flashback"):
+        from ..output.sql import render_sql
+
+        def txs():
+            for tx in stream.transactions():
+                if check_xa and _has_xa(tx):
+                    raise NeedsOrder("an XA transaction")  # its two phases may be in two pieces
+                yield tx
+
+        refused = []
+        for line in render_sql(txs(), flashback=kind == "flashback", session=False,
+                               on_refused=refused.append):
+            write(line if line.endswith("\n") else line + "\n")
+        out.refused += [str(e) for e in refused]
+    elif kind == "stats":
+        for item in stream._grouped():
+            if hasattr(item, "events"):
+                stats.add_transaction(item)
+            else:
+                stats.add_event(item)
+    else:
+        raise ValueError(f"unknown kind {kind!r}")
+
+
+def collect(stream: PieceStream, out: Result):
+    """What the stream noted while it was read, into `out`."""
+    out.damage += stream.damage
+    out.undecoded += stream.undecoded
+    for option, seen in stream.window.crossed.items():
+        out.crossed[option] = list(seen)
+    for path, c in stream.fallbacks.items():
+        out.fallbacks.setdefault(path, Counter()).update(c)
+    out.rotated = stream.rotated
+
+
+def work(cfg: Config, pieces: list, paths: list) -> Result:
+    """Read and render `pieces` with fresh state (the worker's job). A piece that needs what the
+    pieces before it hold (damage, an exception, XA, charset answers it could not know: the
+    parent checks these) comes back marked `sequential`."""
+    out = Result()
+    chunks = []
+    stream = PieceStream(pieces, paths, cfg)
+    writer = stats = None
+    if cfg.kind == "jsonl":
+        from ..output.dump import JsonlWriter
+
+        writer = JsonlWriter(rows_only=cfg.rows_only)
+        writer.charsets = _Charsets(writer.charsets)
+    elif cfg.kind == "stats":
+        from ..output.stats import Stats
+
+        stats = Stats(top=cfg.top)
+    try:
+        render(cfg, stream, out, chunks.append, writer, stats)
+    except NeedsOrder as e:
+        return Result(sequential=str(e))
+    except Exception as e:  # noqa: BLE001 - the parent reads it again and meets the error itself
+        return Result(sequential=f"{type(e).__name__}: {e}")
+    collect(stream, out)
+    if out.damage:
+        # damage: the reader resynchronises from it, which may cross the piece's end; the
+        # parent reads this file again from the piece on, as --jobs 1 does
+        return Result(sequential="damage")
+    out.text = "".join(chunks)
+    out.stats = stats
+    if writer is not None:
+        cs = writer.charsets
+        out.charsets = (cs.server, cs.databases)
+        out.lookups = cs.lookups
+    return out
+
+
+def init(backend, user_specs):
+    """A worker's start: the backend and the specs the parent chose."""
+    from .. import native
+
+    native.select(backend)
+    if user_specs:
+        from ..codegen.grammar import use_specs
+
+        use_specs(user_specs)
