@@ -1,0 +1,185 @@
+"""`--jobs N` (issue 26, item 4) writes what `--jobs 1` writes: the same stdout, the same stderr
+and the same exit status, for dump (text, JSON lines, --hexdump), sql, flashback and stats.
+
+BINLOG_GRAMMAR_SPLIT_BYTES forces a small split size, so that even the samples and the corpus
+files are cut into many transaction-aligned splits (test_files_are_cut checks that they are);
+one process pool serves every run of the module (cli.parallel.EXECUTOR).
+
+- the samples and every corpus file, alone and together, with every command, with and without
+  --skip-damaged, with --jobs 2 and 3;
+- option combinations drawn with Hypothesis (filters by position, datetime, GTID, database and
+  table; --follow-rotate; --skip-damaged; --rows-only; --top), derandomized and bounded;
+- a binlog a MariaDB server writes with many transactions (several files, an XA transaction,
+  DDL, a rotate), marker `server`.
+
+Each would fail if the splits' output were merged out of order or if a split's tx_seq did not
+start where the transactions before it end (the JSON lines carry tx_seq).
+"""
+import io
+import contextlib
+import datetime as dt
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from binlog_grammar.cli import main, parallel
+
+from helpers.paths import ROOT, corpus_files, needs_corpus
+
+SAMPLES = sorted(str(p) for p in (ROOT / "samples").glob("mariadb-*"))
+COMMANDS = [("dump",), ("dump", "--format", "jsonl"), ("dump", "--hexdump"), ("sql",),
+            ("flashback",), ("stats",), ("stats", "--json")]
+SPLIT = "300"  # bytes: every file of more than a few transactions is cut
+
+
+@pytest.fixture(scope="module")
+def pool():
+    parallel.EXECUTOR = parallel.Executor(2, None, None)
+    try:
+        yield parallel.EXECUTOR
+    finally:
+        parallel.EXECUTOR.close()
+        parallel.EXECUTOR = None
+
+
+@pytest.fixture
+def cut(monkeypatch, pool):
+    monkeypatch.setenv(parallel.ENV_SPLIT, SPLIT)
+
+
+def run(argv):
+    """(exit status, stdout bytes, stderr text) of one run of the command in this process."""
+    raw, err = io.BytesIO(), io.StringIO()
+    out = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", write_through=True)
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main([str(a) for a in argv])
+        except SystemExit as e:
+            code = e.code
+        out.flush()
+    return code, raw.getvalue(), err.getvalue()
+
+
+def same(argv, jobs=(2,)):
+    one = run([*argv, "--jobs", "1"])
+    for n in jobs:
+        many = run([*argv, "--jobs", str(n)])
+        assert many[0] == one[0], (argv, n, one[2], many[2])
+        assert many[2] == one[2], (argv, n)
+        assert many[1] == one[1], (argv, n)
+    return one
+
+
+def test_files_are_cut():
+    """The forced split size cuts the samples and the larger corpus files into several splits
+    (else the tests below would compare --jobs 1 with itself)."""
+    pieces, gtids, whole = parallel.plan_file(SAMPLES[0], 0, 0, int(SPLIT), 0)
+    assert whole and len(pieces) > 5 and gtids > 5
+    assert [p.tx_seq_base for p in pieces] == sorted(p.tx_seq_base for p in pieces)
+    assert len({p.tx_seq_base for p in pieces}) > 3
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=" ".join)
+def test_samples(cut, argv):
+    code, out, _err = same([*argv, *SAMPLES], jobs=(2, 3))
+    assert code == 0 and out
+    same([*argv, "--skip-damaged", SAMPLES[0]])
+    same([*argv, "--follow-rotate", SAMPLES[0]])
+
+
+def test_jsonl_tx_seq_counts_over_splits(cut):
+    """The JSON lines number transactions over the whole input, split or not."""
+    import json
+
+    _c, out, _e = same(["dump", "--format", "jsonl", *SAMPLES], jobs=(2,))
+    seqs = [(json.loads(line).get("source") or {}).get("tx_seq") for line in out.decode().splitlines()]
+    seqs = [s for s in seqs if s is not None]
+    assert seqs == sorted(seqs) and len(set(seqs)) > 3, seqs
+
+
+@needs_corpus
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
+def test_corpus(cut, path):
+    for argv in COMMANDS:
+        same([*argv, path])
+        same([*argv, "--skip-damaged", path])
+
+
+@needs_corpus
+def test_corpus_together(cut):
+    """Every corpus file in one run: tx_seq, damage and notes go on from file to file."""
+    files = corpus_files()
+    for argv in COMMANDS:
+        same([*argv, "--skip-damaged", *files])
+
+
+def _options():
+    ts = st.datetimes(min_value=dt.datetime(2024, 1, 1), max_value=dt.datetime(2027, 1, 1))
+    return st.fixed_dictionaries({}, optional={
+        "--start-position": st.integers(4, 5000),
+        "--stop-position": st.integers(4, 6000),
+        "--start-datetime": ts,
+        "--stop-datetime": ts,
+        "--include-gtids": st.sampled_from(["0-1-1-20", "0-1-5-40", "0-1-3"]),
+        "--exclude-gtids": st.sampled_from(["0-1-1-10", "0-1-7-9"]),
+        "--database": st.sampled_from(["shop", "test", "nope"]),
+        "--table": st.sampled_from(["shop.orders", "shop.customers", "test.t1"]),
+        "--exclude-table": st.sampled_from(["shop.orders", "shop.items"]),
+        "--skip-damaged": st.just(None),
+        "--follow-rotate": st.just(None),
+        "--top": st.integers(0, 3),
+        "--rows-only": st.just(None),
+    })
+
+
+@settings(max_examples=40, derandomize=True, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(argv=st.sampled_from(COMMANDS), opts=_options(), both=st.booleans(),
+       split=st.sampled_from(["200", "700", "2000"]))
+def test_drawn_options(pool, monkeypatch, argv, opts, both, split):
+    monkeypatch.setenv(parallel.ENV_SPLIT, split)
+    args = list(argv)
+    for name, value in opts.items():
+        if name == "--top" and argv[0] != "stats" or name == "--rows-only" and "jsonl" not in argv:
+            continue
+        args.append(name)
+        if value is not None:
+            args.append(value.isoformat(" ") if isinstance(value, dt.datetime) else value)
+    same([*args, *(SAMPLES if both else SAMPLES[:1])])
+
+
+@pytest.mark.server
+def test_server_binlog(pool, monkeypatch, tmp_path):
+    """Hundreds of transactions a MariaDB server wrote (rows of every operation, DDL, an XA
+    transaction, a rotate), cut into splits of 4 KiB."""
+    from helpers.services import need_mariadb
+    from binlog_grammar.testing.mariadb import MariaDB
+
+    need_mariadb()
+    import shutil
+
+    with MariaDB() as db:
+        statements = ["CREATE DATABASE shop;", "CREATE TABLE shop.t (id INT PRIMARY KEY, "
+                      "v VARCHAR(40), n BIGINT) ENGINE=InnoDB;"]
+        for i in range(300):
+            statements.append(f"BEGIN; INSERT INTO shop.t VALUES ({i}, 'v{i}', {i * 7}); "
+                              f"UPDATE shop.t SET n = n + 1 WHERE id = {i // 2}; COMMIT;")
+            if i % 50 == 49:
+                statements.append(f"DELETE FROM shop.t WHERE id < {i // 3}; FLUSH BINARY LOGS;")
+            if i == 120:
+                statements.append("XA START 'x1'; INSERT INTO shop.t VALUES (100000, 'xa', 1); "
+                                  "XA END 'x1'; XA PREPARE 'x1'; XA COMMIT 'x1';")
+            if i == 200:
+                statements.append("ALTER TABLE shop.t ADD COLUMN w INT DEFAULT 3;")
+        db.sql("\n".join(statements))
+        db.sql("FLUSH BINARY LOGS;")
+        files = []
+        for p in db.binlogs():
+            files.append(tmp_path / p.name)
+            shutil.copy(p, files[-1])
+    monkeypatch.setenv(parallel.ENV_SPLIT, "4096")
+    assert len(files) > 3
+    for argv in COMMANDS:
+        same([*argv, *files[:-1]])
+    same(["dump", "--format", "jsonl", "--follow-rotate", files[0]])
+    same(["sql", "--table", "shop.t", "--start-position", "1000", *files[1:3]])
