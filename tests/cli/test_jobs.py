@@ -162,12 +162,12 @@ def test_server_binlog(pool, monkeypatch, tmp_path):
         statements = ["CREATE DATABASE shop;", "CREATE TABLE shop.t (id INT PRIMARY KEY, "
                       "v VARCHAR(40), n BIGINT) ENGINE=InnoDB;"]
         for i in range(300):
-            statements.append(f"BEGIN; INSERT INTO shop.t VALUES ({i}, 'v{i}', {i * 7}); "
+            statements.append(f"BEGIN; INSERT INTO shop.t (id, v, n) VALUES ({i}, 'v{i}', {i * 7}); "
                               f"UPDATE shop.t SET n = n + 1 WHERE id = {i // 2}; COMMIT;")
             if i % 50 == 49:
                 statements.append(f"DELETE FROM shop.t WHERE id < {i // 3}; FLUSH BINARY LOGS;")
             if i == 120:
-                statements.append("XA START 'x1'; INSERT INTO shop.t VALUES (100000, 'xa', 1); "
+                statements.append("XA START 'x1'; INSERT INTO shop.t (id, v, n) VALUES (100000, 'xa', 1); "
                                   "XA END 'x1'; XA PREPARE 'x1'; XA COMMIT 'x1';")
             if i == 200:
                 statements.append("ALTER TABLE shop.t ADD COLUMN w INT DEFAULT 3;")
@@ -179,6 +179,7 @@ def test_server_binlog(pool, monkeypatch, tmp_path):
             shutil.copy(p, files[-1])
     monkeypatch.setenv(parallel.ENV_SPLIT, "4096")
     assert len(files) > 3
+    assert len(parallel.plan_file(str(files[1]), 1, 0, 4096, 0)[0]) > 3
     for argv in COMMANDS:
         same([*argv, *files[:-1]])
     same(["dump", "--format", "jsonl", "--follow-rotate", files[0]])
