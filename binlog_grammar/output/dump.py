@@ -58,6 +58,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import decimal
+import functools
 import json
 import math
 from typing import Any, Optional
@@ -67,10 +68,11 @@ from ..generated import enums
 from ..generated.sets import SETS
 from ..runtime.construct import set_members
 from ..runtime.values import CHARSET_CODECS, Geometry, codec_of, errors_of
+from .forms import form_name, plan
 
 _CODE = {name: code for code, name in enums.COLUMN_TYPE.items()}
-_JSON_TYPE = _CODE["JSON"]
-# column types whose values are text or bytes by their charset (GEOMETRY aside)
+# column types whose values are text or bytes by their charset (GEOMETRY aside): the "text" form
+# of FORMS["jsonl"] (output/forms.py, "@string_columns")
 _TEXT_TYPES = set_members(SETS["string_columns"], None)  # specs/types/column_classes.yaml
 _COLLATIONS = getattr(enums, "COLLATION", {})
 
@@ -247,26 +249,9 @@ def _assumed_codec(charset: Optional[str]) -> str:
     return CHARSET_CODECS.get(charset or "", "utf-8")
 
 
-_KINDS: dict = {}  # id(columns) -> (columns, {name: (kind, column)})
-
-
-def _kinds(columns) -> dict:
-    seen = _KINDS.get(id(columns))
-    if seen is not None and seen[0] is columns:
-        return seen[1]
-    kinds = {}
-    for c in columns:
-        code = c.get("real_type", c.get("type"))
-        if c.get("type") == _JSON_TYPE:
-            kinds[c.name] = ("json", c)
-        elif code in _TEXT_TYPES:
-            kinds[c.name] = ("text", c)
-        else:
-            kinds[c.name] = (None, c)
-    if len(_KINDS) > 1024:
-        _KINDS.clear()
-    _KINDS[id(columns)] = (columns, kinds)
-    return kinds
+def _form(col) -> str:
+    """The column's form in FORMS["jsonl"] (output/forms.py), by its real type."""
+    return form_name("jsonl", col.get("real_type", col.get("type")))
 
 
 def image_json(values: Optional[dict], columns, server_charset: Optional[str] = None,
@@ -274,46 +259,114 @@ def image_json(values: Optional[dict], columns, server_charset: Optional[str] = 
     """A row image in its documented JSON form (see the module docstring), knowing each column:
     JSON columns as their document text, text without charset metadata in `server_charset`
     (UTF-8 when None). The exact bytes of text values that do not decode go to `raw`
-    ({column: base64})."""
+    ({column: base64}). Each column is written by its form, found once per table (its plan)."""
     if values is None:
         return None
-    kinds = _kinds(columns)
+    writers = plan("jsonl", columns, functools.partial(_jsonl_entry, server_charset=server_charset),
+                   (server_charset,), dict)
     out = {}
     for name, v in values.items():
-        kind, col = kinds.get(name, (None, None))
         if v is None:
             out[name] = None
-            continue
-        codec = None
-        if kind == "json":
-            if hasattr(v, "diffs"):  # rows.PartialJson
-                out[name] = _json_diffs(v)
-                continue
-            v = _json_document(v)
-            codec = "utf-8"
-        elif kind == "text":
-            if isinstance(v, (bytes, bytearray, memoryview)) and col.get("charset") is None:
-                codec = _assumed_codec(server_charset)
-                v = bytes(v).decode(codec, errors_of(codec))
-            else:
-                codec = codec_of(col) or "utf-8"
-        if isinstance(v, str):
-            if not _is_utf8(v):
-                if raw is not None:
-                    codec = codec or codec_of(col) or "utf-8"
-                    raw[name] = _b64(v.encode(codec, errors_of(codec)))
-                v = escape_undecoded(v)
-            out[name] = v
         else:
-            out[name] = json_value(v)
+            out[name] = writers.get(name, _UNKNOWN_COLUMN)(v, raw)
     return out
+
+
+def _jsonl_entry(col, server_charset):
+    return col.name, JSONL_FORMS[_form(col)](col, server_charset)
+
+
+def _text_out(v: str, name, raw, codec) -> str:
+    """Text as it goes into the JSON line: its bytes that do not decode `\\xNN`, and exactly,
+    in base64, into `raw`."""
+    if _is_utf8(v):
+        return v
+    if raw is not None:
+        raw[name] = _b64(v.encode(codec, errors_of(codec)))
+    return escape_undecoded(v)
+
+
+# -- the forms (output/forms.py FORMS["jsonl"]): form(col, server_charset) -> write(v, raw),
+# for a value that is not None; a value of an unexpected Python type goes to json_value
+
+def _value(col, server_charset=None, codec=None):
+    name = col.name if col is not None else None
+    codec = codec or codec_of(col) or "utf-8"
+
+    def write(v, raw):
+        if isinstance(v, str):
+            return _text_out(v, name, raw, codec)
+        return json_value(v)
+    return write
+
+
+_UNKNOWN_COLUMN = _value(None)
+
+
+def _fast(test, form):
+    """A form whose usual values `test` picks and `form` writes; others as `_value` does."""
+    def make(col, server_charset):
+        other = _value(col)
+        return lambda v, raw: form(v) if test(v) else other(v, raw)
+    return make
+
+
+def _json_document_form(col, server_charset):
+    name = col.name
+
+    def write(v, raw):
+        if hasattr(v, "diffs"):  # rows.PartialJson
+            return _json_diffs(v)
+        v = _json_document(v)
+        return _text_out(v, name, raw, "utf-8") if isinstance(v, str) else json_value(v)
+    return write
+
+
+def _text_form(col, server_charset):
+    name = col.name
+    known = col.get("charset") is not None
+    assumed = _assumed_codec(server_charset)
+    assumed_errors = errors_of(assumed)
+    codec = codec_of(col) or "utf-8"
+
+    def write(v, raw):
+        if isinstance(v, str):
+            return _text_out(v, name, raw, codec)
+        if not known and isinstance(v, (bytes, bytearray, memoryview)):
+            return _text_out(bytes(v).decode(assumed, assumed_errors), name, raw, assumed)
+        return json_value(v)
+    return write
+
+
+def _utc_text(v) -> str:
+    if v.tzinfo is None:
+        return v.isoformat()
+    return v.astimezone(dt.timezone.utc).replace(tzinfo=None).isoformat() + "Z"
+
+
+JSONL_FORMS = {
+    "number": _fast(lambda v: type(v) is int, lambda v: v),
+    "decimal_string": _fast(lambda v: type(v) is decimal.Decimal, lambda v: format(v, "f")),
+    "float_number": _fast(lambda v: type(v) is float and math.isfinite(v), lambda v: v),
+    "iso_date": _fast(lambda v: type(v) is dt.date, dt.date.isoformat),
+    "iso_datetime": _fast(lambda v: type(v) is dt.datetime, _utc_text),
+    "iso_time": _fast(lambda v: type(v) is dt.timedelta, lambda v: _time_text(v)),
+    "member": _value,
+    "members": _value,
+    "geometry": _value,
+    "json_document": _json_document_form,
+    "text": _text_form,
+    "value": _value,
+}
 
 
 def needs_columns(columns) -> bool:
     """Do the JSON forms of this table's values depend on their columns (a JSON column, text
     without charset metadata)? When not, `json_value` of each value is its form."""
-    return any(kind == "json" or (kind == "text" and c.get("charset") is None)
-               for kind, c in _kinds(columns).values())
+    forms = {c.name: (_form(c), c) for c in columns}
+    return any(form == "json_document" or (form == "text" and c.get("charset") is None)
+               for form, c in forms.values())
 
 
 def with_image_forms(changes, server_charset: Optional[str] = None) -> list:
@@ -416,6 +469,9 @@ def _data_json(data) -> Any:
 
 
 def _plain(v):
+    t = type(v)
+    if t is str or t is int or t is bool or v is None:  # as json_value writes them (no enum name)
+        return v
     name = getattr(v, "name", None)
     if isinstance(v, int) and not isinstance(v, bool) and isinstance(name, str):
         return name

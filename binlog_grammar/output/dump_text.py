@@ -39,7 +39,7 @@ import re
 from ..generated import enums
 from . import quoting
 from .dump import rows_bytes
-from .text import vv_type, vv_value
+from .text import vv_lines
 
 __all__ = ["text_lines", "rows_text", "TEXT_HEADER", "TEXT_FOOTER"]
 
@@ -215,8 +215,5 @@ def rows_text(se):
 
 
 def _image(values: dict, columns):
-    for c in columns:
-        if c.name not in values:
-            continue
-        v = values[c.name]
-        yield f"###   @{c.index + 1}={vv_value(v, c)} /* {vv_type(c, is_null=v is None)} */"
+    """The `###   @N=` lines of a row image, by its table's plan (output/forms.py)."""
+    return vv_lines(values, columns)

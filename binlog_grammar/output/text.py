@@ -8,6 +8,10 @@ mariadb-binlog prints each column of a row image as
 `binlog_grammar.binlog.rows` decoded, and `vv_type(col, is_null)` the text inside the comment (here
 `VARSTRING(30) meta=30 nullable=1 is_null=0`). `col` is the `rows.Column` of the value.
 
+Which form writes each column type is stated once, in output/forms.py (FORMS["vv"]); the forms
+are the functions of `VV_FORMS` below, each made once per column, and `vv_lines` writes a row image
+by its table's plan (`vv_plan`, made once per TABLE_MAP) instead of testing each value's type.
+
 mariadb-binlog prints from the bytes alone: it ignores the signedness, charset and ENUM/SET member
 metadata of the TABLE_MAP. So this module turns the Python value back into what those bytes say:
 
@@ -68,9 +72,10 @@ from ..generated import enums
 from ..generated import types as value_types
 from ..generated.sets import SETS
 from ..runtime.construct import set_members
-from ..runtime.values import Geometry, Text
+from ..runtime.values import Geometry, Text, binary_char_length, codec_of, errors_of
+from .forms import form_name, plan
 
-__all__ = ["vv_value", "vv_type", "vv_meta", "quote_bytes", "value_bytes", "json_diff_calls",
+__all__ = ["vv_value", "vv_type", "vv_meta", "vv_writer", "vv_plan", "vv_lines", "VV_FORMS", "quote_bytes", "value_bytes", "json_diff_calls",
            "json_diff_op"]
 
 _CODE = {name: code for code, name in enums.COLUMN_TYPE.items()}
@@ -226,14 +231,17 @@ def quote_bytes(data: bytes) -> str:
     """Bytes in single quotes as mariadb-binlog writes them: bytes below 0x20 as \\xNN (lower-case
     hex), every other byte unchanged (quote and backslash included). The result is the UTF-8
     reading of those bytes, with surrogateescape for bytes that are not UTF-8."""
-    out = bytearray(b"'")
-    for b in data:
-        if b > 0x1F:
-            out.append(b)
-        else:
-            out += b"\\x%02x" % b
-    out += b"'"
-    return out.decode("utf-8", "surrogateescape")
+    data = bytes(data)
+    if _CONTROL_BYTE.search(data):
+        data = _CONTROL_BYTE.sub(_escape_control, data)
+    return "'" + data.decode("utf-8", "surrogateescape") + "'"
+
+
+_CONTROL_BYTE = re.compile(rb"[\x00-\x1f]")
+
+
+def _escape_control(m) -> bytes:
+    return b"\\x%02x" % m[0][0]
 
 
 def value_bytes(value, col) -> bytes:
@@ -389,50 +397,161 @@ def _partial_json_text(value, col) -> str:
     return json_diff_calls(f"@{int(col.index) + 1}", value.diffs, _sql_quote)
 
 
+# ---------------------------------------------------------------------------------------------
+# The forms (output/forms.py FORMS["vv"]): each made once per column, then run on its values
+
+def _int_signed_width(col):
+    bits = 8 * _INT_WIDTH[_print_type(col)]
+    mask, half, full = (1 << bits) - 1, 1 << (bits - 1), 1 << bits
+
+    def write(v):
+        u = int(v) & mask
+        return str(u) if u < half else f"{u - full} ({u})"
+    return write
+
+
+def _datetime_form(digits):
+    def write(v):
+        y, mo, d, h, mi, s, us = _datetime_parts(v)
+        return f"'{y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}{_fraction(us, digits)}'"
+    return write
+
+
+def _time_form(digits):
+    def write(v):
+        neg, h, m, s, us = _time_parts(v)
+        return f"'{'-' if neg else ''}{h:02d}:{m:02d}:{s:02d}{_fraction(us, digits)}'"
+    return write
+
+
+def _epoch_fsp(col):
+    digits = vv_meta(col)
+
+    def write(v):
+        secs, us = _timestamp_parts(v)
+        return f"{secs}{_fraction(us, digits)}"
+    return write
+
+
+def _date_colon(v):
+    y, m, d = _date_parts(v)
+    return f"'{y:04d}:{m:02d}:{d:02d}'"
+
+
+def _year_1900(v):
+    stored = 0 if v == 0 else int(v) - 1900
+    return f"{stored + 1900:04d}"
+
+
+def _json_text_quoted(col):
+    def write(v):
+        if hasattr(v, "diffs"):  # rows.PartialJson: the diffs of a partial update
+            return _partial_json_text(v, col)
+        return _sql_quote(_json_text(v))
+    return write
+
+
+def _quoted_bytes(col):
+    """The stored bytes in quotes (value_bytes, with the column's codec and BINARY pad found
+    once)."""
+    codec = codec_of(col) or "utf-8"
+    errors = errors_of(codec)
+    strip = binary_char_length(col) is not None
+
+    def write(v):
+        if isinstance(v, str):
+            return quote_bytes(v.encode(codec, errors))
+        if isinstance(v, (bytes, bytearray, memoryview)):
+            data = bytes(v)
+            return quote_bytes(data.rstrip(b"\0") if strip else data)
+        return quote_bytes(value_bytes(v, col))
+    return write
+
+
+VV_FORMS = {
+    "int_signed_width": _int_signed_width,
+    "decimal_digits": lambda col: lambda v: format(decimal.Decimal(v), "f"),
+    "float_left20g": lambda col: lambda v: format(float(v), "<20g"),
+    "double_g20": lambda col: lambda v: format(float(v), ".20g"),
+    "year_1900": lambda col: _year_1900,
+    "date_colon": lambda col: _date_colon,
+    "datetime": lambda col: _datetime_form(0),
+    "datetime_fsp": lambda col: _datetime_form(vv_meta(col)),
+    # the stored seconds printed with %d
+    "epoch_seconds": lambda col: lambda v: str(_readings(_timestamp_parts(v)[0],
+                                                         _TIMESTAMP_WIDTH)[0]),
+    "epoch_fsp": _epoch_fsp,
+    "time": lambda col: _time_form(0),
+    "time_fsp": lambda col: _time_form(vv_meta(col)),
+    "bits": lambda col: functools.partial(_bit_text, col, _bit_count(col)),
+    "enum_index": lambda col: lambda v: str(_enum_index(v, col)),
+    "set_bits": lambda col: functools.partial(_set_text, col, _meta_field(col, "length") * 8),
+    "json_text_quoted": _json_text_quoted,
+    "vector_bytes": lambda col: functools.partial(_vector_text, col, _meta_number(col)),
+    "quoted_bytes": _quoted_bytes,
+}
+
+
+def _bit_text(col, nbits, v):
+    return _bits(_stored("value_bit", int(v), col), nbits)
+
+
+def _set_text(col, nbits, v):
+    return _bits(_stored("value_set", v, col), nbits)
+
+
+def _vector_text(col, skip, v):
+    return quote_bytes(_stored("value_vector", v, col)[skip:])
+
+
+def vv_writer(col):
+    """The writer of the column's values (not NULL) in its form (forms.FORMS["vv"])."""
+    return VV_FORMS[form_name("vv", _print_type(col))](col)
+
+
 def vv_value(value: Any, col) -> str:
     """The text mariadb-binlog -vv prints for this column value (after `@N=`), from the Python
     value rows.py decoded for `col`. See the module docstring for each type."""
     if value is None:
         return "NULL"
-    code = _print_type(col)
-    meta = vv_meta(col)
-    if code in _INT_WIDTH:
-        return _int_text(value, _INT_WIDTH[code])
-    if code == _CODE["NEWDECIMAL"]:
-        return format(decimal.Decimal(value), "f")
-    if code == _CODE["FLOAT"]:
-        return format(float(value), "<20g")
-    if code == _CODE["DOUBLE"]:
-        return format(float(value), ".20g")
-    if code == _CODE["YEAR"]:
-        stored = 0 if value == 0 else int(value) - 1900
-        return f"{stored + 1900:04d}"
-    if code in (_CODE["DATE"], _CODE["NEWDATE"]):
-        y, m, d = _date_parts(value)
-        return f"'{y:04d}:{m:02d}:{d:02d}'"
-    if code in (_CODE["DATETIME"], _CODE["DATETIME2"]):
-        y, mo, d, h, mi, s, us = _datetime_parts(value)
-        digits = meta if code == _CODE["DATETIME2"] else 0
-        return f"'{y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}{_fraction(us, digits)}'"
-    if code in (_CODE["TIMESTAMP"], _CODE["TIMESTAMP2"]):
-        secs, us = _timestamp_parts(value)
-        if code == _CODE["TIMESTAMP"]:
-            return str(_readings(secs, _TIMESTAMP_WIDTH)[0])  # the stored seconds printed with %d
-        return f"{secs}{_fraction(us, meta)}"
-    if code in (_CODE["TIME"], _CODE["TIME2"]):
-        neg, h, m, s, us = _time_parts(value)
-        digits = meta if code == _CODE["TIME2"] else 0
-        return f"'{'-' if neg else ''}{h:02d}:{m:02d}:{s:02d}{_fraction(us, digits)}'"
-    if code == _CODE["BIT"]:
-        return _bits(_stored("value_bit", int(value), col), _bit_count(col))
-    if code == _CODE["ENUM"]:
-        return str(_enum_index(value, col))
-    if code == _CODE["SET"]:
-        return _bits(_stored("value_set", value, col), _meta_field(col, "length") * 8)
-    if code == _CODE["JSON"]:
-        if hasattr(value, "diffs"):  # rows.PartialJson: the diffs of a partial update
-            return _partial_json_text(value, col)
-        return _sql_quote(_json_text(value))
-    if code == _CODE["VECTOR"]:
-        return quote_bytes(_stored("value_vector", value, col)[_meta_number(col):])
-    return quote_bytes(value_bytes(value, col))
+    return vv_writer(col)(value)
+
+
+def vv_plan(columns) -> list:
+    """A table's row plan for the -vv text, made once per TABLE_MAP: for each column (name,
+    `###   @N=`, its writer, ` /* TYPE ... is_null=0 */`, the whole line of a NULL)."""
+    return plan("vv", columns, _plan_entry)
+
+
+def _plan_entry(col):
+    head = f"###   @{col.index + 1}="
+    try:
+        write = vv_writer(col)
+        tail = f" /* {vv_type(col, False)} */"
+        null = f"{head}NULL /* {vv_type(col, True)} */"
+    except Exception:  # noqa: BLE001 - metadata the forms cannot read: fail on a value, as before
+        return (col.name, head, functools.partial(_slow_line, head, col), None, None)
+    return (col.name, head, write, tail, null)
+
+
+def vv_lines(values: dict, columns):
+    """The `###   @N=value /* TYPE ... */` lines of a row image, by the table's plan."""
+    get = values.get
+    missing = _MISSING
+    for name, head, write, tail, null in vv_plan(columns):
+        v = get(name, missing)
+        if v is missing:
+            continue
+        if tail is None:  # a column whose writer could not be made: its whole line
+            yield write(v)
+        elif v is None:
+            yield null
+        else:
+            yield head + write(v) + tail
+
+
+_MISSING = object()
+
+
+def _slow_line(head, col, v):
+    return f"{head}{vv_value(v, col)} /* {vv_type(col, is_null=v is None)} */"
