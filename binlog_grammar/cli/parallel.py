@@ -98,7 +98,6 @@ class Outcome:
         self.damage, self.undecoded, self.refused = [], [], []
         self.fallbacks = {}
         self.window = Window(cfg.filters, lambda: len(self.paths) - 1)
-        self.charsets = ({}, {})
 
     @property
     def notes(self):
@@ -116,16 +115,6 @@ class Outcome:
                 seen[2] = first
         for path, c in r.fallbacks.items():
             self.fallbacks.setdefault(path, Counter()).update(c)
-        self.charsets[0].update(r.charsets[0])
-        self.charsets[1].update(r.charsets[1])
-
-    def knew(self, r: Result) -> bool:
-        """Every charset answer of the split is the one the splits before would have given."""
-        server, databases = self.charsets
-        for file, db, seen, answer in r.lookups:
-            if (databases.get((file, db)) or (answer if seen else server.get(file))) != answer:
-                return False
-        return True
 
 
 def plan_file(path, index, seq, split_bytes, min_bytes):
@@ -153,7 +142,9 @@ class Executor:
 
         try:
             ctx = mp.get_context("forkserver")
-            ctx.set_forkserver_preload(["binlog_grammar.cli.pieces"])
+            ctx.set_forkserver_preload(["binlog_grammar.cli.pieces", "binlog_grammar.output.dump",
+                                       "binlog_grammar.output.dump_text",
+                                       "binlog_grammar.output.sql", "binlog_grammar.output.stats"])
         except ValueError:
             ctx = mp.get_context("spawn")
         self.pool = ProcessPoolExecutor(jobs, mp_context=ctx, initializer=init,
@@ -226,8 +217,6 @@ def run(args, stream, kind, write, executor=None):
                              piece.tx_seq_base, piece.gtid)
                 index = len(paths)
                 continue
-            if r.lookups and not outcome.knew(r):
-                r = _again(cfg, piece, outcome)
             outcome.merge(r)
             if stats is not None and r.stats is not None:
                 stats.merge(r.stats)
@@ -251,22 +240,6 @@ def run(args, stream, kind, write, executor=None):
     return outcome, stats
 
 
-def _again(cfg, piece, outcome) -> Result:
-    """The split read again in the parent, with the character sets the splits before named."""
-    from ..output.dump import JsonlWriter
-
-    out, chunks = Result(), []
-    writer = JsonlWriter(rows_only=cfg.rows_only)
-    writer.charsets.server.update(outcome.charsets[0])
-    writer.charsets.databases.update(outcome.charsets[1])
-    stream = PieceStream([piece], outcome.paths, cfg)
-    render(cfg, stream, out, chunks.append, writer)
-    collect(stream, out)
-    out.text = "".join(chunks)
-    out.charsets = (writer.charsets.server, writer.charsets.databases)
-    return out
-
-
 def _sequential(cfg, pieces, outcome, emit, stats):
     """The rest of the input in the parent, one piece after another, as --jobs 1 reads it (errors
     raise from where they are met, after the output before them was written)."""
@@ -274,10 +247,10 @@ def _sequential(cfg, pieces, outcome, emit, stats):
     writer = None
     if cfg.kind == "jsonl":
         from ..output.dump import JsonlWriter
+        from .pieces import PieceCharsets
 
         writer = JsonlWriter(rows_only=cfg.rows_only)
-        writer.charsets.server.update(outcome.charsets[0])
-        writer.charsets.databases.update(outcome.charsets[1])
+        writer.charsets = PieceCharsets(writer.charsets, pieces[0])  # the file before the first piece
     stream = PieceStream(pieces, outcome.paths, cfg, follow=True)
     write = chunks.append if cfg.kind == "flashback" else emit
     try:

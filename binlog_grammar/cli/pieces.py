@@ -81,8 +81,6 @@ class Result:
     fallbacks: dict = field(default_factory=dict)  # path -> Counter
     stats: object = None  # output.stats.Stats of the pieces
     refused: list = field(default_factory=list)  # sql: the refusals, as text
-    charsets: tuple = ({}, {})  # jsonl: what the pieces said of the server's character sets
-    lookups: set = field(default_factory=set)  # jsonl: charset answers the pieces could not know
     rotated: Optional[str] = None  # follow_rotate: the file the last piece's ROTATE_EVENT names
     sequential: str = ""  # why the pieces must be read again in the parent, after those before
 
@@ -154,25 +152,66 @@ class PieceStream(Stream):
                     self.rotated = None
 
 
-class _Charsets:
-    """output.dump.ServerCharsets that notes the answers it gave without knowing what the pieces
-    before said (those the parent checks against what they did say)."""
+class PieceCharsets:
+    """output.dump.ServerCharsets for a piece of a file: what the piece's own QUERY_EVENTs say,
+    else what those of the file before the piece said (read, when first asked, by a header walk
+    that parses only the QUERY_EVENTs and FORMAT_DESCRIPTION_EVENTs before it)."""
 
-    def __init__(self, base):
-        self.base = base
-        self.server, self.databases = {}, {}
-        self.lookups = set()
+    def __init__(self, base, piece):
+        self.base = base  # the piece's own
+        self.piece = piece
+        self.before = None
 
     def see(self, ev):
         self.base.see(ev)
-        self.server.update(self.base.server)
-        self.databases.update(self.base.databases)
 
     def charset(self, file, db):
-        answer = self.databases.get((file, db)) or self.server.get(file)
-        if (file, db) not in self.databases:
-            self.lookups.add((file, db, file in self.server, answer))
-        return answer
+        own = self.base.databases.get((file, db))
+        if own:
+            return own
+        if self.before is None:
+            self.before = _charsets_before(self.piece.path, self.piece.start)
+        return self.before.databases.get((file, db)) or self.base.server.get(file) \
+            or self.before.server.get(file)
+
+
+def _charsets_before(path, stop):
+    """ServerCharsets of the QUERY_EVENTs of `path` before offset `stop`."""
+    import os
+
+    from ..binlog.framing import Walk
+    from ..binlog.reader import FDE_CODE, FormatState, event_name, first_format_event, parse_event
+    from ..binlog.reader import update_state
+    from ..errors import BinlogError
+    from ..output.dump import ServerCharsets
+
+    cs = ServerCharsets()
+    if stop <= 4:
+        return cs
+    state = FormatState()
+    update_state(state, first_format_event(path)[0])
+
+    def queries():
+        return {c for c in range(256) if B.ROLE_OF.get(event_name(c, state)) == B.STATEMENT_ROLE}
+
+    wanted = queries()
+    with open(path, "rb") as fh:
+        for pos, code, length in Walk(path, state.header_len, 4, stop, size=os.path.getsize(path),
+                                      short=True):
+            if pos == 4 or (code not in wanted and code != FDE_CODE):
+                continue
+            fh.seek(pos)
+            try:
+                ev = parse_event(fh.read(length), state, file=path, offset=pos,
+                                 verify_checksum=False)
+            except BinlogError:  # damaged: --jobs 1 does not see it either (or stops before)
+                continue
+            if code == FDE_CODE:
+                update_state(state, ev)
+                wanted = queries()
+            else:
+                cs.see(ev)
+    return cs
 
 
 _XA = re.compile(r"\s*XA\b", re.I)
@@ -261,7 +300,7 @@ def work(cfg: Config, pieces: list, paths: list) -> Result:
         from ..output.dump import JsonlWriter
 
         writer = JsonlWriter(rows_only=cfg.rows_only)
-        writer.charsets = _Charsets(writer.charsets)
+        writer.charsets = PieceCharsets(writer.charsets, pieces[0])
     elif cfg.kind == "stats":
         from ..output.stats import Stats
 
@@ -279,10 +318,6 @@ def work(cfg: Config, pieces: list, paths: list) -> Result:
         return Result(sequential="damage")
     out.text = "".join(chunks)
     out.stats = stats
-    if writer is not None:
-        cs = writer.charsets
-        out.charsets = (cs.server, cs.databases)
-        out.lookups = cs.lookups
     return out
 
 
