@@ -166,6 +166,26 @@ with open(PATH, "rb") as fh:
 }
 
 
+# --jobs N (issue 26, item 4): dump, dump --format jsonl, sql and stats on 1 and 2 processes,
+# output to /dev/null; the time includes starting the worker pool and planning the splits
+def _jobs_runner(argv, jobs):
+    return f"""
+import contextlib, os
+from binlog_grammar.cli import main
+start = time.perf_counter()
+events, rows = None, None
+with open(os.devnull, "w") as null, contextlib.redirect_stdout(null):
+    main({argv!r} + ["--jobs", "{jobs}", PATH])
+"""
+
+
+JOBS_COMMANDS = {"dump": ["dump"], "jsonl": ["dump", "--format", "jsonl"], "sql": ["sql"],
+                 "stats": ["stats"]}
+for _name, _argv in JOBS_COMMANDS.items():
+    for _jobs in (1, 2):
+        RUNNERS[f"jobs-{_name}-{_jobs}"] = _jobs_runner(_argv, _jobs)
+
+
 # Python runners import byte-compiled modules, as on a normal installation (some environments set
 # PYTHONDONTWRITEBYTECODE, which would make every run compile every module it imports again)
 RUN_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -420,6 +440,11 @@ def main(argv=None):
         lines.append("- framing, MB/s side by side (x: speed over ours-framing-python): " + ", ".join(
             f"{n} {size / med[n][0] / 1e6:,.0f} ({base / med[n][0]:.1f}x)" for n in walks)
             + "; goal for the header walk and stats: at least 1,000 MB/s")
+    pairs = [(n, med[f"jobs-{n}-1"][0], med[f"jobs-{n}-2"][0]) for n in JOBS_COMMANDS
+             if f"jobs-{n}-1" in med and f"jobs-{n}-2" in med]
+    if pairs:
+        lines.append("- --jobs 1 / --jobs 2, wall time (x: speed-up): " + ", ".join(
+            f"{n} {a:.2f} s / {b:.2f} s ({a / b:.2f}x)" for n, a, b in pairs))
     peak = [max(r["maxrss_kb"] for r in results[n] if r.get("ok")) / 1024 for n in med
             if n.startswith("ours")]
     if peak:
