@@ -24,9 +24,10 @@ import os
 from collections import Counter, deque
 
 from ..binlog.window import Window
+from ..errors import BinlogError
 from .pieces import Config, NeedsOrder, Piece, PieceStream, Result, collect, init, render, work
 
-SPLIT_BYTES = 8 << 20  # a split's size; files below MIN_BYTES are not cut
+SPLIT_BYTES = 4 << 20  # a split's size; files below MIN_BYTES are not cut
 MIN_BYTES = 8 << 20
 ENV_SPLIT = "BINLOG_GRAMMAR_SPLIT_BYTES"
 EXECUTOR = None  # one pool for many runs (the tests set it; a run otherwise starts its own)
@@ -122,10 +123,10 @@ def plan_file(path, index, seq, split_bytes, min_bytes):
     reach the file's end (then the GTID count is not known past it)."""
     from ..spark.split import scan_file
 
-    if _size(path) < min_bytes:
-        sc = scan_file(path, None)
-    else:
-        sc = scan_file(path, split_bytes)
+    try:
+        sc = scan_file(path, None if _size(path) < min_bytes else split_bytes)
+    except (OSError, BinlogError):  # the parent reads it and reports it as --jobs 1 does
+        return [Piece(path, index, 4, None, None, seq, None)], 0, False
     whole = sc.splittable and sc.scanned_to == sc.size
     if not whole or len(sc.cuts) < 2:
         return [Piece(path, index, 4, None, None, seq, None)], sc.gtid_events, whole
@@ -185,6 +186,7 @@ def run(args, stream, kind, write, executor=None):
         seq, index, rest = 0, 0, None  # rest: the piece from which the parent reads on
         inflight = deque()
         pending = []  # pieces planned, not yet submitted
+        starts = {}  # path -> GTID events of the input before it
         while True:
             while rest is None and not pending and index < len(paths):
                 pieces, gtids, whole = plan_file(paths[index], index, seq, split_bytes, min_bytes)
@@ -192,6 +194,7 @@ def run(args, stream, kind, write, executor=None):
                     rest = pieces[0]
                     break
                 pending += pieces
+                starts[paths[index]] = seq
                 seq += gtids
                 index += 1
             while rest is None and pending and len(inflight) < 2 * jobs:
@@ -213,8 +216,10 @@ def run(args, stream, kind, write, executor=None):
                     f.cancel()
                 inflight.clear()
                 pending = []
-                rest = Piece(piece.path, piece.file_index, piece.start, None, piece.fde_pos,
-                             piece.tx_seq_base, piece.gtid)
+                # the file is read again from its start, the events before the split for
+                # their state only (table maps, GTID, tx_seq, character sets), as --jobs 1 has it
+                rest = Piece(piece.path, piece.file_index, 4, None, None, starts[piece.path],
+                             None, piece.start if piece.start > 4 else None)
                 index = len(paths)
                 continue
             outcome.merge(r)
@@ -226,7 +231,7 @@ def run(args, stream, kind, write, executor=None):
                 done = min(total, done + ((piece.stop or _size(piece.path)) - piece.start))
                 progress(done, total)
             if r.rotated and not inflight and not pending and index == len(paths):
-                paths.append(r.rotated)
+                paths.append(r.rotated)  # (the next file of the plan: no path repeats)
                 outcome.paths.append(r.rotated)
                 total += _size(r.rotated)
     finally:
@@ -251,7 +256,7 @@ def _sequential(cfg, pieces, outcome, emit, stats):
 
         writer = JsonlWriter(rows_only=cfg.rows_only)
         writer.charsets = PieceCharsets(writer.charsets, pieces[0])  # the file before the first piece
-    stream = PieceStream(pieces, outcome.paths, cfg, follow=True)
+    stream = PieceStream(pieces, outcome.paths, cfg, follow=True, strict=False)
     write = chunks.append if cfg.kind == "flashback" else emit
     try:
         render(cfg, stream, out, write, writer, stats, check_xa=False)

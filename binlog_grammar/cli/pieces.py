@@ -64,6 +64,7 @@ class Piece:
     fde_pos: Optional[int] = None
     tx_seq_base: Optional[int] = 0
     gtid: Optional[str] = None
+    skip_to: Optional[int] = None  # events before this offset only set the state (not yielded)
 
     @classmethod
     def of_split(cls, sp) -> "Piece":
@@ -88,7 +89,7 @@ class Result:
 class PieceStream(Stream):
     """A Stream over pieces of `paths` (the whole input, for the window's first and last file)."""
 
-    def __init__(self, pieces, paths, cfg: Config, follow=False):
+    def __init__(self, pieces, paths, cfg: Config, follow=False, strict=True):
         super().__init__([], cfg.filters, cfg.verify_checksum, cfg.schemas, cfg.skip_damaged,
                          None, cfg.server_version, cfg.follow_rotate, True, cfg.cut)
         self.paths = list(paths)
@@ -96,6 +97,15 @@ class PieceStream(Stream):
         self.rotate = cfg.follow_rotate
         self.follow = follow  # go on into the file a ROTATE_EVENT names (else only say which)
         self.rotated = None
+        # strict (a worker): rows whose TABLE_MAP_EVENT is not in the piece need the pieces
+        # before it (a damaged TABLE_MAP leaves the earlier mapping of its table id in force)
+        self.strict = strict
+
+    def _table(self, decoder, e):
+        t = table_of(decoder, e)
+        if t is None and self.strict and e.type is not None and e.type.row_op:
+            raise NeedsOrder("rows without their TABLE_MAP_EVENT")
+        return t
 
     def _all_events(self):
         seq = 0
@@ -116,6 +126,7 @@ class PieceStream(Stream):
             gtid = piece.gtid
             server, tables, stop = self.server, decoder.tables, piece.stop
             last = None
+            skip, before = piece.skip_to or 0, None
             try:
                 for ev in f:
                     if stop is not None and ev.offset >= stop:
@@ -128,21 +139,30 @@ class PieceStream(Stream):
                     if code in GTID_CODES:
                         gtid = gtid_of(ev)
                         seq += 1
+                    if ev.offset < skip:  # the file before a split read again: its state only
+                        if code == TABLE_MAP_CODE:
+                            decoder.table_map(ev)
+                        elif code in HAS_INNER:
+                            for e in inner_events_or_damage(ev, f.state, self.verify_checksum):
+                                table_of(decoder, e)
+                        before = Counter(f.fallbacks)  # counted by the splits that read them
+                        continue
                     if code in ROWS_CODES:
-                        yield i, StreamEvent(ev, tables.get(int(ev.data["table_id"])), gtid,
-                                             decoder, seq, self._on_undecoded)
+                        yield i, StreamEvent(ev, self._table(decoder, ev), gtid, decoder, seq,
+                                             self._on_undecoded)
                     elif code == TABLE_MAP_CODE:
                         yield i, StreamEvent(ev, decoder.table_map(ev), gtid, decoder, seq)
                     elif code in HAS_INNER:
                         for e in inner_events_or_damage(ev, f.state, self.verify_checksum,
                                                         self.damage if self.skip_damaged else None):
-                            yield i, StreamEvent(e, table_of(decoder, e), gtid, decoder, seq,
+                            yield i, StreamEvent(e, self._table(decoder, e), gtid, decoder, seq,
                                                  self._on_undecoded)
                     else:
                         yield i, StreamEvent(ev, None, gtid, decoder, seq)
                     last = ev
             finally:
-                self.fallbacks[path].update(f.fallbacks)
+                self.fallbacks[path].update(f.fallbacks - before if before is not None
+                                            else f.fallbacks)
             self.damage += getattr(f, "damage", [])
             if stop is None and self.rotate and i == len(self.paths) - 1:
                 self.rotated = self._rotated_to(path, last)
@@ -170,7 +190,8 @@ class PieceCharsets:
         if own:
             return own
         if self.before is None:
-            self.before = _charsets_before(self.piece.path, self.piece.start)
+            self.before = _charsets_before(self.piece.path,
+                                           self.piece.skip_to or self.piece.start)
         return self.before.databases.get((file, db)) or self.base.server.get(file) \
             or self.before.server.get(file)
 
@@ -263,7 +284,10 @@ def render(cfg: Config, stream: PieceStream, out: Result, write, writer=None, st
                 yield tx
 
         refused = []
-        for line in render_sql(txs(), flashback=kind == "flashback", session=False,
+        # flashback reads every transaction before it renders one, as the command does (rows
+        # whose table no TABLE_MAP mapped when they were read are decoded with the later maps)
+        items = list(txs()) if kind == "flashback" else txs()
+        for line in render_sql(items, flashback=kind == "flashback", session=False,
                                on_refused=refused.append):
             write(line if line.endswith("\n") else line + "\n")
         out.refused += [str(e) for e in refused]
