@@ -23,9 +23,11 @@ from __future__ import annotations
 import os
 from collections import Counter, deque
 
-from ..binlog.window import Window
 from ..errors import BinlogError
-from .pieces import Config, NeedsOrder, Piece, PieceStream, Result, collect, init, render, work
+
+# cli/pieces.py and binlog/ are imported when a run starts, not with this module: the commands
+# import it to declare --jobs, and `--specs DIR` must compile its specs before any generated
+# module is imported (codegen.grammar.use_specs)
 
 SPLIT_BYTES = 4 << 20  # a split's size; files below MIN_BYTES are not cut
 MIN_BYTES = 8 << 20
@@ -63,6 +65,7 @@ def jobs_of(args) -> int:
 def config(args, kind) -> Config:
     from ..binlog.rows import load_schemas
     from ..binlog.stream import Filters
+    from .pieces import Config
 
     where = getattr(args, "positions", None)
     if where is not None:
@@ -100,6 +103,8 @@ class Outcome:
     """What report_damage reads of a stream, merged from the splits in input order."""
 
     def __init__(self, cfg: Config, paths):
+        from ..binlog.window import Window
+
         self.paths = list(paths)
         self.damage, self.undecoded, self.refused = [], [], []
         self.fallbacks = {}
@@ -126,6 +131,7 @@ class Outcome:
 def plan_file(path, index, seq, split_bytes, min_bytes):
     """(pieces of one file, GTID events in it, whole): `whole` False when the header walk did not
     reach the file's end (then the GTID count is not known past it)."""
+    from .pieces import Piece
     from ..spark.split import scan_file
 
     try:
@@ -143,6 +149,8 @@ class Executor:
     """A process pool started with forkserver (spawn where there is none)."""
 
     def __init__(self, jobs, backend, user_specs):
+        from .pieces import init
+
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
 
@@ -167,6 +175,8 @@ def run(args, stream, kind, write, executor=None):
     """Read `stream.paths` as `kind` with args.jobs processes; write(str) gets the output in
     input order (flashback: once all is read, last transaction first). Returns the Outcome and,
     for stats, the merged Stats."""
+    from .pieces import Piece, work
+
     cfg = config(args, kind)
     forced = os.environ.get(ENV_SPLIT)
     split_bytes = int(forced) if forced else SPLIT_BYTES
@@ -253,6 +263,8 @@ def run(args, stream, kind, write, executor=None):
 def _sequential(cfg, pieces, outcome, emit, stats):
     """The rest of the input in the parent, one piece after another, as --jobs 1 reads it (errors
     raise from where they are met, after the output before them was written)."""
+    from .pieces import PieceStream, Result, collect, render
+
     out, chunks = Result(), []
     writer = None
     if cfg.kind == "jsonl":
@@ -273,4 +285,4 @@ def _sequential(cfg, pieces, outcome, emit, stats):
         emit("".join(chunks))
 
 
-__all__ = ["add_option", "jobs_of", "wanted", "run", "Outcome", "Executor", "NeedsOrder"]
+__all__ = ["add_option", "jobs_of", "wanted", "run", "Outcome", "Executor"]
