@@ -3,7 +3,10 @@
 - construct.py: the construct structs of generated/ (types, events, catalog, enums, sets) and
   `generate()`, which writes every generated module;
 - python.py: generated/fast.py, plain-Python readers of the same specs (the fast path);
-- table.py: readers specialised for one table's columns, compiled at run time per TABLE_MAP;
+- table.py: readers specialised for one table's columns, compiled at run time per TABLE_MAP
+  (its partial evaluator is a translator of lang.expr);
+- c_expr.py: the C translator of the expression language, over the helpers of
+  templates/bg_expr.h.j2;
 - grammar.py: which grammar the package runs on (the project's specs, or a user's compiled into a
   cache folder).
 """

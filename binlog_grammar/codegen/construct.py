@@ -127,13 +127,13 @@ class _Writer:
                 con = f"NullTerminated(GreedyBytes, term={bytes([f.terminator])!r})"
             elif f.size == "rest":
                 con = "GreedyBytes"
-            elif f.size[0] == "num":
-                con = f"Bytes({f.size[1]})"
+            elif isinstance(f.size, E.Num):
+                con = f"Bytes({f.size.value})"
             else:
                 con = f"Bytes({self.lam(f.size)})"
             if t.kind == "str":
                 if f.pad is not None:
-                    size = f.size[1] if f.size[0] == "num" else self.lam(f.size)
+                    size = f.size.value if isinstance(f.size, E.Num) else self.lam(f.size)
                     con = f"rt.Text({con}, pad={f.pad}, size={size})"
                 else:
                     con = f"rt.Text({con})"
@@ -188,7 +188,7 @@ class _Writer:
         sizeof_targets = set()
         for f in fields:
             if f.rebuild is not None:
-                sizeof_targets |= _sizeof_names(f.rebuild)
+                sizeof_targets |= E.sizeof_names(f.rebuild)
         sizeof_map = {}
         by_id = {f.id: f for f in fields}
         for n in sorted(sizeof_targets):
@@ -210,17 +210,6 @@ class _Writer:
             lines.append(f"{pad}{f.id!r} / {self.field_con(f, ind + 1, sizeof_map, hoist)},")
         lines.append(f"{'    ' * ind})")
         return "\n".join(lines)
-
-
-def _sizeof_names(node, acc=None):
-    acc = set() if acc is None else acc
-    if isinstance(node, tuple):
-        if node and node[0] == "call" and node[1] == "sizeof":
-            acc.add(node[2][0][1])
-        for sub in node[1:]:
-            if isinstance(sub, tuple):
-                _sizeof_names(sub, acc)
-    return acc
 
 
 def module_name(spec_file: str) -> str:

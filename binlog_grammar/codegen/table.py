@@ -76,104 +76,7 @@ class _Spec:
         """Partially evaluate an expression: ("c", value) when the columns decide it, ("r",
         code) otherwise; ("b", int variable, n) for a bitmap of n bits read as an int, which
         only indexing (bits_ok) sees as such."""
-        kind = node[0]
-        if kind in ("num", "str", "lit"):
-            return ("c", node[1])
-        if kind == "ver":
-            return ("c", rt.Version(node[1].flavor, node[1].number))
-        if kind == "enum":
-            return ("c", self.enums[node[1]][node[2]])
-        if kind == "ctx":
-            if node[1] not in self.ctx:
-                raise Unsupported(f"ctx.{node[1]}")
-            return ("c", self.ctx[node[1]])
-        if kind == "name":
-            n = node[1]
-            if n == "col":
-                if sc.col is None:
-                    raise Unsupported("col outside a column")
-                return ("c", sc.col)
-            if n == "_index":
-                s = sc
-                while s is not None and s.index is None:
-                    s = s.parent
-                if s is None:
-                    raise Unsupported("_index outside an array")
-                return s.index
-            if n == "_parent":
-                return ("s", sc.parent)
-            if n == "remaining":
-                return ("r", "(end - pos)")
-            if n not in sc.values:
-                raise Unsupported(f"name {n}")
-            return self.whole(sc.values[n], bits_ok)
-        if kind == "attr":
-            base = self.pe(node[1], sc)
-            if base[0] == "s":
-                if node[2] == "_parent":
-                    return ("s", base[1].parent)
-                if node[2] == "_index":
-                    return base[1].index or ("c", None)
-                return self.whole(base[1].values[node[2]], bits_ok)
-            if base[0] == "c":
-                b = base[1]
-                return ("c", b[node[2]] if isinstance(b, dict) else getattr(b, node[2]))
-            return ("r", f"{base[1]}[{node[2]!r}]")
-        if kind == "index":
-            a, i = self.pe(node[1], sc, bits_ok=True), self.pe(node[2], sc)
-            if a[0] == "b" and i[0] == "c" and 0 <= i[1] < a[2]:
-                return ("r", f"({a[1]} >> {i[1]} & 1 == 1)")
-            a = self.whole(a, False)
-            if a[0] == "c" and i[0] == "c":
-                return ("c", a[1][i[1]])
-            return ("r", f"{self.code(a)}[{self.code(i)}]")
-        if kind == "call":
-            f, args = node[1], [self.pe(a, sc) for a in node[2]]
-            fns = {"len": rt.length, "popcount": rt.popcount, "rank": rt.rank, "abs": abs,
-                   "min": min, "max": max, "version": rt.version, "matches": rt.matches}
-            if f not in fns:
-                raise Unsupported(f"{f}()")
-            if all(a[0] == "c" for a in args):
-                return ("c", fns[f](*[a[1] for a in args]))
-            name = {"len": "rt.length", "popcount": "rt.popcount", "rank": "rt.rank",
-                    "version": "rt.version", "matches": "rt.matches"}.get(f, f)
-            return ("r", f"{name}({', '.join(self.code(a) for a in args)})")
-        if kind == "bin":
-            a, b = self.pe(node[2], sc), self.pe(node[3], sc)
-            op = node[1]
-            if a[0] == "c" and b[0] == "c":
-                return ("c", E.apply_bin(op, a[1], b[1]))
-            if op in ("<", "<=", ">", ">=") and any(x[0] == "c" and isinstance(x[1], rt.Version)
-                                                    for x in (a, b)):
-                return ("r", f"rt.vcmp({op!r}, {self.code(a)}, {self.code(b)})")
-            return ("r", f"({self.code(a)} {E.PY_BIN[op]} {self.code(b)})")
-        if kind == "bool":
-            a = self.pe(node[2], sc)
-            if a[0] == "c":
-                if node[1] == "and":
-                    return a if not a[1] else self.pe(node[3], sc)
-                return a if a[1] else self.pe(node[3], sc)
-            b = self.pe(node[3], sc)
-            return ("r", f"({a[1]} {node[1]} {self.code(b)})")
-        if kind == "not":
-            a = self.pe(node[1], sc)
-            return ("c", not a[1]) if a[0] == "c" else ("r", f"(not {a[1]})")
-        if kind == "un":
-            a = self.pe(node[2], sc)
-            if a[0] == "c":
-                return ("c", -a[1] if node[1] == "-" else ~a[1])
-            return ("r", f"({node[1]}{a[1]})")
-        if kind == "cond":
-            c = self.pe(node[1], sc)
-            if c[0] == "c":
-                return self.pe(node[2] if c[1] else node[3], sc)
-            a, b = self.pe(node[2], sc), self.pe(node[3], sc)
-            code = f"({self.code(a)} if {c[1]} else {self.code(b)})"
-            ways = [self.possible(a), self.possible(b)]
-            if None not in ways:  # what the choice can give, for switches to drop other cases
-                return ("r", code, ways[0] | ways[1])
-            return ("r", code)
-        raise Unsupported(kind)
+        return _Partial(self, sc, bits_ok).translate(node)
 
     @staticmethod
     def possible(v):
@@ -433,6 +336,130 @@ class _Spec:
             self.emit(ind, f"{out} = {self.k(decode)}({self.code(v)})")
             return ("r", out)
         return v
+
+
+class _Partial(E.Translator):
+    """The partial evaluator of _Spec.pe: one expression in one scope."""
+
+    def __init__(self, spec: _Spec, sc: _Scope, bits_ok: bool):
+        self.spec, self.sc, self.bits_ok = spec, sc, bits_ok
+
+    def sub(self, node, bits_ok=False):
+        return self.spec.pe(node, self.sc, bits_ok)
+
+    def on_node(self, node):
+        raise Unsupported(type(node).__name__)
+
+    def on_num(self, node):
+        return ("c", node.value)
+
+    on_str = on_lit = on_num
+
+    def on_ver(self, node):
+        return ("c", rt.Version(node.version.flavor, node.version.number))
+
+    def on_enum(self, node):
+        return ("c", self.spec.enums[node.enum][node.member])
+
+    def on_ctx(self, node):
+        if node.name not in self.spec.ctx:
+            raise Unsupported(f"ctx.{node.name}")
+        return ("c", self.spec.ctx[node.name])
+
+    def on_name(self, node):
+        if node.id not in self.sc.values:
+            raise Unsupported(f"name {node.id}")
+        return self.spec.whole(self.sc.values[node.id], self.bits_ok)
+
+    def on_col(self, node):
+        if self.sc.col is None:
+            raise Unsupported("col outside a column")
+        return ("c", self.sc.col)
+
+    def on_loop_index(self, node):
+        s = self.sc
+        while s is not None and s.index is None:
+            s = s.parent
+        if s is None:
+            raise Unsupported("_index outside an array")
+        return s.index
+
+    def on_parent(self, node):
+        return ("s", self.sc.parent)
+
+    def on_remaining(self, node):
+        return ("r", "(end - pos)")
+
+    def on_attr(self, node):
+        base = self.sub(node.base)
+        if base[0] == "s":
+            if node.name == "_parent":
+                return ("s", base[1].parent)
+            if node.name == "_index":
+                return base[1].index or ("c", None)
+            return self.spec.whole(base[1].values[node.name], self.bits_ok)
+        if base[0] == "c":
+            b = base[1]
+            return ("c", b[node.name] if isinstance(b, dict) else getattr(b, node.name))
+        return ("r", f"{base[1]}[{node.name!r}]")
+
+    def on_index(self, node):
+        a, i = self.sub(node.base, bits_ok=True), self.sub(node.index)
+        if a[0] == "b" and i[0] == "c" and 0 <= i[1] < a[2]:
+            return ("r", f"({a[1]} >> {i[1]} & 1 == 1)")
+        a = self.spec.whole(a, False)
+        if a[0] == "c" and i[0] == "c":
+            return ("c", a[1][i[1]])
+        return ("r", f"{self.spec.code(a)}[{self.spec.code(i)}]")
+
+    def on_call(self, node):
+        f, args = node.function, [self.sub(a) for a in node.args]
+        if all(a[0] == "c" for a in args):
+            return ("c", f.impl(*[a[1] for a in args]))
+        return ("r", f"{f.python}({', '.join(self.spec.code(a) for a in args)})")
+
+    def on_sizeof(self, node):
+        raise Unsupported("sizeof()")
+
+    def on_binary(self, node):
+        a, b = self.sub(node.left), self.sub(node.right)
+        op = node.op
+        if a[0] == "c" and b[0] == "c":
+            return ("c", E.apply_bin(op, a[1], b[1]))
+        if op in ("<", "<=", ">", ">=") and any(x[0] == "c" and isinstance(x[1], rt.Version)
+                                                for x in (a, b)):
+            return ("r", f"rt.vcmp({op!r}, {self.spec.code(a)}, {self.spec.code(b)})")
+        return ("r", f"({self.spec.code(a)} {E.PY_BIN[op]} {self.spec.code(b)})")
+
+    def on_bool_op(self, node):
+        a = self.sub(node.left)
+        if a[0] == "c":
+            if node.op == "and":
+                return a if not a[1] else self.sub(node.right)
+            return a if a[1] else self.sub(node.right)
+        b = self.sub(node.right)
+        return ("r", f"({a[1]} {node.op} {self.spec.code(b)})")
+
+    def on_not_(self, node):
+        a = self.sub(node.operand)
+        return ("c", not a[1]) if a[0] == "c" else ("r", f"(not {a[1]})")
+
+    def on_unary(self, node):
+        a = self.sub(node.operand)
+        if a[0] == "c":
+            return ("c", -a[1] if node.op == "-" else ~a[1])
+        return ("r", f"({node.op}{a[1]})")
+
+    def on_cond(self, node):
+        c = self.sub(node.test)
+        if c[0] == "c":
+            return self.sub(node.then if c[1] else node.other)
+        a, b = self.sub(node.then), self.sub(node.other)
+        code = f"({self.spec.code(a)} if {c[1]} else {self.spec.code(b)})"
+        ways = [self.spec.possible(a), self.spec.possible(b)]
+        if None not in ways:  # what the choice can give, for switches to drop other cases
+            return ("r", code, ways[0] | ways[1])
+        return ("r", code)
 
 
 def _image_dict(gen, sub, ind):

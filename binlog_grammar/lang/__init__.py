@@ -6,7 +6,8 @@ and the test strategies walk.
 - `overlays`: version overlays (specs/versions/), applied to the YAML before it is checked;
 - `definitions`, `fields`, `events`: the checks of named definitions, of fields and types, and of
   events;
-- `expr`: the expression language of sizes and conditions (parsed and checked, never eval'ed);
+- `expr/`: the expression language of sizes and conditions: a typed tree, parsed and checked once
+  (never eval'ed), and the base translator every target specialises (its `__init__` lists them);
 - `model`: the validated model (TypeSpec, Field, EventDef, SpecSet ...);
 - `values`: values made from the specs (by the strategies or for the docs' examples) and how they
   compare with what the generated structs parse;

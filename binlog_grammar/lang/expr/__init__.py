@@ -17,14 +17,15 @@ from ...runtime.functions import FUNCTIONS
 from ...runtime.versions import Version, parse_version_literal, version_compare
 from .check import check
 from .evaluate import PY_BIN, Env, Evaluator, apply_bin, constant_value, evaluate
-from .nodes import SPECIAL_NAMES, Node
+from .nodes import SPECIAL_NAMES, Node, Num
 from .parse import KEYWORDS, parse, tokenize
 from .printer import SourcePrinter, to_source
 from .python import CONSTRUCT, Dialect, Emitter
-from .translate import Translator, Walker, context_keys, is_parent_chain, names_used, uses_remaining
+from .translate import (Translator, Walker, context_keys, is_parent_chain, names_used, sizeof_names,
+                        uses_remaining)
 
 __all__ = ["FUNCTIONS", "Version", "parse_version_literal", "version_compare", "check", "PY_BIN",
-           "Env", "Evaluator", "apply_bin", "constant_value", "evaluate", "SPECIAL_NAMES", "Node",
+           "Env", "Evaluator", "apply_bin", "constant_value", "evaluate", "SPECIAL_NAMES", "Node", "Num",
            "KEYWORDS", "parse", "tokenize", "SourcePrinter", "to_source", "CONSTRUCT", "Dialect",
            "Emitter", "Translator", "Walker", "context_keys", "is_parent_chain", "names_used",
-           "uses_remaining"]
+           "sizeof_names", "uses_remaining"]

@@ -94,3 +94,21 @@ def context_keys(node, acc=None) -> set:
     acc = set() if acc is None else acc
     _ContextKeys(acc).translate(node)
     return acc
+
+
+class _SizeofNames(Walker):
+    def __init__(self, acc):
+        self.acc = acc
+
+    def on_sizeof(self, node):
+        self.acc.add(node.args[0].id)
+        self.on_node(node)
+
+
+def sizeof_names(node, acc=None) -> set:
+    """The fields an expression takes the size of (sizeof(x)); nothing for what is not an
+    expression (a size of "rest", None)."""
+    acc = set() if acc is None else acc
+    if isinstance(node, Node):
+        _SizeofNames(acc).translate(node)
+    return acc
