@@ -35,10 +35,9 @@ COMMANDS = {
 }
 
 
-def binlogs() -> list:
+def binlogs(corpus: Path) -> list:
     """(label, path) of every binlog to read: the shared corpus, then the bundled samples."""
     out = []
-    corpus = ROOT.parent / "shared" / "corpus"
     if corpus.is_dir():
         out += [(f"corpus/{p.relative_to(corpus)}", p) for p in sorted(corpus.rglob("*"))
                 if p.is_file() and p.suffix != ".md"]
@@ -60,10 +59,16 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out", type=Path, help="folder to write the outputs into (created)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus",
+                    help="the shared corpus (default: ../shared/corpus beside the checkout; a git "
+                         "worktree elsewhere must name it)")
     a = ap.parse_args(argv)
+    if not a.corpus.is_dir():  # said, not silently left out: a snapshot without it compares little
+        print(f"snapshot: no corpus at {a.corpus}: only the samples are read (--corpus DIR)",
+              file=sys.stderr)
     a.out.mkdir(parents=True, exist_ok=True)
     jobs = []
-    for label, path in binlogs():
+    for label, path in binlogs(a.corpus):
         # run from the file's folder with a relative name, so that no machine folder is printed
         for name, args in COMMANDS.items():
             jobs.append((a.out / f"{label}.{name}.txt", [*args, path.name], path.parent))
