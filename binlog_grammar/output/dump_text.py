@@ -78,9 +78,10 @@ def text_lines(se):
     ev = se.event
     h = ev.header
     crc = f" CRC32 0x{ev.checksum:08x}" if ev.checksum is not None else ""
-    where = f"# at {ev.offset}" if not ev.inner else \
-        f"# at {ev.offset} (inside the payload, offset {ev.extra.get('payload_offset', 0)})"
-    yield where
+    where = str(int(ev.offset))
+    if ev.inner:
+        where += f" (inside the payload, offset {int(ev.extra.get('payload_offset', 0))})"
+    yield "# at " + quoting.comment(where)
     label = _LABELS.get(ev.name) or _rows_label(ev) or ev.name
     yield "#" + quoting.comment(f"{_stamp(int(h.timestamp))} server id {int(h.server_id)}  "
                                 f"end_log_pos {_end_log_pos(ev)}{crc} \t{label}{_summary(se)}")
@@ -194,7 +195,7 @@ def rows_text(se):
         yield f"# rows not decoded: {quoting.comment(se.undecoded)}"
         data = rows_bytes(se.event)
         for at in range(0, len(data), 32):
-            yield f"#   {at:06x}  {data[at:at + 32].hex(' ')}"
+            yield "#   " + quoting.comment(f"{at:06x}  {data[at:at + 32].hex(' ')}")
         return
     for ch in changes:
         table = quoting.comment(f"{quoting.ident(ch.db)}.{quoting.ident(ch.table)}")
