@@ -21,12 +21,11 @@ binlog in it goes through binlog_grammar.output.quoting:
   (`quoting.client_reads_verbatim` with the `/*!*/;` delimiter); otherwise (a NUL byte, the
   delimiter or a client command outside strings, a CR before an LF inside a string) it runs from
   its hex with PREPARE/EXECUTE (`quoting.prepared`), after a `#` line saying so.
-- `use` names the database with doubled backquotes (none for an event flagged
-  LOG_EVENT_SUPPRESS_USE_F, such as CREATE DATABASE, as mysqlbinlog does); a name with a line
-  break is made the default database by the server's `USE` statement instead of the client's
-  `use` command, which reads one line; a name holding a CR before an LF or a NUL, which no
-  client line carries, cannot be made the default database by a script, so its statement is
-  shown as `#` comment lines and not run, with a line saying why.
+- `use` names the database with doubled backquotes (quoting.use_lines; none for an event
+  flagged LOG_EVENT_SUPPRESS_USE_F, such as CREATE DATABASE, as mysqlbinlog does); a name
+  holding a CR before an LF or a NUL, which no client line carries, cannot be made the default
+  database by a script, so its statement is shown as `#` comment lines and not run, with a line
+  saying why.
 - Before each statement its logged sql_mode is set (`SET @@session.sql_mode=N`, as mysqlbinlog
   does): under a target whose global sql_mode has NO_BACKSLASH_ESCAPES, a statement logged with
   backslash escapes would otherwise be split by the client at an escaped quote.
@@ -34,7 +33,6 @@ binlog in it goes through binlog_grammar.output.quoting:
 from __future__ import annotations
 
 import datetime as dt
-import re
 
 from ..generated import enums
 from . import quoting
@@ -48,14 +46,8 @@ DELIMITER = "/*!*/;"
 # bits in MySQL's and MariaDB's sql_mode)
 _MODE = {name: bit for bit, name in enums.SQL_MODE.items()}
 NO_BACKSLASH_ESCAPES = _MODE["MODE_NO_BACKSLASH_ESCAPES"]
-SUPPRESS_USE = {name: bit for bit, name in enums.EVENT_FLAGS.items()}["LOG_EVENT_SUPPRESS_USE_F"]
-# A database name the client's `use` command takes from its line (a backslash too: the client reads
-# a backquoted name with doubled backquotes and no escapes); one with a control character is sent
-# as the server's USE statement, whose backquoted name may span lines; only a CR before an LF (the
-# client drops the CR), a NUL (the client stops) or bytes that are not UTF-8 reach no server.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_USE_NOT_CARRIED = re.compile(r"\r\n|\x00|[\ud800-\udfff]")
 ANSI_QUOTES = _MODE["MODE_ANSI_QUOTES"]
+SUPPRESS_USE = {name: bit for bit, name in enums.EVENT_FLAGS.items()}["LOG_EVENT_SUPPRESS_USE_F"]
 TEXT_HEADER = (quoting.CLIENT_CHARSET + ";", f"DELIMITER {DELIMITER}")
 TEXT_FOOTER = ("DELIMITER ;", "# End of log file")
 
@@ -153,17 +145,14 @@ def _statement(ev, db, query: str):
     read it verbatim; as comments when its database cannot be named by any script line."""
     if int(ev.header.get("flags") or 0) & SUPPRESS_USE:
         db = None  # CREATE/DROP DATABASE and the like: run without a default database
-    if db and _USE_NOT_CARRIED.search(db):
+    use = quoting.use_lines(db, DELIMITER) if db else []
+    if use is None:
         yield ("# not run: its default database " + quoting.comment(quoting.ident(db))
                + " has a name no client line can carry; the statement was:")
         for line in query.split("\n"):
             yield "#   " + quoting.comment(line)
         return
-    if db and _CONTROL.search(db):  # a line break in the name: USE as a statement of the server
-        yield f"/* not the client's use command: the name spans lines */ USE {quoting.ident(db)}"
-        yield DELIMITER
-    elif db:
-        yield f"use {quoting.ident(db)}{DELIMITER}"
+    yield from use
     yield f"SET TIMESTAMP={int(ev.header.timestamp)}{DELIMITER}"
     mode = _sql_mode(ev.data)
     if mode is not None:  # the statement is read as its server read it (mysqlbinlog does this too)

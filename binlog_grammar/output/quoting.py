@@ -17,6 +17,7 @@ puts binlog text into it through this module, and through nothing else:
 | `comment_line(text, prefix)` | a whole comment line | `prefix + comment(text) + "\\n"` |
 | `client_reads_verbatim(stmt, delimiter)` | printing a statement from the binlog | True when the client sends it to the server as exactly that one statement |
 | `statement_lines(stmt, delimiter)` | any statement | the statement and its delimiter when `client_reads_verbatim`, else `prepared(stmt)` |
+| `use_lines(db, delimiter)` | a default database | the client's `use` line; None when no line carries the name (CR LF, NUL) |
 | `prepared(stmt, delimiter)` | a statement a client line cannot carry | it runs from its UTF-8 bytes in hex: `SET @binlog_grammar_stmt=CONVERT(X'..' USING utf8mb4)`, `PREPARE`, `EXECUTE`, `DEALLOCATE` |
 | `SCRIPT_HEADER` | the first lines of every script | `/*!\\C utf8mb4 */` and the session settings |
 
@@ -45,7 +46,7 @@ from .replay_charsets import text_round_trips
 
 __all__ = ["ident", "ident_is_plain", "string", "hex_literal", "charset_literal", "text_literal",
            "comment", "comment_line", "client_reads_verbatim", "statement_lines", "prepared",
-           "SCRIPT_HEADER", "CLIENT_CHARSET", "SESSION_SETTINGS", "STMT_VAR"]
+           "use_lines", "SCRIPT_HEADER", "CLIENT_CHARSET", "SESSION_SETTINGS", "STMT_VAR"]
 
 # The client command that fixes the client's character set (mysql/mariadb `\C`, `charset`).
 CLIENT_CHARSET = "/*!\\C utf8mb4 */"
@@ -215,6 +216,22 @@ def client_reads_verbatim(stmt: str, delimiter: str = ";", backslash_escapes: bo
             continue
         i += 1
     return quote is None and not in_comment
+
+
+# A database name the client's `use` command cannot carry: a CR before an LF (the client drops the
+# CR), a NUL (the client stops), bytes that are not UTF-8. Every other character works, line
+# breaks and backslashes included (the client reads a backquoted name with doubled backquotes,
+# no escapes, across lines; checked on MariaDB 10.11 by tests/output/test_quoting.py).
+_NO_USE = re.compile(r"\r\n|\x00|[\ud800-\udfff]")
+
+
+def use_lines(db: str, delimiter: str = ";") -> Optional[List[str]]:
+    """The lines (without newlines) that make `db` the default database: the client's `use`
+    command, as mysqlbinlog writes it; None when no script line carries the name (USE cannot be
+    prepared, so `prepared` is no way round)."""
+    if _NO_USE.search(db):
+        return None
+    return [f"use {ident(db)}{delimiter}"]
 
 
 def prepared(stmt: str, delimiter: str = ";") -> List[str]:

@@ -69,6 +69,8 @@ REGRESSIONS = {
     # found by test_drawn: a database whose name holds a backslash: its CREATE DATABASE is not run
     # (a comment), the statements in it then fail
     "backslash-database": _case({"u4": b"x"}, db="\\use"),
+    # a line break in a database name (its use lines: test_quoting.test_use_lines_through_the_client)
+    "newline-database": _case({"u4": b"x"}, db="a\nDROP TABLE canary.pwned;#"),
 }
 
 

@@ -73,6 +73,14 @@ def test_statement_lines_of_our_own_statements_check_only_the_names():
     assert all("\r" not in line and "\n" not in line for line in lines)
 
 
+def test_use_lines_the_client_command_the_server_statement_or_none():
+    assert quoting.use_lines("a`b", "/*!*/;") == ["use `a``b`/*!*/;"]
+    assert quoting.use_lines("a\\b", ";") == ["use `a\\b`;"]  # the client's use takes no escapes
+    assert quoting.use_lines("a\nb", ";") == ["use `a\nb`;"]
+    assert quoting.use_lines("a\r\nb", ";") is None  # the client drops the CR
+    assert quoting.use_lines("a\udce9", ";") is None
+
+
 def test_text_literal_writes_bytes_when_text_would_not_store_them():
     assert quoting.text_literal("it's", "utf8mb4") == "'it\\'s'"
     assert quoting.text_literal("\udce9", "latin1") == "_latin1 X'E9'"
@@ -133,4 +141,22 @@ def test_literals_comments_and_prepared_statements_through_the_client(server, ch
     for k, v in enumerate(vals):
         want = v.encode("utf-8", "surrogateescape").hex().upper()
         assert got.get(str(k)) == want and got.get(str(k + 100)) == want, (k, v)
+    assert server.sql("SELECT COUNT(*) FROM canary.pwned").strip() == "0"
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("name", ["a\nDROP TABLE canary.pwned;#", "a\rb", "a\tb\x01\x1a",
+                                  "a\\nb`c", "x\n`use y`", "a\r\nb"])
+def test_use_lines_through_the_client(server, name):
+    """The client's `use` makes the database current whatever the name holds, but a CR before an
+    LF, which the client drops (then use_lines gives no line)."""
+    server.sql(f"CREATE DATABASE IF NOT EXISTS {quoting.ident(name)}")
+    lines = quoting.use_lines(name, "/*!*/;")
+    if "\r\n" in name:
+        assert lines is None
+        lines = [f"use {quoting.ident(name)}/*!*/;"]  # what the client would do with it
+    script = "\n".join(["DELIMITER /*!*/;", *lines, "SELECT HEX(DATABASE())/*!*/;", ""])
+    r = _client(server, "utf8mb4", script.encode())
+    current = r.stdout.decode().strip()
+    assert (current == name.encode().hex().upper()) is ("\r\n" not in name), (r, name)
     assert server.sql("SELECT COUNT(*) FROM canary.pwned").strip() == "0"
