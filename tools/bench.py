@@ -35,6 +35,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# framing.scan on one backend (BINLOG_GRAMMAR_BACKEND: auto, c or python), every event counted
+_SCAN = """
+import os
+os.environ["BINLOG_GRAMMAR_BACKEND"] = "{backend}"
+from binlog_grammar.binlog.framing import scan
+start = time.perf_counter()
+events, rows = 0, None
+for _ in scan(PATH):
+    events += 1
+"""
+
 RUNNERS = {
     "ours-full": """
 from binlog_grammar.binlog.stream import open_stream
@@ -59,34 +70,22 @@ for ev in BinlogFile(PATH, fast=False):
     elif ev.type.row_op:
         rows += sum(1 + (c.op == "u") for c in dec.changes(ev))
 """,
-    "ours-framing": """
-from binlog_grammar.binlog.framing import scan
-start = time.perf_counter()
-events, rows = 0, None
-for _ in scan(PATH):
-    events += 1
-""",
+    "ours-framing": _SCAN.format(backend="auto"),
     # framing on each backend (binlog_grammar.native), and a plain `stats` over the same file
-    "ours-framing-c": """
-import os
-os.environ["BINLOG_GRAMMAR_BACKEND"] = "c"
-from binlog_grammar.binlog.framing import scan
-start = time.perf_counter()
-events, rows = 0, None
-for _ in scan(PATH):
-    events += 1
-""",
+    "ours-framing-c": _SCAN.format(backend="c"),
     "ours-framing-c-walk": """
 import mmap, os
 os.environ["BINLOG_GRAMMAR_BACKEND"] = "c"
 from binlog_grammar.binlog.framing import compiled
+from binlog_grammar.binlog.header import V4_HEADER_LEN
 mod = compiled()
 start = time.perf_counter()
 events, rows = 0, None  # the compiled walk with every CRC32 checked, its records not unpacked
 with open(PATH, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
     pos = 4
     while True:
-        recs, pos, status, _c, _l = mod.walk(mm, len(mm), pos, len(mm), 19, True, 1 << 16)
+        recs, pos, status, _c, _l = mod.walk(mm, len(mm), pos, len(mm), V4_HEADER_LEN, True,
+                                             1 << 16)
         events += len(recs) // mod.RECORD_SIZE
         if status != mod.FULL:
             break
@@ -100,15 +99,7 @@ events, rows = 0, None
 for f in frames(PATH, checksums=True):
     events += 1
 """,
-    "ours-framing-python": """
-import os
-os.environ["BINLOG_GRAMMAR_BACKEND"] = "python"
-from binlog_grammar.binlog.framing import scan
-start = time.perf_counter()
-events, rows = 0, None
-for _ in scan(PATH):
-    events += 1
-""",
+    "ours-framing-python": _SCAN.format(backend="python"),
     "ours-stats": """
 import contextlib, io
 from binlog_grammar.cli import main
