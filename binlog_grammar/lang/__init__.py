@@ -1,7 +1,8 @@
 """The spec language: the YAML specs read, checked and turned into the model the compiler, the docs
 and the test strategies walk.
 
-- `loader`: `load_specs()`, the entry point, and the builder that reads the files in two passes;
+- `loader`: `load_specs()`, the entry point: the cached model, else the builder's;
+- `build`: the builder that reads the files in two passes (imported only when nothing is cached);
 - `source`: YAML with line numbers (every SpecError names the file and the line), version literals;
 - `overlays`: version overlays (specs/versions/), applied to the YAML before it is checked;
 - `definitions`, `fields`, `events`: the checks of named definitions, of fields and types, and of

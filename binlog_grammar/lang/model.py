@@ -5,6 +5,21 @@ from dataclasses import dataclass, field as dc_field
 from typing import Any, Optional
 
 
+# YAML values as lang.source reads them. Some stay in the model (a decode: entry, a set's members),
+# so they are defined here, where unpickling the cached model finds them without importing yaml.
+class YamlMap(dict):
+    """A YAML mapping, with the line it starts on and the line of each key."""
+
+    line = 0
+    key_lines: dict
+
+
+class YamlList(list):
+    """A YAML sequence, with the line it starts on (and item_lines, the line of each item)."""
+
+    line = 0
+
+
 @dataclass
 class TypeSpec:
     """One type: a built-in, a reference to a named type, or an inline struct/switch/tlv."""

@@ -12,19 +12,7 @@ import yaml
 
 from ..errors import SpecError
 from . import expr as E
-
-
-class YamlMap(dict):
-    """A YAML mapping, with the line it starts on and the line of each key."""
-
-    line = 0
-    key_lines: dict
-
-
-class YamlList(list):
-    """A YAML sequence, with the line it starts on (and item_lines, the line of each item)."""
-
-    line = 0
+from .model import YamlList, YamlMap  # noqa: F401 - defined beside the model, which holds some
 
 
 class _Loader(yaml.SafeLoader):
