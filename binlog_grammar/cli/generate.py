@@ -2,8 +2,6 @@
 (binlog_grammar.codegen), or with --check say whether the committed ones are up to date."""
 from __future__ import annotations
 
-import filecmp
-import tempfile
 from pathlib import Path
 
 from .options import spec_dir
@@ -21,6 +19,8 @@ def add(sub):
 
 
 def run(args) -> int:
+    import tempfile
+
     from ..codegen import c as native_c
     from ..codegen.construct import generate, generated_dir
 
@@ -53,6 +53,8 @@ def _files(root: Path) -> set:
 
 def tree_diff(a: Path, b: Path) -> list:
     """The generated files (relative paths) that are in one tree only or differ between the two."""
+    import filecmp
+
     fa, fb = _files(a), _files(b)
     diff = sorted(fa ^ fb)
     for rel in sorted(fa & fb):

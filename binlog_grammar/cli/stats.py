@@ -2,8 +2,6 @@
 (binlog_grammar.output.stats), as text or one JSON object."""
 from __future__ import annotations
 
-import json
-
 from . import parallel
 from .options import add_reading_options, int_in
 from .reading import open_input, report_damage
@@ -20,6 +18,8 @@ def add(sub):
 
 
 def run(args) -> int:
+    import json
+
     from ..output.stats import Stats
 
     stream, progress = open_input(args)

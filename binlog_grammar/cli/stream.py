@@ -2,7 +2,6 @@
 (binlog_grammar.replication), printed as `dump` prints files."""
 from __future__ import annotations
 
-import logging
 import os
 import sys
 
@@ -73,6 +72,8 @@ def contradictions(args):
 
 def run(args) -> int:
     """Print a server's binlog live, as `dump` prints files."""
+    import logging
+
     from ..binlog.rows import load_schemas
     from ..binlog.stream import Filters
     from ..output import dump, dump_text

@@ -2,8 +2,6 @@
 (binlog_grammar.binlog.verify), one report a file, as text or JSON."""
 from __future__ import annotations
 
-import json
-
 
 def add(sub):
     v = sub.add_parser("verify", help="parse and rebuild every event, check CRC32s")
@@ -14,6 +12,8 @@ def add(sub):
 
 
 def run(args) -> int:
+    import json
+
     from ..binlog.stream import expand_inputs
     from ..binlog.verify import verify_file
 
