@@ -88,8 +88,6 @@ def _charmap_codec(name, base, fixes):
                             decode=lambda data, errors="strict": codecs.charmap_decode(data, errors, decoding))
 
 
-_MYSQL_CODECS = {f"mysql_{cs}": _charmap_codec(f"mysql_{cs}", base, fixes)
-                 for cs, (base, fixes) in _SINGLE_BYTE_FIXES.items()}
 
 
 def _sjis_codec():
@@ -106,8 +104,18 @@ def _sjis_codec():
     return codecs.CodecInfo(name="mysql_sjis", encode=encode, decode=decode)
 
 
-_MYSQL_CODECS["mysql_sjis"] = _sjis_codec()
-codecs.register(lambda name: _MYSQL_CODECS.get(name))
+def _mysql_codec(name):
+    """The codecs above, each made when a charset first asks for it (building the five tables took
+    a few ms of every start); Python's codec registry keeps what this returns."""
+    if name == "mysql_sjis":
+        return _sjis_codec()
+    if name.startswith("mysql_") and name[6:] in _SINGLE_BYTE_FIXES:
+        base, fixes = _SINGLE_BYTE_FIXES[name[6:]]
+        return _charmap_codec(name, base, fixes)
+    return None
+
+
+codecs.register(_mysql_codec)
 
 # Big5: MySQL reads seven ETEN extension codes Python's big5 leaves undefined.
 _BIG5_EXTRA = {b"\xf9\xd6": "\u7881", b"\xf9\xd7": "\u92b9", b"\xf9\xd8": "\u88cf",
