@@ -1,6 +1,6 @@
-"""The compiled backend (issue 26): binlog_grammar.native._framing, built from the C that
-`binlog-grammar generate` writes into generated/native/ and the hand-written CRC32 of
-binlog_grammar/native/. Everything else about the package is in pyproject.toml.
+"""The compiled backend (issue 26): binlog_grammar.native._framing and _rows, built from the C
+that `binlog-grammar generate` writes into generated/native/ and the hand-written algorithms and
+forms of binlog_grammar/native/. Everything else about the package is in pyproject.toml.
 
 The extension is optional: without a compiler, or when the build fails, `pip install` still
 succeeds (setuptools reports the failure and goes on) and the generated Python readers run
@@ -15,6 +15,15 @@ setup(ext_modules=[
                  "binlog_grammar/native/crc32.c"],
         include_dirs=["generated/native", "binlog_grammar/native"],
         depends=["generated/native/framing.h", "binlog_grammar/native/crc32.h"],
+        extra_compile_args=["-O3"],
+        optional=True,
+    ),
+    Extension(
+        "binlog_grammar.native._rows",
+        sources=["generated/native/rows_module.c", "generated/native/rows.c"],
+        include_dirs=["generated/native", "binlog_grammar/native"],
+        depends=["generated/native/rows.h", "generated/native/bg_expr.h",
+                 "binlog_grammar/native/decimal.h", "binlog_grammar/native/forms_vv.h"],
         extra_compile_args=["-O3"],
         optional=True,
     ),

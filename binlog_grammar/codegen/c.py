@@ -1,4 +1,4 @@
-"""The compiled backend's first slice: framing (the common header, the event-length walk, CRC32
+"""The compiled backend's framing (the common header, the event-length walk, CRC32
 footers) as C, written from the same model as codegen.construct and codegen.python.
 
 Output (generated/native/, committed, built by setup.py as binlog_grammar.native._framing):
@@ -135,11 +135,16 @@ def model(specs: SpecSet) -> dict:
 
 
 def render(specs: SpecSet) -> dict:
-    """{file name under generated/native/: C source}."""
+    """{file name under generated/native/: C source}: the framing, and the row images
+    (codegen.c_rows)."""
+    from . import c_rows
+
     m = model(specs)
     spec = Path(specs.types[HEADER_TYPE].file).as_posix()
     banner = BANNER.format(spec=spec)
-    return {name: template(tpl).render(banner=banner, **m) for name, tpl in FILES.items()}
+    files = {name: template(tpl).render(banner=banner, **m) for name, tpl in FILES.items()}
+    files.update(c_rows.render(specs))
+    return files
 
 
 def write(specs: SpecSet, out_dir: Path) -> list:

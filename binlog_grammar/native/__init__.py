@@ -10,8 +10,9 @@ BINLOG_GRAMMAR_BACKEND, else auto:
             generated from, the Python one otherwise
     c       the compiled backend; its absence is a BackendError (the CLI: one line, exit 2)
     python  the generated Python readers, even when the extension is there
-The compiled backend covers framing for now (binlog.framing: header walks and CRC32 footers);
-everything else runs on the Python readers under either choice.
+The compiled backend covers framing (binlog.framing: header walks and CRC32 footers) and the
+row images of the `-vv` text (output/vv_native.py, with `_rows`); everything else runs on the
+Python readers under either choice, and so does any event the compiled readers refuse.
 """
 from __future__ import annotations
 
@@ -21,10 +22,11 @@ from ..errors import BinlogGrammarError
 
 ENV = "BINLOG_GRAMMAR_BACKEND"
 CHOICES = ("auto", "c", "python")
-COMPILED_PARTS = ("framing",)  # what the compiled backend runs today
+COMPILED_PARTS = ("framing", "row images of the -vv text")  # what the compiled backend runs today
 
 _chosen = None  # set by select()
 _loaded = None  # (module or None, why not)
+_rows_loaded = None  # (module or None, why not)
 
 
 class BackendError(BinlogGrammarError):
@@ -43,9 +45,21 @@ def _load():
     return _loaded
 
 
+def _load_rows():
+    global _rows_loaded
+    if _rows_loaded is None:
+        try:
+            from . import _rows as mod
+        except ImportError as e:
+            _rows_loaded = (None, f"the extension binlog_grammar.native._rows is not built ({e})")
+        else:
+            _rows_loaded = (mod, None)
+    return _rows_loaded
+
+
 def unavailable():
     """Why the compiled backend cannot run (None when it can)."""
-    return _load()[1]
+    return _load()[1] or _load_rows()[1]
 
 
 def select(name=None) -> str:
@@ -85,6 +99,11 @@ def framing():
     return _load()[0] if backend() == "c" else None
 
 
+def rows():
+    """The compiled row-image module when the compiled backend runs, else None."""
+    return _load_rows()[0] if backend() == "c" else None
+
+
 def describe() -> str:
     """One line for --version and stats: which backend runs and what it covers."""
     if backend() == "c":
@@ -94,4 +113,4 @@ def describe() -> str:
 
 
 __all__ = ["BackendError", "CHOICES", "ENV", "backend", "describe", "framing", "requested",
-           "select", "unavailable"]
+           "rows", "select", "unavailable"]

@@ -35,7 +35,7 @@ from __future__ import annotations
 import datetime as dt
 
 from ..generated import enums
-from . import quoting
+from . import quoting, vv_native
 from .dump import rows_bytes
 from .text import vv_lines
 
@@ -178,7 +178,14 @@ def _sql_mode(data):
 
 def rows_text(se):
     """The `###` lines of a rows event, as mariadb-binlog -vv prints them; for rows not decoded,
-    the reason and the row-image bytes in hex."""
+    the reason and the row-image bytes in hex. The compiled backend writes them when it runs
+    and can (output/vv_native.py), else the Python values do."""
+    if se._changes is None:  # not decoded yet: the compiled backend may write it from the bytes
+        text = vv_native.rows_text(se)
+        if text is not None:
+            if text:
+                yield text[:-1]
+            return
     changes = se.changes
     if se.undecoded is not None:
         yield f"# rows not decoded: {quoting.comment(se.undecoded)}"

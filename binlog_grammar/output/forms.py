@@ -1,6 +1,6 @@
 """How each output writes each column type, stated once as data.
 
-`FORMS[output]` maps a column type (its name in specs/types/columns.yaml's enum column_type, the
+`FORMS[output]` (binlog_grammar/runtime/forms.py, where the C generator reads it too) maps a column type (its name in specs/types/columns.yaml's enum column_type, the
 real type of a STRING column whose metadata says ENUM or SET) or a column class (`@` and a set of
 specs/types/column_classes.yaml) to the name of the *form* that writes its values; `*` is the form
 of every other type. A type's own entry wins over a class it belongs to. The forms are small
@@ -46,41 +46,9 @@ from __future__ import annotations
 from ..generated import enums
 from ..generated.sets import SETS
 from ..runtime.construct import set_members
+from ..runtime.forms import FORMS
 
 __all__ = ["FORMS", "form_name", "plan"]
-
-FORMS = {
-    "vv": {
-        "TINY": "int_signed_width", "SHORT": "int_signed_width", "INT24": "int_signed_width",
-        "LONG": "int_signed_width", "LONGLONG": "int_signed_width",
-        "NEWDECIMAL": "decimal_digits",
-        "FLOAT": "float_left20g", "DOUBLE": "double_g20",
-        "YEAR": "year_1900",
-        "DATE": "date_colon", "NEWDATE": "date_colon",
-        "DATETIME": "datetime", "DATETIME2": "datetime_fsp",
-        "TIMESTAMP": "epoch_seconds", "TIMESTAMP2": "epoch_fsp",
-        "TIME": "time", "TIME2": "time_fsp",
-        "BIT": "bits", "ENUM": "enum_index", "SET": "set_bits",
-        "JSON": "json_text_quoted", "VECTOR": "vector_bytes",
-        "*": "quoted_bytes",
-    },
-    "jsonl": {
-        "TINY": "number", "SHORT": "number", "INT24": "number", "LONG": "number",
-        "LONGLONG": "number", "YEAR": "number", "BIT": "number",
-        "NEWDECIMAL": "decimal_string",
-        "FLOAT": "float_number", "DOUBLE": "float_number",
-        "DATE": "iso_date", "NEWDATE": "iso_date",
-        "DATETIME": "iso_datetime", "DATETIME2": "iso_datetime",
-        "TIMESTAMP": "iso_datetime", "TIMESTAMP2": "iso_datetime",
-        "TIME": "iso_time", "TIME2": "iso_time",
-        "ENUM": "member", "SET": "members",
-        "GEOMETRY": "geometry",
-        "JSON": "json_document",
-        "@string_columns": "text",
-        "*": "value",
-    },
-    # "debezium": {...}: the next output is one entry here, with its forms beside the others
-}
 
 _NAME = enums.COLUMN_TYPE  # code -> name
 _CLASSES: dict = {}  # set name -> its members (type codes)

@@ -75,7 +75,7 @@ from ..runtime.construct import set_members
 from ..runtime.values import Geometry, Text, binary_char_length, codec_of, errors_of
 from .forms import form_name, plan
 
-__all__ = ["vv_value", "vv_type", "vv_meta", "vv_writer", "vv_plan", "vv_lines", "VV_FORMS", "quote_bytes", "value_bytes", "json_diff_calls",
+__all__ = ["vv_value", "vv_type", "vv_meta", "vv_form", "vv_writer", "vv_plan", "vv_lines", "VV_FORMS", "quote_bytes", "value_bytes", "json_diff_calls",
            "json_diff_op"]
 
 _CODE = {name: code for code, name in enums.COLUMN_TYPE.items()}
@@ -502,6 +502,23 @@ def _set_text(col, nbits, v):
 
 def _vector_text(col, skip, v):
     return quote_bytes(_stored("value_vector", v, col)[skip:])
+
+
+# the number a form takes from its column, for the compiled backend's forms (output/vv_native.py),
+# read with the functions the forms above read it with
+_FORM_ARGS = {
+    "int_signed_width": lambda col: _INT_WIDTH[_print_type(col)],
+    "datetime_fsp": vv_meta, "time_fsp": vv_meta, "epoch_fsp": vv_meta,
+    "bits": _bit_count,
+    "set_bits": lambda col: _meta_field(col, "length") * 8,
+}
+
+
+def vv_form(col) -> tuple:
+    """(the name of the column's form, the number it takes from the column: a width, fraction
+    digits or bits; 0 for a form that takes none)."""
+    form = form_name("vv", _print_type(col))
+    return form, int(_FORM_ARGS[form](col)) if form in _FORM_ARGS else 0
 
 
 def vv_writer(col):
