@@ -20,14 +20,19 @@ def add(sub):
 def run(args) -> int:
     import json
 
+    from ..output import stats_fast
     from ..output.stats import Stats
 
     stream, progress = open_input(args)
-    st = Stats(top=args.top)
+    st, fast = Stats(top=args.top), None
     try:
         if parallel.wanted(args, stream, "stats"):
             stream, st = parallel.run(args, stream, "stats", None)
-        for item in () if isinstance(stream, parallel.Outcome) else stream._grouped():
+        else:
+            # the compiled header walk, when nothing needs every event parsed (output/stats_fast)
+            fast = stats_fast.read(stream, args.top)
+            st = fast or st
+        for item in () if isinstance(stream, parallel.Outcome) or fast else stream._grouped():
             if hasattr(item, "events"):
                 st.add_transaction(item)
             else:

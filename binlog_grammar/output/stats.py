@@ -25,24 +25,33 @@ class Stats:
         self.fallbacks = {}  # file -> Counter: events the fast readers refused (Stream.fallbacks)
 
     def add_transaction(self, tx):
-        self.tx_count += 1
-        self.tx_ends[tx.end] += 1
         size = tx.size
-        for limit, label in SIZE_BUCKETS:
-            if limit is None or size < limit:
-                self.tx_sizes[label] += 1
-                break
         changes = 0
         for se in tx.events:
             self.add_event(se)
             changes += len(se.changes) if se.event.type is not None and se.event.type.row_op else 0
         stamps = [int(se.event.header.timestamp) for se in tx.events]
-        summary = {"gtid": tx.gtid, "file": tx.file, "pos": tx.start_pos, "end_pos": tx.end_pos,
-                   "bytes": size, "changes": changes, "seconds": max(stamps) - min(stamps),
-                   "end": tx.end}
-        self.largest = sorted(self.largest + [(size, summary)], key=lambda x: -x[0])[:self.top]
-        self.longest = sorted(self.longest + [(summary["seconds"], summary)],
-                              key=lambda x: -x[0])[:self.top]
+        self.add_summary({"gtid": tx.gtid, "file": tx.file, "pos": tx.start_pos,
+                          "end_pos": tx.end_pos, "bytes": size, "changes": changes,
+                          "seconds": max(stamps) - min(stamps), "end": tx.end})
+
+    def add_summary(self, summary):
+        """Count one transaction by its summary (its events are counted by add_event, or by
+        output/stats_fast.py)."""
+        size, secs = summary["bytes"], summary["seconds"]
+        self.tx_count += 1
+        self.tx_ends[summary["end"]] += 1
+        for limit, label in SIZE_BUCKETS:
+            if limit is None or size < limit:
+                self.tx_sizes[label] += 1
+                break
+        if self.top == 0:
+            return
+        if len(self.largest) < self.top or size > self.largest[-1][0]:
+            self.largest = sorted(self.largest + [(size, summary)], key=lambda x: -x[0])[:self.top]
+        if len(self.longest) < self.top or secs > self.longest[-1][0]:
+            self.longest = sorted(self.longest + [(secs, summary)],
+                                  key=lambda x: -x[0])[:self.top]
 
     def add_event(self, se):
         ev = se.event

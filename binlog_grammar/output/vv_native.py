@@ -26,7 +26,7 @@ from ..runtime.values import binary_char_length, codec_of
 from . import quoting
 from .text import vv_form, vv_type
 
-__all__ = ["rows_text"]
+__all__ = ["count_plan", "rows_text"]
 
 PARTIAL_UPDATE = {name: code for code, name in enums.EVENT_TYPE.items()}.get("PARTIAL_UPDATE_ROWS_EVENT")
 # codecs whose Python text encodes back to exactly the stored bytes (runtime/values.py errors_of)
@@ -115,3 +115,27 @@ def _input(col, path):
         return int(value) if not isinstance(value, (str, bytes, dict, list)) else None
     except (TypeError, ValueError):
         return None
+
+
+def count_plan(t, op, present, after, type_code):
+    """The compiled plan that counts the rows of a rows event of table `t` with `rows(plan, data,
+    COUNT)` (output/stats_fast.py), kept with the table per event shape; None when the compiled
+    backend does not read the event: where rows_text leaves it to the Python readers, and for a
+    table with a column whose -vv form it does not write (the count reads each value's size
+    only, so it trusts no more values than the -vv text does)."""
+    mod = native.rows()
+    if mod is None or t is None or not t.has_metadata or len(present) != len(t.columns) \
+            or type_code == PARTIAL_UPDATE:
+        return None
+    key = ("count-native", tuple(present), None if after is None else tuple(after), type_code)
+    plan = t.readers.get(key)
+    if plan is None:
+        try:
+            columns = tuple(_column(mod, col) for col in t.columns)
+        except Exception:  # noqa: BLE001 - metadata the Python forms cannot read
+            columns = None
+        images = [present] if op != "update" else [present, after if after is not None else present]
+        plan = t.readers[key] = False if columns is None or any(c[1] < 0 for c in columns) else \
+            mod.plan(columns, tuple(bytes(1 if p else 0 for p in img) for img in images),
+                     (b"",) * len(images))
+    return plan or None

@@ -1,0 +1,446 @@
+"""`stats` at the speed of the header walk: the same figures as output/stats.py reading every
+event, from the compiled backend's records (binlog.framing's walk) with only the events that
+decide something parsed.
+
+What each event gives, and where it comes from:
+- its type, length, timestamp and CRC32 verdict: the compiled walk's record (no parse);
+- what it does to a transaction (binlog/boundaries.py): fixed by its role for most types (XID,
+  annotations, ROTATE ...); GTID and statement events are parsed (their GTID, flags and text);
+- the table of a rows event: the TABLE_MAPs are parsed once per distinct body (RowDecoder);
+- the row changes of a rows event: counted by the compiled row loop (`_rows.rows(plan, data,
+  COUNT)`, the plan of output/vv_native.count_plan), without building a value. The part of a rows
+  event before its row images (table id, flags, extra data, column bitmaps) is parsed by the
+  generated readers once per distinct prefix: the readers read that part field after field, each
+  field's size given by the bytes before it, so an event whose first bytes equal a parsed prefix
+  reads the same fields to the same offset, and its row images start there.
+Anything else is read by the Python path, event by event or for the whole run:
+- a rows event the row loop refuses, a table without a count plan, compressed rows, MySQL's
+  partial JSON updates: parsed and decoded by binlog.stream (its errors and notes included);
+- a whole run (`read` returns None, nothing printed yet, and the caller reads the input as
+  before) when an option needs every event (filters, windows, --schema, --skip-damaged,
+  --server-version, --follow-rotate, --no-checksum) or an input is not a plain v4 binlog whose
+  CRC32s are verified: a file without CRC32 footers (damage there only shows in the bytes every
+  event holds), a CRC32 that does not match, a length that does not fit, a FORMAT_DESCRIPTION or
+  START_ENCRYPTION event after the first, events inside others (TRANSACTION_PAYLOAD_EVENT), or
+  any error the parsed events raise (the Python path raises it again, with its message).
+The grouping into transactions is binlog.stream's (`Stream._grouped` with no filter), kept step
+for step; tests/output/test_stats_fast.py holds the two paths' output equal.
+"""
+from __future__ import annotations
+
+import mmap
+import struct
+from collections import Counter
+from operator import itemgetter
+
+from .. import native
+from ..binlog import boundaries as B
+from ..binlog.framing import BATCH, compiled
+from ..binlog.gtid import gtid_of
+from ..binlog.reader import CHECKSUM_LEN, FDE_CODE, STATE_CODES, first_format_event, parse_event
+from ..binlog.rows import RowDecoder
+from ..binlog.stream import ROWS_STMT_END_F, StreamEvent
+from ..errors import BinlogGrammarError
+from ..generated.catalog import EVENTS
+from .stats import Stats
+from .vv_native import count_plan
+
+__all__ = ["read", "usable"]
+
+OPS = {"insert": "c", "update": "u", "delete": "d"}
+_PARTIAL = "PARTIAL_UPDATE_ROWS_EVENT"
+# what the walk's loop does with an event, by the type code in the file
+(BETWEEN, PART, COMMIT, TABLE_MAP, ROWS, PARSE, STATE, ABANDON) = range(8)
+_FIXED = {B.PART: PART, B.COMMIT: COMMIT, B.BETWEEN: BETWEEN}
+_INLINE = frozenset({PART, TABLE_MAP, ROWS})
+_DROP = 1 << 20  # madvise the pages read away from this many bytes on
+
+
+class Abandon(Exception):
+    """The fast path cannot read this input: the caller reads it the usual way."""
+
+
+def usable(stream) -> bool:
+    """Whether a stream of these options may be read by `read` (see the module docstring)."""
+    return (stream.filters.keeps_all and not stream.window.active and not stream.schemas
+            and not stream.skip_damaged and stream.server is None and not stream.follow_rotate
+            and stream.verify_checksum and native.backend() == "c"
+            and compiled() is not None and native.rows() is not None)
+
+
+def read(stream, top=10):
+    """The Stats of every input of `stream`, or None when the fast path gave up (then nothing of
+    `stream` was changed but its fallback counts, which the caller's full read sets again)."""
+    if not usable(stream):
+        return None
+    reader = _Reader(stream, top)
+    try:
+        for i, path in enumerate(stream.paths):
+            reader.file(i, path)
+        reader.close()
+    except (Abandon, BinlogGrammarError):
+        stream.undecoded.clear()
+        return None
+    return reader.st
+
+
+class _Tx:
+    __slots__ = ("gtid", "file", "start", "end_pos", "size", "changes", "lo", "hi", "n",
+                 "gtid_first", "end", "new")
+
+    def __init__(self, gtid, file, off, ts, gtid_first):
+        self.gtid, self.file, self.start, self.end_pos = gtid, file, off, 0
+        self.size = self.changes = self.n = 0
+        self.lo = self.hi = ts
+        self.gtid_first = gtid_first
+        self.end = "incomplete"
+        self.new = []  # (file index, type code) this transaction counts first, in order
+
+
+class _Reader:
+    def __init__(self, stream, top):
+        self.stream, self.st = stream, Stats(top=top)
+        self.mod, self.rows_mod = compiled(), native.rows()
+        self.tx = None
+        self.in_begin = self.standalone = self.implicit = False
+        self.ranked = {}  # (file index, type code) counted: first-seen order of the names
+        self.counts = []  # per file: {type code: [count, bytes]}
+        self.names = []  # per file: {type code: the event's name}
+
+    # -- one file ------------------------------------------------------------------------------
+    def file(self, i, path):
+        stream = self.stream
+        first, state = first_format_event(path)
+        stream.fallbacks[path] = state.fallbacks
+        if state.binlog_version != 4 or first.type is None or first.type.code != FDE_CODE \
+                or state.checksum_alg != 1 or state.header_len not in self.mod.LAYOUTS:
+            raise Abandon()
+        self.path, self.state, self.i = path, state, i
+        self.decoder = RowDecoder(None)
+        self.decoder.fallbacks = state.fallbacks
+        self.gtid = None
+        self.kinds, self.tables, self.prefixes, self.prefix_lens = {}, {}, {}, {}
+        self.plans = {}  # (table, prefix shape) -> the table's count plan (or None)
+        self.ranked_here = set()  # type codes of this file already ranked
+        counts = {}
+        self.counts.append(counts)
+        self.names.append({FDE_CODE: first.name})
+        hl = state.header_len
+        fields = self.mod.RECORD_FIELDS
+        pick = itemgetter(*(fields.index(f) for f in ("offset", "timestamp", "type_code",
+                                                      "event_length", "checksum_ok")))
+        unpack = struct.Struct(self.mod.RECORD_FORMAT).iter_unpack
+        total, done = stream.total_bytes, sum(_size(p) for p in stream.paths[:i])
+        kinds, ranked = self.kinds, self.ranked_here
+        with open(path, "rb") as fh:
+            try:
+                mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            except ValueError:
+                raise Abandon() from None
+            with mm:
+                self.mm, self.view = mm, memoryview(mm)
+                try:
+                    pos, size = first.end, len(mm)
+                    self._event(first.offset, first.header.timestamp, FDE_CODE, len(first.raw),
+                                counts, BETWEEN)
+                    while True:
+                        recs, pos, status, _code, _len = self.mod.walk(mm, size, pos, size, hl,
+                                                                       True, BATCH)
+                        for off, ts, code, length, ok in map(pick, unpack(recs)):
+                            if ok != 1:
+                                raise Abandon()
+                            kind = kinds.get(code)
+                            if kind is None:
+                                kind = kinds[code] = self._kind(code)
+                                counts.setdefault(code, [0, 0])
+                            tx = self.tx
+                            # the common case inline: a part of a transaction that BEGIN (or
+                            # MariaDB's GTID) opened; the rest as binlog.stream groups them
+                            if kind in _INLINE and tx is not None and self.in_begin and not self.implicit:
+                                c = counts[code]
+                                c[0] += 1
+                                c[1] += length
+                                if kind == ROWS:
+                                    tx.changes += self._rows(off, code, length)[0]
+                                elif kind == TABLE_MAP:
+                                    self._table_map(off, length)
+                                tx.n += 1
+                                tx.size += length
+                                tx.end_pos = off + length
+                                if ts < tx.lo:
+                                    tx.lo = ts
+                                elif ts > tx.hi:
+                                    tx.hi = ts
+                                if code not in ranked and (i, code) not in tx.new:
+                                    tx.new.append((i, code))
+                            else:
+                                self._event(off, ts, code, length, counts, kind)
+                        if stream.progress is not None:
+                            stream.progress(done + pos, total)
+                        # the pages read so far leave this process's memory (they stay in the
+                        # page cache): peak RSS does not grow with the file
+                        if pos >= _DROP:
+                            mm.madvise(mmap.MADV_DONTNEED, 0, pos - pos % mmap.PAGESIZE)
+                        if status != self.mod.FULL:
+                            break
+                    if status != self.mod.END:
+                        raise Abandon()
+                finally:
+                    self.view.release()
+                    self.view = self.mm = None
+        self.st.files.add(path)
+
+    def _kind(self, code):
+        """What the loop does with events of this type code in the current file."""
+        et = EVENTS.get(self.state.event_code(code))
+        self.names[self.i][code] = et.name if et is not None else f"UNKNOWN_TYPE_{code}"
+        if code in STATE_CODES or (et is not None and et.code in STATE_CODES):
+            return STATE
+        if et is None:
+            return BETWEEN
+        if any(d.target == "events" for d in et.decode) or et.role == "payload":
+            return ABANDON
+        if et.name == "TABLE_MAP_EVENT":
+            return TABLE_MAP
+        if et.row_op:
+            return ROWS
+        if et.role in (B.STATEMENT_ROLE, *B.GTID_ROLES):
+            return PARSE
+        fixed = B.boundary(_Typed(et))
+        return _FIXED.get(fixed, ABANDON)
+
+    def _parse(self, off, length):
+        return parse_event(bytes(self.mm[off:off + length]), self.state, file=self.path,
+                           offset=off, verify_checksum=True)
+
+    # -- one event -----------------------------------------------------------------------------
+    def _event(self, off, ts, code, length, counts, kind):
+        c = counts.get(code)
+        if c is None:
+            c = counts[code] = [0, 0]
+        c[0] += 1
+        c[1] += length
+        changes, row_end = 0, False
+        if kind == BETWEEN or kind == PART:
+            bound = B.BETWEEN if kind == BETWEEN else B.PART
+        elif kind == COMMIT:
+            bound = B.COMMIT
+        elif kind == TABLE_MAP:
+            self._table_map(off, length)
+            bound = B.PART
+        elif kind == ROWS:
+            bound = B.PART
+            changes, flags = self._rows(off, code, length)
+            row_end = flags & ROWS_STMT_END_F
+        elif kind == PARSE:
+            ev = self._parse(off, length)
+            bound = B.boundary(ev)
+            if bound in B.OPENS_WITH_GTID:
+                self.gtid = gtid_of(ev)
+        elif kind == STATE and off == 4:  # the file's own FORMAT_DESCRIPTION_EVENT
+            bound = B.BETWEEN
+        else:
+            raise Abandon()
+        self._group(off, ts, code, length, bound, kind == ROWS or kind == TABLE_MAP,
+                    kind == ROWS, row_end, changes)
+
+    def _group(self, off, ts, code, length, kind, rows_role, row_op, row_end, changes):
+        """binlog.stream.Stream._grouped, step for step, without filters or windows."""
+        tx = self.tx
+        if self.implicit and kind not in B.BELONGS:
+            self._finish(tx)
+            tx, self.implicit = None, False
+        if tx is None and rows_role:
+            tx = self.tx = self._new(off, ts, False)
+            self.in_begin, self.standalone, self.implicit = False, False, True
+        if kind in B.OPENS_WITH_GTID:
+            if tx is not None:
+                self._finish(tx)
+            tx = self.tx = self._new(off, ts, True)
+            self.standalone = kind == B.GTID_STANDALONE
+            self.in_begin = kind == B.GTID_BEGIN
+            self._add(tx, off, ts, code, length, changes)
+            return
+        if kind == B.BEGIN:
+            if tx is None or (self.in_begin and not (tx.n == 1 and tx.gtid_first)):
+                if tx is not None:
+                    self._finish(tx)
+                tx = self.tx = self._new(off, ts, False)
+            self.in_begin = True
+            self._add(tx, off, ts, code, length, changes)
+            return
+        if kind in B.ENDS and tx is not None:
+            self._add(tx, off, ts, code, length, changes)
+            tx.end = B.ENDS[kind]
+            self._finish(tx)
+            self.tx, self.in_begin = None, False
+            return
+        if kind == B.STATEMENT and not self.in_begin:
+            if tx is None:
+                tx = self.tx = self._new(off, ts, False)
+            self._add(tx, off, ts, code, length, changes)
+            tx.end = "ddl"
+            self._finish(tx)
+            self.tx, self.in_begin = None, False
+            return
+        if tx is not None and (self.in_begin or self.standalone or kind in B.BELONGS):
+            self._add(tx, off, ts, code, length, changes)
+            if self.implicit and row_op and row_end:
+                tx.end = "commit"
+                self._finish(tx)
+                self.tx, self.implicit = None, False
+            return
+        self._rank(code)  # an event between transactions is counted as it comes
+
+    def _new(self, off, ts, opened_by_gtid):
+        return _Tx(self.gtid if opened_by_gtid else None, self.path, off, ts, opened_by_gtid)
+
+    def _add(self, tx, off, ts, code, length, changes):
+        tx.n += 1
+        tx.size += length
+        tx.end_pos = off + length
+        tx.changes += changes
+        if ts < tx.lo:
+            tx.lo = ts
+        elif ts > tx.hi:
+            tx.hi = ts
+        if code not in self.ranked_here and (self.i, code) not in tx.new:
+            tx.new.append((self.i, code))
+
+    def _rank(self, code):
+        key = (self.i, code)
+        if key not in self.ranked:
+            self.ranked[key] = len(self.ranked)
+            self.ranked_here.add(code)
+
+    def _finish(self, tx):
+        for key in tx.new:
+            if key not in self.ranked:
+                self.ranked[key] = len(self.ranked)
+                if key[0] == self.i:
+                    self.ranked_here.add(key[1])
+        summary = {"gtid": tx.gtid, "file": tx.file, "pos": tx.start, "end_pos": tx.end_pos,
+                   "bytes": tx.size, "changes": tx.changes, "seconds": tx.hi - tx.lo,
+                   "end": tx.end}
+        self.st.add_summary(summary)
+
+    def close(self):
+        """The open transaction, then the counts by type, in the order output/stats.py meets
+        them (ties in the output keep that order)."""
+        if self.tx is not None:
+            self._finish(self.tx)
+            self.tx = None
+        st = self.st
+        for (i, code), _rank in sorted(self.ranked.items(), key=lambda kv: kv[1]):
+            n, size = self.counts[i][code]
+            name = self.names[i][code]
+            st.events[name] += n
+            st.event_bytes[name] += size
+
+    # -- tables and rows -----------------------------------------------------------------------
+    def _table_map(self, off, length):
+        hl = self.state.header_len
+        body = bytes(self.mm[off + hl:off + length - CHECKSUM_LEN])
+        t = self.tables.get(body)
+        if t is None:
+            t = self.decoder.table_map(self._parse(off, length))
+            if len(self.tables) > 1024:
+                self.tables.clear()
+            self.tables[body] = t
+        else:
+            self.decoder.tables[t.table_id] = t
+
+    def _rows(self, off, code, length):
+        """(row changes, flags) of the rows event at `off`."""
+        mm, hl = self.mm, self.state.header_len
+        end = off + length - CHECKSUM_LEN
+        shape, known = None, self.prefixes.get(code)
+        if known is not None:
+            for n in self.prefix_lens[code]:
+                if off + hl + n <= end:
+                    shape = known.get(mm[off + hl:off + hl + n])
+                    if shape is not None:
+                        break
+        if shape is None:
+            ev = self._parse(off, length)
+            shape = self._shape(ev, off, code, length)
+            if shape is None:
+                return self._python_rows(ev), int(ev.data["flags"])
+        n, table_id, flags, op = shape[:4]
+        t = self.decoder.tables.get(table_id)
+        got = self.plans.get((id(t), id(shape)))
+        if got is None or got[0] is not t or got[1] is not shape:
+            plan = count_plan(t, op, *shape[4:]) if t is not None else None
+            counter = self.st.table_ops[f"{t.db}.{t.table}"] if plan is not None else None
+            # t and shape are kept with their plan, so their ids are not reused meanwhile
+            got = self.plans[(id(t), id(shape))] = (t, shape, plan, counter, OPS[op])
+        plan = got[2]
+        if plan is not None:
+            mod = self.rows_mod
+            count, _status = mod.rows(plan, self.view[off + hl + n:end], mod.COUNT)
+            if count is not None:
+                counter = got[3]
+                counter["bytes"] += length
+                if count:
+                    counter[got[4]] += count
+                return count, flags
+        return self._python_rows(self._parse(off, length)), flags
+
+    def _shape(self, ev, off, code, length):
+        """What the rows event's prefix (the bytes before its row images) says, kept for the
+        events that start with the same bytes; None for an event the count does not read."""
+        et, d, hl = ev.type, ev.data, self.state.header_len
+        rows = d["rows"]
+        if et.decode or et.name == _PARTIAL or not isinstance(rows, (bytes, bytearray)):
+            return None
+        n = length - CHECKSUM_LEN - len(rows) - hl
+        if n < 0 or self.mm[off + hl + n:off + length - CHECKSUM_LEN] != rows:
+            return None
+        op = et.row_op
+        cols = d["columns"]
+        after = cols.get("columns_present_after") if op == "update" else None
+        shape = (n, int(d["table_id"]), int(d["flags"]), op, tuple(cols["columns_present"]),
+                 None if after is None else tuple(after), ev.context.get("type_code"))
+        known = self.prefixes.setdefault(code, {})
+        if len(known) > 4096:
+            known.clear()
+            self.plans.clear()
+        known[self.mm[off + hl:off + hl + n]] = shape
+        lens = self.prefix_lens.setdefault(code, [])
+        if n not in lens:
+            lens.append(n)
+        return shape
+
+    def _python_rows(self, ev):
+        """The row changes of a rows event decoded by binlog.stream, as `stats` reads them."""
+        t = self.decoder.tables.get(int(ev.data["table_id"]))
+        se = StreamEvent(ev, t, self.gtid, self.decoder, 0, self.stream._on_undecoded)
+        changes = se.changes
+        ops = Counter(ch.op for ch in changes)
+        key = f"{t.db}.{t.table}" if t is not None else \
+            f"(unmapped table id {int(ev.data['table_id'])})"
+        self._table_rows(key, len(ev.raw), ops, se.undecoded is not None)
+        return len(changes)
+
+    def _table_rows(self, key, length, ops, undecoded):
+        t = self.st.table_ops[key]
+        t["bytes"] += length
+        t.update(ops)
+        if undecoded:
+            t["undecoded"] += 1
+
+
+class _Typed:
+    """An event of a type whose boundary its role alone decides (binlog.boundaries.boundary)."""
+
+    def __init__(self, et):
+        self.type, self.data = et, None
+
+
+def _size(path) -> int:
+    import os
+
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
