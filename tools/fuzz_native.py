@@ -13,6 +13,19 @@ It prints the executions, the queue the coverage kept, the edges reached and the
 finding (an input that made a sanitizer report or broke a promise of the walk) is written to
 --findings (default tests/native/regressions/), where tests/native/test_native_regressions.py
 runs each file through both backends. tests/native/test_fuzz_native.py is its bounded run.
+
+--rows fuzzes the row images instead: the generated readers and -vv forms
+(generated/native/rows.c, binlog_grammar/native/decimal.h and forms_vv.h) in the libFuzzer target
+tools/fuzz_rows.c (its docstring gives the input: a table's plan, then row bytes), built with
+clang -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all (Debian: apt-get install
+clang libclang-rt-dev), every input through bg_rows() with BG_SINK_COUNT, BG_SINK_VV and
+BG_SINK_JSONL when rows.h has it. Seeds: every rows event of the samples and the corpus (its row
+bytes, RowDecoder.rows_bytes, and its table's columns as output/vv_native.py plans them) and
+--drawn tables and rows drawn from the specs (tests/helpers/rows.py). Findings go to
+tests/native/regressions/rows/, replayed under the sanitizers by test_native_regressions.py.
+The long campaign (issue 26: at least 10 million executions):
+
+    python3 tools/fuzz_native.py --rows --execs 10000000 --seed 26
 """
 from __future__ import annotations
 
@@ -104,16 +117,205 @@ def campaign(execs: int, seed: int = 1, findings: Path = FINDINGS) -> dict:
         return out
 
 
+# -- the row images (--rows) --------------------------------------------------------------------
+
+ROWS_DRIVER = ROOT / "tools" / "fuzz_rows.c"
+ROWS_FINDINGS = FINDINGS / "rows"
+ROWS_SEED_BYTES = 4 << 10  # row bytes kept of an event for a seed
+ROWS_MAX_LEN = 8 << 10     # the longest input libFuzzer makes
+MAX_COLS = 32              # tools/fuzz_rows.c reads 1 to 32 columns
+NO_FORM = 0xFF
+
+
+def rows_header_names(gen: Path = None) -> tuple:
+    """(COLUMN_INPUTS, VV_FORMS, has BG_SINK_JSONL) as the rows.h the target is built with says."""
+    text = ((gen or GENERATED) / "rows.h").read_text()
+
+    def names(macro):
+        for line in text.splitlines():
+            if line.startswith(f"#define {macro} "):
+                return tuple(x.strip().strip('"') for x in line.split(" ", 2)[2].split(","))
+        raise ValueError(f"rows.h defines no {macro}")
+    return names("BG_COLIN_NAMES"), names("BG_VV_NAMES"), "BG_SINK_JSONL" in text
+
+
+def rows_build(out: Path, replay: bool = False, cc: str = None, sanitize: str = None,
+               exe: Path = None) -> Path:
+    """The rows target under ASan and UBSan (or `sanitize`): a libFuzzer program (clang), or
+    with replay=True a program that runs the files it is given once each (any compiler)."""
+    cc = cc or os.environ.get("FUZZ_CC", "clang" if not replay else os.environ.get("CC", "gcc"))
+    flags = SANITIZE + ["-fsanitize=fuzzer" if not replay else "-DBG_FUZZ_REPLAY"]
+    if sanitize:
+        flags[0] = f"-fsanitize={sanitize}"
+    if rows_header_names()[2]:
+        flags.append("-DBG_FUZZ_JSONL")
+    exe = exe or out / ("fuzz_rows" if not replay else "replay_rows")
+    subprocess.run([cc, *flags, "-I", str(GENERATED), "-I", str(NATIVE), str(ROWS_DRIVER),
+                    str(GENERATED / "rows.c"), "-o", str(exe), "-lm"], check=True)
+    return exe
+
+
+def _slot(v) -> bytes:
+    """An int or None as tools/fuzz_rows.c reads a slot (values past 16 bits are clamped)."""
+    if v is None:
+        return b"\0\0\0"
+    if v < 0:
+        return bytes([6]) + (max(v, -32768) & 0xFFFF).to_bytes(2, "little")
+    return bytes([1]) + min(v, 0xFFFF).to_bytes(2, "little")
+
+
+def rows_input(columns, images, data: bytes) -> bytes:
+    """An input of tools/fuzz_rows.c: the plan vv_native makes of these columns (rows.Column),
+    the present flags of one or two images, and the row bytes."""
+    from types import SimpleNamespace
+
+    from binlog_grammar.output import vv_native
+
+    inputs_names, forms, _ = rows_header_names()
+    mod = SimpleNamespace(COLUMN_INPUTS=inputs_names, VV_FORMS=forms)
+    out = bytearray([(len(columns) - 1) | (len(images) == 2) << 5])
+    for c, col in enumerate(columns):
+        try:
+            inputs, form, arg, strip = vv_native._column(mod, col)[:4]
+        except Exception:  # noqa: BLE001 - metadata the forms cannot read: no form, as vv_native
+            inputs = tuple(vv_native._input(col, path) for path in inputs_names)
+            form, arg, strip = -1, 0, False
+        flags = sum(bool(img[c]) << k for k, img in enumerate(images)) | bool(strip) << 2
+        out += bytes([flags, form if form >= 0 else NO_FORM]) + _slot(arg)
+        out += b"".join(_slot(v) for v in inputs)
+    return bytes(out) + data[:ROWS_SEED_BYTES]
+
+
+def _corpus_row_inputs():
+    from binlog_grammar.binlog.stream import open_stream
+
+    files = sorted(p for p in (ROOT / "samples").iterdir() if p.is_file())
+    if CORPUS.is_dir():
+        files += sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix != ".md")
+    for path in files:
+        try:
+            for se in open_stream([path], verify_checksum=False, skip_damaged=True).events():
+                ev, t = se.event, se.table
+                if ev.type is None or not ev.type.row_op or t is None or se._decoder is None:
+                    continue
+                cols = ev.data["columns"]
+                images = [cols["columns_present"]]
+                if ev.type.row_op == "update":
+                    images.append(cols.get("columns_present_after") or images[0])
+                if not 0 < len(t.columns) <= MAX_COLS or any(len(i) != len(t.columns) for i in images):
+                    continue
+                try:
+                    yield rows_input(t.columns, images, se._decoder.rows_bytes(ev))
+                except Exception:  # noqa: BLE001 - bytes the Python path refuses: not a seed
+                    continue
+        except Exception:  # noqa: BLE001 - a file the reader gives up on: its events so far
+            continue
+
+
+def _drawn_row_inputs(n: int, seed: int):
+    """Tables and rows drawn from the specs (every column type), derandomized by seed."""
+    if n <= 0:
+        return []
+    sys.path.insert(0, str(ROOT / "tests"))
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from binlog_grammar.generated import types as T
+    from helpers.rows import tables_and_rows
+
+    found = []
+
+    @settings(max_examples=n, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(tables_and_rows(), st.just(seed))
+    def draw(case, _seed):
+        ctx, value = case
+        try:
+            data = T.row_images.build(value, **ctx)
+        except Exception:  # noqa: BLE001 - a value that does not fit its column: drawn again
+            return
+        found.append(rows_input(ctx["columns"], ctx["images"], data))
+    draw()
+    return found
+
+
+def rows_seeds(out: Path, drawn: int = 150, seed: int = 1) -> int:
+    """Seed files for the rows target in out; how many (the same input once)."""
+    seen = set()
+    for data in [*_corpus_row_inputs(), *_drawn_row_inputs(drawn, seed)]:
+        if data not in seen and len(data) <= ROWS_MAX_LEN:
+            seen.add(data)
+            (out / f"seed-{len(seen):05d}").write_bytes(data)
+    if ROWS_FINDINGS.is_dir():
+        for f in sorted(ROWS_FINDINGS.glob("*.bin")):
+            shutil.copyfile(f, out / f"finding-{f.name}")
+            seen.add(f.name)
+    return len(seen)
+
+
+def _stat(text: str, name: str) -> int:
+    for line in text.splitlines():
+        if line.startswith(f"stat::{name}:"):
+            return int(line.split(":")[-1])
+    return 0
+
+
+def rows_campaign(execs: int, seed: int = 1, findings: Path = ROWS_FINDINGS, drawn: int = 150,
+                  extra: tuple = ()) -> dict:
+    """Build, seed and run libFuzzer on the rows target; the figures and the findings kept."""
+    with tempfile.TemporaryDirectory(prefix="fuzz-rows-") as tmp:
+        tmp = Path(tmp)
+        exe = rows_build(tmp)
+        seed_dir, work, found = tmp / "seeds", tmp / "corpus", tmp / "findings"
+        for d in (seed_dir, work, found):
+            d.mkdir()
+        nseeds = rows_seeds(seed_dir, drawn, seed)
+        env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
+                   UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
+        t0 = time.perf_counter()
+        proc = subprocess.run([str(exe), f"-runs={execs}", f"-seed={seed}", f"-max_len={ROWS_MAX_LEN}",
+                               f"-artifact_prefix={found}/", "-print_final_stats=1", "-timeout=30",
+                               *extra, str(work), str(seed_dir)],
+                              capture_output=True, text=True, env=env)
+        seconds = time.perf_counter() - t0
+        out = {"execs": _stat(proc.stderr, "number_of_executed_units"),
+               "corpus": len(list(work.iterdir())), "seeds": nseeds, "seconds": round(seconds, 1),
+               "returncode": proc.returncode}
+        done = [ln for ln in proc.stderr.splitlines() if " cov: " in ln]
+        out["edges"] = int(done[-1].split(" cov: ")[1].split()[0]) if done else 0
+        saved = []
+        for f in sorted(found.iterdir()):
+            findings.mkdir(parents=True, exist_ok=True)
+            dest = findings / f"{f.name}-seed{seed}.bin"
+            shutil.copyfile(f, dest)
+            saved.append(str(dest.relative_to(ROOT)) if dest.is_relative_to(ROOT) else str(dest))
+        out.update(findings=max(len(saved), int(proc.returncode != 0)), saved=saved,
+                   stderr_tail=proc.stderr[-4000:] if proc.returncode else "")
+        return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--execs", type=int, default=1_000_000, help="executions (default 1,000,000)")
     ap.add_argument("--seed", type=int, default=1, help="the mutations' random seed")
     ap.add_argument("--findings", type=Path, default=FINDINGS,
                     help="where findings are written (default tests/native/regressions/)")
+    ap.add_argument("--rows", action="store_true",
+                    help="the row images (tools/fuzz_rows.c, libFuzzer) instead of the framing walk")
+    ap.add_argument("--drawn", type=int, default=150,
+                    help="--rows: tables and rows drawn from the specs as seeds (default 150)")
     args = ap.parse_args(argv)
-    r = campaign(args.execs, args.seed, args.findings)
-    print(f"executions {r['execs']:,} in {r['seconds']} s ({r['execs'] / max(r['seconds'], 1e-9):,.0f}/s), "
-          f"seeds {r['seeds']}, queue {r['queue']}, edges {r['edges']}, findings {r['findings']}")
+    if args.rows:
+        findings = args.findings if args.findings != FINDINGS else ROWS_FINDINGS
+        r = rows_campaign(args.execs, args.seed, findings, args.drawn)
+        print(f"executions {r['execs']:,} in {r['seconds']} s "
+              f"({r['execs'] / max(r['seconds'], 1e-9):,.0f}/s), seeds {r['seeds']}, "
+              f"corpus {r['corpus']}, edges {r['edges']}, findings {r['findings']}")
+    else:
+        r = campaign(args.execs, args.seed, args.findings)
+        print(f"executions {r['execs']:,} in {r['seconds']} s "
+              f"({r['execs'] / max(r['seconds'], 1e-9):,.0f}/s), seeds {r['seeds']}, "
+              f"queue {r['queue']}, edges {r['edges']}, findings {r['findings']}")
     for f in r["saved"]:
         print(f"  regression file: {f}")
     if r["stderr_tail"]:

@@ -33,9 +33,10 @@ static int bg_decimal_text(char *out, const uint8_t *data, int64_t size, int64_t
 {
     uint8_t buf[BG_DECIMAL_MAX_DIGITS];
     char digits[BG_DECIMAL_MAX_DIGITS + 1];
-    int64_t intg = precision - scale, nd = 0, pos = 0;
+    int64_t intg, nd = 0, pos = 0;
     if (bg_decimal_size(precision, scale) != size || size <= 0)
         return -1;
+    intg = precision - scale;  /* after the check: any other precision and scale may overflow */
     int negative = !(data[0] & 0x80);
     for (int64_t k = 0; k < size; k++)
         buf[k] = (uint8_t)(negative ? ~data[k] : data[k]);

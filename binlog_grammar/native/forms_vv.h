@@ -43,9 +43,9 @@ static int bg_fraction(char *t, int64_t us, int64_t digits)
 
 static int bg_vv_int_signed_width(bg_buf *b, const bg_colplan *cp, const bg_value *v)
 {
-    int bits = 8 * (int)cp->arg;
-    if (bits < 8 || bits > 64)
+    if (cp->arg < 1 || cp->arg > 8)  /* before the product: a plan's number may be any int64 */
         return BG_REFUSE;
+    int bits = 8 * (int)cp->arg;
     uint64_t mask = bits == 64 ? ~0ULL : (1ULL << bits) - 1, u = v->u & mask;
     if (!(u >> (bits - 1) & 1))
         BG_VV_PRINTF(b, "%llu", (unsigned long long)u);
