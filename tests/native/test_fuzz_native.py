@@ -1,7 +1,11 @@
 """The bounded run of tools/fuzz_native.py: the generated framing walk and the CRC32 under
 AddressSanitizer and UndefinedBehaviorSanitizer, coverage-guided mutations seeded with the corpus
 and the samples; 0 findings. BINLOG_GRAMMAR_NATIVE_FUZZ_EXECS sets the executions (default
-400,000: about 20 s here). The campaign must also find a walker without its length check."""
+400,000: about 20 s here). The campaign must also find a walker without its length check.
+
+The row images (`--rows`: tools/fuzz_rows.c under libFuzzer, clang): 0 findings over
+BINLOG_GRAMMAR_NATIVE_ROWS_FUZZ_EXECS executions (default 300,000: about 15 s here with the
+seeds), and the campaign finds a BLOB reader without its length check."""
 import importlib.util
 import os
 import shutil
@@ -12,6 +16,7 @@ import pytest
 from helpers.paths import ROOT
 
 EXECS = int(os.environ.get("BINLOG_GRAMMAR_NATIVE_FUZZ_EXECS", "400000"))
+ROWS_EXECS = int(os.environ.get("BINLOG_GRAMMAR_NATIVE_ROWS_FUZZ_EXECS", "300000"))
 
 
 def _tool():
@@ -55,3 +60,40 @@ def test_the_campaign_finds_a_walk_that_follows_a_length_past_the_end(tmp_path):
     # the records (an event past the end), whichever the mutations reach first
     assert r["findings"] >= 1 and ("heap-buffer-overflow" in r["stderr_tail"] or
                                    "broken promise" in r["stderr_tail"]), r
+
+
+def _libfuzzer(tmp_path):
+    if shutil.which("clang") is None:
+        return False
+    src = tmp_path / "f.c"
+    src.write_text("#include <stddef.h>\n#include <stdint.h>\n"
+                   "int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n){return 0;}\n")
+    r = subprocess.run(["clang", "-fsanitize=fuzzer,address,undefined", str(src), "-o",
+                        str(tmp_path / "f")], capture_output=True)
+    return r.returncode == 0
+
+
+def test_row_images_campaign_finds_nothing(tmp_path):
+    if not _libfuzzer(tmp_path):
+        pytest.skip("no clang with libFuzzer, AddressSanitizer and UndefinedBehaviorSanitizer "
+                    "(apt-get install clang libclang-rt-dev)")
+    r = _tool().rows_campaign(ROWS_EXECS, seed=26, findings=tmp_path / "findings", drawn=80)
+    assert r["findings"] == 0, r
+    assert r["execs"] >= ROWS_EXECS and r["seeds"] >= 80 and r["edges"] > 0
+
+
+def test_the_rows_campaign_finds_a_blob_read_past_the_end(tmp_path):
+    if not _libfuzzer(tmp_path):
+        pytest.skip("no clang with libFuzzer, AddressSanitizer and UndefinedBehaviorSanitizer")
+    tool = _tool()
+    bugged = tmp_path / "native"
+    shutil.copytree(ROOT / "generated" / "native", bugged)
+    src = (bugged / "rows.c").read_text()
+    start = src.index("static int64_t bg_read_value_blob(const uint8_t *p")
+    head, readers = src[:start], src[start:]
+    check = "    if (avail - pos < n) return BG_SHORT;\n    out->data = p + pos;"
+    assert check in readers
+    (bugged / "rows.c").write_text(head + readers.replace(check, "    out->data = p + pos;", 1))
+    tool.GENERATED = bugged
+    r = tool.rows_campaign(200000, seed=1, findings=tmp_path / "findings", drawn=40)
+    assert r["findings"] >= 1 and "heap-buffer-overflow" in r["stderr_tail"], r
