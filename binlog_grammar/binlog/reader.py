@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from typing import Optional
 
 from ..errors import BinlogError, EventFormatError, TruncatedError, plain_reason
 from ..generated.catalog import EVENTS
@@ -65,6 +66,9 @@ class BinlogFile(Resync):
         self.on_damage = on_damage
         self.state = FormatState()
         self.damage: list[Damage] = []
+        # where to read on after the event just yielded, when its consumer has read the events
+        # that follow it another way (the compiled text lane: output/text_lane.py)
+        self.skip_to: Optional[int] = None
 
     @property
     def fallbacks(self) -> Counter:
@@ -123,7 +127,11 @@ class BinlogFile(Resync):
                 if ev is None:
                     return
                 yield ev
-                pos = ev.end
+                if self.skip_to is not None:  # the consumer read on from ev.end itself (a lane)
+                    pos, self.skip_to = self.skip_to, None
+                    fh.seek(pos)
+                else:
+                    pos = ev.end
 
     def _skip_to_start(self, fh, first) -> int:
         """Read the format event (at format_at, else the first event), then stand at start."""

@@ -183,6 +183,18 @@ class Transaction:
         return sum(len(se.event.raw) for se in self.events if not se.event.inner)
 
 
+@dataclass
+class Written:
+    """A run of events a lane wrote (the stream yields it in their place): its text, where the
+    run ends, the last GTID and the number of GTIDs in it, and the tables its TABLE_MAPs map."""
+
+    text: str
+    end: int
+    gtid: Optional[str] = None
+    gtids: int = 0
+    tables: dict = field(default_factory=dict)
+
+
 class Stream:
     """Iterate events (`events()`) or transactions (`transactions()`) of the inputs.
 
@@ -217,6 +229,9 @@ class Stream:
         # say enough) or, with skip_damaged, when the event is damaged (then it counts as damage)
         self.raw_rows = raw_rows
         self.undecoded = []  # UndecodedRows, in reading order
+        # a lane writes runs of events itself (output/text_lane.py, for `dump`'s text): after
+        # each event, lane.after(event, file, decoder) gives None or what it wrote (a Written)
+        self.lane = None
         self._on_undecoded = self._undecodable if raw_rows else None
 
     def _undecodable(self, ev, err) -> bool:
@@ -265,6 +280,19 @@ class Stream:
                 else:
                     yield i, StreamEvent(ev, None, gtid, decoder, seq)
                 last = ev
+                if self.lane is not None:  # the events that follow, written by the lane
+                    ran = self.lane.after(ev, f, decoder)
+                    if ran is not None:
+                        if ran.text:
+                            yield i, ran
+                        gtid = ran.gtid or gtid
+                        seq += ran.gtids
+                        tables.update(ran.tables)
+                        if ran.end != ev.end:
+                            f.skip_to = ran.end
+                            last = None  # not the file's last event: no ROTATE to follow
+                            if progress is not None:
+                                progress(done + ran.end, self.total_bytes)
             self.damage += getattr(f, "damage", [])
             done += _size(path)
             nxt = self._rotated_to(path, last) if i == len(self.paths) - 1 else None

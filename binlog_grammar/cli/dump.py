@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import parallel
 from .options import add_reading_options
+from ..binlog.stream import Written
 from .reading import open_input, report_damage, stdout
 
 
@@ -18,6 +19,17 @@ def add(sub):
                     help="hex view of every event with each byte run labelled by its spec field")
     parallel.add_option(du)
     du.set_defaults(func=run)
+
+
+def _lane(stream) -> None:
+    """Let the compiled text lane write runs of events (output/text_lane.py) when the stream reads
+    every event as it is."""
+    from ..output.text_lane import TextLane, lane_module
+
+    mod = lane_module()
+    if mod is not None and stream.filters.keeps_all and not stream.window.active \
+            and not stream.skip_damaged and stream.server is None:
+        stream.lane = TextLane(mod, stream.verify_checksum)
 
 
 def run(args) -> int:
@@ -49,7 +61,11 @@ def run(args) -> int:
             from ..output import dump_text
 
             out.write("".join(line + "\n" for line in dump_text.TEXT_HEADER))
+            _lane(stream)
             for se in stream.events():
+                if type(se) is Written:  # a run of events the compiled lane wrote
+                    out.write(se.text)
+                    continue
                 for line in dump_text.text_lines(se):
                     out.write(line + "\n")
             out.write("".join(line + "\n" for line in dump_text.TEXT_FOOTER))

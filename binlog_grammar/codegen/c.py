@@ -135,15 +135,16 @@ def model(specs: SpecSet) -> dict:
 
 
 def render(specs: SpecSet) -> dict:
-    """{file name under generated/native/: C source}: the framing, and the row images
-    (codegen.c_rows)."""
-    from . import c_rows
+    """{file name under generated/native/: C source}: the framing, the row images
+    (codegen.c_rows) and the text lane (codegen.c_lane)."""
+    from . import c_lane, c_rows
 
     m = model(specs)
     spec = Path(specs.types[HEADER_TYPE].file).as_posix()
     banner = BANNER.format(spec=spec)
     files = {name: template(tpl).render(banner=banner, **m) for name, tpl in FILES.items()}
     files.update(c_rows.render(specs))
+    files.update(c_lane.render(specs))
     return files
 
 

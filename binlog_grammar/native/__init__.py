@@ -10,8 +10,9 @@ BINLOG_GRAMMAR_BACKEND, else auto:
             generated from, the Python one otherwise
     c       the compiled backend; its absence is a BackendError (the CLI: one line, exit 2)
     python  the generated Python readers, even when the extension is there
-The compiled backend covers framing (binlog.framing: header walks and CRC32 footers) and the
-row images of the `-vv` text (output/vv_native.py, with `_rows`); everything else runs on the
+The compiled backend covers framing (binlog.framing: header walks and CRC32 footers), the
+row images of the `-vv` text (output/vv_native.py, with `_rows`) and `dump`'s text of the events
+that make up most of a row-based binlog (output/text_lane.py, with `_lane`); everything else runs on the
 Python readers under either choice, and so does any event the compiled readers refuse.
 """
 from __future__ import annotations
@@ -22,11 +23,12 @@ from ..errors import BinlogGrammarError
 
 ENV = "BINLOG_GRAMMAR_BACKEND"
 CHOICES = ("auto", "c", "python")
-COMPILED_PARTS = ("framing", "row images of the -vv text")  # what the compiled backend runs today
+COMPILED_PARTS = ("framing", "row images of the -vv text", "dump text of the hot events")  # what the compiled backend runs today
 
 _chosen = None  # set by select()
 _loaded = None  # (module or None, why not)
 _rows_loaded = None  # (module or None, why not)
+_lane_loaded = None  # (module or None, why not)
 
 
 class BackendError(BinlogGrammarError):
@@ -57,9 +59,21 @@ def _load_rows():
     return _rows_loaded
 
 
+def _load_lane():
+    global _lane_loaded
+    if _lane_loaded is None:
+        try:
+            from . import _lane as mod
+        except ImportError as e:
+            _lane_loaded = (None, f"the extension binlog_grammar.native._lane is not built ({e})")
+        else:
+            _lane_loaded = (mod, None)
+    return _lane_loaded
+
+
 def unavailable():
     """Why the compiled backend cannot run (None when it can)."""
-    return _load()[1] or _load_rows()[1]
+    return _load()[1] or _load_rows()[1] or _load_lane()[1]
 
 
 def select(name=None) -> str:
@@ -104,6 +118,11 @@ def rows():
     return _load_rows()[0] if backend() == "c" else None
 
 
+def lane():
+    """The compiled text lane of `dump` when the compiled backend runs, else None."""
+    return _load_lane()[0] if backend() == "c" else None
+
+
 def describe() -> str:
     """One line for --version and stats: which backend runs and what it covers."""
     if backend() == "c":
@@ -113,4 +132,4 @@ def describe() -> str:
 
 
 __all__ = ["BackendError", "CHOICES", "ENV", "backend", "describe", "framing", "requested",
-           "rows", "select", "unavailable"]
+           "lane", "rows", "select", "unavailable"]

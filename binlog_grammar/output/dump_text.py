@@ -39,7 +39,7 @@ from . import quoting, vv_native
 from .dump import rows_bytes
 from .text import vv_lines
 
-__all__ = ["text_lines", "rows_text", "TEXT_HEADER", "TEXT_FOOTER"]
+__all__ = ["text_lines", "rows_text", "label_of", "TEXT_HEADER", "TEXT_FOOTER"]
 
 DELIMITER = "/*!*/;"
 # sql_mode bits that change how the client and the server read a statement's strings (the same
@@ -91,11 +91,17 @@ def _end_log_pos(ev) -> str:
     return f"{int(log_pos)} (relay log: ends at {ev.end})"
 
 
+_ROWS_LABELS = {"insert": "Write_rows", "update": "Update_rows", "delete": "Delete_rows"}
+
+
 def _rows_label(ev):
     op = ev.type.row_op if ev.type is not None else None
-    if not op:
-        return None
-    return {"insert": "Write_rows", "update": "Update_rows", "delete": "Delete_rows"}[op]
+    return _ROWS_LABELS[op] if op else None
+
+
+def label_of(et) -> str:
+    """The label of an event type in its header line (mysqlbinlog's names)."""
+    return _LABELS.get(et.name) or _ROWS_LABELS.get(et.row_op) or et.name
 
 
 def _summary(se) -> str:

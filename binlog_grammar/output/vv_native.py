@@ -26,7 +26,7 @@ from ..runtime.values import binary_char_length, codec_of
 from . import quoting
 from .text import vv_form, vv_type
 
-__all__ = ["count_plan", "rows_text"]
+__all__ = ["count_plan", "plan_of", "rows_text"]
 
 PARTIAL_UPDATE = {name: code for code, name in enums.EVENT_TYPE.items()}.get("PARTIAL_UPDATE_ROWS_EVENT")
 # codecs whose Python text encodes back to exactly the stored bytes (runtime/values.py errors_of)
@@ -40,8 +40,23 @@ def rows_text(se):
     """The `###` lines of the rows event `se` (a StreamEvent), each ended by a newline; None when
     the compiled backend does not write them (see the module docstring)."""
     mod = native.rows()
-    ev, t = se.event, se.table
-    if mod is None or t is None or not t.has_metadata or se._decoder is None:
+    if mod is None or se._decoder is None:
+        return None
+    plan = plan_of(se.event, se.table, mod)
+    if plan is None:
+        return None
+    try:
+        data = se._decoder.rows_bytes(se.event)
+    except Exception:  # noqa: BLE001 - the Python path meets the same bytes and says what is wrong
+        return None
+    text, _status = mod.rows(plan, data, mod.VV)
+    return text
+
+
+def plan_of(ev, t, mod):
+    """The compiled plan of the rows event `ev` of table `t` (made once per TABLE_MAP and event
+    shape, kept with the table), or None when the compiled backend does not write it."""
+    if t is None or not t.has_metadata:
         return None
     op = ev.type.row_op
     cols = ev.data["columns"]
@@ -54,14 +69,7 @@ def rows_text(se):
     plan = t.readers.get(key)
     if plan is None:
         plan = t.readers[key] = _plan(mod, t, op, present, after)
-    if plan is False:
-        return None
-    try:
-        data = se._decoder.rows_bytes(ev)
-    except Exception:  # noqa: BLE001 - the Python path meets the same bytes and says what is wrong
-        return None
-    text, _status = mod.rows(plan, data, mod.VV)
-    return text
+    return None if plan is False else plan
 
 
 def _plan(mod, t, op, present, after):

@@ -1,0 +1,95 @@
+"""The compiled backend's text lane: a C loop that writes the `dump` text of the events that make
+up most of a row-based binlog (GTIDs, ANNOTATE_ROWS, TABLE_MAPs of known tables, rows events,
+XIDs) straight from the file's bytes, and stops at the first event it does not write, which the
+Python path then reads and writes (output/text_lane.py drives it).
+
+Output: generated/native/lane.c (templates/native_lane.c.j2), built by setup.py as
+binlog_grammar.native._lane with generated/native/rows.c (the row images: codegen/c_rows.py).
+
+What comes from the specs, here: the type codes of those events (by name; the rows events by
+their `rows:` operation and layout), where GTID_EVENT's seq_no and domain_id and XID_EVENT's xid
+sit and how wide they are, the width of a rows event's table id (rows_table_id's size expression,
+in C through codegen.c_expr), its flags and, in version 2, the extra data length. A spec whose
+fields are not the fixed-width integers this lane reads them as is an error at generation time
+(change the spec and this module together). What the text says about each event is the Python
+side's: output/text_lane.py passes the labels, the names of the rows flags and the quoted
+summary of each table in.
+"""
+from __future__ import annotations
+
+from ..errors import SpecError
+from ..lang.model import SpecSet
+from . import c_expr
+
+ROWS_LAYOUTS = {"rows_event_v1": 1, "rows_event_v2": 2}
+TABLE_ID = "rows_table_id"
+
+
+def _fixed(fields) -> dict:
+    """{field id: (offset, width)} of the leading fixed-width little-endian integers."""
+    out, at = {}, 0
+    for f in fields:
+        t = f.type
+        if t.kind != "int" or t.endian != "le" or f.cond is not None:
+            break
+        out[f.id] = (at, t.width)
+        at += t.width
+    return out
+
+
+def _section(ed, section) -> list:
+    return [f for f in ed.fields if f.section == section]
+
+
+def _need(table: dict, fid, width, ed, where) -> int:
+    if fid not in table or table[fid][1] != width:
+        raise SpecError(f"the C text lane reads {where}.{fid} as a {8 * width}-bit little-endian "
+                        "integer at a fixed offset; change codegen/c_lane.py with the spec",
+                        ed.file, ed.line, where)
+    return table[fid][0]
+
+
+def model(specs: SpecSet) -> dict:
+    by_name = {n.name: (n, ed) for ed in specs.events for n in ed.names}
+    gname, gtid = by_name["GTID_EVENT"]
+    g = _fixed(_section(gtid, "post_header"))
+    xname, xid = by_name["XID_EVENT"]
+    x = _fixed(_section(xid, "body"))
+    rows, shapes = [], []
+    for ed in specs.events:
+        if ed.layout not in ROWS_LAYOUTS:
+            continue
+        ph = _section(ed, "post_header")
+        if ph[0].type.kind != "named" or ph[0].type.name != TABLE_ID or ph[1].type.name != "u16le":
+            raise SpecError("the C text lane reads a rows event's post-header as table_id "
+                            f"({TABLE_ID}) then u16le flags", ed.file, ed.line, ed.layout)
+        if ROWS_LAYOUTS[ed.layout] == 2 and (len(ph) < 3 or ph[2].type.name != "u16le"):
+            raise SpecError("the C text lane reads a v2 rows event's extra data length as the "
+                            "u16le after the flags", ed.file, ed.line, ed.layout)
+        for n in ed.names:
+            if n.row_op:
+                rows.append(dict(code=n.code, name=n.name, op=n.row_op,
+                                 version=ROWS_LAYOUTS[ed.layout]))
+    if not rows:
+        raise SpecError("no rows events of the v1/v2 layouts in the specs", "", 0, "rows")
+    size = specs.types[TABLE_ID].field.size
+    tr = c_expr.CTranslator(specs.enum_values())
+    table_id_width = tr.translate(size)
+    if tr.variables - {"ctx_post_header_len"}:
+        raise SpecError(f"{TABLE_ID}'s size may read ctx.post_header_len only", "", 0, TABLE_ID)
+    return dict(
+        gtid_code=gname.code, gtid_seq_no=_need(g, "seq_no", 8, gtid, "GTID_EVENT"),
+        gtid_domain_id=_need(g, "domain_id", 4, gtid, "GTID_EVENT"),
+        xid_code=xname.code, xid_at=_need(x, "xid", 8, xid, "XID_EVENT"),
+        table_map_code=by_name["TABLE_MAP_EVENT"][0].code,
+        annotate_code=by_name["ANNOTATE_ROWS_EVENT"][0].code,
+        rows=rows, table_id_width=table_id_width)
+
+
+def render(specs: SpecSet) -> dict:
+    from .c_rows import BANNER
+    from .python import template
+
+    m = model(specs)
+    banner = BANNER.format(spec="the events of specs/events/ (codegen/c_lane.py)")
+    return {"lane.c": template("native_lane.c.j2").render(banner=banner, **m)}
