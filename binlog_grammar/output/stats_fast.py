@@ -53,6 +53,7 @@ _PARTIAL = "PARTIAL_UPDATE_ROWS_EVENT"
 (BETWEEN, PART, COMMIT, TABLE_MAP, ROWS, PARSE, STATE, ABANDON) = range(8)
 _FIXED = {B.PART: PART, B.COMMIT: COMMIT, B.BETWEEN: BETWEEN}
 _INLINE = frozenset({PART, TABLE_MAP, ROWS})
+_COMMITTED = B.ENDS[B.COMMIT]
 _DROP = 1 << 20  # madvise the pages read away from this many bytes on
 
 
@@ -155,8 +156,9 @@ class _Reader:
                                 counts.setdefault(code, [0, 0])
                             tx = self.tx
                             # the common case inline: a part of a transaction that BEGIN (or
-                            # MariaDB's GTID) opened; the rest as binlog.stream groups them
-                            if kind in _INLINE and tx is not None and self.in_begin and not self.implicit:
+                            # MariaDB's GTID) opened, or its XID; the rest as _group decides
+                            if tx is not None and not self.implicit and (
+                                    kind == COMMIT or kind in _INLINE and self.in_begin):
                                 c = counts[code]
                                 c[0] += 1
                                 c[1] += length
@@ -173,6 +175,10 @@ class _Reader:
                                     tx.hi = ts
                                 if code not in ranked and (i, code) not in tx.new:
                                     tx.new.append((i, code))
+                                if kind == COMMIT:
+                                    tx.end = _COMMITTED
+                                    self._finish(tx)
+                                    self.tx, self.in_begin = None, False
                             else:
                                 self._event(off, ts, code, length, counts, kind)
                         if stream.progress is not None:
@@ -354,11 +360,11 @@ class _Reader:
         """(row changes, flags) of the rows event at `off`."""
         mm, hl = self.mm, self.state.header_len
         end = off + length - CHECKSUM_LEN
-        shape, known = None, self.prefixes.get(code)
+        shape, known, at = None, self.prefixes.get(code), off + hl
         if known is not None:
             for n in self.prefix_lens[code]:
-                if off + hl + n <= end:
-                    shape = known.get(mm[off + hl:off + hl + n])
+                if at + n <= end:
+                    shape = known.get(mm[at:at + n])
                     if shape is not None:
                         break
         if shape is None:
@@ -377,7 +383,7 @@ class _Reader:
         plan = got[2]
         if plan is not None:
             mod = self.rows_mod
-            count, _status = mod.rows(plan, self.view[off + hl + n:end], mod.COUNT)
+            count, _status = mod.rows(plan, self.view[at + n:end], mod.COUNT)
             if count is not None:
                 counter = got[3]
                 counter["bytes"] += length
