@@ -9,7 +9,8 @@ Output (generated/native/, committed, built by setup.py as binlog_grammar.native
                   bg_value (what a reader fills: the fields of the value types by id, a scalar,
                   a byte span), the value types and the -vv forms as enums
     rows.c        the readers, then bg_rows(): the row loop of `row_image` over a rows event's
-                  bytes with a table's plan, writing the `-vv` text or only counting; plain C, no
+                  bytes with a table's plan, writing the `-vv` text or only counting (and
+                  bg_rows_jsonl(): the row-change records of JSON lines); plain C, no
                   Python (tools/fuzz_native.py builds it under the sanitizers)
     rows_module.c the CPython module: plan() and rows()
 
@@ -23,8 +24,8 @@ loop is the template's, and `check_row_image` refuses at generation time a `row_
 fields are not the ones it implements.
 
 Hand-written, as algorithms or output rules: binlog_grammar/native/decimal.h (packed DECIMAL to its
-digits) and forms_vv.h (one C function per form of output/forms.py FORMS["vv"]; the table of
-which type uses which form is that data, read here).
+digits), forms_vv.h and forms_jsonl.h (one C function per form of output/forms.py FORMS["vv"] and
+FORMS["jsonl"]; the table of which type uses which form is that data, read here).
 """
 from __future__ import annotations
 
@@ -239,6 +240,14 @@ def vv_forms() -> list:
     return sorted(set(FORMS["vv"].values()))
 
 
+def jsonl_forms() -> list:
+    """The JSON lines' forms (runtime/forms.py FORMS["jsonl"]), in a fixed order: their C enum
+    (forms_jsonl.h writes each)."""
+    from ..runtime.forms import FORMS
+
+    return sorted(set(FORMS["jsonl"].values()))
+
+
 def model(specs: SpecSet) -> dict:
     check_row_image(specs)
     w = _Writer(specs)
@@ -247,7 +256,7 @@ def model(specs: SpecSet) -> dict:
     inputs = sorted(w.inputs, key=w.inputs.get)
     fields = sorted(w.fields, key=w.fields.get)
     return dict(readers=readers, inputs=inputs, fields=fields, root=ROOT, forms=vv_forms(),
-                types=names)
+                jl_forms=jsonl_forms(), types=names)
 
 
 def render(specs: SpecSet) -> dict:

@@ -68,6 +68,7 @@ from ..generated import enums
 from ..generated.sets import SETS
 from ..runtime.construct import set_members
 from ..runtime.values import CHARSET_CODECS, Geometry, codec_of, errors_of
+from . import jsonl_native
 from .forms import form_name, plan
 
 _CODE = {name: code for code, name in enums.COLUMN_TYPE.items()}
@@ -495,6 +496,13 @@ class JsonlWriter:
         ev = se.event
         self.charsets.see(ev)
         if ev.type is not None and ev.type.row_op:
+            if se._changes is None and se.undecoded is None:  # the compiled backend may write them
+                cs = self.charsets.charset(ev.file, se.table.db if se.table is not None else None)
+                text = jsonl_native.rows_jsonl(se, cs, change_record)
+                if text is not None:
+                    if text:
+                        yield text[:-1]
+                    return
             changes = se.changes
             if se.undecoded is not None:
                 yield dumps(raw_rows_record(se))

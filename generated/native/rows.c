@@ -1021,16 +1021,75 @@ static int bg_vv_form(bg_buf *out, const bg_colplan *cp, const bg_value *v)
     return bg_vv_fns[cp->form](out, cp, v);
 }
 
+#include "forms_jsonl.h"
+
+/* the form of each BG_JL_... (likewise generated from FORMS["jsonl"]) */
+static bg_jl_fn *const bg_jl_fns[BG_NJL] = {
+
+    [BG_JL_decimal_string] = bg_jl_decimal_string,
+    [BG_JL_float_number] = bg_jl_float_number,
+    [BG_JL_geometry] = bg_jl_geometry,
+    [BG_JL_iso_date] = bg_jl_iso_date,
+    [BG_JL_iso_datetime] = bg_jl_iso_datetime,
+    [BG_JL_iso_time] = bg_jl_iso_time,
+    [BG_JL_json_document] = bg_jl_json_document,
+    [BG_JL_member] = bg_jl_member,
+    [BG_JL_members] = bg_jl_members,
+    [BG_JL_number] = bg_jl_number,
+    [BG_JL_text] = bg_jl_text,
+    [BG_JL_value] = bg_jl_value,
+};
+
+static int bg_jl_form(bg_buf *out, const bg_colplan *cp, const bg_value *v)
+{
+    if (cp->form < 0 || cp->form >= BG_NJL)
+        return BG_REFUSE;
+    return bg_jl_fns[cp->form](out, cp, v);
+}
+
 /* -- the rows of one event ----------------------------------------------------------------- */
+
+/* one column's NULL: its -vv line, or `"name": null` after the separator of JSON lines */
+static int bg_null_out(int sink, bg_buf *out, const bg_colplan *cp, int first)
+{
+    if (sink == BG_SINK_VV)
+        return bg_put(out, cp->null, cp->null_len) < 0 ? BG_NOMEM : 0;
+    if (sink == BG_SINK_JSONL) {
+        if ((!first && bg_put(out, ", ", 2) < 0) || bg_put(out, cp->head, cp->head_len) < 0 ||
+                bg_put(out, "null", 4) < 0)
+            return BG_NOMEM;
+    }
+    return 0;
+}
+
+/* one column's value: its -vv line, or `"name": VALUE` of JSON lines */
+static int bg_value_out(int sink, bg_buf *out, const bg_colplan *cp, const bg_value *v, int first)
+{
+    int w;
+    if (sink == BG_SINK_VV) {
+        if (bg_put(out, cp->head, cp->head_len) < 0)
+            return BG_NOMEM;
+        if ((w = bg_vv_form(out, cp, v)) < 0)
+            return w;
+        return bg_put(out, cp->tail, cp->tail_len) < 0 ? BG_NOMEM : 0;
+    }
+    if (sink == BG_SINK_JSONL) {
+        if ((!first && bg_put(out, ", ", 2) < 0) || bg_put(out, cp->head, cp->head_len) < 0)
+            return BG_NOMEM;
+        return bg_jl_form(out, cp, v);
+    }
+    return 0;
+}
 
 /* row_image, for one image of a row: NULL bits of the present columns, then each present
  * column that is not NULL (the spec's value_options and partial_bits are PARTIAL_UPDATE_ROWS
- * only: plans for that event are not made) */
+ * only: plans for that event are not made). JSON lines: the image as an object, by name. */
 static int64_t bg_image(const bg_plan *plan, int img, const uint8_t *p, int64_t avail, int sink,
                         bg_buf *out, bg_value *v)
 {
     const uint8_t *present = plan->present[img];
     int64_t pos = 0, k = 0, count = 0;
+    int w;
     for (int c = 0; c < plan->ncols; c++)
         count += present[c];
     int64_t nb = (count + 7) / 8;
@@ -1038,15 +1097,17 @@ static int64_t bg_image(const bg_plan *plan, int img, const uint8_t *p, int64_t 
         return BG_SHORT;
     const uint8_t *nulls = p;
     pos = nb;
+    if (sink == BG_SINK_JSONL && bg_put(out, "{", 1) < 0)
+        return BG_NOMEM;
     for (int c = 0; c < plan->ncols; c++) {
         if (!present[c])
             continue;
         const bg_colplan *cp = &plan->cols[c];
-        int is_null = nulls[k >> 3] >> (k & 7) & 1;
+        int is_null = nulls[k >> 3] >> (k & 7) & 1, first = k == 0;
         k++;
         if (is_null) {
-            if (sink == BG_SINK_VV && bg_put(out, cp->null, cp->null_len) < 0)
-                return BG_NOMEM;
+            if ((w = bg_null_out(sink, out, cp, first)) < 0)
+                return w;
             continue;
         }
         v->data = NULL;
@@ -1057,27 +1118,24 @@ static int64_t bg_image(const bg_plan *plan, int img, const uint8_t *p, int64_t 
         if (r < 0)
             return r;
         pos += r;
-        if (v->is_none) {
-            if (sink == BG_SINK_VV && bg_put(out, cp->null, cp->null_len) < 0)
-                return BG_NOMEM;
-        } else if (sink == BG_SINK_VV) {
-            if (bg_put(out, cp->head, cp->head_len) < 0)
-                return BG_NOMEM;
-            int w = bg_vv_form(out, cp, v);
-            if (w < 0)
-                return w;
-            if (bg_put(out, cp->tail, cp->tail_len) < 0)
-                return BG_NOMEM;
-        }
+        w = v->is_none ? bg_null_out(sink, out, cp, first) : bg_value_out(sink, out, cp, v, first);
+        if (w < 0)
+            return w;
     }
+    if (sink == BG_SINK_JSONL && bg_put(out, "}", 1) < 0)
+        return BG_NOMEM;
     return pos;
 }
 
-int64_t bg_rows(const bg_plan *plan, const uint8_t *p, int64_t n, int sink, bg_buf *out)
+static int64_t bg_rows_sink(const bg_plan *plan, const uint8_t *p, int64_t n, int sink,
+                            const bg_frame *frame, bg_buf *out)
 {
     int64_t pos = 0, rows = 0;
-    bg_value v;
+    bg_value v = {0};  /* a form reads only what a reader of this event wrote, never the stack */
     size_t start = out != NULL ? out->n : 0;
+    if ((sink == BG_SINK_VV && (plan->kind != BG_PLAN_VV || out == NULL)) ||
+            (sink == BG_SINK_JSONL && (plan->kind != BG_PLAN_JSONL || out == NULL || frame == NULL)))
+        return BG_REFUSE;  /* a plan made for another output */
     if (setjmp(bg_jmp) != 0) {
         if (out != NULL)
             out->n = start;
@@ -1086,8 +1144,15 @@ int64_t bg_rows(const bg_plan *plan, const uint8_t *p, int64_t n, int sink, bg_b
     while (pos < n) {
         int64_t at = pos;
         for (int img = 0; img < plan->nimages; img++) {
-            if (sink == BG_SINK_VV && bg_put(out, plan->pre[img], plan->pre_len[img]) < 0)
+            int bad = 0;
+            if (sink == BG_SINK_VV)
+                bad = bg_put(out, plan->pre[img], plan->pre_len[img]) < 0;
+            else if (sink == BG_SINK_JSONL)
+                bad = bg_put(out, frame->piece[img], frame->len[img]) < 0;
+            if (bad) {
+                out->n = start;
                 return BG_NOMEM;
+            }
             int64_t r = bg_image(plan, img, p + pos, n - pos, sink, out, &v);
             if (r < 0) {
                 if (out != NULL)
@@ -1096,9 +1161,35 @@ int64_t bg_rows(const bg_plan *plan, const uint8_t *p, int64_t n, int sink, bg_b
             }
             pos += r;
         }
-        if (pos == at)  /* a row of no bytes: the rows would never end (the Python readers say so) */
+        if (pos == at) {  /* a row of no bytes: the rows would never end (the Python readers say so) */
+            if (out != NULL)
+                out->n = start;
             return BG_REFUSE;
+        }
+        if (sink == BG_SINK_JSONL) {  /* the record's source, with the row's index, to the line's end */
+            char t[24];
+            int nt = snprintf(t, sizeof t, "%lld", (long long)rows);
+            int last = plan->nimages + 1;
+            if (bg_put(out, frame->piece[last - 1], frame->len[last - 1]) < 0 ||
+                    bg_put(out, t, (size_t)nt) < 0 || bg_put(out, frame->piece[last], frame->len[last]) < 0) {
+                out->n = start;
+                return BG_NOMEM;
+            }
+        }
         rows++;
     }
     return rows;
+}
+
+int64_t bg_rows(const bg_plan *plan, const uint8_t *p, int64_t n, int sink, bg_buf *out)
+{
+    if (sink == BG_SINK_JSONL)
+        return BG_REFUSE;  /* bg_rows_jsonl: the records need their frame */
+    return bg_rows_sink(plan, p, n, sink, NULL, out);
+}
+
+int64_t bg_rows_jsonl(const bg_plan *plan, const uint8_t *p, int64_t n, const bg_frame *frame,
+                      bg_buf *out)
+{
+    return bg_rows_sink(plan, p, n, BG_SINK_JSONL, frame, out);
 }

@@ -112,6 +112,28 @@ enum {
     BG_NVV
 };
 #define BG_VV_NAMES "bits", "date_colon", "datetime", "datetime_fsp", "decimal_digits", "double_g20", "enum_index", "epoch_fsp", "epoch_seconds", "float_left20g", "int_signed_width", "json_text_quoted", "quoted_bytes", "set_bits", "time", "time_fsp", "vector_bytes", "year_1900"
+/* the forms of JSON lines (output/forms.py FORMS["jsonl"]); forms_jsonl.h writes each */
+enum {
+    BG_JL_decimal_string,
+    BG_JL_float_number,
+    BG_JL_geometry,
+    BG_JL_iso_date,
+    BG_JL_iso_datetime,
+    BG_JL_iso_time,
+    BG_JL_json_document,
+    BG_JL_member,
+    BG_JL_members,
+    BG_JL_number,
+    BG_JL_text,
+    BG_JL_value,
+    BG_NJL
+};
+#define BG_JL_NAMES "decimal_string", "float_number", "geometry", "iso_date", "iso_datetime", "iso_time", "json_document", "member", "members", "number", "text", "value"
+/* how the JSON lines' text form reads a column's bytes (bg_colplan.arg) */
+enum { BG_TEXT_BASE64, BG_TEXT_UTF8, BG_TEXT_TABLE };
+#define BG_TABLE_ENTRY 8        /* a byte's entry in bg_colplan.table: its length, then its text */
+#define BG_TABLE_REFUSE 0xFF    /* the length of a byte the text cannot hold as it is */
+
 typedef struct bg_col {
     bg_val in[BG_NCOLIN];
 } bg_col;
@@ -129,17 +151,31 @@ typedef struct bg_value {
     int is_none;               /* a type of no value (column_type NULL): written as SQL NULL */
 } bg_value;
 
-/* one column of a table's plan: its inputs, and how the -vv text writes it */
+/* one column of a table's plan: its inputs, and how the -vv text (or JSON lines) writes it */
 typedef struct bg_colplan {
     bg_col col;
-    int form;                  /* BG_VV_...; -1: the backend does not write this column */
-    int64_t arg;               /* the form's number: a width, fraction digits, bits */
+    int form;                  /* BG_VV_... (BG_JL_... in a JSON lines plan); -1: the backend
+                                  does not write this column */
+    int64_t arg;               /* the form's number: a width, fraction digits, bits (JSON
+                                  lines: BG_TEXT_... for text, the fraction digits of MySQL's
+                                  text of an invalid temporal value) */
     int strip_nul;             /* drop trailing 0x00 (BINARY(n), as the Python form does) */
-    const char *head, *tail, *null;  /* "###   @N=", " / * TYPE ... * /\n", the NULL line */
+    const char *head, *tail, *null;  /* "###   @N=", " / * TYPE ... * /\n", the NULL line
+                                        (JSON lines: head is the key, `"name": `) */
     size_t head_len, tail_len, null_len;
+    /* JSON lines only */
+    int64_t pad;               /* BINARY(n): the value is n bytes, 0x00 after the logged ones */
+    const uint8_t *table;      /* BG_TEXT_TABLE: 256 entries of BG_TABLE_ENTRY bytes */
+    int nmembers;              /* ENUM: members by index; SET: distinct members, sorted */
+    const char **member;       /* each member as a JSON string (NULL: refused) */
+    size_t *member_len;
+    uint64_t *mask;            /* SET: the bits that give each member */
 } bg_colplan;
 
+enum { BG_PLAN_VV, BG_PLAN_JSONL };  /* what a plan's forms write */
+
 typedef struct bg_plan {
+    int kind;                  /* BG_PLAN_VV or BG_PLAN_JSONL */
     int ncols, nimages;
     bg_colplan *cols;
     uint8_t *present[2];       /* per image, 1 for each column the image holds */
@@ -153,11 +189,23 @@ typedef struct bg_buf {
     size_t n, cap;
 } bg_buf;
 
-enum { BG_SINK_COUNT, BG_SINK_VV };
+enum { BG_SINK_COUNT, BG_SINK_VV, BG_SINK_JSONL };
+
+/* the text of a row-change record around its images, for one event: piece[0], the first
+ * image, piece[1], (the second image, piece[2],) the row's index, the last piece */
+typedef struct bg_frame {
+    const char *piece[4];
+    size_t len[4];
+} bg_frame;
 
 /* Read the rows of a rows event (its row-image bytes) with the table's plan: the number of
- * rows, or BG_SHORT / BG_REFUSE / BG_NOMEM. BG_SINK_VV appends the -vv text to out. */
+ * rows, or BG_SHORT / BG_REFUSE / BG_NOMEM. BG_SINK_VV appends the -vv text to out (a VV
+ * plan); BG_SINK_COUNT only counts. */
 int64_t bg_rows(const bg_plan *plan, const uint8_t *p, int64_t n, int sink, bg_buf *out);
+/* The same with a JSON lines plan: appends each row's record, one line each, framed by `frame`
+ * (nimages + 2 pieces). */
+int64_t bg_rows_jsonl(const bg_plan *plan, const uint8_t *p, int64_t n, const bg_frame *frame,
+                      bg_buf *out);
 void bg_buf_free(bg_buf *b);
 
 #endif

@@ -21,6 +21,12 @@ static void bg_plan_free(PyObject *capsule)
     bg_owned_plan *op = PyCapsule_GetPointer(capsule, BG_PLAN_CAPSULE);
     if (op == NULL)
         return;
+    for (int c = 0; op->plan.cols != NULL && c < op->plan.ncols; c++) {
+        bg_colplan *cp = &op->plan.cols[c];
+        free(cp->member);
+        free(cp->member_len);
+        free(cp->mask);
+    }
     free(op->plan.cols);
     free(op->plan.present[0]);
     free(op->plan.present[1]);
@@ -39,18 +45,98 @@ static const char *bg_keep(char *strings, size_t *at, PyObject *b, size_t *len)
 }
 
 PyDoc_STRVAR(plan_doc,
-"plan(columns, images, pre) -> a plan for rows()\n\n"
+"plan(columns, images, pre, sink=VV) -> a plan for rows()\n\n"
 "columns: per column (inputs, form, arg, strip_nul, head, tail, null): inputs an int or None per\n"
 "COLUMN_INPUTS path; form an index of VV_FORMS or -1; the -vv head, tail and NULL line as bytes.\n"
 "images: per image (1, or 2 for an update) bytes of 0/1, one per column present in it.\n"
-"pre: per image, bytes written before it in each row.");
+"pre: per image, bytes written before it in each row.\n"
+"sink JSONL: a plan for JSON lines, each column (inputs, form, arg, pad, key, table, members,\n"
+"masks): form an index of JSONL_FORMS or -1; arg TEXT_BASE64/UTF8/TABLE for the text form, the\n"
+"fraction digits for temporal ones; pad BINARY(n)'s n (SET: how many members the metadata has);\n"
+"key the bytes of `\"name\": `; table b'' or 256 entries of TABLE_ENTRY bytes (length, JSON\n"
+"text; TABLE_REFUSE); members None (no metadata) or a tuple of each member's JSON string\n"
+"(bytes, or None: refused); masks a tuple of ints (SET: the bits giving each member).");
+
+/* the JSON lines parts of a column: table, members, masks (the strings go to *at) */
+static int bg_plan_jsonl(bg_colplan *cp, PyObject *t, char *strings, size_t *at)
+{
+    PyObject *table = PyTuple_GET_ITEM(t, 5), *members = PyTuple_GET_ITEM(t, 6);
+    PyObject *masks = PyTuple_GET_ITEM(t, 7);
+    size_t len;
+    cp->pad = PyLong_AsLongLong(PyTuple_GET_ITEM(t, 3));
+    if (PyErr_Occurred())
+        return -1;
+    cp->head = bg_keep(strings, at, PyTuple_GET_ITEM(t, 4), &cp->head_len);
+    if (PyBytes_GET_SIZE(table) == 256 * BG_TABLE_ENTRY)
+        cp->table = (const uint8_t *)bg_keep(strings, at, table, &len);
+    if (members == Py_None) {
+        cp->nmembers = -1;
+        return 0;
+    }
+    Py_ssize_t nm = PyTuple_GET_SIZE(members);
+    cp->nmembers = (int)nm;
+    cp->member = calloc((size_t)nm + 1, sizeof *cp->member);
+    cp->member_len = calloc((size_t)nm + 1, sizeof *cp->member_len);
+    cp->mask = calloc((size_t)nm + 1, sizeof *cp->mask);
+    if (cp->member == NULL || cp->member_len == NULL || cp->mask == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < nm; k++) {
+        PyObject *m = PyTuple_GET_ITEM(members, k);
+        if (m != Py_None)
+            cp->member[k] = bg_keep(strings, at, m, &cp->member_len[k]);
+        if (k < PyTuple_GET_SIZE(masks)) {
+            cp->mask[k] = PyLong_AsUnsignedLongLongMask(PyTuple_GET_ITEM(masks, k));
+            if (PyErr_Occurred())
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* is t a JSON lines column tuple? adds the size of its strings to *total */
+static int bg_check_jsonl(PyObject *t, size_t *total)
+{
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 8 || !PyTuple_Check(PyTuple_GET_ITEM(t, 0)) ||
+            PyTuple_GET_SIZE(PyTuple_GET_ITEM(t, 0)) != BG_NCOLIN ||
+            !PyBytes_Check(PyTuple_GET_ITEM(t, 4)) || !PyBytes_Check(PyTuple_GET_ITEM(t, 5)) ||
+            !PyTuple_Check(PyTuple_GET_ITEM(t, 7)) ||
+            (PyTuple_GET_ITEM(t, 6) != Py_None && !PyTuple_Check(PyTuple_GET_ITEM(t, 6)))) {
+        PyErr_SetString(PyExc_ValueError,
+                        "plan: a JSON lines column is (inputs, form, arg, pad, key, table, members, masks)");
+        return -1;
+    }
+    Py_ssize_t tl = PyBytes_GET_SIZE(PyTuple_GET_ITEM(t, 5));
+    if (tl != 0 && tl != 256 * BG_TABLE_ENTRY) {
+        PyErr_SetString(PyExc_ValueError, "plan: a table is b'' or 256 entries");
+        return -1;
+    }
+    *total += (size_t)PyBytes_GET_SIZE(PyTuple_GET_ITEM(t, 4)) + (size_t)tl;
+    PyObject *members = PyTuple_GET_ITEM(t, 6);
+    for (Py_ssize_t k = 0; members != Py_None && k < PyTuple_GET_SIZE(members); k++) {
+        PyObject *m = PyTuple_GET_ITEM(members, k);
+        if (m != Py_None && !PyBytes_Check(m)) {
+            PyErr_SetString(PyExc_TypeError, "plan: a member is bytes or None");
+            return -1;
+        }
+        *total += m == Py_None ? 0 : (size_t)PyBytes_GET_SIZE(m);
+    }
+    return 0;
+}
 
 static PyObject *bg_py_plan(PyObject *self, PyObject *args)
 {
     PyObject *cols, *images, *pre;
-    if (!PyArg_ParseTuple(args, "O!O!O!", &PyTuple_Type, &cols, &PyTuple_Type, &images,
-                          &PyTuple_Type, &pre))
+    int sink = BG_SINK_VV;
+    if (!PyArg_ParseTuple(args, "O!O!O!|i", &PyTuple_Type, &cols, &PyTuple_Type, &images,
+                          &PyTuple_Type, &pre, &sink))
         return NULL;
+    if (sink != BG_SINK_VV && sink != BG_SINK_JSONL) {
+        PyErr_SetString(PyExc_ValueError, "plan: the sink is VV or JSONL");
+        return NULL;
+    }
+    int jsonl = sink == BG_SINK_JSONL;
     Py_ssize_t ncols = PyTuple_GET_SIZE(cols), nimages = PyTuple_GET_SIZE(images);
     if (ncols < 1 || ncols > 1 << 20 || nimages < 1 || nimages > 2 || PyTuple_GET_SIZE(pre) != nimages) {
         PyErr_SetString(PyExc_ValueError, "plan: 1 to 2**20 columns, 1 or 2 images, a pre line each");
@@ -59,6 +145,11 @@ static PyObject *bg_py_plan(PyObject *self, PyObject *args)
     size_t total = 0;
     for (Py_ssize_t c = 0; c < ncols; c++) {
         PyObject *t = PyTuple_GET_ITEM(cols, c);
+        if (jsonl) {
+            if (bg_check_jsonl(t, &total) < 0)
+                return NULL;
+            continue;
+        }
         if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 7 || !PyTuple_Check(PyTuple_GET_ITEM(t, 0)) ||
                 PyTuple_GET_SIZE(PyTuple_GET_ITEM(t, 0)) != BG_NCOLIN) {
             PyErr_SetString(PyExc_ValueError, "plan: a column is (inputs, form, arg, strip_nul, head, tail, null)");
@@ -83,6 +174,7 @@ static PyObject *bg_py_plan(PyObject *self, PyObject *args)
     bg_owned_plan *op = calloc(1, sizeof *op);
     if (op == NULL)
         return PyErr_NoMemory();
+    op->plan.kind = jsonl ? BG_PLAN_JSONL : BG_PLAN_VV;
     op->plan.ncols = (int)ncols;
     op->plan.nimages = (int)nimages;
     op->plan.cols = calloc((size_t)ncols, sizeof(bg_colplan));
@@ -119,6 +211,19 @@ static PyObject *bg_py_plan(PyObject *self, PyObject *args)
         }
         cp->form = (int)PyLong_AsLong(PyTuple_GET_ITEM(t, 1));
         cp->arg = PyLong_AsLongLong(PyTuple_GET_ITEM(t, 2));
+        if (PyErr_Occurred()) {
+            Py_DECREF(capsule);
+            return NULL;
+        }
+        if (jsonl) {
+            if (cp->form >= BG_NJL)
+                cp->form = -1;
+            if (bg_plan_jsonl(cp, t, op->strings, &at) < 0) {
+                Py_DECREF(capsule);
+                return NULL;
+            }
+            continue;
+        }
         cp->strip_nul = PyObject_IsTrue(PyTuple_GET_ITEM(t, 3));
         if (PyErr_Occurred()) {
             Py_DECREF(capsule);
@@ -140,31 +245,56 @@ static PyObject *bg_py_plan(PyObject *self, PyObject *args)
 }
 
 PyDoc_STRVAR(rows_doc,
-"rows(plan, data, sink) -> (result, status)\n\n"
+"rows(plan, data, sink, frame=None) -> (result, status)\n\n"
 "Read the row images `data` of one rows event with `plan` (the GIL is released). sink VV:\n"
-"result is the -vv text (str; bytes that are not UTF-8 as surrogates); sink COUNT: the number\n"
-"of rows. status OK, SHORT (the bytes end inside a value) or REFUSE (a value this backend does\n"
-"not write); result is None unless OK.");
+"result is the -vv text (str; bytes that are not UTF-8 as surrogates); sink JSONL (a JSON lines\n"
+"plan): each row's record, one line each, framed by `frame` (a tuple of nimages + 2 bytes: before\n"
+"the first image, (between the images,) before the row's index, after it); sink COUNT: the\n"
+"number of rows. status OK, SHORT (the bytes end inside a value) or REFUSE (a value this backend\n"
+"does not write, or a plan made for another sink); result is None unless OK.");
 
 static PyObject *bg_py_rows(PyObject *self, PyObject *args)
 {
-    PyObject *capsule;
+    PyObject *capsule, *frame_t = Py_None;
     Py_buffer view;
     int sink;
-    if (!PyArg_ParseTuple(args, "Oy*i", &capsule, &view, &sink))
+    bg_frame frame;
+    memset(&frame, 0, sizeof frame);
+    if (!PyArg_ParseTuple(args, "Oy*i|O", &capsule, &view, &sink, &frame_t))
         return NULL;
     bg_owned_plan *op = PyCapsule_GetPointer(capsule, BG_PLAN_CAPSULE);
-    if (op == NULL || (sink != BG_SINK_COUNT && sink != BG_SINK_VV)) {
+    if (op == NULL || (sink != BG_SINK_COUNT && sink != BG_SINK_VV && sink != BG_SINK_JSONL)) {
         PyBuffer_Release(&view);
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "rows: an unknown sink");
         return NULL;
     }
+    if (sink == BG_SINK_JSONL) {
+        Py_ssize_t want = op->plan.nimages + 2;
+        if (!PyTuple_Check(frame_t) || PyTuple_GET_SIZE(frame_t) != want) {
+            PyBuffer_Release(&view);
+            PyErr_SetString(PyExc_ValueError, "rows: JSONL needs a frame of nimages + 2 bytes");
+            return NULL;
+        }
+        for (Py_ssize_t k = 0; k < want; k++) {
+            PyObject *b = PyTuple_GET_ITEM(frame_t, k);
+            if (!PyBytes_Check(b)) {
+                PyBuffer_Release(&view);
+                PyErr_SetString(PyExc_TypeError, "rows: the frame's pieces are bytes");
+                return NULL;
+            }
+            frame.piece[k] = PyBytes_AS_STRING(b);
+            frame.len[k] = (size_t)PyBytes_GET_SIZE(b);
+        }
+    }
     bg_buf out = {0};
     int64_t r;
-    Py_BEGIN_ALLOW_THREADS
-    r = bg_rows(&op->plan, (const uint8_t *)view.buf, (int64_t)view.len, sink,
-                sink == BG_SINK_VV ? &out : NULL);
+    Py_BEGIN_ALLOW_THREADS  /* args (and so the frame's bytes) stay referenced by the caller */
+    if (sink == BG_SINK_JSONL)
+        r = bg_rows_jsonl(&op->plan, (const uint8_t *)view.buf, (int64_t)view.len, &frame, &out);
+    else
+        r = bg_rows(&op->plan, (const uint8_t *)view.buf, (int64_t)view.len, sink,
+                    sink == BG_SINK_VV ? &out : NULL);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
     if (r == BG_NOMEM) {
@@ -176,7 +306,7 @@ static PyObject *bg_py_rows(PyObject *self, PyObject *args)
         return Py_BuildValue("(On)", Py_None, (Py_ssize_t)r);
     }
     PyObject *result;
-    if (sink == BG_SINK_VV)
+    if (sink != BG_SINK_COUNT)
         result = PyUnicode_DecodeUTF8(out.p ? out.p : "", (Py_ssize_t)out.n, "surrogateescape");
     else
         result = PyLong_FromLongLong(r);
@@ -205,8 +335,16 @@ PyMODINIT_FUNC PyInit__rows(void)
         return NULL;
     PyObject *inputs = Py_BuildValue("(sssssssssss)", "type", "meta__type", "unsigned", "meta__precision", "meta__scale", "meta", "meta__bytes", "meta__bits", "meta__length", "meta__max_length", "meta__real_type");
     PyObject *forms = Py_BuildValue("(ssssssssssssssssss)", "bits", "date_colon", "datetime", "datetime_fsp", "decimal_digits", "double_g20", "enum_index", "epoch_fsp", "epoch_seconds", "float_left20g", "int_signed_width", "json_text_quoted", "quoted_bytes", "set_bits", "time", "time_fsp", "vector_bytes", "year_1900");
+    PyObject *jl_forms = Py_BuildValue("(ssssssssssss)", "decimal_string", "float_number", "geometry", "iso_date", "iso_datetime", "iso_time", "json_document", "member", "members", "number", "text", "value");
     PyObject *types = Py_BuildValue("(ssssssssssssssssssssssssssss)", "column_value", "value_tiny", "value_short", "value_int24", "value_long", "value_longlong", "value_newdecimal", "value_year", "value_date", "value_time", "value_time2", "value_datetime", "value_datetime2", "value_timestamp", "value_timestamp2", "value_bit", "value_enum", "value_set", "value_char", "value_varchar", "value_var_string", "value_blob", "value_json", "value_geometry", "value_varchar_compressed", "value_blob_compressed", "value_vector", "compressed_data");
-    if (inputs == NULL || forms == NULL || types == NULL ||
+    if (inputs == NULL || forms == NULL || types == NULL || jl_forms == NULL ||
+            PyModule_AddObjectRef(m, "JSONL_FORMS", jl_forms) < 0 ||
+            PyModule_AddIntConstant(m, "JSONL", BG_SINK_JSONL) < 0 ||
+            PyModule_AddIntConstant(m, "TEXT_BASE64", BG_TEXT_BASE64) < 0 ||
+            PyModule_AddIntConstant(m, "TEXT_UTF8", BG_TEXT_UTF8) < 0 ||
+            PyModule_AddIntConstant(m, "TEXT_TABLE", BG_TEXT_TABLE) < 0 ||
+            PyModule_AddIntConstant(m, "TABLE_ENTRY", BG_TABLE_ENTRY) < 0 ||
+            PyModule_AddIntConstant(m, "TABLE_REFUSE", BG_TABLE_REFUSE) < 0 ||
             PyModule_AddObjectRef(m, "COLUMN_INPUTS", inputs) < 0 ||
             PyModule_AddObjectRef(m, "VV_FORMS", forms) < 0 ||
             PyModule_AddObjectRef(m, "VALUE_TYPES", types) < 0 ||
@@ -215,10 +353,10 @@ PyMODINIT_FUNC PyInit__rows(void)
             PyModule_AddIntConstant(m, "OK", 0) < 0 ||
             PyModule_AddIntConstant(m, "SHORT", BG_SHORT) < 0 ||
             PyModule_AddIntConstant(m, "REFUSE", BG_REFUSE) < 0) {
-        Py_XDECREF(inputs); Py_XDECREF(forms); Py_XDECREF(types);
+        Py_XDECREF(inputs); Py_XDECREF(forms); Py_XDECREF(types); Py_XDECREF(jl_forms);
         Py_DECREF(m);
         return NULL;
     }
-    Py_DECREF(inputs); Py_DECREF(forms); Py_DECREF(types);
+    Py_DECREF(inputs); Py_DECREF(forms); Py_DECREF(types); Py_DECREF(jl_forms);
     return m;
 }
