@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from binlog_grammar.output import quoting
-from tests.helpers.services import need_mariadb
+from helpers.services import need_mariadb
 
 # Bytes and sequences a client or a server gives a meaning to.
 DANGER = ["'", '"', "`", "\\", "\0", "\x1a", "\r", "\n", "\r\n", "*/", "/*", "/*!", "--", "-- ",
