@@ -280,25 +280,31 @@ class Stream:
                 else:
                     yield i, StreamEvent(ev, None, gtid, decoder, seq)
                 last = ev
-                if self.lane is not None:  # the events that follow, written by the lane
-                    ran = self.lane.after(ev, f, decoder)
-                    if ran is not None:
-                        if ran.text:
-                            yield i, ran
-                        gtid = ran.gtid or gtid
-                        seq += ran.gtids
-                        tables.update(ran.tables)
-                        if ran.end != ev.end:
-                            f.skip_to = ran.end
-                            last = None  # not the file's last event: no ROTATE to follow
-                            if progress is not None:
-                                progress(done + ran.end, self.total_bytes)
+                ran = self._lane_after(ev, f, decoder) if self.lane is not None else None
+                if ran is not None:  # the events that follow, written by the lane
+                    if ran.text:
+                        yield i, ran
+                    gtid = ran.gtid or gtid
+                    seq += ran.gtids
+                    tables.update(ran.tables)
+                    last = None  # not the file's last event: no ROTATE to follow
+                    if progress is not None:
+                        progress(done + ran.end, self.total_bytes)
             self.damage += getattr(f, "damage", [])
             done += _size(path)
             nxt = self._rotated_to(path, last) if i == len(self.paths) - 1 else None
             if nxt is not None:
                 self.paths.append(nxt)
                 self.total_bytes += _size(nxt)
+
+    def _lane_after(self, ev, f, decoder, stop=None):
+        """The run of events after `ev` the lane wrote (a Written; the file reads on after it),
+        or None."""
+        ran = self.lane.after(ev, f, decoder, stop)
+        if ran is None or ran.end == ev.end:
+            return None
+        f.skip_to = ran.end
+        return ran
 
     def _rotated_to(self, path, last):
         """With follow_rotate: the file a closing ROTATE_EVENT names, when it is beside this one."""

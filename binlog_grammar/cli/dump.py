@@ -21,17 +21,6 @@ def add(sub):
     du.set_defaults(func=run)
 
 
-def _lane(stream) -> None:
-    """Let the compiled text lane write runs of events (output/text_lane.py) when the stream reads
-    every event as it is."""
-    from ..output.text_lane import TextLane, lane_module
-
-    mod = lane_module()
-    if mod is not None and stream.filters.keeps_all and not stream.window.active \
-            and not stream.skip_damaged and stream.server is None:
-        stream.lane = TextLane(mod, stream.verify_checksum)
-
-
 def run(args) -> int:
     from ..output import dump
 
@@ -44,7 +33,7 @@ def run(args) -> int:
 
             if kind == "text":
                 out.write("".join(line + "\n" for line in dump_text.TEXT_HEADER))
-            stream, _ = parallel.run(args, stream, kind, out.write)
+            stream, _ = parallel.run(args, stream, kind, out.write, out=out)
             if kind == "text":
                 out.write("".join(line + "\n" for line in dump_text.TEXT_FOOTER))
         elif args.hexdump:
@@ -59,9 +48,10 @@ def run(args) -> int:
                     out.write(line + "\n")
         else:
             from ..output import dump_text
+            from ..output.text_lane import attach
 
             out.write("".join(line + "\n" for line in dump_text.TEXT_HEADER))
-            _lane(stream)
+            attach(stream)
             for se in stream.events():
                 if type(se) is Written:  # a run of events the compiled lane wrote
                     out.write(se.text)

@@ -171,13 +171,75 @@ class Executor:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-def run(args, stream, kind, write, executor=None):
+def run(args, stream, kind, write, executor=None, out=None):
     """Read `stream.paths` as `kind` with args.jobs processes; write(str) gets the output in
     input order (flashback: once all is read, last transaction first). Returns the Outcome and,
-    for stats, the merged Stats."""
-    from .pieces import Piece, work
+    for stats, the merged Stats. `out`: the text stream `write` writes to; when it is a file
+    (standard output), the workers' text comes back as spooled files copied into it."""
+    import dataclasses
+    import shutil
 
     cfg = config(args, kind)
+    spool = _spool_dir() if out is not None and kind in ("text", "hexdump", "jsonl") else None
+    if spool is not None:
+        cfg = dataclasses.replace(cfg, spool=spool, encoding=getattr(out, "encoding", None) or "utf-8")
+        write = _FileWriter(out, write)
+    try:
+        return _run(args, stream, kind, write, executor, cfg)
+    finally:
+        if spool is not None:
+            shutil.rmtree(spool, ignore_errors=True)
+
+
+class _FileWriter:
+    """write(str) as before, and file(path): a spooled text copied to the output after what was
+    written before it."""
+
+    def __init__(self, out, write):
+        self.out, self.write_text = out, write
+
+    def __call__(self, text):
+        self.write_text(text)
+
+    def file(self, path):
+        out = self.out
+        try:
+            try:
+                fd = out.fileno()
+            except (AttributeError, OSError, ValueError):
+                fd = None
+            with open(path, "rb") as fh:
+                if fd is not None:
+                    out.flush()
+                    size = os.fstat(fh.fileno()).st_size
+                    sent = 0
+                    while sent < size:
+                        n = os.sendfile(fd, fh.fileno(), sent, size - sent)
+                        if n == 0:
+                            break
+                        sent += n
+                else:  # not a file (a test's StringIO): as text
+                    self.write_text(fh.read().decode(getattr(out, "encoding", None) or "utf-8",
+                                                     "surrogateescape"))
+        finally:
+            os.unlink(path)
+
+
+def _spool_dir():
+    """A private folder for the workers' texts: in memory (/dev/shm) where there is one."""
+    import tempfile
+
+    shm = "/dev/shm"
+    where = shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
+    try:
+        return tempfile.mkdtemp(prefix="binlog-grammar-jobs-", dir=where)
+    except OSError:
+        return None
+
+
+def _run(args, stream, kind, write, executor, cfg):
+    from .pieces import Piece, work
+
     forced = os.environ.get(ENV_SPLIT)
     split_bytes = int(forced) if forced else SPLIT_BYTES
     min_bytes = 0 if forced else MIN_BYTES
@@ -242,6 +304,8 @@ def run(args, stream, kind, write, executor=None):
                 stats.merge(r.stats)
             if r.text:
                 emit(r.text)
+            if r.text_file:
+                write.file(r.text_file)
             if progress is not None:
                 done = min(total, done + ((piece.stop or _size(piece.path)) - piece.start))
                 progress(done, total)

@@ -8,6 +8,7 @@ releases the GIL) or the parent itself (a piece that needs the state of everythi
 """
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from typing import Optional
 from ..binlog import boundaries as B
 from ..binlog.reader import BinlogFile, inner_events_or_damage
 from ..binlog.rows import RowDecoder
-from ..binlog.stream import Filters, Stream, StreamEvent, gtid_of
+from ..binlog.stream import Filters, Stream, StreamEvent, Written, gtid_of
 from ..generated.catalog import EVENTS
 
 # the event codes Stream._all_events tells apart (the same sets, from the catalog's roles)
@@ -48,6 +49,10 @@ class Config:
     cut: str = "transactions"
     rows_only: bool = False
     top: int = 10
+    # where a worker leaves its text as a file for the parent to copy out (None: in the Result),
+    # encoded as the parent's standard output encodes it
+    spool: Optional[str] = None
+    encoding: str = "utf-8"
 
 
 @dataclass
@@ -76,6 +81,7 @@ class Result:
     """What reading and rendering some pieces gave."""
 
     text: str = ""  # the command's output for the pieces (flashback: the pieces' blocks, last first)
+    text_file: Optional[str] = None  # or that output in this file of cfg.spool (encoded)
     damage: list = field(default_factory=list)
     undecoded: list = field(default_factory=list)
     crossed: dict = field(default_factory=dict)  # Window.crossed of the pieces
@@ -160,6 +166,14 @@ class PieceStream(Stream):
                     else:
                         yield i, StreamEvent(ev, None, gtid, decoder, seq)
                     last = ev
+                    ran = self._lane_after(ev, f, decoder, stop) if self.lane is not None else None
+                    if ran is not None:  # the events that follow, written by the lane
+                        if ran.text:
+                            yield i, ran
+                        gtid = ran.gtid or gtid
+                        seq += ran.gtids
+                        tables.update(ran.tables)
+                        last = None
             finally:
                 self.fallbacks[path].update(f.fallbacks - before if before is not None
                                             else f.fallbacks)
@@ -262,9 +276,14 @@ def render(cfg: Config, stream: PieceStream, out: Result, write, writer=None, st
     kind = cfg.kind
     if kind == "text":
         from ..output import dump_text
+        from ..output.text_lane import attach
 
+        attach(stream)
         for se in stream.events():
-            write("".join(line + "\n" for line in dump_text.text_lines(se)))
+            if type(se) is Written:  # a run of events the compiled lane wrote
+                write(se.text)
+            else:
+                write("".join(line + "\n" for line in dump_text.text_lines(se)))
     elif kind == "hexdump":
         from ..output.hexdump import render as hexdump
 
@@ -329,12 +348,16 @@ def work(cfg: Config, pieces: list, paths: list) -> Result:
         from ..output.stats import Stats
 
         stats = Stats(top=cfg.top)
+    spooled = _Spool(cfg) if cfg.spool is not None else None
     try:
-        render(cfg, stream, out, chunks.append, writer, stats)
+        render(cfg, stream, out, spooled.write if spooled else chunks.append, writer, stats)
     except NeedsOrder as e:
         return Result(sequential=str(e))
     except Exception as e:  # noqa: BLE001 - the parent reads it again and meets the error itself
         return Result(sequential=f"{type(e).__name__}: {e}")
+    finally:
+        if spooled is not None:
+            out.text_file = spooled.close()
     collect(stream, out)
     if out.damage:
         # damage: the reader resynchronises from it, which may cross the piece's end; the
@@ -343,6 +366,33 @@ def work(cfg: Config, pieces: list, paths: list) -> Result:
     out.text = "".join(chunks)
     out.stats = stats
     return out
+
+
+class _Spool:
+    """The pieces' text written into a file of cfg.spool as it comes, encoded as the parent's
+    output encodes it: the parent copies the file into its output in the kernel (os.sendfile),
+    instead of unpickling, decoding and encoding the text again."""
+
+    def __init__(self, cfg: Config):
+        import tempfile
+
+        fd, self.path = tempfile.mkstemp(dir=cfg.spool, suffix=".text")
+        self.fh = open(fd, "wb", buffering=1 << 20)
+        self.encoding = cfg.encoding
+        self.size = 0
+
+    def write(self, text: str):
+        data = text.encode(self.encoding, "surrogateescape")
+        self.size += len(data)
+        self.fh.write(data)
+
+    def close(self):
+        """The file's path; None (and no file) when nothing was written."""
+        self.fh.close()
+        if self.size:
+            return self.path
+        os.unlink(self.path)
+        return None
 
 
 def init(backend, user_specs):

@@ -28,11 +28,20 @@ from ..generated.catalog import EVENTS
 from . import quoting, vv_native
 from .dump_text import label_of
 
-__all__ = ["TextLane", "lane_module"]
+__all__ = ["TextLane", "attach", "lane_module"]
 
 MAX_TEXT = 1 << 18  # characters of text per run (the stream yields it, then the lane goes on)
 WINDOW = 16 << 20  # bytes of the file mapped at once (an event longer than half of it: Python's)
 _FLAGS = tuple(sorted((bit, name.encode("ascii")) for bit, name in enums.ROWS_FLAGS.items()))
+
+
+def attach(stream) -> None:
+    """Let the compiled lane write runs of the stream's events (a Stream, or cli.pieces'
+    PieceStream) when the compiled backend runs and the stream reads every event as it is."""
+    mod = lane_module()
+    if mod is not None and stream.filters.keeps_all and not stream.window.active \
+            and not stream.skip_damaged and stream.server is None:
+        stream.lane = TextLane(mod, stream.verify_checksum)
 
 
 def lane_module():
@@ -114,8 +123,9 @@ class TextLane:
             if plan is not None:
                 self.plans[key] = plan
 
-    def after(self, ev, f, decoder):
-        """A Written run of the events after `ev` (None when the lane writes none)."""
+    def after(self, ev, f, decoder, stop=None):
+        """A Written run of the events after `ev` and before offset `stop` (None: the file's
+        end); None when the lane writes none."""
         if f.path != self.path:
             self._start(f)
         cfg = self._config(f)
@@ -127,9 +137,9 @@ class TextLane:
             self.map, self.base = _map(f.path, pos)
             if self.map is None:
                 return None
+        limit = self.base + len(self.map) if stop is None else min(stop, self.base + len(self.map))
         text, end, gtid, gtids, assigned, _why = self.mod.text(
-            self.map, self.base, pos, self.base + len(self.map), cfg, self.tables, self.ids,
-            self.plans, MAX_TEXT)
+            self.map, self.base, pos, limit, cfg, self.tables, self.ids, self.plans, MAX_TEXT)
         if end == pos:
             return None
         tables = {}
