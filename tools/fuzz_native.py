@@ -19,7 +19,7 @@ runs each file through both backends. tests/native/test_fuzz_native.py is its bo
 tools/fuzz_rows.c (its docstring gives the input: a table's plan, then row bytes), built with
 clang -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all (Debian: apt-get install
 clang libclang-rt-dev), every input through bg_rows() with BG_SINK_COUNT, BG_SINK_VV and
-BG_SINK_JSONL when rows.h has it. Seeds: every rows event of the samples and the corpus (its row
+BG_SINK_JSONL (bg_rows_jsonl) when rows.h has it. Seeds: every rows event of the samples and the corpus (its row
 bytes, RowDecoder.rows_bytes, and its table's columns as output/vv_native.py plans them) and
 --drawn tables and rows drawn from the specs (tests/helpers/rows.py). Findings go to
 tests/native/regressions/rows/, replayed under the sanitizers by test_native_regressions.py.
@@ -139,6 +139,21 @@ def rows_header_names(gen: Path = None) -> tuple:
     return names("BG_COLIN_NAMES"), names("BG_VV_NAMES"), "BG_SINK_JSONL" in text
 
 
+def _jsonl_form(col) -> int:
+    """The BG_JL_ index of the column's JSON lines form (output/forms.py), 31 for none."""
+    text = (GENERATED / "rows.h").read_text()
+    if "#define BG_JL_NAMES " not in text:
+        return 31
+    from binlog_grammar.output.forms import form_name
+
+    line = text.split("#define BG_JL_NAMES ", 1)[1].splitlines()[0]
+    names = [x.strip().strip('"') for x in line.split(",")]
+    try:
+        return names.index(form_name("jsonl", col.get("real_type", col.get("type"))))
+    except Exception:  # noqa: BLE001 - a type without a form: none
+        return 31
+
+
 def rows_build(out: Path, replay: bool = False, cc: str = None, sanitize: str = None,
                exe: Path = None) -> Path:
     """The rows target under ASan and UBSan (or `sanitize`): a libFuzzer program (clang), or
@@ -181,6 +196,7 @@ def rows_input(columns, images, data: bytes) -> bytes:
             inputs = tuple(vv_native._input(col, path) for path in inputs_names)
             form, arg, strip = -1, 0, False
         flags = sum(bool(img[c]) << k for k, img in enumerate(images)) | bool(strip) << 2
+        flags |= min(_jsonl_form(col), 31) << 3
         out += bytes([flags, form if form >= 0 else NO_FORM]) + _slot(arg)
         out += b"".join(_slot(v) for v in inputs)
     return bytes(out) + data[:ROWS_SEED_BYTES]

@@ -11,6 +11,11 @@
  *                     bit 2: strip trailing NULs), 1 byte of form (a BG_VV_ index, or any
  *                     byte from BG_NVV up for none), then the form's argument and the column's
  *                     BG_NCOLIN inputs (rows.h's BG_C_ order) as SLOT-byte slots
+ *   (bit 6 of byte 0) per column, JSON lines' part: 1 byte of form (a BG_JL_ index, or none),
+ *                     1 byte of members (0xFF: none in the metadata, else how many of MEMBERS),
+ *                     1 byte of table (0: none, else one of two tables), the pad as a slot;
+ *                     without bit 6 the JSON lines' form is bits 3-7 of the column's flags,
+ *                     no members, no table and the pad 0
  *   the rest          the row images, in a buffer of exactly their size
  *
  * A slot is a kind byte and two bytes little-endian: kind & 7 is 0 for null, 6 for the two
@@ -22,7 +27,8 @@
  * that already holds text) and, when rows.h has it, BG_SINK_JSONL, and checks what bg_rows
  * promises: a count is at most one row per byte; a sink that writes text gives the count of
  * BG_SINK_COUNT, or a failure only where BG_SINK_COUNT fails or a form refuses; a failure
- * leaves the buffer as it was. A broken promise aborts (libFuzzer keeps the input). */
+ * leaves the buffer as it was; JSON lines hold one line per row. A broken promise aborts
+ * (libFuzzer keeps the input). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +57,39 @@ static bg_val slot(const uint8_t *s)
     }
 }
 
+#ifdef BG_FUZZ_JSONL
+#define JL_BYTES (3 + SLOT)
+/* members as JSON strings (one refused), and the bits that give each */
+static const char *MEMBERS[] = {"\"a\"", "\"b\\\"c\"", "\"\"", NULL, "\"\u00e9\"", "\"x\"",
+                                "\"y\"", "\"z\""};
+static size_t MEMBER_LEN[8];
+static const uint64_t MASKS[] = {1, 2, 4, 8, 16, 0, ~0ULL, 1ULL << 63};
+#define NMEMBERS ((int)(sizeof MEMBERS / sizeof MEMBERS[0]))
+static uint8_t TABLES[2][256 * BG_TABLE_ENTRY];
+
+/* the first table as a latin1-like charset's: printable ASCII itself, '"' and '\\' escaped,
+ * the controls refused, the upper half two bytes of UTF-8; the second every entry its longest */
+static void make_tables(void)
+{
+    for (int c = 0; c < 256; c++) {
+        uint8_t *e = TABLES[0] + c * BG_TABLE_ENTRY, *f = TABLES[1] + c * BG_TABLE_ENTRY;
+        if (c < 0x20) {
+            e[0] = BG_TABLE_REFUSE;
+        } else if (c == '"' || c == '\\') {
+            e[0] = 2, e[1] = '\\', e[2] = (uint8_t)c;
+        } else if (c < 0x80) {
+            e[0] = 1, e[1] = (uint8_t)c;
+        } else {
+            e[0] = 2, e[1] = (uint8_t)(0xC0 | c >> 6), e[2] = (uint8_t)(0x80 | (c & 0x3F));
+        }
+        f[0] = c == 0xFF ? BG_TABLE_REFUSE : BG_TABLE_ENTRY - 1;
+        memcpy(f + 1, "\\u00e9x", BG_TABLE_ENTRY - 1);
+    }
+    for (int k = 0; k < NMEMBERS; k++)
+        MEMBER_LEN[k] = MEMBERS[k] ? strlen(MEMBERS[k]) : 0;
+}
+#endif
+
 static void broken(const char *why)
 {
     fprintf(stderr, "fuzz_rows: a broken promise of bg_rows: %s\n", why);
@@ -61,6 +100,11 @@ static void broken(const char *why)
 static void run_text_sink(const bg_plan *plan, const uint8_t *rows, int64_t n, int sink,
                           int64_t counted)
 {
+#ifdef BG_FUZZ_JSONL
+    static const bg_frame frames[2] = {  /* one image, two images: the last piece ends the line */
+        {{"{\"image\": ", ", \"row\": ", "}\n"}, {10, 9, 2}},
+        {{"{\"before\": ", ", \"after\": ", ", \"row\": ", "}\n"}, {11, 11, 9, 2}}};
+#endif
     static const char before[] = "text before this event\n";
     bg_buf out = {0};
     out.p = malloc(sizeof before);
@@ -68,11 +112,24 @@ static void run_text_sink(const bg_plan *plan, const uint8_t *rows, int64_t n, i
         return;
     memcpy(out.p, before, sizeof before);
     out.n = out.cap = sizeof before;
+#ifdef BG_FUZZ_JSONL
+    int64_t r = sink == BG_SINK_JSONL ? bg_rows_jsonl(plan, rows, n, &frames[plan->nimages - 1], &out)
+                                      : bg_rows(plan, rows, n, sink, &out);
+#else
     int64_t r = bg_rows(plan, rows, n, sink, &out);
+#endif
     if (r == BG_NOMEM) {
         bg_buf_free(&out);
         return;
     }
+#ifdef BG_FUZZ_REPLAY
+    if (getenv("FUZZ_ROWS_PRINT")) {  /* what each sink wrote, to see a finding */
+        printf("sink %d: %lld rows (count %lld)\n", sink, (long long)r, (long long)counted);
+        fwrite(out.p + sizeof before, 1, out.n - sizeof before, stdout);
+        printf("\n-- end of sink %d\n", sink);
+        fflush(stdout);
+    }
+#endif
     if (r >= 0 && r != counted)
         broken("a text sink counts other rows than BG_SINK_COUNT");
     if (r < 0 && counted >= 0 && r != BG_REFUSE)
@@ -83,21 +140,43 @@ static void run_text_sink(const bg_plan *plan, const uint8_t *rows, int64_t n, i
         broken("the text before the event changed");
     if (r < 0 && out.n != sizeof before)
         broken("a failed event left text in the buffer");
+#ifdef BG_FUZZ_JSONL
+    if (sink == BG_SINK_JSONL && r >= 0) {
+        int64_t lines = 0;
+        for (size_t k = sizeof before; k < out.n; k++)
+            lines += out.p[k] == '\n';
+        if (lines != r || (r > 0 && out.p[out.n - 1] != '\n'))
+            broken("JSON lines that are not one line per row");
+    }
+#endif
     bg_buf_free(&out);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static bg_colplan cols[MAX_COLS];
+#ifdef BG_FUZZ_JSONL
+    static bg_colplan jcols[MAX_COLS];
+    static const char key[] = "\"c\": ";
+    if (MEMBER_LEN[0] == 0)
+        make_tables();
+#endif
     static uint8_t present[2][MAX_COLS];
     static const char pre0[] = "### pre 0\n", pre1[] = "### pre 1\n";
     static const char head[] = "###   @=", tail[] = " /* T */\n", null[] = "###   @=NULL\n";
     if (size < 1)
         return 0;
-    int ncols = 1 + (data[0] & 31), update = data[0] >> 5 & 1;
+    int ncols = 1 + (data[0] & 31), update = data[0] >> 5 & 1, jl = data[0] >> 6 & 1;
     size_t at = 1;
     if (size < at + (size_t)ncols * COL_BYTES)
         return 0;
+#ifdef BG_FUZZ_JSONL
+    if (jl && size < at + (size_t)ncols * (COL_BYTES + JL_BYTES))
+        return 0;
+    const uint8_t *jpart = data + at + (size_t)ncols * COL_BYTES;
+#else
+    (void)jl;
+#endif
     for (int c = 0; c < ncols; c++, at += COL_BYTES) {
         const uint8_t *d = data + at;
         bg_colplan *cp = &cols[c];
@@ -116,10 +195,41 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cp->tail_len = sizeof tail - 1;
         cp->null = null;
         cp->null_len = sizeof null - 1;
+#ifdef BG_FUZZ_JSONL
+        bg_colplan *jp = &jcols[c];
+        *jp = *cp;
+        jp->head = key;
+        jp->head_len = sizeof key - 1;
+        jp->tail = jp->null = "";
+        jp->tail_len = jp->null_len = 0;
+        jp->nmembers = -1;
+        jp->form = (d[0] >> 3) < BG_NJL ? d[0] >> 3 : -1;
+        if (jl) {
+            const uint8_t *j = jpart + (size_t)c * JL_BYTES;
+            jp->form = j[0] < BG_NJL ? j[0] : -1;
+            jp->nmembers = j[1] == 0xFF ? -1 : j[1] % (NMEMBERS + 1);
+            jp->member = MEMBERS;
+            jp->member_len = MEMBER_LEN;
+            jp->mask = (uint64_t *)MASKS;
+            jp->table = j[2] ? TABLES[j[2] & 1] : NULL;
+            bg_val pad = slot(j + 3);
+            jp->pad = pad.k == BG_NULL ? 0 : pad.i;
+        }
+#endif
     }
+#ifdef BG_FUZZ_JSONL
+    if (jl)
+        at += (size_t)ncols * JL_BYTES;
+#endif
     bg_plan plan = {.ncols = ncols, .nimages = 1 + update, .cols = cols,
                     .present = {present[0], present[1]}, .pre = {pre0, pre1},
                     .pre_len = {sizeof pre0 - 1, sizeof pre1 - 1}};
+#ifdef BG_FUZZ_JSONL
+    bg_plan jplan = plan;
+    plan.kind = BG_PLAN_VV;
+    jplan.kind = BG_PLAN_JSONL;
+    jplan.cols = jcols;
+#endif
     /* the row bytes alone in a buffer of their size: a read before or past them is reported */
     int64_t n = (int64_t)(size - at);
     uint8_t *rows = malloc(n ? (size_t)n : 1);
@@ -134,7 +244,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         broken("more rows than bytes");
     run_text_sink(&plan, rows, n, BG_SINK_VV, counted);
 #ifdef BG_FUZZ_JSONL
-    run_text_sink(&plan, rows, n, BG_SINK_JSONL, counted);
+    run_text_sink(&jplan, rows, n, BG_SINK_JSONL, counted);
 #endif
     free(rows);
     return 0;

@@ -313,7 +313,8 @@ static int bg_jl_member(bg_buf *b, const bg_colplan *cp, const bg_value *v)
  * it has bits past the members */
 static int bg_jl_members(bg_buf *b, const bg_colplan *cp, const bg_value *v)
 {
-    if (cp->nmembers < 0 || (cp->pad < 64 && v->u >> cp->pad))
+    /* a count below 0 (no plan makes one) as one past the bits: no shift by it */
+    if (cp->nmembers < 0 || cp->pad < 0 || (cp->pad < 64 && v->u >> cp->pad))
         BG_JL_PRINTF(b, "%llu", (unsigned long long)v->u);
     int first = 1;
     if (bg_put(b, "[", 1) < 0)
@@ -469,7 +470,7 @@ static int bg_json_table(bg_buf *b, const uint8_t *table, const uint8_t *p, int6
 /* CHAR, VARCHAR, TEXT, BLOB: binary as base64 (BINARY(n) padded to n), text in its charset */
 static int bg_jl_text(bg_buf *b, const bg_colplan *cp, const bg_value *v)
 {
-    if (v->data == NULL && v->len != 0)
+    if (v->data == NULL)  /* not a span a reader read (a plan's form on another type) */
         return BG_REFUSE;
     switch (cp->arg) {
     case BG_TEXT_BASE64:
