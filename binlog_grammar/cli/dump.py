@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from . import parallel
 from .options import add_reading_options
-from ..binlog.stream import Written
 from .reading import open_input, report_damage, stdout
 
 
@@ -47,6 +46,7 @@ def run(args) -> int:
                 for line in writer.lines(se):
                     out.write(line + "\n")
         else:
+            from ..binlog.stream import Written
             from ..output import dump_text
             from ..output.text_lane import attach
 

@@ -104,3 +104,18 @@ def test_pyproject_lists_every_package():
         for init in folder.rglob("__init__.py"):
             found.add(".".join([name, *init.parent.relative_to(folder).parts]))
     assert sorted(found - listed) == []
+
+
+def test_the_parser_reads_no_generated_module():
+    """Building the parser (every command's options, --help, --version) imports no reader: the
+    generated modules must still be free to load when `--specs DIR` compiles its own
+    (codegen.grammar.use_specs), and a command pays only for what it runs on."""
+    code = ("import json, sys\n"
+            "from binlog_grammar.cli import build_parser\n"
+            "build_parser()\n"
+            "print(json.dumps(sorted(sys.modules)))")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                       timeout=60, check=True)
+    loaded = set(json.loads(r.stdout))
+    assert sorted(m for m in loaded if m.startswith(("binlog_grammar.generated",
+                                                     "binlog_grammar.binlog", "construct"))) == []
