@@ -244,7 +244,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         broken("more rows than bytes");
     run_text_sink(&plan, rows, n, BG_SINK_VV, counted);
 #ifdef BG_FUZZ_JSONL
-    run_text_sink(&jplan, rows, n, BG_SINK_JSONL, counted);
+    /* COUNT checks each value with its plan's forms: the JSON lines plan counts on its own */
+    int64_t jcounted = bg_rows(&jplan, rows, n, BG_SINK_COUNT, NULL);
+    if (jcounted < 0 && jcounted != BG_SHORT && jcounted != BG_REFUSE)
+        broken("an unknown status of BG_SINK_COUNT");
+    run_text_sink(&jplan, rows, n, BG_SINK_JSONL, jcounted);
 #endif
     free(rows);
     return 0;

@@ -1063,7 +1063,8 @@ static int bg_null_out(int sink, bg_buf *out, const bg_colplan *cp, int first)
 }
 
 /* one column's value: its -vv line, or `"name": VALUE` of JSON lines */
-static int bg_value_out(int sink, bg_buf *out, const bg_colplan *cp, const bg_value *v, int first)
+static int bg_value_out(int sink, bg_buf *out, const bg_colplan *cp, const bg_value *v, int first,
+                        int kind)
 {
     int w;
     if (sink == BG_SINK_VV) {
@@ -1077,6 +1078,13 @@ static int bg_value_out(int sink, bg_buf *out, const bg_colplan *cp, const bg_va
         if ((!first && bg_put(out, ", ", 2) < 0) || bg_put(out, cp->head, cp->head_len) < 0)
             return BG_NOMEM;
         return bg_jl_form(out, cp, v);
+    }
+    if (sink == BG_SINK_COUNT && out != NULL) {
+        /* counting: the value is written into a scratch buffer and dropped, so that the count
+         * accepts exactly the values the plan's output accepts (a DECIMAL group of more than nine
+         * digits, say, is refused here too, and the Python readers say what is wrong) */
+        out->n = 0;
+        return kind == BG_PLAN_JSONL ? bg_jl_form(out, cp, v) : bg_vv_form(out, cp, v);
     }
     return 0;
 }
@@ -1118,7 +1126,8 @@ static int64_t bg_image(const bg_plan *plan, int img, const uint8_t *p, int64_t 
         if (r < 0)
             return r;
         pos += r;
-        w = v->is_none ? bg_null_out(sink, out, cp, first) : bg_value_out(sink, out, cp, v, first);
+        w = v->is_none ? bg_null_out(sink, out, cp, first)
+                       : bg_value_out(sink, out, cp, v, first, plan->kind);
         if (w < 0)
             return w;
     }
@@ -1136,8 +1145,16 @@ static int64_t bg_rows_sink(const bg_plan *plan, const uint8_t *p, int64_t n, in
     if ((sink == BG_SINK_VV && (plan->kind != BG_PLAN_VV || out == NULL)) ||
             (sink == BG_SINK_JSONL && (plan->kind != BG_PLAN_JSONL || out == NULL || frame == NULL)))
         return BG_REFUSE;  /* a plan made for another output */
+    if (sink == BG_SINK_COUNT) {  /* the scratch buffer of the values' forms (bg_value_out) */
+        bg_buf scratch = {0};
+        int64_t r = bg_rows_sink(plan, p, n, BG_SINK_COUNT_CHECKED, frame, &scratch);
+        bg_buf_free(&scratch);
+        return r;
+    }
+    if (sink == BG_SINK_COUNT_CHECKED)
+        sink = BG_SINK_COUNT;
     if (setjmp(bg_jmp) != 0) {
-        if (out != NULL)
+        if (out != NULL && sink != BG_SINK_COUNT)
             out->n = start;
         return BG_REFUSE;
     }

@@ -189,7 +189,8 @@ typedef struct bg_buf {
     size_t n, cap;
 } bg_buf;
 
-enum { BG_SINK_COUNT, BG_SINK_VV, BG_SINK_JSONL };
+enum { BG_SINK_COUNT, BG_SINK_VV, BG_SINK_JSONL,
+       BG_SINK_COUNT_CHECKED /* internal: COUNT with its scratch buffer */ };
 
 /* the text of a row-change record around its images, for one event: piece[0], the first
  * image, piece[1], (the second image, piece[2],) the row's index, the last piece */

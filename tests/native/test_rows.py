@@ -57,7 +57,14 @@ def _compiled_text(data, ctx, table, op):
     plan = vv_native._plan(ROWS, table, op, images[0], images[1] if len(images) > 1 else None)
     if plan is False:
         return None, "no plan"
-    return ROWS.rows(plan, data, ROWS.VV)
+    text, status = ROWS.rows(plan, data, ROWS.VV)
+    # counting (stats) accepts exactly what the text accepts: a value the -vv form refuses is
+    # not counted either (the Python readers then say what is wrong with it)
+    count, _ = ROWS.rows(plan, data, ROWS.COUNT)
+    assert (count is None) == (text is None), (count, status)
+    assert text is None or count == text.count("### INSERT") + text.count("### UPDATE") + \
+        text.count("### DELETE")
+    return text, status
 
 
 def _table(ctx):
