@@ -4,7 +4,9 @@ A TABLE_MAP_EVENT gives each column's type code and metadata; its optional metad
 binlog_row_metadata, MariaDB 10.5+) adds signedness, charsets, names, ENUM/SET members and the
 primary key. `Column` gathers that per column; the row images are then parsed by the spec type
 `row_images` (specs/types/columns.yaml) with the columns as context, and each row becomes a
-`RowChange`: op, before and after images keyed by column name.
+`RowChange`: op, before and after images keyed by column name. When the compiled backend runs,
+the images' values are made in C (binlog/rows_native.py), equal to the Python readers' values; an
+event it does not make is read by the Python readers as without it.
 
 When the binlog lacks full metadata, `schemas` supplies what is missing, per table:
     {"db.table": {"columns": [{"name": "id", "unsigned": True}, {"name": "note", "charset": "utf8mb4"}],
@@ -30,6 +32,7 @@ from ..generated import sets as S
 from ..generated import types as T
 from ..runtime.values import Geometry
 from ..runtime.values import codec_of, errors_of
+from . import rows_native
 from .header import V4_HEADER_LEN
 from .reader import CHECKSUM_LEN, BinlogFile, inner_events
 from ..runtime.construct import set_members
@@ -359,7 +362,9 @@ class RowDecoder:
             t.shapes[key] = shape
         ctx, picks, fn = shape
         rows = records = None
-        if fn is not None:  # each row's images as {name: value}, straight from the bytes
+        if self.fast:  # the compiled backend's values, when it runs and makes them (else None)
+            rows = rows_native.rows(t, ev, key, data)
+        if rows is None and fn is not None:  # each row's images as {name: value}, straight from the bytes
             try:
                 rows = fn(data, ctx)
             except FAST_ERRORS:

@@ -121,6 +121,7 @@ static int64_t bg_read_column_value(const uint8_t *p, int64_t avail, const bg_co
     }
     case 4LL: {
         if (avail - pos < 4) return BG_SHORT;
+        out->kind = BG_K_float;
         { float x; uint64_t b = bg_uint_le(p + pos, 4); memcpy(&x, &b, 4); out->d = (double)x; }
         out->width = 4;
         pos += 4;
@@ -128,6 +129,7 @@ static int64_t bg_read_column_value(const uint8_t *p, int64_t avail, const bg_co
     }
     case 5LL: {
         if (avail - pos < 8) return BG_SHORT;
+        out->kind = BG_K_float;
         { double x; uint64_t b = bg_uint_le(p + pos, 8); memcpy(&x, &b, 8); out->d = (double)x; }
         out->width = 8;
         pos += 8;
@@ -305,6 +307,7 @@ static int64_t bg_read_value_tiny(const uint8_t *p, int64_t avail, const bg_col 
     switch (bg_as_int((bg_truth(col->in[BG_C_unsigned]) ? bg_int(1LL) : bg_int(0LL)))) {
     case 1LL: {
         if (avail - pos < 1) return BG_SHORT;
+        out->kind = BG_K_int;
         out->u = bg_uint_le(p + pos, 1);
         out->i = (int64_t)out->u;
         out->is_signed = 0;
@@ -314,6 +317,7 @@ static int64_t bg_read_value_tiny(const uint8_t *p, int64_t avail, const bg_col 
     }
     default: {
         if (avail - pos < 1) return BG_SHORT;
+        out->kind = BG_K_int;
         out->u = bg_uint_le(p + pos, 1);
         out->i = bg_sext(out->u, 1);
         out->is_signed = 1;
@@ -336,6 +340,7 @@ static int64_t bg_read_value_short(const uint8_t *p, int64_t avail, const bg_col
     switch (bg_as_int((bg_truth(col->in[BG_C_unsigned]) ? bg_int(1LL) : bg_int(0LL)))) {
     case 1LL: {
         if (avail - pos < 2) return BG_SHORT;
+        out->kind = BG_K_int;
         out->u = bg_uint_le(p + pos, 2);
         out->i = (int64_t)out->u;
         out->is_signed = 0;
@@ -345,6 +350,7 @@ static int64_t bg_read_value_short(const uint8_t *p, int64_t avail, const bg_col
     }
     default: {
         if (avail - pos < 2) return BG_SHORT;
+        out->kind = BG_K_int;
         out->u = bg_uint_le(p + pos, 2);
         out->i = bg_sext(out->u, 2);
         out->is_signed = 1;
@@ -367,6 +373,7 @@ static int64_t bg_read_value_int24(const uint8_t *p, int64_t avail, const bg_col
     switch (bg_as_int((bg_truth(col->in[BG_C_unsigned]) ? bg_int(1LL) : bg_int(0LL)))) {
     case 1LL: {
         if (avail - pos < 3) return BG_SHORT;
+        out->kind = BG_K_int;
         out->u = bg_uint_le(p + pos, 3);
         out->i = (int64_t)out->u;
         out->is_signed = 0;
@@ -376,6 +383,7 @@ static int64_t bg_read_value_int24(const uint8_t *p, int64_t avail, const bg_col
     }
     default: {
         if (avail - pos < 3) return BG_SHORT;
+        out->kind = BG_K_int;
         out->u = bg_uint_le(p + pos, 3);
         out->i = bg_sext(out->u, 3);
         out->is_signed = 1;
@@ -398,6 +406,7 @@ static int64_t bg_read_value_long(const uint8_t *p, int64_t avail, const bg_col 
     switch (bg_as_int((bg_truth(col->in[BG_C_unsigned]) ? bg_int(1LL) : bg_int(0LL)))) {
     case 1LL: {
         if (avail - pos < 4) return BG_SHORT;
+        out->kind = BG_K_int;
         out->u = bg_uint_le(p + pos, 4);
         out->i = (int64_t)out->u;
         out->is_signed = 0;
@@ -407,6 +416,7 @@ static int64_t bg_read_value_long(const uint8_t *p, int64_t avail, const bg_col 
     }
     default: {
         if (avail - pos < 4) return BG_SHORT;
+        out->kind = BG_K_int;
         out->u = bg_uint_le(p + pos, 4);
         out->i = bg_sext(out->u, 4);
         out->is_signed = 1;
@@ -429,6 +439,7 @@ static int64_t bg_read_value_longlong(const uint8_t *p, int64_t avail, const bg_
     switch (bg_as_int((bg_truth(col->in[BG_C_unsigned]) ? bg_int(1LL) : bg_int(0LL)))) {
     case 1LL: {
         if (avail - pos < 8) return BG_SHORT;
+        out->kind = BG_K_int;
         out->u = bg_uint_le(p + pos, 8);
         out->i = (int64_t)out->u;
         out->is_signed = 0;
@@ -438,6 +449,7 @@ static int64_t bg_read_value_longlong(const uint8_t *p, int64_t avail, const bg_
     }
     default: {
         if (avail - pos < 8) return BG_SHORT;
+        out->kind = BG_K_int;
         out->u = bg_uint_le(p + pos, 8);
         out->i = bg_sext(out->u, 8);
         out->is_signed = 1;
@@ -462,6 +474,7 @@ static int64_t bg_read_value_newdecimal(const uint8_t *p, int64_t avail, const b
     n = bg_decimal_size(out->precision, out->scale);
     if (n < 0) return BG_REFUSE;
     if (avail - pos < n) return BG_SHORT;
+    out->kind = BG_K_decimal;
     out->data = p + pos;
     out->len = n;
     pos += n;
@@ -483,6 +496,7 @@ static int64_t bg_read_value_year(const uint8_t *p, int64_t avail, const bg_col 
     out->f[BG_F_raw] = v_raw.i;
     bg_val v_year = (bg_truth(bg_eq(v_raw, bg_int(0LL))) ? bg_int(0LL) : bg_add(v_raw, bg_int(1900LL)));
     out->f[BG_F_year] = bg_as_int(v_year);
+    out->kind = BG_K_year;
     return pos;
 }
 /* value_date: DATE, three bytes little-endian holding year * 512 + month * 32 + day.
@@ -505,6 +519,7 @@ static int64_t bg_read_value_date(const uint8_t *p, int64_t avail, const bg_col 
     out->f[BG_F_month] = bg_as_int(v_month);
     bg_val v_day = bg_band(v_raw, bg_int(31LL));
     out->f[BG_F_day] = bg_as_int(v_day);
+    out->kind = BG_K_date;
     return pos;
 }
 /* value_time: TIME in the pre-5.6.4 format, three bytes little-endian signed holding hh * 10000 + mm * 100 + ss.
@@ -531,6 +546,7 @@ static int64_t bg_read_value_time(const uint8_t *p, int64_t avail, const bg_col 
     out->f[BG_F_second] = bg_as_int(v_second);
     bg_val v_microsecond = bg_int(0LL);
     out->f[BG_F_microsecond] = bg_as_int(v_microsecond);
+    out->kind = BG_K_time;
     return pos;
 }
 /* value_time2: TIME(fsp) in the 5.6.4 format - 3 + (fsp + 1) / 2 bytes big-endian, an offset-binary signed fixed-point number of packed hh:mm:ss.
@@ -568,6 +584,7 @@ static int64_t bg_read_value_time2(const uint8_t *p, int64_t avail, const bg_col
     out->f[BG_F_second] = bg_as_int(v_second);
     bg_val v_microsecond = bg_mul(bg_band(bg_abs(v_signed), bg_sub(bg_shl(bg_int(1LL), bg_mul(v_frac_bytes, bg_int(8LL))), bg_int(1LL))), v_frac_unit);
     out->f[BG_F_microsecond] = bg_as_int(v_microsecond);
+    out->kind = BG_K_time;
     return pos;
 }
 /* value_datetime: DATETIME in the pre-5.6.4 format, eight bytes little-endian holding YYYYMMDDhhmmss as a decimal number.
@@ -598,6 +615,7 @@ static int64_t bg_read_value_datetime(const uint8_t *p, int64_t avail, const bg_
     out->f[BG_F_second] = bg_as_int(v_second);
     bg_val v_microsecond = bg_int(0LL);
     out->f[BG_F_microsecond] = bg_as_int(v_microsecond);
+    out->kind = BG_K_datetime;
     return pos;
 }
 /* value_datetime2: DATETIME(fsp) in the 5.6.4 format - five bytes big-endian of packed date and time, then (fsp + 1) / 2 bytes of fraction.
@@ -642,6 +660,7 @@ static int64_t bg_read_value_datetime2(const uint8_t *p, int64_t avail, const bg
     out->f[BG_F_second] = bg_as_int(v_second);
     bg_val v_microsecond = bg_mul(v_frac, v_frac_unit);
     out->f[BG_F_microsecond] = bg_as_int(v_microsecond);
+    out->kind = BG_K_datetime;
     return pos;
 }
 /* value_timestamp: TIMESTAMP in the pre-5.6.4 format, four bytes little-endian of seconds since the epoch (0 is the zero timestamp).
@@ -660,6 +679,7 @@ static int64_t bg_read_value_timestamp(const uint8_t *p, int64_t avail, const bg
     out->f[BG_F_seconds] = v_seconds.i;
     bg_val v_microsecond = bg_int(0LL);
     out->f[BG_F_microsecond] = bg_as_int(v_microsecond);
+    out->kind = BG_K_timestamp;
     return pos;
 }
 /* value_timestamp2: TIMESTAMP(fsp) in the 5.6.4 format - four bytes big-endian of seconds since the epoch, then (fsp + 1) / 2 bytes of fraction.
@@ -690,6 +710,7 @@ static int64_t bg_read_value_timestamp2(const uint8_t *p, int64_t avail, const b
     out->f[BG_F_frac] = v_frac.i;
     bg_val v_microsecond = bg_mul(v_frac, v_frac_unit);
     out->f[BG_F_microsecond] = bg_as_int(v_microsecond);
+    out->kind = BG_K_timestamp;
     return pos;
 }
 /* value_bit: BIT(n), big-endian, in (n + 7) / 8 bytes.
@@ -705,6 +726,7 @@ static int64_t bg_read_value_bit(const uint8_t *p, int64_t avail, const bg_col *
     if (n < 0) return BG_SHORT;
     if (n > 8) return BG_REFUSE;
     if (avail - pos < n) return BG_SHORT;
+    out->kind = BG_K_int;
     out->u = bg_uint_be(p + pos, (int)n);
     out->i = (int64_t)out->u;
     out->is_signed = 0;
@@ -725,11 +747,13 @@ static int64_t bg_read_value_enum(const uint8_t *p, int64_t avail, const bg_col 
     if (n < 0) return BG_SHORT;
     if (n > 8) return BG_REFUSE;
     if (avail - pos < n) return BG_SHORT;
+    out->kind = BG_K_int;
     out->u = bg_uint_le(p + pos, (int)n);
     out->i = (int64_t)out->u;
     out->is_signed = 0;
     out->width = (int)n;
     pos += n;
+    out->kind = BG_K_enum;
     return pos;
 }
 /* value_set: SET, a bitmask of the members (bit 0 is the first member) in one to eight bytes, as the metadata's length says.
@@ -745,11 +769,13 @@ static int64_t bg_read_value_set(const uint8_t *p, int64_t avail, const bg_col *
     if (n < 0) return BG_SHORT;
     if (n > 8) return BG_REFUSE;
     if (avail - pos < n) return BG_SHORT;
+    out->kind = BG_K_int;
     out->u = bg_uint_le(p + pos, (int)n);
     out->i = (int64_t)out->u;
     out->is_signed = 0;
     out->width = (int)n;
     pos += n;
+    out->kind = BG_K_set;
     return pos;
 }
 /* value_char: CHAR(n) and BINARY(n) - the value without its trailing pad, after a one-byte length when n is under 256 bytes, else two.
@@ -775,6 +801,7 @@ static int64_t bg_read_value_char(const uint8_t *p, int64_t avail, const bg_col 
     out->data = p + pos;
     out->len = n;
     pos += n;
+    out->kind = BG_K_text;
     return pos;
 }
 /* value_varchar: VARCHAR(n) and VARBINARY(n) - a one-byte length when the maximum is under 256 bytes, else two, then the value.
@@ -800,6 +827,7 @@ static int64_t bg_read_value_varchar(const uint8_t *p, int64_t avail, const bg_c
     out->data = p + pos;
     out->len = n;
     pos += n;
+    out->kind = BG_K_text;
     return pos;
 }
 /* value_var_string: The VARCHAR of tables from before MySQL 5.0.3 - like VARCHAR, with the two metadata bytes read as one little-endian maximum.
@@ -825,6 +853,7 @@ static int64_t bg_read_value_var_string(const uint8_t *p, int64_t avail, const b
     out->data = p + pos;
     out->len = n;
     pos += n;
+    out->kind = BG_K_text;
     return pos;
 }
 /* value_blob: BLOB and TEXT of every size - a length of as many bytes as the metadata says (1 to 4), then the value.
@@ -850,6 +879,7 @@ static int64_t bg_read_value_blob(const uint8_t *p, int64_t avail, const bg_col 
     out->data = p + pos;
     out->len = n;
     pos += n;
+    out->kind = BG_K_text;
     return pos;
 }
 /* value_json: JSON (MySQL 5.7.8+) - a length of as many bytes as the metadata says, then the document in MySQL's binary JSON format.
@@ -875,6 +905,7 @@ static int64_t bg_read_value_json(const uint8_t *p, int64_t avail, const bg_col 
     out->data = p + pos;
     out->len = n;
     pos += n;
+    out->kind = BG_K_json;
     return pos;
 }
 /* value_geometry: GEOMETRY and the spatial types - a length of as many bytes as the metadata says, then a four-byte SRID and the WKB.
@@ -905,6 +936,7 @@ static int64_t bg_read_value_geometry(const uint8_t *p, int64_t avail, const bg_
     out->data = p + pos;
     out->len = n;
     pos += n;
+    out->kind = BG_K_geometry;
     return pos;
 }
 /* value_varchar_compressed: MariaDB VARCHAR(n) COMPRESSED - a length like VARCHAR, then the stored value (a header byte and the data, see compressed_data).
@@ -1092,8 +1124,14 @@ static int bg_value_out(int sink, bg_buf *out, const bg_colplan *cp, const bg_va
 /* row_image, for one image of a row: NULL bits of the present columns, then each present
  * column that is not NULL (the spec's value_options and partial_bits are PARTIAL_UPDATE_ROWS
  * only: plans for that event are not made). JSON lines: the image as an object, by name. */
+/* the EACH sink's callback and its context */
+typedef struct bg_each {
+    bg_each_fn *fn;
+    void *ctx;
+} bg_each;
+
 static int64_t bg_image(const bg_plan *plan, int img, const uint8_t *p, int64_t avail, int sink,
-                        bg_buf *out, bg_value *v)
+                        bg_buf *out, bg_value *v, const bg_each *each)
 {
     const uint8_t *present = plan->present[img];
     int64_t pos = 0, k = 0, count = 0;
@@ -1107,12 +1145,19 @@ static int64_t bg_image(const bg_plan *plan, int img, const uint8_t *p, int64_t 
     pos = nb;
     if (sink == BG_SINK_JSONL && bg_put(out, "{", 1) < 0)
         return BG_NOMEM;
+    if (sink == BG_SINK_EACH && (w = each->fn(each->ctx, BG_EACH_IMAGE, img, NULL)) < 0)
+        return w;
     for (int c = 0; c < plan->ncols; c++) {
         if (!present[c])
             continue;
         const bg_colplan *cp = &plan->cols[c];
         int is_null = nulls[k >> 3] >> (k & 7) & 1, first = k == 0;
         k++;
+        if (is_null && sink == BG_SINK_EACH) {
+            if ((w = each->fn(each->ctx, BG_EACH_NULL, c, NULL)) < 0)
+                return w;
+            continue;
+        }
         if (is_null) {
             if ((w = bg_null_out(sink, out, cp, first)) < 0)
                 return w;
@@ -1122,11 +1167,16 @@ static int64_t bg_image(const bg_plan *plan, int img, const uint8_t *p, int64_t 
         v->len = 0;
         v->width = 0;
         v->is_none = 0;
+        v->kind = BG_K_none;
         int64_t r = bg_read_column_value(p + pos, avail - pos, &cp->col, v);
         if (r < 0)
             return r;
         pos += r;
-        w = v->is_none ? bg_null_out(sink, out, cp, first)
+        if (sink == BG_SINK_EACH)
+            w = each->fn(each->ctx, v->is_none ? BG_EACH_NULL : BG_EACH_VALUE, c,
+                         v->is_none ? NULL : v);
+        else
+            w = v->is_none ? bg_null_out(sink, out, cp, first)
                        : bg_value_out(sink, out, cp, v, first, plan->kind);
         if (w < 0)
             return w;
@@ -1137,17 +1187,18 @@ static int64_t bg_image(const bg_plan *plan, int img, const uint8_t *p, int64_t 
 }
 
 static int64_t bg_rows_sink(const bg_plan *plan, const uint8_t *p, int64_t n, int sink,
-                            const bg_frame *frame, bg_buf *out)
+                            const bg_frame *frame, bg_buf *out, const bg_each *each)
 {
     int64_t pos = 0, rows = 0;
     bg_value v = {0};  /* a form reads only what a reader of this event wrote, never the stack */
     size_t start = out != NULL ? out->n : 0;
     if ((sink == BG_SINK_VV && (plan->kind != BG_PLAN_VV || out == NULL)) ||
-            (sink == BG_SINK_JSONL && (plan->kind != BG_PLAN_JSONL || out == NULL || frame == NULL)))
+            (sink == BG_SINK_JSONL && (plan->kind != BG_PLAN_JSONL || out == NULL || frame == NULL)) ||
+            (sink == BG_SINK_EACH && (each == NULL || each->fn == NULL || out != NULL)))
         return BG_REFUSE;  /* a plan made for another output */
     if (sink == BG_SINK_COUNT) {  /* the scratch buffer of the values' forms (bg_value_out) */
         bg_buf scratch = {0};
-        int64_t r = bg_rows_sink(plan, p, n, BG_SINK_COUNT_CHECKED, frame, &scratch);
+        int64_t r = bg_rows_sink(plan, p, n, BG_SINK_COUNT_CHECKED, frame, &scratch, NULL);
         bg_buf_free(&scratch);
         return r;
     }
@@ -1170,7 +1221,7 @@ static int64_t bg_rows_sink(const bg_plan *plan, const uint8_t *p, int64_t n, in
                 out->n = start;
                 return BG_NOMEM;
             }
-            int64_t r = bg_image(plan, img, p + pos, n - pos, sink, out, &v);
+            int64_t r = bg_image(plan, img, p + pos, n - pos, sink, out, &v, each);
             if (r < 0) {
                 if (out != NULL)
                     out->n = start;
@@ -1200,13 +1251,20 @@ static int64_t bg_rows_sink(const bg_plan *plan, const uint8_t *p, int64_t n, in
 
 int64_t bg_rows(const bg_plan *plan, const uint8_t *p, int64_t n, int sink, bg_buf *out)
 {
-    if (sink == BG_SINK_JSONL)
-        return BG_REFUSE;  /* bg_rows_jsonl: the records need their frame */
-    return bg_rows_sink(plan, p, n, sink, NULL, out);
+    if (sink == BG_SINK_JSONL || sink == BG_SINK_EACH)
+        return BG_REFUSE;  /* bg_rows_jsonl, bg_rows_each: the records need their frame, the
+                              values their callback */
+    return bg_rows_sink(plan, p, n, sink, NULL, out, NULL);
 }
 
 int64_t bg_rows_jsonl(const bg_plan *plan, const uint8_t *p, int64_t n, const bg_frame *frame,
                       bg_buf *out)
 {
-    return bg_rows_sink(plan, p, n, BG_SINK_JSONL, frame, out);
+    return bg_rows_sink(plan, p, n, BG_SINK_JSONL, frame, out, NULL);
+}
+
+int64_t bg_rows_each(const bg_plan *plan, const uint8_t *p, int64_t n, bg_each_fn *fn, void *ctx)
+{
+    bg_each each = {fn, ctx};
+    return bg_rows_sink(plan, p, n, BG_SINK_EACH, NULL, NULL, &each);
 }

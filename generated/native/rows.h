@@ -89,6 +89,30 @@ enum {
     BG_NTYPES
 };
 
+/* what Python value a value becomes (bg_value.kind): the plain reads' int, float and Decimal,
+ * then the `as:` adapters of runtime/values.py the value types name (codegen/c_rows.py
+ * object_kinds); the objects sink of rows_module.c builds them */
+enum {
+    BG_K_none,
+    BG_K_int,
+    BG_K_float,
+    BG_K_decimal,
+    BG_K_compressed_text,
+    BG_K_date,
+    BG_K_datetime,
+    BG_K_enum,
+    BG_K_geometry,
+    BG_K_json,
+    BG_K_set,
+    BG_K_text,
+    BG_K_time,
+    BG_K_timestamp,
+    BG_K_vector,
+    BG_K_year,
+    BG_NKINDS
+};
+#define BG_KIND_NAMES "none", "int", "float", "decimal", "compressed_text", "date", "datetime", "enum", "geometry", "json", "set", "text", "time", "timestamp", "vector", "year"
+
 /* the forms of the -vv text (output/forms.py FORMS["vv"]); forms_vv.h writes each */
 enum {
     BG_VV_bits,
@@ -149,6 +173,7 @@ typedef struct bg_value {
     int64_t len;
     int64_t precision, scale;  /* DECIMAL */
     int is_none;               /* a type of no value (column_type NULL): written as SQL NULL */
+    int kind;                  /* BG_K_...: the Python value the API makes of it */
 } bg_value;
 
 /* one column of a table's plan: its inputs, and how the -vv text (or JSON lines) writes it */
@@ -172,7 +197,8 @@ typedef struct bg_colplan {
     uint64_t *mask;            /* SET: the bits that give each member */
 } bg_colplan;
 
-enum { BG_PLAN_VV, BG_PLAN_JSONL };  /* what a plan's forms write */
+enum { BG_PLAN_VV, BG_PLAN_JSONL, BG_PLAN_OBJECTS };  /* what a plan's forms write (OBJECTS:
+                                                        none; the EACH sink's callback does) */
 
 typedef struct bg_plan {
     int kind;                  /* BG_PLAN_VV or BG_PLAN_JSONL */
@@ -190,7 +216,15 @@ typedef struct bg_buf {
 } bg_buf;
 
 enum { BG_SINK_COUNT, BG_SINK_VV, BG_SINK_JSONL,
-       BG_SINK_COUNT_CHECKED /* internal: COUNT with its scratch buffer */ };
+       BG_SINK_COUNT_CHECKED /* internal: COUNT with its scratch buffer */,
+       BG_SINK_EACH /* bg_rows_each: a callback per image and value */ };
+
+/* what the EACH sink tells its callback: an image begins (index: 0 for a row's first image,
+ * 1 for an update's second), a present column is NULL (index: the column; v NULL), a present
+ * column holds the value v (read by the readers; its kind says which reader) */
+enum { BG_EACH_IMAGE, BG_EACH_NULL, BG_EACH_VALUE };
+/* the callback: 0 to go on, BG_REFUSE or BG_NOMEM to end the event with that result */
+typedef int bg_each_fn(void *ctx, int what, int index, const bg_value *v);
 
 /* the text of a row-change record around its images, for one event: piece[0], the first
  * image, piece[1], (the second image, piece[2],) the row's index, the last piece */
@@ -207,6 +241,11 @@ int64_t bg_rows(const bg_plan *plan, const uint8_t *p, int64_t n, int sink, bg_b
  * (nimages + 2 pieces). */
 int64_t bg_rows_jsonl(const bg_plan *plan, const uint8_t *p, int64_t n, const bg_frame *frame,
                       bg_buf *out);
+/* The same for any plan, with no text: `fn(ctx, ...)` is called for each image of each row and
+ * each present column's NULL or value, in order; the number of rows, or BG_SHORT / BG_REFUSE /
+ * BG_NOMEM (the bytes, a reader, or the callback). What the callback made of the rows before a
+ * failure is the caller's to drop. */
+int64_t bg_rows_each(const bg_plan *plan, const uint8_t *p, int64_t n, bg_each_fn *fn, void *ctx);
 void bg_buf_free(bg_buf *b);
 
 #endif

@@ -2,18 +2,37 @@
  * Do not edit: change the spec and run `binlog-grammar generate`. */
 
 /* binlog_grammar.native._rows: plan() makes a table's plan once per TABLE_MAP and event shape;
- * rows() reads a rows event's row images with it, without the GIL, and gives the -vv text or the
- * number of rows. binlog_grammar/native/rows.py is the Python side. */
+ * rows() reads a rows event's row images with it, without the GIL, and gives the -vv text, JSON
+ * lines or the number of rows; or, with the GIL, the rows' Python values (the OBJECTS sink).
+ * output/vv_native.py, output/jsonl_native.py and binlog/rows_native.py are the Python side. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <datetime.h>
+#include <limits.h>
 
 #include "rows.h"
+#include "decimal.h"
 
 #define BG_PLAN_CAPSULE "binlog_grammar.native._rows.plan"
+
+/* a column of an OBJECTS plan: what its values become (runtime/values.py's adapters, for
+ * this column) */
+typedef struct bg_objcol {
+    PyObject *name;            /* the image's key */
+    PyObject *codec, *errors;  /* text: its codec and error handler (str); NULL: bytes */
+    const char *codec_s, *errors_s;  /* their UTF-8, kept by the str objects */
+    int utf8;                  /* the codec is UTF-8 with surrogateescape: decoded here */
+    int ascii_ok;              /* every ASCII byte is its own character, both ways */
+    int64_t pad;               /* bytes: BINARY(n)'s n (padded with 0x00 to it), else 0 */
+    int64_t fsp;               /* fraction digits of a temporal value's text */
+    PyObject *enum_members, *set_members;  /* tuples, or NULL when unknown */
+} bg_objcol;
 
 typedef struct bg_owned_plan {
     bg_plan plan;
     char *strings;  /* every head, tail, null and pre line, one after another */
+    bg_objcol *obj;  /* OBJECTS: per column */
+    PyObject *decimal, *geometry;  /* OBJECTS: decimal.Decimal, runtime.values.Geometry */
 } bg_owned_plan;
 
 static void bg_plan_free(PyObject *capsule)
@@ -27,6 +46,14 @@ static void bg_plan_free(PyObject *capsule)
         free(cp->member_len);
         free(cp->mask);
     }
+    for (int c = 0; op->obj != NULL && c < op->plan.ncols; c++) {
+        bg_objcol *oc = &op->obj[c];
+        Py_XDECREF(oc->name); Py_XDECREF(oc->codec); Py_XDECREF(oc->errors);
+        Py_XDECREF(oc->enum_members); Py_XDECREF(oc->set_members);
+    }
+    free(op->obj);
+    Py_XDECREF(op->decimal);
+    Py_XDECREF(op->geometry);
     free(op->plan.cols);
     free(op->plan.present[0]);
     free(op->plan.present[1]);
@@ -55,7 +82,63 @@ PyDoc_STRVAR(plan_doc,
 "fraction digits for temporal ones; pad BINARY(n)'s n (SET: how many members the metadata has);\n"
 "key the bytes of `\"name\": `; table b'' or 256 entries of TABLE_ENTRY bytes (length, JSON\n"
 "text; TABLE_REFUSE); members None (no metadata) or a tuple of each member's JSON string\n"
-"(bytes, or None: refused); masks a tuple of ints (SET: the bits giving each member).");
+"(bytes, or None: refused); masks a tuple of ints (SET: the bits giving each member).\n"
+"sink OBJECTS: a plan for the Python values of rows(plan, data, OBJECTS), each column (inputs,\n"
+"name, codec, errors, flags, pad, fsp, enum_members, set_members): name the images' key; codec\n"
+"and errors str, or None for bytes; flags OBJ_UTF8 | OBJ_ASCII; pad BINARY(n)'s n; fsp the\n"
+"fraction digits of temporal text; the members tuples or None; then types: (Decimal, Geometry).");
+
+/* an OBJECTS column tuple? */
+static int bg_check_objects(PyObject *t)
+{
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 9 || !PyTuple_Check(PyTuple_GET_ITEM(t, 0)) ||
+            PyTuple_GET_SIZE(PyTuple_GET_ITEM(t, 0)) != BG_NCOLIN) {
+        PyErr_SetString(PyExc_ValueError, "plan: an OBJECTS column is (inputs, name, codec, errors, "
+                        "flags, pad, fsp, enum_members, set_members)");
+        return -1;
+    }
+    PyObject *codec = PyTuple_GET_ITEM(t, 2), *errors = PyTuple_GET_ITEM(t, 3);
+    if ((codec != Py_None && !PyUnicode_Check(codec)) || (codec != Py_None && !PyUnicode_Check(errors))) {
+        PyErr_SetString(PyExc_TypeError, "plan: codec and errors are str, or codec None");
+        return -1;
+    }
+    for (int k = 7; k < 9; k++) {
+        PyObject *m = PyTuple_GET_ITEM(t, k);
+        if (m != Py_None && !PyTuple_Check(m)) {
+            PyErr_SetString(PyExc_TypeError, "plan: members are a tuple or None");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* the OBJECTS part of a column */
+static int bg_plan_objects(bg_objcol *oc, PyObject *t)
+{
+    PyObject *codec = PyTuple_GET_ITEM(t, 2);
+    long flags = PyLong_AsLong(PyTuple_GET_ITEM(t, 4));
+    oc->pad = PyLong_AsLongLong(PyTuple_GET_ITEM(t, 5));
+    oc->fsp = PyLong_AsLongLong(PyTuple_GET_ITEM(t, 6));
+    if (PyErr_Occurred())
+        return -1;
+    oc->name = Py_NewRef(PyTuple_GET_ITEM(t, 1));
+    if (codec != Py_None) {
+        oc->codec = Py_NewRef(codec);
+        oc->errors = Py_NewRef(PyTuple_GET_ITEM(t, 3));
+        oc->codec_s = PyUnicode_AsUTF8(oc->codec);
+        oc->errors_s = PyUnicode_AsUTF8(oc->errors);
+        if (oc->codec_s == NULL || oc->errors_s == NULL)
+            return -1;
+        oc->utf8 = (flags & 1) != 0;
+        oc->ascii_ok = (flags & 2) != 0;
+    }
+    for (int k = 7; k < 9; k++) {
+        PyObject *m = PyTuple_GET_ITEM(t, k);
+        if (m != Py_None)
+            *(k == 7 ? &oc->enum_members : &oc->set_members) = Py_NewRef(m);
+    }
+    return 0;
+}
 
 /* the JSON lines parts of a column: table, members, masks (the strings go to *at) */
 static int bg_plan_jsonl(bg_colplan *cp, PyObject *t, char *strings, size_t *at)
@@ -127,16 +210,20 @@ static int bg_check_jsonl(PyObject *t, size_t *total)
 
 static PyObject *bg_py_plan(PyObject *self, PyObject *args)
 {
-    PyObject *cols, *images, *pre;
+    PyObject *cols, *images, *pre, *types = Py_None;
     int sink = BG_SINK_VV;
-    if (!PyArg_ParseTuple(args, "O!O!O!|i", &PyTuple_Type, &cols, &PyTuple_Type, &images,
-                          &PyTuple_Type, &pre, &sink))
+    if (!PyArg_ParseTuple(args, "O!O!O!|iO", &PyTuple_Type, &cols, &PyTuple_Type, &images,
+                          &PyTuple_Type, &pre, &sink, &types))
         return NULL;
-    if (sink != BG_SINK_VV && sink != BG_SINK_JSONL) {
-        PyErr_SetString(PyExc_ValueError, "plan: the sink is VV or JSONL");
+    if (sink != BG_SINK_VV && sink != BG_SINK_JSONL && sink != BG_SINK_EACH) {
+        PyErr_SetString(PyExc_ValueError, "plan: the sink is VV, JSONL or OBJECTS");
         return NULL;
     }
-    int jsonl = sink == BG_SINK_JSONL;
+    int jsonl = sink == BG_SINK_JSONL, objects = sink == BG_SINK_EACH;
+    if (objects && (!PyTuple_Check(types) || PyTuple_GET_SIZE(types) != 2)) {
+        PyErr_SetString(PyExc_ValueError, "plan: OBJECTS needs types (Decimal, Geometry)");
+        return NULL;
+    }
     Py_ssize_t ncols = PyTuple_GET_SIZE(cols), nimages = PyTuple_GET_SIZE(images);
     if (ncols < 1 || ncols > 1 << 20 || nimages < 1 || nimages > 2 || PyTuple_GET_SIZE(pre) != nimages) {
         PyErr_SetString(PyExc_ValueError, "plan: 1 to 2**20 columns, 1 or 2 images, a pre line each");
@@ -145,6 +232,11 @@ static PyObject *bg_py_plan(PyObject *self, PyObject *args)
     size_t total = 0;
     for (Py_ssize_t c = 0; c < ncols; c++) {
         PyObject *t = PyTuple_GET_ITEM(cols, c);
+        if (objects) {
+            if (bg_check_objects(t) < 0)
+                return NULL;
+            continue;
+        }
         if (jsonl) {
             if (bg_check_jsonl(t, &total) < 0)
                 return NULL;
@@ -174,7 +266,12 @@ static PyObject *bg_py_plan(PyObject *self, PyObject *args)
     bg_owned_plan *op = calloc(1, sizeof *op);
     if (op == NULL)
         return PyErr_NoMemory();
-    op->plan.kind = jsonl ? BG_PLAN_JSONL : BG_PLAN_VV;
+    op->plan.kind = objects ? BG_PLAN_OBJECTS : jsonl ? BG_PLAN_JSONL : BG_PLAN_VV;
+    if (objects) {
+        op->obj = calloc((size_t)ncols, sizeof *op->obj);
+        op->decimal = Py_NewRef(PyTuple_GET_ITEM(types, 0));
+        op->geometry = Py_NewRef(PyTuple_GET_ITEM(types, 1));
+    }
     op->plan.ncols = (int)ncols;
     op->plan.nimages = (int)nimages;
     op->plan.cols = calloc((size_t)ncols, sizeof(bg_colplan));
@@ -184,10 +281,12 @@ static PyObject *bg_py_plan(PyObject *self, PyObject *args)
     PyObject *capsule = PyCapsule_New(op, BG_PLAN_CAPSULE, bg_plan_free);
     if (capsule == NULL) {
         free(op->plan.cols); free(op->strings); free(op->plan.present[0]); free(op->plan.present[1]);
+        free(op->obj); Py_XDECREF(op->decimal); Py_XDECREF(op->geometry);
         free(op);
         return NULL;
     }
     if (op->plan.cols == NULL || op->strings == NULL || op->plan.present[0] == NULL ||
+            (objects && op->obj == NULL) ||
             (nimages == 2 && op->plan.present[1] == NULL)) {
         Py_DECREF(capsule);
         return PyErr_NoMemory();
@@ -208,6 +307,14 @@ static PyObject *bg_py_plan(PyObject *self, PyObject *args)
                 return NULL;
             }
             cp->col.in[k] = bg_int(i);
+        }
+        if (objects) {  /* no form: the callback of the EACH sink makes each value */
+            cp->form = -1;
+            if (bg_plan_objects(&op->obj[c], t) < 0) {
+                Py_DECREF(capsule);
+                return NULL;
+            }
+            continue;
         }
         cp->form = (int)PyLong_AsLong(PyTuple_GET_ITEM(t, 1));
         cp->arg = PyLong_AsLongLong(PyTuple_GET_ITEM(t, 2));
@@ -244,13 +351,311 @@ static PyObject *bg_py_plan(PyObject *self, PyObject *args)
     return capsule;
 }
 
+
+/* -- the OBJECTS sink: the rows' Python values ---------------------------------------------
+ * Each value as runtime/values.py's adapter of its type (or the plain read's int, float or
+ * Decimal) makes it from the same fields, for one column. What this code cannot make
+ * identical is refused (NULL with no exception, or an exception it clears): the Python
+ * readers then read the event and give every value and every error. */
+
+#define BG_F(v, id) ((v)->f[BG_F_##id])
+
+/* "." and the first fsp digits of f"{us:06d}" (runtime/values.py _frac_text); 0 for fsp <= 0 */
+static int bg_obj_frac(char *t, int64_t us, int64_t fsp)
+{
+    char six[24];
+    if (fsp <= 0)
+        return 0;
+    int n = snprintf(six, sizeof six, "%06lld", (long long)us);
+    int k = fsp < n ? (int)fsp : n;
+    t[0] = '.';
+    memcpy(t + 1, six, (size_t)k);
+    return k + 1;
+}
+
+static int bg_obj_ints(int64_t a, int64_t b, int64_t c)  /* all three fit a C int */
+{
+    return a >= INT_MIN && a <= INT_MAX && b >= INT_MIN && b <= INT_MAX && c >= INT_MIN &&
+           c <= INT_MAX;
+}
+
+static PyObject *bg_obj_str(const char *t, int n)
+{
+    return n < 0 ? NULL : PyUnicode_FromStringAndSize(t, n);
+}
+
+/* date(y, m, d), or its text where date() says ValueError (Date.decode) */
+static PyObject *bg_obj_date(int64_t y, int64_t m, int64_t d)
+{
+    char t[96];
+    if (!bg_obj_ints(y, m, d))
+        return NULL;
+    PyObject *x = PyDate_FromDate((int)y, (int)m, (int)d);
+    if (x != NULL || !PyErr_ExceptionMatches(PyExc_ValueError))
+        return x;
+    PyErr_Clear();
+    return bg_obj_str(t, snprintf(t, sizeof t, "%04lld-%02lld-%02lld", (long long)y,
+                                  (long long)m, (long long)d));
+}
+
+/* datetime(...) naive, or its text with the column's fraction digits (DateTime.decode) */
+static PyObject *bg_obj_datetime(const bg_value *v, int64_t fsp)
+{
+    int64_t y = BG_F(v, year), mo = BG_F(v, month), d = BG_F(v, day), h = BG_F(v, hour);
+    int64_t mi = BG_F(v, minute), s = BG_F(v, second), us = BG_F(v, microsecond);
+    char t[160], frac[32];
+    if (!bg_obj_ints(y, mo, d) || !bg_obj_ints(h, mi, s) || !bg_obj_ints(us, 0, 0))
+        return NULL;
+    PyObject *x = PyDateTime_FromDateAndTime((int)y, (int)mo, (int)d, (int)h, (int)mi, (int)s, (int)us);
+    if (x != NULL || !PyErr_ExceptionMatches(PyExc_ValueError))
+        return x;
+    PyErr_Clear();
+    int nf = bg_obj_frac(frac, us, fsp);
+    return bg_obj_str(t, snprintf(t, sizeof t, "%04lld-%02lld-%02lld %02lld:%02lld:%02lld%.*s",
+                                  (long long)y, (long long)mo, (long long)d, (long long)h,
+                                  (long long)mi, (long long)s, nf, frac));
+}
+
+/* the civil date of a day count from 1970-01-01 (days >= 0) */
+static void bg_obj_civil(int64_t days, int *y, int *m, int *d)
+{
+    int64_t z = days + 719468, era = z / 146097, doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = (int)(yoe + era * 400 + (*m <= 2));
+}
+
+/* datetime.fromtimestamp(s, UTC).replace(microsecond=us), or the zero timestamp's text
+ * (Timestamp.decode); a microsecond replace() refuses is refused */
+static PyObject *bg_obj_timestamp(const bg_value *v, int64_t fsp)
+{
+    int64_t s = BG_F(v, seconds), us = BG_F(v, microsecond);
+    char t[64];
+    int y, m, d;
+    if (s == 0 && us == 0) {
+        memcpy(t, "0000-00-00 00:00:00", 19);
+        return bg_obj_str(t, 19 + bg_obj_frac(t + 19, 0, fsp));
+    }
+    if (s < 0 || s > 0xFFFFFFFFLL || us < 0 || us > 999999)
+        return NULL;
+    bg_obj_civil(s / 86400, &y, &m, &d);
+    int64_t r = s % 86400;
+    return PyDateTimeAPI->DateTime_FromDateAndTime(y, m, d, (int)(r / 3600), (int)(r / 60 % 60),
+                                                   (int)(r % 60), (int)us, PyDateTime_TimeZone_UTC,
+                                                   PyDateTimeAPI->DateTimeType);
+}
+
+/* timedelta (negated when negative), or the text of a minute or second over 59 (Time.decode) */
+static PyObject *bg_obj_time(const bg_value *v, int64_t fsp)
+{
+    int64_t neg = BG_F(v, negative), h = BG_F(v, hour), m = BG_F(v, minute), s = BG_F(v, second);
+    int64_t us = BG_F(v, microsecond);
+    char t[160], frac[32];
+    if (h < 0 || h > 100000000 || m < 0 || s < 0 || us < 0 || us > 100000000)
+        return NULL;
+    if (m > 59 || s > 59) {
+        if (m > INT_MAX || s > INT_MAX)
+            return NULL;
+        int nf = bg_obj_frac(frac, us, fsp);
+        return bg_obj_str(t, snprintf(t, sizeof t, "%s%02lld:%02lld:%02lld%.*s", neg ? "-" : "",
+                                      (long long)h, (long long)m, (long long)s, nf, frac));
+    }
+    int64_t total = ((h * 60 + m) * 60 + s) * 1000000 + us, day = 86400LL * 1000000;
+    if (neg)
+        total = -total;
+    int64_t days = total / day, rest = total % day;
+    if (rest < 0) {
+        rest += day;
+        days--;
+    }
+    return PyDelta_FromDSU((int)days, (int)(rest / 1000000), (int)(rest % 1000000));
+}
+
+/* text as Text.bind decodes it for the column: bytes (BINARY(n) padded), UTF-8 with
+ * surrogateescape, ASCII where every byte is its own character, else the codec's decode when
+ * encoding gives the bytes back (else the value may be LoggedText: refused) */
+static PyObject *bg_obj_text(const bg_objcol *oc, const bg_value *v)
+{
+    const char *s = (const char *)v->data;
+    Py_ssize_t n = (Py_ssize_t)v->len;
+    if (n < 0 || (s == NULL && n > 0))
+        return NULL;
+    if (s == NULL)
+        s = "";
+    if (oc->codec == NULL) {
+        if (oc->pad <= n)
+            return PyBytes_FromStringAndSize(s, n);
+        if (oc->pad > (1 << 24))
+            return NULL;
+        PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)oc->pad);
+        if (b != NULL) {
+            memcpy(PyBytes_AS_STRING(b), s, (size_t)n);
+            memset(PyBytes_AS_STRING(b) + n, 0, (size_t)(oc->pad - n));
+        }
+        return b;
+    }
+    if (oc->utf8)
+        return PyUnicode_DecodeUTF8(s, n, "surrogateescape");
+    Py_ssize_t k = 0;
+    while (k < n && !(s[k] & 0x80))
+        k++;
+    if (k == n)  /* ASCII: Text.bind's ASCII road, where it gives the same text */
+        return oc->ascii_ok ? PyUnicode_DecodeASCII(s, n, NULL) : NULL;
+    PyObject *x = PyUnicode_Decode(s, n, oc->codec_s, oc->errors_s);
+    if (x == NULL)
+        return NULL;
+    PyObject *back = PyUnicode_AsEncodedString(x, oc->codec_s, oc->errors_s);
+    int same = back != NULL && PyBytes_Check(back) && PyBytes_GET_SIZE(back) == n &&
+               memcmp(PyBytes_AS_STRING(back), s, (size_t)n) == 0;
+    Py_XDECREF(back);
+    if (!same) {
+        Py_DECREF(x);
+        return NULL;
+    }
+    return x;
+}
+
+static PyObject *bg_obj_uint(const bg_value *v)
+{
+    return PyLong_FromUnsignedLongLong(v->u);
+}
+
+/* the member (Enum.decode): '' for 0, the member by index, else the number */
+static PyObject *bg_obj_enum(const bg_objcol *oc, const bg_value *v)
+{
+    if (oc->enum_members == NULL)
+        return bg_obj_uint(v);
+    if (v->u == 0)
+        return PyUnicode_FromStringAndSize("", 0);
+    if (v->u <= (uint64_t)PyTuple_GET_SIZE(oc->enum_members))
+        return Py_NewRef(PyTuple_GET_ITEM(oc->enum_members, (Py_ssize_t)v->u - 1));
+    return bg_obj_uint(v);
+}
+
+/* frozenset of the members whose bits are set (Set.decode), the number when a bit has none */
+static PyObject *bg_obj_set(const bg_objcol *oc, const bg_value *v)
+{
+    if (oc->set_members == NULL)
+        return bg_obj_uint(v);
+    Py_ssize_t nm = PyTuple_GET_SIZE(oc->set_members);
+    if (nm < 64 && v->u >> nm)
+        return bg_obj_uint(v);
+    PyObject *fs = PyFrozenSet_New(NULL);
+    for (Py_ssize_t i = 0; fs != NULL && i < nm && i < 64; i++) {
+        if ((v->u >> i & 1) && PySet_Add(fs, PyTuple_GET_ITEM(oc->set_members, i)) < 0)
+            Py_CLEAR(fs);
+    }
+    return fs;
+}
+
+static PyObject *bg_obj_decimal(const bg_owned_plan *op, const bg_value *v)
+{
+    char t[BG_DECIMAL_MAX_DIGITS + 4];
+    PyObject *text = bg_obj_str(t, bg_decimal_text(t, v->data, v->len, v->precision, v->scale));
+    if (text == NULL)
+        return NULL;
+    PyObject *x = PyObject_CallOneArg(op->decimal, text);
+    Py_DECREF(text);
+    return x;
+}
+
+/* the Python value of one column's value; NULL: refused */
+static PyObject *bg_object(const bg_owned_plan *op, const bg_objcol *oc, const bg_value *v)
+{
+    switch (v->kind) {
+    case BG_K_int:
+        return v->is_signed ? PyLong_FromLongLong(v->i) : bg_obj_uint(v);
+    case BG_K_float:
+        return PyFloat_FromDouble(v->d);
+    case BG_K_decimal:
+        return bg_obj_decimal(op, v);
+    case BG_K_year:
+        return PyLong_FromLongLong(BG_F(v, year));
+    case BG_K_date:
+        return bg_obj_date(BG_F(v, year), BG_F(v, month), BG_F(v, day));
+    case BG_K_datetime:
+        return bg_obj_datetime(v, oc->fsp);
+    case BG_K_timestamp:
+        return bg_obj_timestamp(v, oc->fsp);
+    case BG_K_time:
+        return bg_obj_time(v, oc->fsp);
+    case BG_K_text:
+        return bg_obj_text(oc, v);
+    case BG_K_enum:
+        return bg_obj_enum(oc, v);
+    case BG_K_set:
+        return bg_obj_set(oc, v);
+    case BG_K_geometry: {
+        if (v->len < 0 || (v->data == NULL && v->len > 0))
+            return NULL;
+        PyObject *srid = PyLong_FromLongLong(BG_F(v, srid));
+        PyObject *wkb = PyBytes_FromStringAndSize(v->len ? (const char *)v->data : "", (Py_ssize_t)v->len);
+        PyObject *x = srid && wkb ? PyObject_CallFunctionObjArgs(op->geometry, srid, wkb, NULL) : NULL;
+        Py_XDECREF(srid);
+        Py_XDECREF(wkb);
+        return x;
+    }
+    default:  /* MySQL's binary JSON, VECTOR, compressed columns, ...: the Python readers */
+        return NULL;
+    }
+}
+
+/* the rows being made: a list of rows, each a list of its images, each a dict */
+typedef struct bg_objctx {
+    const bg_owned_plan *op;
+    PyObject *rows, *row, *image;  /* the last two borrowed from the first */
+} bg_objctx;
+
+static int bg_obj_failed(void)
+{
+    int nomem = PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_MemoryError);
+    PyErr_Clear();
+    return nomem ? BG_NOMEM : BG_REFUSE;
+}
+
+/* the EACH sink's callback */
+static int bg_obj_each(void *ctx, int what, int index, const bg_value *v)
+{
+    bg_objctx *cx = ctx;
+    if (what == BG_EACH_IMAGE) {
+        if (index == 0) {
+            PyObject *row = PyList_New(0);
+            if (row == NULL || PyList_Append(cx->rows, row) < 0) {
+                Py_XDECREF(row);
+                return bg_obj_failed();
+            }
+            Py_DECREF(row);
+            cx->row = row;
+        }
+        PyObject *image = PyDict_New();
+        if (image == NULL || cx->row == NULL || PyList_Append(cx->row, image) < 0) {
+            Py_XDECREF(image);
+            return bg_obj_failed();
+        }
+        Py_DECREF(image);
+        cx->image = image;
+        return 0;
+    }
+    const bg_objcol *oc = &cx->op->obj[index];
+    PyObject *x = what == BG_EACH_NULL ? Py_NewRef(Py_None) : bg_object(cx->op, oc, v);
+    if (x == NULL || cx->image == NULL)
+        return bg_obj_failed();
+    int e = PyDict_SetItem(cx->image, oc->name, x);
+    Py_DECREF(x);
+    return e < 0 ? bg_obj_failed() : 0;
+}
+
 PyDoc_STRVAR(rows_doc,
 "rows(plan, data, sink, frame=None) -> (result, status)\n\n"
 "Read the row images `data` of one rows event with `plan` (the GIL is released). sink VV:\n"
 "result is the -vv text (str; bytes that are not UTF-8 as surrogates); sink JSONL (a JSON lines\n"
 "plan): each row's record, one line each, framed by `frame` (a tuple of nimages + 2 bytes: before\n"
 "the first image, (between the images,) before the row's index, after it); sink COUNT: the\n"
-"number of rows. status OK, SHORT (the bytes end inside a value) or REFUSE (a value this backend\n"
+"number of rows; sink OBJECTS (an OBJECTS plan; the GIL is kept): a list of the rows, each a list\n"
+"of its images (1, or 2 for an update), each a dict {name: Python value} of its present columns.\n"
+"status OK, SHORT (the bytes end inside a value) or REFUSE (a value this backend\n"
 "does not write, or a plan made for another sink); result is None unless OK.");
 
 static PyObject *bg_py_rows(PyObject *self, PyObject *args)
@@ -263,11 +668,29 @@ static PyObject *bg_py_rows(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "Oy*i|O", &capsule, &view, &sink, &frame_t))
         return NULL;
     bg_owned_plan *op = PyCapsule_GetPointer(capsule, BG_PLAN_CAPSULE);
-    if (op == NULL || (sink != BG_SINK_COUNT && sink != BG_SINK_VV && sink != BG_SINK_JSONL)) {
+    if (op == NULL || (sink != BG_SINK_COUNT && sink != BG_SINK_VV && sink != BG_SINK_JSONL &&
+                       sink != BG_SINK_EACH)) {
         PyBuffer_Release(&view);
         if (!PyErr_Occurred())
             PyErr_SetString(PyExc_ValueError, "rows: an unknown sink");
         return NULL;
+    }
+    if (sink == BG_SINK_EACH) {  /* OBJECTS: the values made with the GIL held */
+        bg_objctx cx = {op, NULL, NULL, NULL};
+        int64_t r = BG_REFUSE;
+        if (op->plan.kind == BG_PLAN_OBJECTS && op->obj != NULL && (cx.rows = PyList_New(0)) != NULL)
+            r = bg_rows_each(&op->plan, (const uint8_t *)view.buf, (int64_t)view.len, bg_obj_each, &cx);
+        PyBuffer_Release(&view);
+        if (cx.rows == NULL && op->plan.kind == BG_PLAN_OBJECTS)
+            return NULL;
+        if (r < 0) {
+            Py_XDECREF(cx.rows);
+            if (r == BG_NOMEM)
+                return PyErr_NoMemory();
+            PyErr_Clear();
+            return Py_BuildValue("(On)", Py_None, (Py_ssize_t)r);
+        }
+        return Py_BuildValue("(Nn)", cx.rows, (Py_ssize_t)0);
     }
     if (sink == BG_SINK_JSONL) {
         Py_ssize_t want = op->plan.nimages + 2;
@@ -336,8 +759,11 @@ PyMODINIT_FUNC PyInit__rows(void)
     PyObject *inputs = Py_BuildValue("(sssssssssss)", "type", "meta__type", "unsigned", "meta__precision", "meta__scale", "meta", "meta__bytes", "meta__bits", "meta__length", "meta__max_length", "meta__real_type");
     PyObject *forms = Py_BuildValue("(ssssssssssssssssss)", "bits", "date_colon", "datetime", "datetime_fsp", "decimal_digits", "double_g20", "enum_index", "epoch_fsp", "epoch_seconds", "float_left20g", "int_signed_width", "json_text_quoted", "quoted_bytes", "set_bits", "time", "time_fsp", "vector_bytes", "year_1900");
     PyObject *jl_forms = Py_BuildValue("(ssssssssssss)", "decimal_string", "float_number", "geometry", "iso_date", "iso_datetime", "iso_time", "json_document", "member", "members", "number", "text", "value");
+    PyObject *kinds = Py_BuildValue("(sssssssssssssss)", "int", "float", "decimal", "compressed_text", "date", "datetime", "enum", "geometry", "json", "set", "text", "time", "timestamp", "vector", "year");
     PyObject *types = Py_BuildValue("(ssssssssssssssssssssssssssss)", "column_value", "value_tiny", "value_short", "value_int24", "value_long", "value_longlong", "value_newdecimal", "value_year", "value_date", "value_time", "value_time2", "value_datetime", "value_datetime2", "value_timestamp", "value_timestamp2", "value_bit", "value_enum", "value_set", "value_char", "value_varchar", "value_var_string", "value_blob", "value_json", "value_geometry", "value_varchar_compressed", "value_blob_compressed", "value_vector", "compressed_data");
-    if (inputs == NULL || forms == NULL || types == NULL || jl_forms == NULL ||
+    PyDateTime_IMPORT;
+    if (PyDateTimeAPI == NULL || kinds == NULL ||
+            inputs == NULL || forms == NULL || types == NULL || jl_forms == NULL ||
             PyModule_AddObjectRef(m, "JSONL_FORMS", jl_forms) < 0 ||
             PyModule_AddIntConstant(m, "JSONL", BG_SINK_JSONL) < 0 ||
             PyModule_AddIntConstant(m, "TEXT_BASE64", BG_TEXT_BASE64) < 0 ||
@@ -350,13 +776,19 @@ PyMODINIT_FUNC PyInit__rows(void)
             PyModule_AddObjectRef(m, "VALUE_TYPES", types) < 0 ||
             PyModule_AddIntConstant(m, "COUNT", BG_SINK_COUNT) < 0 ||
             PyModule_AddIntConstant(m, "VV", BG_SINK_VV) < 0 ||
+            PyModule_AddIntConstant(m, "OBJECTS", BG_SINK_EACH) < 0 ||
+            PyModule_AddIntConstant(m, "OBJ_UTF8", 1) < 0 ||
+            PyModule_AddIntConstant(m, "OBJ_ASCII", 2) < 0 ||
+            PyModule_AddObjectRef(m, "OBJECT_KINDS", kinds) < 0 ||
             PyModule_AddIntConstant(m, "OK", 0) < 0 ||
             PyModule_AddIntConstant(m, "SHORT", BG_SHORT) < 0 ||
             PyModule_AddIntConstant(m, "REFUSE", BG_REFUSE) < 0) {
         Py_XDECREF(inputs); Py_XDECREF(forms); Py_XDECREF(types); Py_XDECREF(jl_forms);
+        Py_XDECREF(kinds);
         Py_DECREF(m);
         return NULL;
     }
     Py_DECREF(inputs); Py_DECREF(forms); Py_DECREF(types); Py_DECREF(jl_forms);
+    Py_DECREF(kinds);
     return m;
 }
