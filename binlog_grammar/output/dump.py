@@ -420,13 +420,31 @@ def rows_bytes(ev) -> bytes:
 
 def event_record(se) -> dict:
     ev = se.event
+    query = ev.type is not None and ev.name in _QUERY_EVENTS
     rec = {"event": ev.name, "file": ev.file, "pos": ev.offset, "end_log_pos": ev.end,
            "inner": ev.inner or None, "timestamp": int(ev.header.timestamp),
            "server_id": int(ev.header.server_id), "gtid": se.gtid,
-           "data": _data_json(ev.data)}
-    if ev.type is not None and ev.name in _QUERY_EVENTS and isinstance(rec["data"], dict):
+           "data": _data_json(ev.data) if query else _shared_data_json(ev.data)}
+    if query and isinstance(rec["data"], dict):
         _statement_text(ev, rec["data"])
     return rec
+
+
+_JSON_OF = {}  # id of a parsed data value -> (the value, its JSON form)
+
+
+def _shared_data_json(data):
+    """_data_json(data), made once per parsed value: the reader gives events whose data bytes
+    repeat (a TABLE_MAP before every statement) one shared, read-only value (binlog.parse), so
+    its JSON form is made once too (the caller must not change it; statements get their own)."""
+    seen = _JSON_OF.get(id(data))
+    if seen is not None and seen[0] is data:
+        return seen[1]
+    out = _data_json(data)
+    if len(_JSON_OF) >= 1024:
+        _JSON_OF.clear()
+    _JSON_OF[id(data)] = (data, out)  # data is kept, so its id is not reused meanwhile
+    return out
 
 
 _QUERY_EVENTS = frozenset({"QUERY_EVENT", "EXECUTE_LOAD_QUERY_EVENT", "QUERY_COMPRESSED_EVENT"})
