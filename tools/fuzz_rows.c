@@ -27,14 +27,19 @@
  * that already holds text) and, when rows.h has it, BG_SINK_JSONL, and checks what bg_rows
  * promises: a count is at most one row per byte; a sink that writes text gives the count of
  * BG_SINK_COUNT, or a failure only where BG_SINK_COUNT fails or a form refuses; a failure
- * leaves the buffer as it was; JSON lines hold one line per row. A broken promise aborts
- * (libFuzzer keeps the input). */
+ * leaves the buffer as it was; JSON lines hold one line per row. It then runs bg_rows_each()
+ * (the EACH sink, whose callback makes the API's Python values in rows_module.c) with a plain C
+ * callback that reads every byte of each value's span and the DECIMAL digits, as the objects
+ * sink does, and checks its promises: images in order, present columns in order, the count of
+ * BG_SINK_COUNT wherever that reads every row, the callback's refusal ending the event. A broken
+ * promise aborts (libFuzzer keeps the input). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rows.h"
+#include "decimal.h"
 
 #define MAX_COLS 32
 #define SLOT 3
@@ -152,6 +157,62 @@ static void run_text_sink(const bg_plan *plan, const uint8_t *rows, int64_t n, i
     bg_buf_free(&out);
 }
 
+/* the EACH sink's callback: what the objects sink reads of each value, and the order checked */
+typedef struct each_seen {
+    const bg_plan *plan;
+    int64_t rows, values;
+    int img, col, refuse_at;  /* refuse_at: the value the callback refuses (-1: none) */
+    unsigned sum;
+} each_seen;
+
+static int each_value(void *ctx, int what, int index, const bg_value *v)
+{
+    each_seen *e = ctx;
+    if (what == BG_EACH_IMAGE) {
+        if (index != (index == 0 ? 0 : e->img + 1) || index >= e->plan->nimages)
+            broken("EACH: images out of order");
+        e->rows += index == 0;
+        e->img = index;
+        e->col = -1;
+        return 0;
+    }
+    if (index <= e->col || index >= e->plan->ncols || !e->plan->present[e->img][index])
+        broken("EACH: a column out of order, or not in the image");
+    e->col = index;
+    if (what == BG_EACH_NULL)
+        return v == NULL ? 0 : (broken("EACH: a NULL with a value"), 0);
+    if (what != BG_EACH_VALUE || v == NULL || v->kind < 0 || v->kind >= BG_NKINDS)
+        broken("EACH: an unknown call or kind");
+    if (e->values++ == e->refuse_at)
+        return BG_REFUSE;
+    if (v->len < 0 || (v->len > 0 && v->data == NULL))
+        broken("EACH: a span of no bytes");
+    for (int64_t k = 0; k < v->len; k++)  /* every byte of the span: ASan sees a read outside */
+        e->sum += v->data[k];
+    if (v->kind == BG_K_decimal) {
+        char t[BG_DECIMAL_MAX_DIGITS + 4];
+        int n = bg_decimal_text(t, v->data, v->len, v->precision, v->scale);
+        for (int k = 0; k < n; k++)
+            e->sum += (unsigned char)t[k];
+    }
+    return 0;
+}
+
+static void run_each(const bg_plan *plan, const uint8_t *rows, int64_t n, int64_t counted,
+                     int refuse_at)
+{
+    each_seen e = {plan, 0, 0, -1, -1, refuse_at, 0};
+    int64_t r = bg_rows_each(plan, rows, n, each_value, &e);
+    if (r < 0 && r != BG_SHORT && r != BG_REFUSE)
+        broken("EACH: an unknown status");
+    if (r >= 0 && r != e.rows)
+        broken("EACH: a count other than its rows");
+    if (counted >= 0 && refuse_at < 0 && r != counted)
+        broken("EACH: another count than BG_SINK_COUNT, which read every row");
+    if (refuse_at >= 0 && e.values > refuse_at && r != BG_REFUSE)
+        broken("EACH: the callback's refusal did not end the event");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static bg_colplan cols[MAX_COLS];
@@ -243,6 +304,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (counted > n)
         broken("more rows than bytes");
     run_text_sink(&plan, rows, n, BG_SINK_VV, counted);
+    run_each(&plan, rows, n, counted, -1);
+    run_each(&plan, rows, n, counted, (int)(size % 7));  /* a callback that refuses a value */
 #ifdef BG_FUZZ_JSONL
     /* COUNT checks each value with its plan's forms: the JSON lines plan counts on its own */
     int64_t jcounted = bg_rows(&jplan, rows, n, BG_SINK_COUNT, NULL);
