@@ -11,9 +11,11 @@ BINLOG_GRAMMAR_BACKEND, else auto:
     c       the compiled backend; its absence is a BackendError (the CLI: one line, exit 2)
     python  the generated Python readers, even when the extension is there
 The compiled backend covers framing (binlog.framing: header walks and CRC32 footers), the
-row images of the `-vv` text (output/vv_native.py, with `_rows`) and `dump`'s text of the events
-that make up most of a row-based binlog (output/text_lane.py, with `_lane`); everything else runs on the
-Python readers under either choice, and so does any event the compiled readers refuse.
+row values of the API (binlog/rows_native.py, with `_rows`), the row images of the `-vv` text and
+of JSON lines (output/vv_native.py, output/jsonl_native.py), `dump`'s text of the events that make
+up most of a row-based binlog (output/text_lane.py, with `_lane`) and the counts of `stats`
+(output/stats_fast.py); everything else runs on the Python readers under either choice, and so
+does any event the compiled readers refuse.
 """
 from __future__ import annotations
 
@@ -23,7 +25,9 @@ from ..errors import BinlogGrammarError
 
 ENV = "BINLOG_GRAMMAR_BACKEND"
 CHOICES = ("auto", "c", "python")
-COMPILED_PARTS = ("framing", "row images of the -vv text", "dump text of the hot events")  # what the compiled backend runs today
+# what the compiled backend runs today
+COMPILED_PARTS = ("framing", "row values", "row images of the -vv text and JSON lines",
+                  "dump text of the hot events", "stats counts")
 
 _chosen = None  # set by select()
 _loaded = None  # (module or None, why not)
