@@ -333,12 +333,16 @@ static int bg_jl_members(bg_buf *b, const bg_colplan *cp, const bg_value *v)
 
 /* -- bytes and text -------------------------------------------------------------------------- */
 
+#define BG_BASE64_MAX_PAD 65535
+
 /* base64 (RFC 4648, with padding) of p[0..n) followed by `zeros` 0x00 bytes, in quotes */
 static int bg_base64(bg_buf *b, const uint8_t *p, int64_t n, int64_t zeros)
 {
     static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     int64_t total = n + zeros;
-    if (n < 0 || zeros < 0 || total > ((int64_t)1 << 40))
+    /* the zeros are BINARY(n)'s pad, a plan's number: no CHAR's metadata says more than 1023
+     * bytes, so a larger one is refused rather than sizing the buffer */
+    if (n < 0 || zeros < 0 || zeros > BG_BASE64_MAX_PAD || total > ((int64_t)1 << 40))
         return BG_REFUSE;
     if (bg_buf_room(b, (size_t)((total + 2) / 3 * 4 + 2)) < 0)
         return BG_NOMEM;
