@@ -14,14 +14,15 @@ finding (an input that made a sanitizer report or broke a promise of the walk) i
 --findings (default tests/native/regressions/), where tests/native/test_native_regressions.py
 runs each file through both backends. tests/native/test_fuzz_native.py is its bounded run.
 
---rows fuzzes the row images instead: the generated readers and -vv forms
-(generated/native/rows.c, binlog_grammar/native/decimal.h and forms_vv.h) in the libFuzzer target
+--rows fuzzes the row images instead: the generated readers and forms (generated/native/rows.c,
+binlog_grammar/native/decimal.h, forms_vv.h, forms_jsonl.h) in the libFuzzer target
 tools/fuzz_rows.c (its docstring gives the input: a table's plan, then row bytes), built with
 clang -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all (Debian: apt-get install
 clang libclang-rt-dev), every input through bg_rows() with BG_SINK_COUNT, BG_SINK_VV and
-BG_SINK_JSONL (bg_rows_jsonl) when rows.h has it. Seeds: every rows event of the samples and the corpus (its row
-bytes, RowDecoder.rows_bytes, and its table's columns as output/vv_native.py plans them) and
---drawn tables and rows drawn from the specs (tests/helpers/rows.py). Findings go to
+BG_SINK_JSONL (bg_rows_jsonl) when rows.h has it. Seeds: every rows event of the samples and
+the corpus (its row bytes, RowDecoder.rows_bytes, and its table's columns as
+output/vv_native.py plans them) and --drawn tables and rows drawn from the specs
+(tests/helpers/rows.py). Findings go to
 tests/native/regressions/rows/, replayed under the sanitizers by test_native_regressions.py.
 The long campaign (issue 26: at least 10 million executions):
 
@@ -218,7 +219,8 @@ def _corpus_row_inputs():
                 images = [cols["columns_present"]]
                 if ev.type.row_op == "update":
                     images.append(cols.get("columns_present_after") or images[0])
-                if not 0 < len(t.columns) <= MAX_COLS or any(len(i) != len(t.columns) for i in images):
+                if not 0 < len(t.columns) <= MAX_COLS or \
+                        any(len(i) != len(t.columns) for i in images):
                     continue
                 try:
                     yield rows_input(t.columns, images, se._decoder.rows_bytes(ev))
@@ -289,7 +291,8 @@ def rows_campaign(execs: int, seed: int = 1, findings: Path = ROWS_FINDINGS, dra
         env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
                    UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
         t0 = time.perf_counter()
-        proc = subprocess.run([str(exe), f"-runs={execs}", f"-seed={seed}", f"-max_len={ROWS_MAX_LEN}",
+        proc = subprocess.run([str(exe), f"-runs={execs}", f"-seed={seed}",
+                               f"-max_len={ROWS_MAX_LEN}",
                                f"-artifact_prefix={found}/", "-print_final_stats=1", "-timeout=30",
                                *extra, str(work), str(seed_dir)],
                               capture_output=True, text=True, env=env)

@@ -118,8 +118,9 @@ static void run_text_sink(const bg_plan *plan, const uint8_t *rows, int64_t n, i
     memcpy(out.p, before, sizeof before);
     out.n = out.cap = sizeof before;
 #ifdef BG_FUZZ_JSONL
-    int64_t r = sink == BG_SINK_JSONL ? bg_rows_jsonl(plan, rows, n, &frames[plan->nimages - 1], &out)
-                                      : bg_rows(plan, rows, n, sink, &out);
+    int64_t r = sink == BG_SINK_JSONL
+                    ? bg_rows_jsonl(plan, rows, n, &frames[plan->nimages - 1], &out)
+                    : bg_rows(plan, rows, n, sink, &out);
 #else
     int64_t r = bg_rows(plan, rows, n, sink, &out);
 #endif
