@@ -27,7 +27,7 @@ from .. import native
 from ..generated import enums
 from ..runtime.values import Geometry, binary_char_length, codec_of, errors_of
 
-__all__ = ["rows"]
+__all__ = ["column_inputs", "rows"]
 
 PARTIAL_UPDATE = {name: code for code, name in enums.EVENT_TYPE.items()}.get("PARTIAL_UPDATE_ROWS_EVENT")
 _TYPES = (decimal.Decimal, Geometry)
@@ -77,7 +77,7 @@ def _column(mod, col, name) -> tuple:
             flags |= mod.OBJ_ASCII
     fsp = int(col.get("fsp") or 0)
     enum_members, set_members = col.get("enum_values"), col.get("set_values")
-    inputs = tuple(_input(col, path) for path in mod.COLUMN_INPUTS)
+    inputs = column_inputs(col, mod.COLUMN_INPUTS)
     return (inputs, name, codec, errors, flags, pad, fsp,
             None if enum_members is None else tuple(enum_members),
             None if set_members is None else tuple(set_members))
@@ -97,6 +97,14 @@ def _ascii_is_itself(codec, errors) -> bool:
                    chr(b).encode(codec, errors) == bytes([b]) for b in range(128))
     except (LookupError, UnicodeError):
         return False
+
+
+def column_inputs(col, paths) -> tuple:
+    """The column's values at the `col.*` paths of the C readers' expressions (the module's
+    COLUMN_INPUTS; `meta__length` is col.meta.length), each an int or None when the metadata lacks
+    it: the inputs of a column in every compiled plan (here, output/vv_native.py,
+    output/jsonl_native.py)."""
+    return tuple(_input(col, path) for path in paths)
 
 
 def _input(col, path):

@@ -35,6 +35,7 @@ from json.encoder import encode_basestring as _encode_string  # json.dumps's, wi
 from typing import Optional
 
 from .. import native
+from ..binlog.rows_native import column_inputs
 from ..binlog.rows import OPS
 from ..generated import enums
 from ..runtime.values import CHARSET_CODECS, binary_char_length, codec_of, errors_of
@@ -224,7 +225,7 @@ def _column(mod, col, name, server_charset) -> tuple:
             masks = tuple(sum(1 << i for i, m in enumerate(values) if m == d) for d in distinct)
             pad = len(values)
     index = mod.JSONL_FORMS.index(form) if form in mod.JSONL_FORMS and arg is not None else -1
-    inputs = tuple(_input(col, path) for path in mod.COLUMN_INPUTS)
+    inputs = column_inputs(col, mod.COLUMN_INPUTS)
     return (inputs, index, arg or 0, pad, key, table, members, masks)
 
 
@@ -278,19 +279,3 @@ def _byte_table(codec, entry, refuse):
             return None
         out += bytes([len(text)]) + text + bytes(entry - 1 - len(text))
     return bytes(out)
-
-
-def _input(col, path):
-    """The column's value at a `col.*` path of the readers' expressions (`meta__length` is
-    col.meta.length), as an int; None when the metadata lacks it."""
-    value = col
-    for part in path.split("__"):
-        value = value.get(part) if hasattr(value, "get") else None
-        if value is None:
-            return None
-    if isinstance(value, bool):
-        return int(value)
-    try:
-        return int(value) if not isinstance(value, (str, bytes, dict, list)) else None
-    except (TypeError, ValueError):
-        return None

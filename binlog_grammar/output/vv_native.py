@@ -21,6 +21,7 @@ TABLE_MAP and event shape and kept with the table.
 from __future__ import annotations
 
 from .. import native
+from ..binlog.rows_native import column_inputs
 from ..generated import enums
 from ..runtime.values import binary_char_length, codec_of
 from . import quoting
@@ -91,7 +92,7 @@ def _column(mod, col) -> tuple:
     null = f"{head}NULL /* {vv_type(col, True)} */\n"
     form, arg = vv_form(col)
     index = mod.VV_FORMS.index(form) if form in mod.VV_FORMS and _writes_back(form, col) else -1
-    inputs = tuple(_input(col, path) for path in mod.COLUMN_INPUTS)
+    inputs = column_inputs(col, mod.COLUMN_INPUTS)
     enc = [s.encode("utf-8", "surrogateescape") for s in (head, tail, null)]
     return (inputs, index, int(arg), binary_char_length(col) is not None, *enc)
 
@@ -107,22 +108,6 @@ def _writes_back(form, col) -> bool:
                                     (form == "enum_index" and "" in members)):
             return False
     return True
-
-
-def _input(col, path):
-    """The column's value at a `col.*` path of the readers' expressions (`meta__length` is
-    col.meta.length), as an int; None when the metadata lacks it."""
-    value = col
-    for part in path.split("__"):
-        value = value.get(part) if hasattr(value, "get") else None
-        if value is None:
-            return None
-    if isinstance(value, bool):
-        return int(value)
-    try:
-        return int(value) if not isinstance(value, (str, bytes, dict, list)) else None
-    except (TypeError, ValueError):
-        return None
 
 
 def count_plan(t, op, present, after, type_code):
