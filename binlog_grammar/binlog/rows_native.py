@@ -27,10 +27,27 @@ from .. import native
 from ..generated import enums
 from ..runtime.values import Geometry, binary_char_length, codec_of, errors_of
 
-__all__ = ["column_inputs", "rows"]
+__all__ = ["column_inputs", "rows", "shape_of"]
 
 PARTIAL_UPDATE = {name: code for code, name in enums.EVENT_TYPE.items()}.get("PARTIAL_UPDATE_ROWS_EVENT")
 _TYPES = (decimal.Decimal, Geometry)
+
+
+def shape_of(ev, t):
+    """The shape of the rows event `ev` of table `t` that its compiled plans are made for:
+    (operation, columns present, columns present after (updates; else None), type code); None
+    when no compiled plan reads it (no table, a table mapped without metadata, another column
+    count than its TABLE_MAP's, MySQL's PARTIAL_UPDATE_ROWS_EVENT)."""
+    if t is None or not t.has_metadata:
+        return None
+    op = ev.type.row_op
+    cols = ev.data["columns"]
+    present = cols["columns_present"]
+    type_code = ev.context.get("type_code")
+    if len(present) != len(t.columns) or type_code == PARTIAL_UPDATE:
+        return None
+    after = cols.get("columns_present_after") if op == "update" else None
+    return op, tuple(present), None if after is None else tuple(after), type_code
 
 
 def rows(t, ev, key, data):

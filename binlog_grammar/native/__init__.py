@@ -30,49 +30,37 @@ COMPILED_PARTS = ("framing", "row values", "row images of the -vv text and JSON 
                   "dump text of the hot events", "stats counts")
 
 _chosen = None  # set by select()
-_loaded = None  # (module or None, why not)
-_rows_loaded = None  # (module or None, why not)
-_lane_loaded = None  # (module or None, why not)
+_loaded: dict = {}  # extension name -> (module or None, why not)
 
 
 class BackendError(BinlogGrammarError):
     """A backend that cannot run was asked for (or an unknown one)."""
 
 
-def _load():
-    global _loaded
-    if _loaded is None:
+def _extension(name: str) -> tuple:
+    """(the extension binlog_grammar.native.<name>, None), or (None, why it does not import)."""
+    got = _loaded.get(name)
+    if got is None:
+        import importlib
+
         try:
-            from . import _framing as mod
+            got = (importlib.import_module(f"{__name__}.{name}"), None)
         except ImportError as e:
-            _loaded = (None, f"the extension binlog_grammar.native._framing is not built ({e})")
-        else:
-            _loaded = (mod, None)
-    return _loaded
+            got = (None, f"the extension {__name__}.{name} is not built ({e})")
+        _loaded[name] = got
+    return got
+
+
+def _load():
+    return _extension("_framing")
 
 
 def _load_rows():
-    global _rows_loaded
-    if _rows_loaded is None:
-        try:
-            from . import _rows as mod
-        except ImportError as e:
-            _rows_loaded = (None, f"the extension binlog_grammar.native._rows is not built ({e})")
-        else:
-            _rows_loaded = (mod, None)
-    return _rows_loaded
+    return _extension("_rows")
 
 
 def _load_lane():
-    global _lane_loaded
-    if _lane_loaded is None:
-        try:
-            from . import _lane as mod
-        except ImportError as e:
-            _lane_loaded = (None, f"the extension binlog_grammar.native._lane is not built ({e})")
-        else:
-            _lane_loaded = (mod, None)
-    return _lane_loaded
+    return _extension("_lane")
 
 
 def unavailable():

@@ -35,15 +35,13 @@ from json.encoder import encode_basestring as _encode_string  # json.dumps's, wi
 from typing import Optional
 
 from .. import native
-from ..binlog.rows_native import column_inputs
+from ..binlog.rows_native import column_inputs, shape_of
 from ..binlog.rows import OPS
-from ..generated import enums
 from ..runtime.values import CHARSET_CODECS, binary_char_length, codec_of, errors_of
 from .forms import form_name
 
 __all__ = ["rows_jsonl"]
 
-PARTIAL_UPDATE = {name: code for code, name in enums.EVENT_TYPE.items()}.get("PARTIAL_UPDATE_ROWS_EVENT")
 
 
 def rows_jsonl(se, server_charset, record):
@@ -53,17 +51,11 @@ def rows_jsonl(se, server_charset, record):
     `record`: change_record."""
     mod = native.rows()
     ev, t = se.event, se.table
-    if mod is None or t is None or not t.has_metadata or se._decoder is None:
+    shape = shape_of(ev, t)
+    if mod is None or shape is None or se._decoder is None:
         return None
-    op = ev.type.row_op
-    cols = ev.data["columns"]
-    present = cols["columns_present"]
-    type_code = ev.context.get("type_code")
-    if len(present) != len(t.columns) or type_code == PARTIAL_UPDATE:
-        return None
-    after = cols.get("columns_present_after") if op == "update" else None
-    key = ("jsonl-native", tuple(present), None if after is None else tuple(after), type_code,
-           server_charset)
+    op, present, after, _type_code = shape
+    key = ("jsonl-native", *shape[1:], server_charset)
     plan = t.readers.get(key)
     if plan is None:
         plan = t.readers[key] = _plan(mod, t, op, present, after, server_charset)

@@ -21,15 +21,13 @@ TABLE_MAP and event shape and kept with the table.
 from __future__ import annotations
 
 from .. import native
-from ..binlog.rows_native import column_inputs
-from ..generated import enums
+from ..binlog.rows_native import PARTIAL_UPDATE, column_inputs, shape_of
 from ..runtime.values import binary_char_length, codec_of
 from . import quoting
 from .text import vv_form, vv_type
 
 __all__ = ["count_plan", "plan_of", "rows_text"]
 
-PARTIAL_UPDATE = {name: code for code, name in enums.EVENT_TYPE.items()}.get("PARTIAL_UPDATE_ROWS_EVENT")
 # codecs whose Python text encodes back to exactly the stored bytes (runtime/values.py errors_of)
 KEPT_CODECS = {None, "utf-8", "cp1252", "ascii"}
 _PRE = {"insert": ("### INSERT INTO {t}\n### SET\n",),
@@ -57,16 +55,11 @@ def rows_text(se):
 def plan_of(ev, t, mod):
     """The compiled plan of the rows event `ev` of table `t` (made once per TABLE_MAP and event
     shape, kept with the table), or None when the compiled backend does not write it."""
-    if t is None or not t.has_metadata:
+    shape = shape_of(ev, t)
+    if shape is None:
         return None
-    op = ev.type.row_op
-    cols = ev.data["columns"]
-    present = cols["columns_present"]
-    type_code = ev.context.get("type_code")
-    if len(present) != len(t.columns) or type_code == PARTIAL_UPDATE:
-        return None
-    after = cols.get("columns_present_after") if op == "update" else None
-    key = ("vv-native", tuple(present), None if after is None else tuple(after), type_code)
+    op, present, after, _type_code = shape
+    key = ("vv-native", *shape[1:])
     plan = t.readers.get(key)
     if plan is None:
         plan = t.readers[key] = _plan(mod, t, op, present, after)
