@@ -25,28 +25,10 @@ enum { BG_LANE_END, BG_LANE_EVENT, BG_LANE_FULL };
 
 typedef struct bg_owned_plan { bg_plan plan; char *strings; } bg_owned_plan;
 
-static int bg_lane_room(bg_buf *b, size_t more)
-{
-    if (b->n + more <= b->cap)
-        return 0;
-    size_t cap = b->cap ? b->cap : 1 << 16;
-    while (cap < b->n + more)
-        cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (p == NULL)
-        return -1;
-    b->p = p;
-    b->cap = cap;
-    return 0;
-}
-
+/* the output buffer is rows.c's (bg_buf_put) */
 static int bg_lane_put(bg_buf *b, const char *s, size_t n)
 {
-    if (bg_lane_room(b, n) < 0)
-        return -1;
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    return 0;
+    return bg_buf_put(b, s, n);
 }
 
 static int bg_lane_printf(bg_buf *b, const char *fmt, ...)

@@ -1011,13 +1011,18 @@ static int bg_buf_room(bg_buf *b, size_t more)
     return 0;
 }
 
-static inline int bg_put(bg_buf *b, const void *s, size_t n)
+int bg_buf_put(bg_buf *b, const void *s, size_t n)
 {
     if (bg_buf_room(b, n) < 0)
         return -1;
     memcpy(b->p + b->n, s, n);
     b->n += n;
     return 0;
+}
+
+static inline int bg_put(bg_buf *b, const void *s, size_t n)
+{
+    return bg_buf_put(b, s, n);
 }
 
 #include "forms_vv.h"

@@ -247,5 +247,7 @@ int64_t bg_rows_jsonl(const bg_plan *plan, const uint8_t *p, int64_t n, const bg
  * failure is the caller's to drop. */
 int64_t bg_rows_each(const bg_plan *plan, const uint8_t *p, int64_t n, bg_each_fn *fn, void *ctx);
 void bg_buf_free(bg_buf *b);
+/* append n bytes to b; 0, or -1 when out of memory */
+int bg_buf_put(bg_buf *b, const void *s, size_t n);
 
 #endif
