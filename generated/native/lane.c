@@ -56,6 +56,18 @@ static inline uint64_t bg_lane_uint(const uint8_t *p, int n)
     return v;
 }
 
+/* append s[0:len] to the NUL-ended text dst of capacity cap; -1 (nothing appended) when it
+ * does not fit */
+static int bg_lane_cat(char *dst, size_t cap, size_t *n, const char *s, size_t len)
+{
+    if (*n + len >= cap)
+        return -1;
+    memcpy(dst + *n, s, len);
+    *n += len;
+    dst[*n] = 0;
+    return 0;
+}
+
 /* the bytes quoting.comment leaves as they are, in ASCII (anything else: the Python path writes
  * the event): printable ASCII and the tab, but no backslash and no slash-star or star-slash */
 static int bg_lane_plain(const uint8_t *p, int64_t n)
@@ -137,7 +149,7 @@ static int bg_lane_event(bg_buf *out, const uint8_t *raw, int64_t len, int64_t o
     int phl = cfg->post_header_len[code];
     const uint8_t *d = raw + hl;
     int64_t dlen = body_end - hl;
-    char summary[128];
+    char summary[512];  /* the header line's end; bg_lane_cat refuses what does not fit */
     summary[0] = 0;
     PyObject *table_summary = NULL, *plan = NULL;
     const uint8_t *rows = NULL;
@@ -240,23 +252,26 @@ static int bg_lane_event(bg_buf *out, const uint8_t *raw, int64_t len, int64_t o
             return PyErr_Occurred() ? -1 : 1;
         rows = d + at;
         rows_len = dlen - at;
-        int n = snprintf(summary, sizeof summary, ": table id %llu", (unsigned long long)table_id);
+        char digits[32];
+        size_t n = 0;
+        int nd = snprintf(digits, sizeof digits, "%llu", (unsigned long long)table_id);
         unsigned known = 0;
         for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(cfg->flag_names); i++)
             known |= (unsigned)PyLong_AsUnsignedLong(PyTuple_GET_ITEM(PyTuple_GET_ITEM(cfg->flag_names, i), 0));
         if (flags & ~known)
             return 1;  /* a flag without a name: the Python path writes it */
-        if (flags) {
-            n += snprintf(summary + n, sizeof summary - (size_t)n, " flags:");
-            for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(cfg->flag_names); i++) {
-                PyObject *pair = PyTuple_GET_ITEM(cfg->flag_names, i);
-                unsigned bit = (unsigned)PyLong_AsUnsignedLong(PyTuple_GET_ITEM(pair, 0));
-                if (flags & bit)
-                    n += snprintf(summary + n, sizeof summary - (size_t)n, " %s",
-                                  PyBytes_AS_STRING(PyTuple_GET_ITEM(pair, 1)));
-            }
-            if (n >= (int)sizeof summary)
-                return 1;
+        if (bg_lane_cat(summary, sizeof summary, &n, ": table id ", 11) < 0 ||
+                bg_lane_cat(summary, sizeof summary, &n, digits, (size_t)nd) < 0)
+            return 1;
+        if (flags && bg_lane_cat(summary, sizeof summary, &n, " flags:", 7) < 0)
+            return 1;
+        for (Py_ssize_t i = 0; flags && i < PyTuple_GET_SIZE(cfg->flag_names); i++) {
+            PyObject *pair = PyTuple_GET_ITEM(cfg->flag_names, i), *name = PyTuple_GET_ITEM(pair, 1);
+            unsigned bit = (unsigned)PyLong_AsUnsignedLong(PyTuple_GET_ITEM(pair, 0));
+            if ((flags & bit) && (bg_lane_cat(summary, sizeof summary, &n, " ", 1) < 0 ||
+                                  bg_lane_cat(summary, sizeof summary, &n, PyBytes_AS_STRING(name),
+                                              (size_t)PyBytes_GET_SIZE(name)) < 0))
+                return 1;  /* longer than the summary holds: the Python path writes it */
         }
     }
 
@@ -363,7 +378,7 @@ static PyObject *bg_py_text(PyObject *self, PyObject *args)
         PyBuffer_Release(&view);
         return NULL;
     }
-    const uint8_t *buf = (const uint8_t *)view.buf - base;  /* indexed by file offset */
+    const uint8_t *buf = view.buf;  /* the file's bytes from offset base: buf[pos - base] */
     while (pos < stop) {
         if ((Py_ssize_t)out.n >= max_bytes) {
             reason = BG_LANE_FULL;
@@ -373,12 +388,12 @@ static PyObject *bg_py_text(PyObject *self, PyObject *args)
             reason = BG_LANE_EVENT;
             break;
         }
-        int64_t len = bg_u32le(buf + pos + BG_FULL_EVENT_LENGTH_AT);
+        int64_t len = bg_u32le(buf + (pos - base) + BG_FULL_EVENT_LENGTH_AT);
         if (len < BG_FULL_HEADER_LEN || len > stop - pos) {
             reason = BG_LANE_EVENT;
             break;
         }
-        int r = bg_lane_event(&out, buf + pos, len, pos, &cfg, tables, ids, plans, assigned, gtid,
+        int r = bg_lane_event(&out, buf + (pos - base), len, pos, &cfg, tables, ids, plans, assigned, gtid,
                               &gtids);
         if (r < 0) {
             bg_buf_free(&out);
