@@ -396,8 +396,13 @@ class _Spool:
 
 
 def init(backend, user_specs):
-    """A worker's start: the backend and the specs the parent chose."""
+    """A worker's start: the backend and the specs the parent chose; its standard output goes
+    nowhere (a forked worker inherits the parent's, whose text the parent writes itself)."""
+    import sys
+
     from .. import native
+
+    sys.stdout = open(os.devnull, "w")
 
     native.select(backend)
     if user_specs:
