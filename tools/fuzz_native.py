@@ -27,6 +27,11 @@ tests/native/regressions/rows/, replayed under the sanitizers by test_native_reg
 The long campaign (issue 26: at least 10 million executions):
 
     python3 tools/fuzz_native.py --rows --execs 10000000 --seed 26
+
+--lane fuzzes `dump`'s compiled text lane with the three extensions built under the sanitizers
+(it uses the CPython API, so a Python driver runs it, not libFuzzer): tools/fuzz_lane.py, whose
+docstring says how; --execs counts mutated binlogs there, each dumped by both backends. Findings
+go to tests/native/regressions/lane/.
 """
 from __future__ import annotations
 
@@ -323,7 +328,16 @@ def main(argv=None) -> int:
                     help="the row images (tools/fuzz_rows.c, libFuzzer) instead of the framing walk")
     ap.add_argument("--drawn", type=int, default=150,
                     help="--rows: tables and rows drawn from the specs as seeds (default 150)")
+    ap.add_argument("--lane", action="store_true",
+                    help="dump's text lane (tools/fuzz_lane.py: the extensions under the sanitizers)")
     args = ap.parse_args(argv)
+    if args.lane:
+        sys.path.insert(0, str(ROOT / "tools"))
+        import fuzz_lane
+
+        findings = args.findings if args.findings != FINDINGS else fuzz_lane.FINDINGS
+        return fuzz_lane.main(["--execs", str(args.execs), "--seed", str(args.seed),
+                               "--findings", str(findings)])
     if args.rows:
         findings = args.findings if args.findings != FINDINGS else ROWS_FINDINGS
         r = rows_campaign(args.execs, args.seed, findings, args.drawn)
