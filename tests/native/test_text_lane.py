@@ -8,6 +8,8 @@ import random
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from binlog_grammar import native
 from binlog_grammar.binlog.stream import Written, open_stream
@@ -96,3 +98,49 @@ def test_long_header_lines_print_the_same(tmp_path, table_id, flags):
     c, py = _dump(path, "c"), _dump(path, "python")
     assert c == py
     assert c[0] == 0 and "flags: STMT_END_F NO_FOREIGN_KEY_CHECKS_F" in c[1]
+
+
+def _with_statements(data: bytes, queries) -> bytes:
+    """The sample's first events (to its first GTID_EVENT, which the Python path reads) followed
+    by one ANNOTATE_ROWS_EVENT per query (a copy of the sample's first, its query replaced, its
+    length, log_pos and CRC32 made again)."""
+    import zlib
+
+    from binlog_grammar.binlog.framing import scan
+    from binlog_grammar.generated.catalog import EVENTS
+
+    events = list(scan(SAMPLE))
+    gtid = next(e for e in events if EVENTS[e[1]].name == "GTID_EVENT")
+    ann = next(e for e in events if EVENTS[e[1]].name == "ANNOTATE_ROWS_EVENT")
+    out = bytearray(data[:gtid[0] + gtid[2]])
+    head = data[ann[0]:ann[0] + 19]
+    for q in queries:
+        length = 19 + len(q) + 4
+        ev = bytearray(head) + q
+        ev[9:13] = length.to_bytes(4, "little")
+        ev[13:17] = (len(out) + length).to_bytes(4, "little")
+        out += ev + zlib.crc32(bytes(ev)).to_bytes(4, "little")
+    return bytes(out)
+
+
+# statements of plain words with now and then one mark the comment quoting rewrites (or a
+# control, a byte that is not UTF-8, a C1 control in UTF-8, U+2028): one such byte is what the
+# lane's plain test must see
+_SPECIAL = [b"/*", b"*/", b"\\", b"\n", b"\r", b"\t", b"\x00", b"\x1b", b"\x7f", b"\xc2\x85",
+            b"\xe2\x80\xa8", b"\xff", b"/", b"*"]
+_QUERY_BYTES = st.lists(st.one_of(
+    st.sampled_from([b"SELECT", b" ", b"a", b"'x'", b'"y"', b"`t`", b"#", b"1", b"-- c"]),
+    st.sampled_from(_SPECIAL)), max_size=8).map(b"".join)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(_QUERY_BYTES, min_size=1, max_size=6))
+@example([b"x\\y", b"a/*b", b"a*/b", b"tab\there", b"a/b*c", b""])
+def test_statements_of_annotate_rows_print_the_same(tmp_path, queries):
+    """The lane writes an ANNOTATE_ROWS statement only when comment quoting leaves it as it is
+    (bg_lane_plain): on drawn statements full of comment marks, line breaks, controls and bytes
+    that are not UTF-8, both backends print the same."""
+    path = tmp_path / "annotate.000001"
+    path.write_bytes(_with_statements(SAMPLE.read_bytes(), queries))
+    assert _dump(path, "c") == _dump(path, "python")
