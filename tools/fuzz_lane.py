@@ -385,7 +385,18 @@ def drive(argv) -> int:
 
     from binlog_grammar import cli  # one parser for every run (building it is a fifth of a run)
     cli.build_parser = functools.lru_cache(maxsize=1)(cli.build_parser)
-    pool = [Path(p).read_bytes() for p in json.loads(Path(seed_list).read_text())]
+    names = json.loads(Path(seed_list).read_text())
+    pool = [Path(p).read_bytes() for p in names]
+    if execs < 0:  # replay: each file as it is, with and without CRC32 checks
+        bad = 0
+        for name in names:
+            for opts in ([], ["--no-checksum"]):
+                why = _diff(_dump(name, "c", opts), _dump(name, "python", opts))
+                bad += bool(why)
+                print(f"{'finding' if why else 'ok'} {Path(name).name} {' '.join(opts)} {why}",
+                      flush=True)
+        print(f"execs {2 * len(names)} findings {bad}", flush=True)
+        return 0
     queue = list(pool)
     rnd = random.Random(seed)
     features, found, t0 = set(), 0, time.perf_counter()
@@ -480,6 +491,23 @@ def campaign(execs: int, seed: int = 1, findings: Path = FINDINGS, seconds: floa
     finally:
         if own:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def replay(files, tmp: Path) -> dict:
+    """Each file dumped by both backends (with and without CRC32 checks) on the sanitized build:
+    {returncode, lines (ok or finding, per file and option), findings, stderr_tail}."""
+    pkg = build(tmp)
+    work = tmp / "work"
+    work.mkdir()
+    seed_list = tmp / "seeds.json"
+    seed_list.write_text(json.dumps([str(Path(f).resolve()) for f in files]))
+    proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--driver", str(work),
+                           str(seed_list), "-1", "0", str(tmp / "findings")], cwd=tmp,
+                          env=sanitized_env(pkg), capture_output=True, text=True)
+    lines = proc.stdout.splitlines()
+    return {"returncode": proc.returncode, "lines": lines,
+            "findings": sum(ln.startswith("finding") for ln in lines),
+            "stderr_tail": proc.stderr[-4000:]}
 
 
 def main(argv=None) -> int:
