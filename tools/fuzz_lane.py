@@ -216,8 +216,11 @@ def _field(d, rnd, pos, n):
     code = d[pos + 4]
     body = pos + HL
     choice = rnd.randrange(12)
-    if choice == 0:  # the event length: what is left of the file, one more, anything
-        _put(d, pos + 9, 4, _int(rnd, 4, len(d) - pos))
+    if choice == 0:  # the event length (what is left of the file, one more, anything), and
+        n = _int(rnd, 4, len(d) - pos)  # mostly end_log_pos with it, as a writer would
+        _put(d, pos + 9, 4, n)
+        if rnd.random() < 0.7:
+            _put(d, pos + 13, 4, (pos + n) & 0xFFFFFFFF)
     elif choice == 1:
         _put(d, pos + 4, 1, rnd.choice(LANE_CODES))
     elif choice == 2:
@@ -264,8 +267,12 @@ def mutate(data: bytes, rnd: random.Random, pool: list) -> bytes:
         elif op == 8 and len(d) > 5:
             at = rnd.randrange(4, len(d))
             del d[at:at + rnd.choice((1, 2, 4, rnd.randrange(1, 64)))]
-        elif op == 9 and len(d) > 5:
-            del d[rnd.randrange(4, len(d)):]
+        elif op == 9 and len(d) > 5:  # the file cut anywhere, or its last event dropped and
+            if rnd.random() < 0.5:    # a few bytes of the one before it
+                del d[rnd.randrange(4, len(d)):]
+            elif len(evs) > 1:
+                del d[evs[-1][0]:]
+                del d[len(d) - rnd.randrange(1, 5):]
         elif op == 10 and evs:  # an event repeated
             pos, n = rnd.choice(evs)
             d[pos + n:pos + n] = d[pos:pos + n]
@@ -439,6 +446,13 @@ def drive(argv) -> int:
 
 # -- the campaign -------------------------------------------------------------------------------
 
+def _report(stderr: str) -> str:
+    """The sanitizer's report from its first line (else the end of stderr), 4,000 characters."""
+    marks = [i for i in (stderr.find("ERROR: AddressSanitizer"), stderr.find("runtime error:"))
+             if i >= 0]
+    return stderr[max(0, min(marks) - 200):][:4000] if marks else stderr[-4000:]
+
+
 def campaign(execs: int, seed: int = 1, findings: Path = FINDINGS, seconds: float = 0.0,
              patch=None, tmp: Path = None, log=None) -> dict:
     """Build, seed and run the driver; {execs, seconds, queue, features, lane_events, findings,
@@ -484,7 +498,7 @@ def campaign(execs: int, seed: int = 1, findings: Path = FINDINGS, seconds: floa
             saved.append(str(findings / f.name))
         out.update(seconds=round(elapsed, 1), saved=saved, returncode=proc.returncode,
                    findings=max(len(saved), int(crashed)),
-                   stderr_tail=(stderr[-4000:] + "".join(ln for ln in lines if
+                   stderr_tail=(_report(stderr) + "".join(ln for ln in lines if
                                                           ln.startswith("finding"))[-2000:])
                    if crashed or saved else "")
         return out
