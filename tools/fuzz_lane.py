@@ -23,7 +23,9 @@ changed to one the lane writes, and fields of an event rewritten with interestin
 ids, rows flags, extra_data and column counts, bitmaps, event lengths including what is left of
 the file and one more); then, mostly, every event's end_log_pos and CRC32 made right again so the
 mutation reaches the lane's parsing (the lane checks both). Half the runs verify CRC32s, the rest
-pass --no-checksum.
+pass --no-checksum; a quarter map the file in windows of 8 to 64 KiB (output/text_lane.WINDOW)
+and cut the lane's text at 256 or 4,096 bytes (MAX_TEXT), so events cross a window's end and
+runs stop full.
 
 Coverage-aware, cheaply (not compiler coverage): the driver wraps the lane's text() and keeps a
 mutant in its queue when a run shows a new (why the lane stopped, the type code it stopped at,
@@ -323,6 +325,12 @@ class _Probe:
         return r
 
 
+def _window() -> int:
+    from binlog_grammar.output import text_lane
+
+    return text_lane.WINDOW
+
+
 def _heap_map(path, pos):
     """text_lane._map's window as a heap block of exactly its size (PYTHONMALLOC=malloc: ASan
     sees a read past it), not a mapping whose page ends past the file's last byte."""
@@ -333,7 +341,7 @@ def _heap_map(path, pos):
     with open(path, "rb") as fh:
         size = os.fstat(fh.fileno()).st_size
         fh.seek(base)
-        data = fh.read(max(0, min(16 << 20, size - base)))
+        data = fh.read(max(0, min(_window(), size - base)))
     if not data:
         return None, 0
     buf = (ctypes.c_char * len(data)).from_buffer_copy(data)
@@ -388,6 +396,7 @@ def drive(argv) -> int:
     probe = _Probe(mod)
     text_lane.lane_module = lambda: probe if native.backend() == "c" else None
     text_lane._map = _heap_map
+    window, max_text = text_lane.WINDOW, text_lane.MAX_TEXT
     import functools
 
     from binlog_grammar import cli  # one parser for every run (building it is a fifth of a run)
@@ -415,6 +424,11 @@ def drive(argv) -> int:
         data = queue[rnd.randrange(len(queue))] if i >= len(pool) else pool[i]
         mutant = mutate(data, rnd, pool) if i >= len(pool) else data
         opts = ["--no-checksum"] if rnd.random() < 0.5 else []
+        # a quarter of the runs with a small window and text limit: events across the window's
+        # end, runs cut by the text's size
+        small = rnd.random() < 0.25
+        text_lane.WINDOW = rnd.choice((8192, 16384, 65536)) if small else window
+        text_lane.MAX_TEXT = rnd.choice((256, 4096)) if small else max_text
         current.write_bytes(mutant)
         (work / "current.opts").write_text(" ".join(opts))
         probe.hits = set()
