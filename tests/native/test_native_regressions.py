@@ -150,11 +150,12 @@ def test_lane_regression_dumps_the_same(path, opts):
 
 
 @pytest.mark.skipif(native.unavailable() is not None, reason="compiled backend not built")
-@pytest.mark.xfail(strict=True, reason="open: the Python path's -vv text writes a DECIMAL "
-                   "column's form on a text value and raises decimal.InvalidOperation (a "
-                   "traceback, exit 1) where the compiled path reports the rows event damaged; "
-                   "not the lane's (--backend python alone raises). Once fixed, move the file "
-                   "up into regressions/lane/")
+@pytest.mark.xfail(strict=True, reason="open: a TABLE_MAP (offset 8838) whose metadata names "
+                   "two columns '' (a DECIMAL and a BLOB): the Python path's row images are "
+                   "{name: value}, the BLOB's text lands on the DECIMAL and the -vv text raises "
+                   "decimal.InvalidOperation (a traceback) where the compiled path, by position, "
+                   "writes the event; not the lane's (--backend python alone raises). Once "
+                   "fixed, move the file up into regressions/lane/")
 def test_open_lane_finding_dumps_the_same():
     path = ROOT / "tests" / "native" / "regressions" / "lane" / "open" / \
         "python-decimal-traceback.bin"
