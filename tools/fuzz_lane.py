@@ -29,7 +29,7 @@ runs stop full.
 
 Coverage-aware, cheaply (not compiler coverage): the driver wraps the lane's text() and keeps a
 mutant in its queue when a run shows a new (why the lane stopped, the type code it stopped at,
-events it wrote up to 8) or a new (exit status, first word of stderr).
+events it wrote up to 8) or a new (exit status, stderr's last line without its numbers).
 
     python3 tools/fuzz_lane.py [--execs N] [--seed S] [--findings DIR] [--seconds T]
     python3 tools/fuzz_native.py --lane ...      (the same)
@@ -43,6 +43,7 @@ import argparse
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -442,7 +443,9 @@ def drive(argv) -> int:
             name = f"diff-seed{seed}-{i}{'-nocrc' if opts else ''}.bin"
             (findings / name).write_bytes(mutant)
             print(f"finding {name}: {why}", flush=True)
-        hits = probe.hits | {("exit", str(c[0]), (c[2].split() or [""])[0][:40])}
+        said = (c[2].strip().splitlines() or [""])[-1].replace(str(current), "")
+        said = re.sub(r"\d+", "N", said)
+        hits = probe.hits | {("exit", str(c[0]), said[:80])}  # the error's kind, not its numbers
         if not hits <= features:
             features |= hits
             if i >= len(pool) and len(queue) < 4000:
