@@ -215,6 +215,14 @@ def table_from_event(data, schema: Optional[dict] = None, server=None) -> Table:
     for i in pk:
         if i < len(columns):
             columns[i].in_primary_key = True
+    names = [c.name for c in columns]
+    if len(set(names)) != len(names) or not all(isinstance(n, str) and n for n in names):
+        # two columns named alike, or one named '' (no server writes that: damaged metadata, or a
+        # schema that says so): row images are keyed by name, so a value would take another
+        # column's place; the columns are named by position instead, as without names
+        for c in columns:
+            c.name = f"@{c.index + 1}"
+        t.full_metadata = False
     t.primary_key = [columns[i].name for i in pk if i < len(columns)]
     return t
 
