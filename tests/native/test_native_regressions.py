@@ -145,21 +145,11 @@ def test_lane_regression_dumps_the_same(path, opts):
     """gtid-*: a MariaDB GTID whose flags2 (group commit id, XA) or flags_extra announce fields
     its bytes do not hold: the Python path reports the event damaged, the lane wrote it (it read
     seq_no and domain_id only). xid-*: an XID_EVENT with bytes after its xid, which the Python path
-    reports as left over and the lane wrote. Mutants of the campaign, their CRC32s right."""
+    reports as left over and the lane wrote. duplicate-column-names: a TABLE_MAP naming two
+    columns '' (a DECIMAL and a BLOB); the Python path's -vv text raised decimal.InvalidOperation
+    (binlog/rows.py now names such columns by position). Mutants of the campaign, their CRC32s
+    right."""
     assert _dump(path, "c", opts) == _dump(path, "python", opts)
-
-
-@pytest.mark.skipif(native.unavailable() is not None, reason="compiled backend not built")
-@pytest.mark.xfail(strict=True, reason="open: a TABLE_MAP (offset 8838) whose metadata names "
-                   "two columns '' (a DECIMAL and a BLOB): the Python path's row images are "
-                   "{name: value}, the BLOB's text lands on the DECIMAL and the -vv text raises "
-                   "decimal.InvalidOperation (a traceback) where the compiled path, by position, "
-                   "writes the event; not the lane's (--backend python alone raises). Once "
-                   "fixed, move the file up into regressions/lane/")
-def test_open_lane_finding_dumps_the_same():
-    path = ROOT / "tests" / "native" / "regressions" / "lane" / "open" / \
-        "python-decimal-traceback.bin"
-    assert _dump(path, "c", ("--no-checksum",)) == _dump(path, "python", ("--no-checksum",))
 
 
 def test_lane_regressions_under_address_and_undefined_sanitizers(tmp_path):
