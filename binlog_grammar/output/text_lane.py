@@ -63,11 +63,15 @@ class TextLane:
         """A new file: its bytes, and what the lane knows of its tables (nothing yet)."""
         self.path = f.path
         self.map, self.base = None, 0
+        self._forget()
+        self.cfg = None
+        self.state_key = None
+
+    def _forget(self):
+        """Nothing known of any table."""
         self.tables, self.ids, self.plans = {}, {}, {}  # TABLE_MAP body -> number; id -> number
         self.regs, self.summaries = [], []  # number -> Table, its quoted summary
         self.by_id = {}  # (number, table id) -> the Table with that id
-        self.cfg = None
-        self.state_key = None
 
     def _config(self, f):
         """The file's format as the lane needs it; None when the lane cannot read this file."""
@@ -76,6 +80,8 @@ class TextLane:
                st.encrypted, st.server)
         if key == self.state_key:
             return self.cfg
+        if self.state_key is not None:  # a new format mid-file (a relay log's next FDE): the
+            self._forget()             # tables it learned were read under the old one
         self.state_key = key
         if st.header_len != self.mod.HEADER_LEN or st.type_map or st.encrypted:
             self.cfg = None
