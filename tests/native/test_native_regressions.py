@@ -152,6 +152,18 @@ def test_lane_regression_dumps_the_same(path, opts):
     assert _dump(path, "c", opts) == _dump(path, "python", opts)
 
 
+@pytest.mark.skipif(native.unavailable() is not None, reason="compiled backend not built")
+@pytest.mark.xfail(strict=True, reason="open, not the lane's: the corpus' mysql-enum-string-set "
+                   "with one byte of a TABLE_MAP's metadata changed (ENUM's real type 0xf7 -> 0xe7, "
+                   "shown as STRING(257)); the Python -vv text writes the row's @3 as 'variant2', "
+                   "the compiled row images (vv_native, with or without the lane) as ''. Once "
+                   "fixed, move the file up into regressions/lane/")
+def test_open_lane_finding_still_differs():
+    path = ROOT / "tests" / "native" / "regressions" / "lane" / "open" / \
+        "vv-enum-type-byte-changed.bin"
+    assert _dump(path, "c", ("--no-checksum",)) == _dump(path, "python", ("--no-checksum",))
+
+
 def test_lane_regressions_under_address_and_undefined_sanitizers(tmp_path):
     """The same files through the extensions built under ASan+UBSan (tools/fuzz_lane.py's
     build and driver): no report, the same text."""
