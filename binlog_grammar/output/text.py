@@ -75,7 +75,7 @@ from ..runtime.construct import set_members
 from ..runtime.values import Geometry, Text, binary_char_length, codec_of, errors_of
 from .forms import form_name, plan
 
-__all__ = ["vv_value", "vv_type", "vv_meta", "vv_form", "vv_writer", "vv_plan", "vv_lines", "VV_FORMS", "quote_bytes", "value_bytes", "json_diff_calls",
+__all__ = ["vv_value", "vv_type", "vv_meta", "vv_form", "vv_print_type", "vv_writer", "vv_plan", "vv_lines", "VV_FORMS", "quote_bytes", "value_bytes", "json_diff_calls",
            "json_diff_op"]
 
 _CODE = {name: code for code, name in enums.COLUMN_TYPE.items()}
@@ -512,6 +512,11 @@ _FORM_ARGS = {
     "bits": _bit_count,
     "set_bits": lambda col: _meta_field(col, "length") * 8,
 }
+
+
+def vv_print_type(col) -> int:
+    """The type code the -vv text writes a column as (its form and type comment follow it)."""
+    return _print_type(col)
 
 
 def vv_form(col) -> tuple:

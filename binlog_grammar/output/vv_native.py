@@ -21,15 +21,17 @@ TABLE_MAP and event shape and kept with the table.
 from __future__ import annotations
 
 from .. import native
+from ..generated import enums
 from ..binlog.rows_native import PARTIAL_UPDATE, column_inputs, shape_of
 from ..runtime.values import binary_char_length, codec_of
 from . import quoting
-from .text import vv_form, vv_type
+from .text import vv_form, vv_print_type, vv_type
 
 __all__ = ["count_plan", "plan_of", "rows_text"]
 
 # codecs whose Python text encodes back to exactly the stored bytes (runtime/values.py errors_of)
 KEPT_CODECS = {None, "utf-8", "cp1252", "ascii"}
+_STRING = {name: code for code, name in enums.COLUMN_TYPE.items()}["STRING"]
 _PRE = {"insert": ("### INSERT INTO {t}\n### SET\n",),
         "update": ("### UPDATE {t}\n### WHERE\n", "### SET\n"),
         "delete": ("### DELETE FROM {t}\n### WHERE\n",)}
@@ -93,6 +95,15 @@ def _column(mod, col) -> tuple:
 def _writes_back(form, col) -> bool:
     """Whether the Python form writes exactly what the stored value's bytes say (so the C form,
     which writes from the bytes, prints the same)."""
+    meta = col.get("meta")
+    read_as = int(col.type)
+    if read_as == _STRING and hasattr(meta, "get") and meta.get("type") is not None:
+        read_as = int(meta["type"])  # the real type column_value switches on
+    if read_as != vv_print_type(col):
+        # damaged metadata can make the reader take a STRING column as ENUM or SET while the
+        # text writes it as a string (or the other way): the Python form then writes the value
+        # it was given, which the C form, writing from the bytes, does not have
+        return False
     if form == "quoted_bytes":
         return codec_of(col) in KEPT_CODECS
     if form in ("enum_index", "set_bits"):
