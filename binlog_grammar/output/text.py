@@ -75,7 +75,7 @@ from ..runtime.construct import set_members
 from ..runtime.values import Geometry, Text, binary_char_length, codec_of, errors_of
 from .forms import form_name, plan
 
-__all__ = ["vv_value", "vv_type", "vv_meta", "vv_form", "vv_print_type", "vv_writer", "vv_plan", "vv_lines", "VV_FORMS", "quote_bytes", "value_bytes", "json_diff_calls",
+__all__ = ["vv_value", "vv_type", "vv_meta", "vv_form", "vv_print_type", "vv_column_text", "vv_writer", "vv_plan", "vv_lines", "VV_FORMS", "quote_bytes", "value_bytes", "json_diff_calls",
            "json_diff_op"]
 
 _CODE = {name: code for code, name in enums.COLUMN_TYPE.items()}
@@ -545,13 +545,20 @@ def vv_plan(columns) -> list:
     return plan("vv", columns, _plan_entry)
 
 
+def vv_column_text(col) -> tuple:
+    """The text around a column's values in the -vv lines: (`###   @N=`, ` /* TYPE ... is_null=0
+    */`, the whole line of a NULL), the type comments made from the column's type codes and
+    metadata numbers only. Both backends write these (output/vv_native.py for the compiled one)."""
+    head = f"###   @{int(col.index) + 1}="
+    return head, f" /* {vv_type(col, False)} */", f"{head}NULL /* {vv_type(col, True)} */"
+
+
 def _plan_entry(col):
-    head = f"###   @{col.index + 1}="
     try:
         write = vv_writer(col)
-        tail = f" /* {vv_type(col, False)} */"
-        null = f"{head}NULL /* {vv_type(col, True)} */"
+        head, tail, null = vv_column_text(col)
     except Exception:  # noqa: BLE001 - metadata the forms cannot read: fail on a value, as before
+        head = f"###   @{int(col.index) + 1}="
         return (col.name, head, functools.partial(_slow_line, head, col), None, None)
     return (col.name, head, write, tail, null)
 

@@ -25,7 +25,7 @@ from ..generated import enums
 from ..binlog.rows_native import PARTIAL_UPDATE, column_inputs, shape_of
 from ..runtime.values import binary_char_length, codec_of
 from . import quoting
-from .text import vv_form, vv_print_type, vv_type
+from .text import vv_column_text, vv_form, vv_print_type
 
 __all__ = ["count_plan", "plan_of", "rows_text"]
 
@@ -82,9 +82,8 @@ def _plan(mod, t, op, present, after):
 
 
 def _column(mod, col) -> tuple:
-    head = f"###   @{col.index + 1}="
-    tail = f" /* {vv_type(col, False)} */\n"
-    null = f"{head}NULL /* {vv_type(col, True)} */\n"
+    head, tail, null = vv_column_text(col)
+    tail, null = tail + "\n", null + "\n"
     form, arg = vv_form(col)
     index = mod.VV_FORMS.index(form) if form in mod.VV_FORMS and _writes_back(form, col) else -1
     inputs = column_inputs(col, mod.COLUMN_INPUTS)
