@@ -15,6 +15,7 @@ import pytest
 
 from binlog_grammar import native
 from binlog_grammar.binlog import framing as fr
+from helpers.native import cli_dump
 from helpers.paths import ROOT
 
 FILES = sorted((ROOT / "tests" / "native" / "regressions").glob("*.bin"))
@@ -120,24 +121,6 @@ int main(void) {
     assert r.returncode == 0 and r.stdout == "1\n", r.stdout + r.stderr[-2000:]
 
 
-def _dump(path, backend, opts):
-    import io
-    from contextlib import redirect_stderr, redirect_stdout
-
-    from binlog_grammar.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            try:
-                code = main(["--backend", backend, "dump", "--no-progress", *opts, str(path)])
-            except SystemExit as e:
-                code = e.code
-    finally:
-        native.select(None)
-    return code, out.getvalue(), err.getvalue()
-
-
 @pytest.mark.skipif(native.unavailable() is not None, reason="compiled backend not built")
 @pytest.mark.parametrize("opts", [(), ("--no-checksum",)], ids=["crc32", "no-crc32"])
 @pytest.mark.parametrize("path", LANE_FILES, ids=lambda p: p.name)
@@ -152,7 +135,7 @@ def test_lane_regression_dumps_the_same(path, opts):
     form wrote the member and the C form the empty span (vv_native now leaves a column whose
     reader and text disagree on its type to the Python path). Mutants of the campaign, their
     CRC32s right."""
-    assert _dump(path, "c", opts) == _dump(path, "python", opts)
+    assert cli_dump(path, "c", *opts) == cli_dump(path, "python", *opts)
 
 
 def test_lane_regressions_under_address_and_undefined_sanitizers(tmp_path):

@@ -3,8 +3,6 @@
 drawn from the specs, on those rows' bytes damaged at random (where the compiled backend must
 refuse whatever the Python path refuses or fails on), and on every binlog of the corpus and the
 samples through `dump`."""
-import io
-from contextlib import redirect_stdout
 
 import pytest
 from construct import ConstructError
@@ -16,6 +14,7 @@ from binlog_grammar.binlog.rows import Table, parse_row_images
 from binlog_grammar.generated import types as T
 from binlog_grammar.output import vv_native
 from binlog_grammar.output.text import vv_lines
+from helpers.native import cli_dump, damage
 from helpers.paths import ROOT, corpus_files
 from helpers.rows import tables_and_rows
 
@@ -97,17 +96,7 @@ def test_damaged_rows_are_refused_or_written_alike(case, rnd):
     ctx, value = case
     table = _table(ctx)
     op = OPS[ctx["type_code"]]
-    data = bytearray(_build(value, ctx))
-    for _ in range(rnd.randint(1, 4)):
-        how = rnd.randrange(3)
-        at = rnd.randrange(len(data) + 1)
-        if how == 0 and data:
-            data[min(at, len(data) - 1)] ^= 1 << rnd.randrange(8)
-        elif how == 1:
-            del data[at:at + rnd.randint(1, 8)]
-        else:
-            data[at:at] = bytes(rnd.randrange(256) for _ in range(rnd.randint(1, 4)))
-    data = bytes(data)
+    data = damage(_build(value, ctx), rnd)
     text, _status = _compiled_text(data, ctx, table, op)
     try:
         expected = _python_text(data, ctx, table, op)
@@ -118,23 +107,11 @@ def test_damaged_rows_are_refused_or_written_alike(case, rnd):
         assert text == expected
 
 
-def _dump(path, backend):
-    from binlog_grammar.cli import main
-
-    buf, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(buf):
-        try:
-            code = main(["--backend", backend, "dump", "--no-progress", str(path)])
-        except SystemExit as e:
-            code = e.code
-    return code, buf.getvalue()
-
-
 @pytest.mark.parametrize("path", corpus_files() + sorted((ROOT / "samples").glob("*.0*")),
                          ids=lambda p: p.name)
 def test_dump_text_is_the_same_on_both_backends(path):
     try:
-        assert _dump(path, "c") == _dump(path, "python")
+        assert cli_dump(path, "c") == cli_dump(path, "python")
     finally:
         native.select(None)
 

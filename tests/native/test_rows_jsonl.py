@@ -6,9 +6,7 @@ tables with hostile names, members, text bytes in many charsets and any float, o
 bytes damaged at random (where the compiled backend must refuse whatever the Python path
 refuses or fails on), and on every binlog of the corpus and the samples through `dump`."""
 import datetime as dt
-import io
 import struct
-from contextlib import redirect_stdout
 from types import SimpleNamespace
 
 import pytest
@@ -20,6 +18,7 @@ from binlog_grammar import native
 from binlog_grammar.binlog.rows import OPS, Table, parse_row_images
 from binlog_grammar.generated import types as T
 from binlog_grammar.output import dump, jsonl_native
+from helpers.native import cli_dump, damage
 from helpers.paths import ROOT, corpus_files
 from helpers.rows import tables_and_rows
 
@@ -250,17 +249,7 @@ def test_damaged_rows_are_refused_or_written_alike(case, rnd):
     table = _table(ctx)
     op = CODES[ctx["type_code"]]
     se = _event(table, op)
-    data = bytearray(_build(value, ctx))
-    for _ in range(rnd.randint(1, 4)):
-        how = rnd.randrange(3)
-        at = rnd.randrange(len(data) + 1)
-        if how == 0 and data:
-            data[min(at, len(data) - 1)] ^= 1 << rnd.randrange(8)
-        elif how == 1:
-            del data[at:at + rnd.randint(1, 8)]
-        else:
-            data[at:at] = bytes(rnd.randrange(256) for _ in range(rnd.randint(1, 4)))
-    data = bytes(data)
+    data = damage(_build(value, ctx), rnd)
     text, _status = _compiled_lines(data, ctx, table, op, se)
     try:
         expected = _python_lines(data, ctx, table, op, se)
@@ -287,23 +276,12 @@ def _one_int_table():
     raise AssertionError("no table in the sample")
 
 
-def _dump(path, backend):
-    from binlog_grammar.cli import main
-
-    buf = io.StringIO()
-    with redirect_stdout(buf):
-        try:
-            code = main(["--backend", backend, "dump", "--format", "jsonl", "--no-progress", str(path)])
-        except SystemExit as e:
-            code = e.code
-    return code, buf.getvalue()
-
-
 @pytest.mark.parametrize("path", corpus_files() + sorted((ROOT / "samples").glob("*.0*")),
                          ids=lambda p: p.name)
 def test_dump_jsonl_is_the_same_on_both_backends(path):
     try:
-        assert _dump(path, "c") == _dump(path, "python")
+        jsonl = ("--format", "jsonl")
+        assert cli_dump(path, "c", *jsonl) == cli_dump(path, "python", *jsonl)
     finally:
         native.select(None)
 

@@ -19,6 +19,7 @@ from binlog_grammar import native
 from binlog_grammar.binlog import rows_native
 from binlog_grammar.binlog.rows import RowDecoder, Table, iter_row_changes
 from binlog_grammar.generated import types as T
+from helpers.native import damage
 from helpers.paths import ROOT, corpus_files
 from binlog_grammar.testing.strategies import column_value, columns_strategy
 from helpers.rows import SPECS, tables_and_rows
@@ -274,16 +275,7 @@ def test_damaged_rows_are_refused_or_made_alike(case, rnd):
     refuses; whatever C makes, the Python path makes the same."""
     ctx, value = case
     _names(ctx)
-    data = bytearray(_build(value, ctx))
-    for _ in range(rnd.randint(1, 4)):
-        how = rnd.randrange(3)
-        at = rnd.randrange(len(data) + 1)
-        if how == 0 and data:
-            data[min(at, len(data) - 1)] ^= 1 << rnd.randrange(8)
-        elif how == 1:
-            del data[at:at + rnd.randint(1, 8)]
-        else:
-            data[at:at] = bytes(rnd.randrange(256) for _ in range(rnd.randint(1, 4)))
+    data = damage(_build(value, ctx), rnd)
     _compare(ctx, bytes(data))
 
 

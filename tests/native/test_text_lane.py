@@ -3,9 +3,7 @@ the Python path writes: on the samples (where it writes most events, so this is 
 the corpus (tests/native/test_rows.py runs `dump` on both backends), and on copies of a sample
 damaged at many places, with and without CRC32 checks, where whatever the Python path prints and
 says (its error, its exit status) must come out the same."""
-import io
 import random
-from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -14,27 +12,13 @@ from hypothesis import strategies as st
 from binlog_grammar import native
 from binlog_grammar.binlog.stream import Written, open_stream
 from binlog_grammar.output.text_lane import TextLane
+from helpers.native import cli_dump
 from helpers.paths import ROOT
 
 LANE = native._load_lane()[0]
 pytestmark = pytest.mark.skipif(LANE is None or native.unavailable() is not None,
                                 reason="the compiled extensions are not built")
 SAMPLE = ROOT / "samples" / "mariadb-10.11-sample.000001"
-
-
-def _dump(path, backend, *opts):
-    from binlog_grammar.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            try:
-                code = main(["--backend", backend, "dump", "--no-progress", *opts, str(path)])
-            except SystemExit as e:
-                code = e.code
-    finally:
-        native.select(None)
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_the_lane_writes_most_events_of_a_sample():
@@ -50,7 +34,7 @@ def test_the_lane_writes_most_events_of_a_sample():
 
 
 def test_the_lane_and_python_print_the_same_sample():
-    assert _dump(SAMPLE, "c") == _dump(SAMPLE, "python")
+    assert cli_dump(SAMPLE, "c") == cli_dump(SAMPLE, "python")
 
 
 @pytest.mark.parametrize("opts", [(), ("--no-checksum",)], ids=["crc32", "no-crc32"])
@@ -63,7 +47,7 @@ def test_damaged_copies_print_the_same(tmp_path, opts):
         bad[at] ^= 1 << rnd.randrange(8)
         path = tmp_path / f"damaged-{k}.000001"
         path.write_bytes(bytes(bad))
-        c, py = _dump(path, "c", *opts), _dump(path, "python", *opts)
+        c, py = cli_dump(path, "c", *opts), cli_dump(path, "python", *opts)
         assert c == py, (k, at)
 
 
@@ -95,7 +79,7 @@ def test_long_header_lines_print_the_same(tmp_path, table_id, flags):
     first summary buffer held (it wrote past it), and unnamed flags, which the Python path writes."""
     path = tmp_path / "patched.000001"
     path.write_bytes(_patched(SAMPLE.read_bytes(), table_id, flags))
-    c, py = _dump(path, "c"), _dump(path, "python")
+    c, py = cli_dump(path, "c"), cli_dump(path, "python")
     assert c == py
     assert c[0] == 0 and "flags: STMT_END_F NO_FOREIGN_KEY_CHECKS_F" in c[1]
 
@@ -143,4 +127,4 @@ def test_statements_of_annotate_rows_print_the_same(tmp_path, queries):
     that are not UTF-8, both backends print the same."""
     path = tmp_path / "annotate.000001"
     path.write_bytes(_with_statements(SAMPLE.read_bytes(), queries))
-    assert _dump(path, "c") == _dump(path, "python")
+    assert cli_dump(path, "c") == cli_dump(path, "python")

@@ -1,0 +1,38 @@
+"""What the compiled backend's tests share: a command run in process on a chosen backend, and
+random damage to row-image bytes."""
+import io
+from contextlib import redirect_stderr, redirect_stdout
+
+from binlog_grammar import native
+
+
+def cli_dump(path, backend, *opts):
+    """`binlog-grammar --backend BACKEND dump --no-progress OPTS PATH` in this process: (exit
+    status, standard output, standard error); the backend choice is undone after."""
+    from binlog_grammar.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                code = main(["--backend", backend, "dump", "--no-progress", *opts, str(path)])
+            except SystemExit as e:
+                code = e.code
+    finally:
+        native.select(None)
+    return code, out.getvalue(), err.getvalue()
+
+
+def damage(data: bytes, rnd) -> bytes:
+    """`data` with 1 to 4 random changes: a flipped bit, a cut run, inserted bytes."""
+    data = bytearray(data)
+    for _ in range(rnd.randint(1, 4)):
+        how = rnd.randrange(3)
+        at = rnd.randrange(len(data) + 1)
+        if how == 0 and data:
+            data[min(at, len(data) - 1)] ^= 1 << rnd.randrange(8)
+        elif how == 1:
+            del data[at:at + rnd.randint(1, 8)]
+        else:
+            data[at:at] = bytes(rnd.randrange(256) for _ in range(rnd.randint(1, 4)))
+    return bytes(data)
