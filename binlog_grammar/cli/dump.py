@@ -41,10 +41,16 @@ def run(args) -> int:
             for se in stream.events():
                 out.write(render(se) + "\n")
         elif args.format == "jsonl":
+            from ..output.jsonl_lane import attach as attach_jsonl
+
             writer = dump.JsonlWriter(rows_only=args.rows_only)
-            for se in stream.events():
-                for line in writer.lines(se):
-                    out.write(line + "\n")
+            lane = attach_jsonl(stream, writer)
+            if lane is None:
+                for se in stream.events():
+                    for line in writer.lines(se):
+                        out.write(line + "\n")
+            else:
+                _jsonl_with_lane(stream, writer, lane, out)
         else:
             from ..binlog.stream import Written
             from ..output import dump_text
@@ -63,3 +69,25 @@ def run(args) -> int:
         progress.close()
         out.flush()
     return report_damage(stream)
+
+
+def _jsonl_with_lane(stream, writer, lane, out):
+    """JSON lines with runs the compiled lane wrote (bytes: to stdout's buffer as they are)."""
+    from ..binlog.stream import Written
+
+    raw = getattr(out, "buffer", None)
+    pending = False  # text written through `out` since the last run
+    for se in stream.events():
+        if type(se) is Written:
+            if raw is None:
+                out.write(se.text.decode("utf-8", "surrogateescape"))
+                continue
+            if pending:
+                out.flush()
+                pending = False
+            raw.write(se.text)
+            continue
+        lane.seen(se)
+        for line in writer.lines(se):
+            out.write(line + "\n")
+            pending = True

@@ -12,8 +12,9 @@ BINLOG_GRAMMAR_BACKEND, else auto:
     python  the generated Python readers, even when the extension is there
 The compiled backend covers framing (binlog.framing: header walks and CRC32 footers), the
 row values of the API (binlog/rows_native.py, with `_rows`), the row images of the `-vv` text and
-of JSON lines (output/vv_native.py, output/jsonl_native.py), `dump`'s text of the events that make
-up most of a row-based binlog (output/text_lane.py, with `_lane`) and the counts of `stats`
+of JSON lines (output/vv_native.py, output/jsonl_native.py), `dump`'s text and JSON lines of the events
+that make up most of a row-based binlog (output/text_lane.py with `_lane`, output/jsonl_lane.py
+with `_jsonl_lane`) and the counts of `stats`
 (output/stats_fast.py); everything else runs on the Python readers under either choice, and so
 does any event the compiled readers refuse.
 """
@@ -27,7 +28,7 @@ ENV = "BINLOG_GRAMMAR_BACKEND"
 CHOICES = ("auto", "c", "python")
 # what the compiled backend runs today
 COMPILED_PARTS = ("framing", "row values", "row images of the -vv text and JSON lines",
-                  "dump text of the hot events", "stats counts")
+                  "dump text of the hot events", "stats counts", "dump JSON lines of the hot events")
 
 _chosen = None  # set by select()
 _loaded: dict = {}  # extension name -> (module or None, why not)
@@ -63,9 +64,13 @@ def _load_lane():
     return _extension("_lane")
 
 
+def _load_jsonl_lane():
+    return _extension("_jsonl_lane")
+
+
 def unavailable():
     """Why the compiled backend cannot run (None when it can)."""
-    return _load()[1] or _load_rows()[1] or _load_lane()[1]
+    return _load()[1] or _load_rows()[1] or _load_lane()[1] or _load_jsonl_lane()[1]
 
 
 def select(name=None) -> str:
@@ -115,6 +120,11 @@ def lane():
     return _load_lane()[0] if backend() == "c" else None
 
 
+def jsonl_lane():
+    """The compiled JSON-lines lane of `dump` when the compiled backend runs, else None."""
+    return _load_jsonl_lane()[0] if backend() == "c" else None
+
+
 def describe() -> str:
     """One line for --version and stats: which backend runs and what it covers."""
     if backend() == "c":
@@ -124,4 +134,4 @@ def describe() -> str:
 
 
 __all__ = ["BackendError", "CHOICES", "ENV", "backend", "describe", "framing", "requested",
-           "lane", "rows", "select", "unavailable"]
+           "jsonl_lane", "lane", "rows", "select", "unavailable"]

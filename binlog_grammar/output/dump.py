@@ -199,6 +199,16 @@ def _clean(v):
     return v
 
 
+def is_text(text: str) -> bool:
+    """Is the text valid UTF-8 text (no undecoded bytes kept as surrogates)?"""
+    return _is_utf8(text)
+
+
+def data_json(data):
+    """The "data" object of an event record (not a statement's: event_record adds its text)."""
+    return _data_json(data)
+
+
 def dumps(record: dict) -> str:
     """One JSON line: UTF-8 text kept as it is, and valid UTF-8 whatever the record holds."""
     line = json.dumps(record, ensure_ascii=False)

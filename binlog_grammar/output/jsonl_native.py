@@ -40,7 +40,7 @@ from ..binlog.rows import OPS
 from ..runtime.values import CHARSET_CODECS, binary_char_length, codec_of, errors_of
 from .forms import form_name
 
-__all__ = ["rows_jsonl"]
+__all__ = ["frame_of", "plan_of", "rows_jsonl"]
 
 
 
@@ -70,6 +70,27 @@ def rows_jsonl(se, server_charset, record):
         return None
     text, _status = mod.rows(plan, data, mod.JSONL, frame)
     return text
+
+
+def plan_of(se, server_charset):
+    """The compiled plan rows_jsonl made for this event's table and shape (None when it made
+    none or refused one): output/jsonl_lane.py writes the next events of that shape with it."""
+    shape = shape_of(se.event, se.table)
+    if shape is None:
+        return None
+    plan = se.table.readers.get(("jsonl-native", *shape[1:], server_charset))
+    return plan if plan is not None and plan is not False else None
+
+
+def frame_of(se, record):
+    """The pieces of this rows event's row-change records around their images and row index,
+    as format strings of the values (see _frame_template); None when they cannot be made."""
+    ev, t = se.event, se.table
+    key = (OPS[ev.type.row_op], ev.file, t.db, t.table, ev.name)
+    template = _FRAMES.get(key)
+    if template is None:
+        template = _frame_template(record, *key)
+    return template or None
 
 
 # -- the record around its images

@@ -1273,3 +1273,14 @@ int64_t bg_rows_each(const bg_plan *plan, const uint8_t *p, int64_t n, bg_each_f
     bg_each each = {fn, ctx};
     return bg_rows_sink(plan, p, n, BG_SINK_EACH, NULL, NULL, &each);
 }
+
+/* forms_jsonl.h's bytes and text, for the JSON-lines lane's event data (codegen/c_json.py) */
+int bg_json_bytes(bg_buf *out, const uint8_t *p, int64_t n)
+{
+    return bg_base64(out, p, n, 0);
+}
+
+int bg_json_text(bg_buf *out, const uint8_t *p, int64_t n)
+{
+    return bg_json_utf8(out, p, n);
+}

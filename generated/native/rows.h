@@ -247,6 +247,10 @@ int64_t bg_rows_jsonl(const bg_plan *plan, const uint8_t *p, int64_t n, const bg
  * failure is the caller's to drop. */
 int64_t bg_rows_each(const bg_plan *plan, const uint8_t *p, int64_t n, bg_each_fn *fn, void *ctx);
 void bg_buf_free(bg_buf *b);
+/* bytes as base64 and UTF-8 text as a JSON string, in quotes, as forms_jsonl.h writes a column's
+ * (0, BG_REFUSE for text that is not UTF-8, BG_NOMEM) */
+int bg_json_bytes(bg_buf *out, const uint8_t *p, int64_t n);
+int bg_json_text(bg_buf *out, const uint8_t *p, int64_t n);
 /* append n bytes to b; 0, or -1 when out of memory */
 int bg_buf_put(bg_buf *b, const void *s, size_t n);
 

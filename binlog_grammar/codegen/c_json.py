@@ -1,0 +1,149 @@
+"""The compiled backend's JSON-lines lane: a C loop that writes the `dump --format jsonl` records
+of the events that make up most of a row-based MariaDB binlog (GTIDs, ANNOTATE_ROWS, XIDs,
+TABLE_MAPs the Python path has written, rows events whose plan it has made) straight from the
+file's bytes, and stops at the first event it does not write, which the Python path then reads
+and writes (output/jsonl_lane.py drives it).
+
+Output: generated/native/jsonl_lane.c (templates/native_jsonl_lane.c.j2), built by setup.py as
+binlog_grammar.native._jsonl_lane with generated/native/rows.c (the row images' JSON:
+codegen/c_rows.py).
+
+What comes from the specs, here: the "data" object of a GTID_EVENT (MariaDB), XID_EVENT and
+ANNOTATE_ROWS_EVENT record is their parsed struct, so its writer is generated from their fields
+in spec order (`data_writers`): fixed-width integers as numbers, a field's `if:` through
+codegen.c_expr (null when false), a `bytes` field to the event's end as base64, a `str` field
+to the event's end as a JSON string (printable ASCII only, each character's JSON text passed in
+by the Python side, which made it with the json module). A field it cannot write is a SpecError
+when it is always there (change this module with the spec), and stops the lane at run time when
+its condition holds (the Python path writes that event). The rows events' post-header (the
+table id's width expression, the flags, v2's extra data length) is read as codegen/c_lane.py
+reads it. Everything else of a record (its keys, the file's name, the text of a TABLE_MAP's data
+and of a row change's envelope) is made by the Python side (output/dump.py) and passed in.
+"""
+from __future__ import annotations
+
+import json
+
+from ..errors import SpecError
+from ..lang.model import SpecSet
+from . import c_expr
+
+HOT = ("GTID_EVENT", "XID_EVENT", "ANNOTATE_ROWS_EVENT")
+ROWS_LAYOUTS = {"rows_event_v1": 1, "rows_event_v2": 2}
+TABLE_ID = "rows_table_id"
+PARTIAL = "PARTIAL_UPDATE_ROWS_EVENT"  # its JSON diffs: the Python path's
+
+
+def _refuse(ed, f, why):
+    raise SpecError(f"the C JSON-lines lane cannot write {f.id} ({why}); change "
+                    "codegen/c_json.py with the spec", f.file or ed.file, f.line or ed.line, f.id)
+
+
+def _key(fid: str) -> str:
+    """The C string literal of '"fid": ' (json.dumps's key and separator)."""
+    return json.dumps(json.dumps({fid: 0})[1:-2])
+
+
+def _field(ed, f, tr) -> dict:
+    """One field's writer as the template needs it."""
+    t = f.type
+    if f.id.startswith("_") or f.enum or f.decode or f.value is not None or f.const is not None \
+            or f.repeat is not None or f.repeat_until is not None or f.rebuild is not None:
+        return _later(ed, f, tr, "a hidden, enum, decoded, computed or repeated field")
+    if f.since is not None or f.until is not None:
+        return _later(ed, f, tr, "a field of some server versions only")
+    out = dict(id=f.id, key=_key(f.id), cond=None, kind=None)
+    if t.kind == "int" and t.endian == "le" and t.width in (1, 2, 3, 4, 8) and f.size is None:
+        out.update(kind="int", width=t.width, signed=bool(t.signed))
+    elif t.kind in ("bytes", "str") and f.size == "rest" and f.terminator is None \
+            and f.prefix is None and f.pad is None:
+        out.update(kind=t.kind)
+    else:
+        return _later(ed, f, tr, f"type {t.describe()}")
+    if f.cond is not None:
+        out["cond"] = _cond(ed, f, tr)
+    return out
+
+
+def _later(ed, f, tr, why) -> dict:
+    """A field the lane does not write: refused now when always there, else at run time."""
+    if f.cond is None:
+        _refuse(ed, f, why)
+    return dict(id=f.id, key=_key(f.id), cond=_cond(ed, f, tr), kind="refuse")
+
+
+def _cond(ed, f, tr) -> str:
+    try:
+        return tr.translate(f.cond)
+    except c_expr.Unsupported as e:
+        _refuse(ed, f, f"its condition: {e}")
+
+
+def data_writers(specs: SpecSet) -> list:
+    """The hot events' data writers: [{name, code, fields, variables}]."""
+    by_name = {n.name: (n, ed) for ed in specs.events for n in ed.names}
+    out = []
+    for name in HOT:
+        n, ed = by_name[name]
+        tr = c_expr.CTranslator(specs.enum_values())
+        fields = [_field(ed, f, tr) for f in ed.fields]
+        ids = {f["id"] for f in fields}
+        allowed = {"v_" + i for i in ids} | {"v_remaining"}
+        if tr.variables - allowed:
+            raise SpecError(f"the C JSON-lines lane binds the fields and `remaining` only, not "
+                            f"{sorted(tr.variables - allowed)}", ed.file, ed.line, name)
+        used = {v[2:] for v in tr.variables if v != "v_remaining"}
+        for f in fields:
+            f["used"] = f["id"] in used
+            if f["used"] and f["kind"] not in ("int", "refuse"):
+                raise SpecError(f"the C JSON-lines lane binds integer fields only ({f['id']})",
+                                ed.file, ed.line, name)
+        out.append(dict(name=name, code=n.code, fields=fields,
+                        spec=str(ed.file), remaining="v_remaining" in tr.variables))
+    return out
+
+
+def rows_model(specs: SpecSet) -> dict:
+    """The rows events the lane writes (v1 and v2 layouts, MySQL's partial updates aside) and
+    the width of their table id."""
+    rows = []
+    for ed in specs.events:
+        if ed.layout not in ROWS_LAYOUTS:
+            continue
+        ph = [f for f in ed.fields if f.section == "post_header"]
+        version = ROWS_LAYOUTS[ed.layout]
+        if ph[0].type.kind != "named" or ph[0].type.name != TABLE_ID or ph[1].type.name != "u16le" \
+                or (version == 2 and (len(ph) < 3 or ph[2].type.name != "u16le")):
+            raise SpecError("the C JSON-lines lane reads a rows event's post-header as table_id "
+                            f"({TABLE_ID}), u16le flags (and v2's u16le extra data length)",
+                            ed.file, ed.line, ed.layout)
+        rows += [dict(code=n.code, name=n.name, op=n.row_op, version=version)
+                 for n in ed.names if n.row_op and n.name != PARTIAL]
+    if not rows:
+        raise SpecError("no rows events of the v1/v2 layouts in the specs", "", 0, "rows")
+    tr = c_expr.CTranslator(specs.enum_values())
+    width = tr.translate(specs.types[TABLE_ID].field.size)
+    if tr.variables - {"ctx_post_header_len"}:
+        raise SpecError(f"{TABLE_ID}'s size may read ctx.post_header_len only", "", 0, TABLE_ID)
+    return dict(rows=rows, table_id_width=width)
+
+
+def model(specs: SpecSet) -> dict:
+    by_name = {n.name: n for ed in specs.events for n in ed.names}
+    events = data_writers(specs)
+    gtid = next(e for e in events if e["name"] == "GTID_EVENT")
+    at = {f["id"]: k for k, f in enumerate(gtid["fields"]) if f["kind"] == "int" and not f["cond"]}
+    if "seq_no" not in at or "domain_id" not in at:
+        raise SpecError("the C JSON-lines lane makes a GTID of GTID_EVENT's seq_no and domain_id, "
+                        "integers always there", gtid["spec"], 0, "GTID_EVENT")
+    return dict(events=events, table_map_code=by_name["TABLE_MAP_EVENT"].code,
+                gtid_code=gtid["code"], gtid_seq_no=at["seq_no"], gtid_domain_id=at["domain_id"],
+                **rows_model(specs))
+
+
+def render(specs: SpecSet) -> dict:
+    from .c_rows import BANNER
+    from .python import template
+
+    banner = BANNER.format(spec="the events of specs/events/ (codegen/c_json.py)")
+    return {"jsonl_lane.c": template("native_jsonl_lane.c.j2").render(banner=banner, **model(specs))}
