@@ -179,6 +179,45 @@ def crc_of(header: Container, raw: bytes, ctx: dict) -> int:
     return zlib.crc32(raw[:-CHECKSUM_LEN])
 
 
+def _sharing(share, n, seen) -> bool:
+    """Is the data of this event type looked up in the memo? Servers write the same small event
+    data again and again (the TABLE_MAP before every statement, BEGIN): while that pays for a
+    type (a hit in four lookups after the first MEMO_TRIAL), its data is read once per format
+    state and the events share the value."""
+    return share and n <= MEMO_BYTES and (seen[0] < MEMO_TRIAL or seen[1] * 4 >= seen[0])
+
+
+def read_data(state: FormatState, kind: tuple, file_code: int, data_bytes: bytes, share=True):
+    """The event data `data_bytes` of an event of `kind` (FormatState.kind) read by its generated
+    reader, or the value shared by earlier events with the same bytes (see _sharing); None when
+    there is no reader or it refuses the bytes (the construct struct then says what is wrong)."""
+    seen = kind[6]
+    key = None
+    if _sharing(share, len(data_bytes), seen):
+        key = (file_code, data_bytes)
+        seen[0] += 1
+        data = state.memo.get(key)
+        if data is not None:
+            seen[1] += 1
+            return data
+    reader = kind[3]
+    if reader is None:
+        return None
+    try:
+        data = reader(data_bytes, 0, len(data_bytes), kind[5])
+    except FAST_ERRORS:
+        return None
+    if key is not None:
+        _remember(state.memo, key, data)
+    return data
+
+
+def _remember(memo, key, data):
+    if len(memo) >= MEMO_ENTRIES:
+        memo.clear()
+    memo[key] = data
+
+
 def parse_event(raw: bytes, state: FormatState, *, file="<bytes>", offset=0, inner=False,
                 verify_checksum=True, fast=True, header=None, share=True,
                 keep_bad_crc=False) -> Event:
@@ -217,22 +256,12 @@ def parse_event(raw: bytes, state: FormatState, *, file="<bytes>", offset=0, inn
     if et is None:
         data = data_bytes
     elif fast:
-        # Servers write the same small event data again and again (the TABLE_MAP before every
-        # statement, BEGIN): while that pays for a type (a hit in four lookups after the first
-        # MEMO_TRIAL), its data is read once per format state and the events share the value.
-        if share and n - hl <= MEMO_BYTES and (seen[0] < MEMO_TRIAL or seen[1] * 4 >= seen[0]):
-            key = (file_code, data_bytes)
-            data = state.memo.get(key)
-            seen[0] += 1
-            if data is not None:
-                seen[1] += 1
-                key = None
-        if data is None and reader is not None:
-            try:
-                data = reader(data_bytes, 0, len(data_bytes), ctx)
-            except FAST_ERRORS:  # bad bytes only: a bug in a generated reader surfaces
-                data = None  # the construct struct says precisely what is wrong
-                state.fallbacks[name] += 1
+        data = read_data(state, kind, file_code, data_bytes, share)
+        if data is None:
+            if reader is not None:  # bad bytes only: a bug in a generated reader surfaces
+                state.fallbacks[name] += 1  # the construct struct says precisely what is wrong
+            if _sharing(share, len(data_bytes), seen):
+                key = (file_code, data_bytes)
     if data is None:
         try:
             data = et.parse(data_bytes, ctx)
@@ -241,10 +270,7 @@ def parse_event(raw: bytes, state: FormatState, *, file="<bytes>", offset=0, inn
         except Exception as e:  # noqa: BLE001 - whatever bad bytes make a struct raise is bad input
             raise EventFormatError(plain_reason(e), file, offset, name) from None
     if key is not None:
-        memo = state.memo
-        if len(memo) >= MEMO_ENTRIES:
-            memo.clear()
-        memo[key] = data
+        _remember(state.memo, key, data)
     if code == FDE_CODE:
         return _finish_format_event(raw, state, file, offset, inner, verify_checksum, header,
                                     data, et, ctx, crc_len, name)

@@ -1,0 +1,163 @@
+"""Events framed in batches by the compiled walk: what BinlogFile reads when the compiled backend
+runs, the same events as its event-by-event path, with less work per event.
+
+The compiled walk (binlog_grammar.native._framing, generated from the specs) frames a batch of
+events of the file mapped into memory and checks their CRC32 footers with the GIL released; each
+event's data is then read by the generated readers (shared when its bytes repeat, as parse_event
+does), and its common header and checksum footer are read by the generated readers only when
+someone looks at them (FramedEvent). Whatever is not plain goes back to the event-by-event path,
+which gives every error at the same offset with the same message: an event whose CRC32 does not
+match, whose length does not fit, whose log_pos disagrees while the file's positions agreed so
+far, an event that changes how the rest of the file is read (FORMAT_DESCRIPTION_EVENT,
+START_EVENT_V3, START_ENCRYPTION_EVENT), and data the generated readers refuse.
+"""
+from __future__ import annotations
+
+import dataclasses
+import mmap
+import struct
+
+from .. import native
+from ..generated import fast as F
+from .parse import STATE_CODES, Event, read_data
+
+__all__ = ["FramedEvent", "Batches"]
+
+BATCH = 4096  # records per call of the walk: the events of one batch are made as they are read
+_NEEDED = ("offset", "type_code", "event_length", "log_pos", "checksum_ok", "timestamp",
+           "server_id")
+_HEADER, _CHECKSUM, _EXTRA = Event.header, Event.checksum, Event.extra  # the slots of Event
+_FIELDS = tuple(f.name for f in dataclasses.fields(Event))
+_UP = {"_index": None}  # the (empty) enclosing context of a top-level generated reader
+
+
+class FramedEvent(Event):
+    """An Event framed by the compiled walk: the same fields, values and behaviour; its header
+    and checksum are read from `raw` by the generated readers on first use. `_stamp`: the
+    header's timestamp and server_id as the walk read them (for RowDecoder.changes)."""
+
+    __slots__ = ("_stamp",)
+
+    def __init__(self, file, offset, data, raw, et, ctx, checksum_ok, footer, stamp):
+        self._stamp = stamp
+        self.file = file
+        self.offset = offset
+        self.data = data
+        self.raw = raw
+        self.type = et
+        self.context = ctx
+        self.checksum_ok = checksum_ok
+        self.inner = False
+        self.footer = footer
+
+    def _header(self):
+        try:
+            return _HEADER.__get__(self)
+        except AttributeError:
+            h = F.t_common_header(self.raw, 0, self.context["header_len"], _UP, self.context,
+                                  None)[0]
+            _HEADER.__set__(self, h)
+            return h
+
+    def _checksum(self):
+        try:
+            return _CHECKSUM.__get__(self)
+        except AttributeError:
+            raw = self.raw
+            c = F.t_event_checksum(raw, len(raw) - 4, len(raw), _UP, self.context, None)[0] \
+                if self.footer else None
+            _CHECKSUM.__set__(self, c)
+            return c
+
+    def _extra(self):
+        try:
+            return _EXTRA.__get__(self)
+        except AttributeError:
+            e = {}
+            _EXTRA.__set__(self, e)
+            return e
+
+    def __eq__(self, other):  # equal to the Event read event by event with the same fields
+        if not isinstance(other, Event):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in _FIELDS)
+
+    __hash__ = None
+
+    def __repr__(self):  # as the Event's
+        return f"Event({', '.join(f'{n}={getattr(self, n)!r}' for n in _FIELDS)})"
+
+    header = property(_header, _HEADER.__set__)
+    checksum = property(_checksum, _CHECKSUM.__set__)
+    extra = property(_extra, _EXTRA.__set__)
+
+
+class Batches:
+    """The batched reading of one BinlogFile (None from `of` when it cannot run: no compiled
+    backend, a walk whose records lack a field it needs)."""
+
+    def __init__(self, bf, mod, mm):
+        self.bf, self.mod, self.mm = bf, mod, mm
+        fields = mod.RECORD_FIELDS
+        self.at = [fields.index(n) for n in _NEEDED]
+        self.unpack = struct.Struct(mod.RECORD_FORMAT).iter_unpack
+
+    @classmethod
+    def of(cls, bf, fh):
+        if not bf.fast:
+            return None
+        mod = native.framing()
+        if mod is None or any(n not in mod.RECORD_FIELDS for n in _NEEDED):
+            return None
+        try:
+            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        except (ValueError, OSError):  # an empty file, or one that cannot be mapped
+            return None
+        return cls(bf, mod, mm)
+
+    def close(self):
+        self.mm.close()
+
+    def events(self, pos):
+        """Yield the events from `pos` on while they are plain; return the offset where the
+        event-by-event path must read the next one."""
+        bf, mod, mm = self.bf, self.mod, self.mm
+        state = bf.state
+        hl = state.header_len
+        layout = mod.LAYOUTS.get(hl)
+        if state.encrypted or bf._first or layout is None or "log_pos" not in layout:
+            return pos
+        checks = bf.verify_checksum and state.checksum_alg == 1
+        ok_value = True if checks else None
+        share, path = bf.share_data, bf.path
+        i_off, i_code, i_len, i_lp, i_ok, i_ts, i_sid = self.at
+        size = len(mm)
+        while True:
+            recs, nxt, status, _code, _length = mod.walk(mm, size, pos, size, hl, checks, BATCH)
+            for rec in self.unpack(recs):
+                off, code, length = rec[i_off], rec[i_code], rec[i_len]
+                kind = state._kinds.get(code)
+                if kind is None:  # the first of its type: parse_event learns the type
+                    return off
+                crc_len = kind[4]
+                if kind[0] in STATE_CODES or length < hl + crc_len or \
+                        (checks and crc_len and rec[i_ok] != 1) or \
+                        (rec[i_lp] != off + length and bf._positions_agree):
+                    return off
+                raw = mm[off:off + length]
+                et = kind[1]
+                if et is None:
+                    data = raw[hl:length - crc_len]
+                else:
+                    data = read_data(state, kind, code, raw[hl:length - crc_len], share)
+                    if data is None:
+                        return off
+                yield FramedEvent(path, off, data, raw, et, kind[5], ok_value if crc_len else None,
+                                  crc_len != 0, (rec[i_ts], rec[i_sid]))
+                if bf.skip_to is not None:  # the consumer read on from the event's end itself
+                    pos, bf.skip_to = bf.skip_to, None
+                    break
+            else:
+                if status != mod.FULL:
+                    return nxt
+                pos = nxt
