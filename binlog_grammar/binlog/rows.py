@@ -23,6 +23,7 @@ from typing import Any, NamedTuple, Optional
 
 from construct import ConstructError, Container
 
+from .. import native
 from ..errors import EventFormatError, UndecodableRowsError
 from .events import decode_of, decompress, format_construct_error
 from ..runtime.fast import FAST_ERRORS
@@ -295,6 +296,7 @@ class RowDecoder:
         self.fallbacks = Counter()  # row images the fast readers refused (see parse_row_images)
         self._by_body: dict = {}  # TABLE_MAP body -> Table
         self._by_data: dict = {}  # id of a parsed TABLE_MAP data value -> (the value, Table)
+        self._native = False  # native.rows(), asked on the first rows event (False: not yet)
 
     def table_map(self, ev) -> Table:
         """Register a TABLE_MAP_EVENT. Servers write one before every statement's rows; when its
@@ -371,7 +373,11 @@ class RowDecoder:
         ctx, picks, fn = shape
         rows = records = None
         if self.fast:  # the compiled backend's values, when it runs and makes them (else None)
-            rows = rows_native.rows(t, ev, key, data)
+            mod = self._native
+            if mod is False:
+                mod = self._native = native.rows()
+            if mod is not None:
+                rows = rows_native.rows(t, ev, key, data, mod)
         if rows is None and fn is not None:  # each row's images as {name: value}, straight from the bytes
             try:
                 rows = fn(data, ctx)
@@ -396,23 +402,27 @@ class RowDecoder:
                                        ev.name) from None
             rows = [[{n: img["cells"][i] for i, n in pick} for img, pick in zip(r["images"], picks)]
                     for r in records]
-        out = []
-        head = (t.db, t.table, t.columns, ev.file, ev.offset, ev.end, ev.name, t.table_id,
-                int(ev.header["timestamp"]), int(ev.header["server_id"]))
+        stamp = getattr(ev, "_stamp", None)  # a FramedEvent's header fields, as the walk read them
+        if stamp is None:
+            h = ev.header
+            stamp = (h["timestamp"], h["server_id"])
+        db, tb, cols, file, offset, end, name, tid, ts, sid, pk = (
+            t.db, t.table, t.columns, ev.file, ev.offset, ev.end, ev.name, t.table_id,
+            int(stamp[0]), int(stamp[1]), t.primary_key)
         code = OPS[op]
-        pk = t.primary_key
         if op == "update":
-            for k, (before, after) in enumerate(rows):
-                diffs = {} if records is None else \
-                    _apply_partial_json(t, records[k]["images"][1], before, after, ev)
-                out.append(RowChange(code, *head[:2], before, after, *head[2:], diffs, pk))
-        elif op == "insert":
-            for (img,) in rows:
-                out.append(RowChange(code, *head[:2], None, img, *head[2:], {}, pk))
-        else:
-            for (img,) in rows:
-                out.append(RowChange(code, *head[:2], img, None, *head[2:], {}, pk))
-        return out
+            if records is None:
+                return [RowChange(code, db, tb, before, after, cols, file, offset, end, name, tid,
+                                  ts, sid, {}, pk) for before, after in rows]
+            return [RowChange(code, db, tb, before, after, cols, file, offset, end, name, tid, ts,
+                              sid, _apply_partial_json(t, records[k]["images"][1], before, after,
+                                                       ev), pk)
+                    for k, (before, after) in enumerate(rows)]
+        if op == "insert":
+            return [RowChange(code, db, tb, None, img, cols, file, offset, end, name, tid, ts, sid,
+                              {}, pk) for (img,) in rows]
+        return [RowChange(code, db, tb, img, None, cols, file, offset, end, name, tid, ts, sid, {},
+                          pk) for (img,) in rows]
 
 
 def _unsized(t: Table) -> Optional[str]:

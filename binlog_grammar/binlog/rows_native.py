@@ -50,11 +50,13 @@ def shape_of(ev, t):
     return op, tuple(present), None if after is None else tuple(after), type_code
 
 
-def rows(t, ev, key, data):
+def rows(t, ev, key, data, mod=False):
     """The rows of the rows event `ev` of table `t` as lists of image dicts, made by the
     compiled backend; None when it does not make them (see the module docstring). `key`: the
-    event shape (columns present, columns present after, type code); `data`: the row images."""
-    mod = native.rows()
+    event shape (columns present, columns present after, type code); `data`: the row images;
+    `mod`: native.rows(), when the caller has asked it already."""
+    if mod is False:
+        mod = native.rows()
     if mod is None:
         return None
     plan = t.readers.get(("objects-native", key))
