@@ -67,10 +67,11 @@ LANE_CODES = (162, 16, 160, 19, 23, 24, 25, 30, 31, 32, 166, 167, 168, 169)
 # -- the sanitized build ------------------------------------------------------------------------
 
 def _copy_tree(dst: Path, patch=None) -> Path:
-    """The files git tracks, as the working tree has them, copied into dst/src; patch(src) may
-    change the copy (a planted bug)."""
+    """The files git tracks and those it would (not ignored), as the working tree has them,
+    copied into dst/src; patch(src) may change the copy (a planted bug)."""
     src = dst / "src"
-    names = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True,
+    names = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                           cwd=ROOT, check=True,
                            capture_output=True).stdout.decode().split("\0")
     for name in filter(None, names):
         p = ROOT / name
@@ -115,8 +116,8 @@ def build(tmp: Path, patch=None) -> Path:
     shutil.copytree(src / "binlog_grammar", pkg / "binlog_grammar")
     shutil.copytree(src / "generated", pkg / "binlog_grammar" / "generated")
     shutil.copytree(src / "specs", pkg / "binlog_grammar" / "specs_data")
-    for files in built.values():
-        shutil.copy(files[0], pkg / "binlog_grammar" / "native" / files[0].name)
+    for so in (lib / "binlog_grammar" / "native").glob("_*.so"):  # the three and any other
+        shutil.copy(so, pkg / "binlog_grammar" / "native" / so.name)
     return pkg
 
 
@@ -307,7 +308,8 @@ def mutate(data: bytes, rnd: random.Random, pool: list) -> bytes:
 # -- the driver (runs under the sanitizers) -----------------------------------------------------
 
 class _Probe:
-    """The lane module with its text() watched: why each run stopped and where."""
+    """The lane module with the text() of its Lane objects watched: why each run stopped and
+    where."""
 
     def __init__(self, mod):
         self.mod, self.hits = mod, set()
@@ -315,14 +317,23 @@ class _Probe:
         self.shape_key = mod.shape_key
         self.written = 0
 
+    def Lane(self, *args):  # noqa: N802 - the module's name for it
+        return _ProbedLane(self, self.mod.Lane(*args))
+
+
+class _ProbedLane:
+    def __init__(self, probe, lane):
+        self.probe, self.lane = probe, lane
+        self.add_table, self.set_id, self.add_plan = lane.add_table, lane.set_id, lane.add_plan
+
     def text(self, buf, base, pos, stop, *rest):
-        r = self.mod.text(buf, base, pos, stop, *rest)
+        r = self.lane.text(buf, base, pos, stop, *rest)
         end, why = r[1], r[5]
         at = end - base + 4
         code = buf[at] if end < stop and at < len(buf) else -1
         n = r[0].count("# at ")
-        self.written += n
-        self.hits.add(("lane", why, code, min(n, 8)))
+        self.probe.written += n
+        self.probe.hits.add(("lane", why, code, min(n, 8)))
         return r
 
 

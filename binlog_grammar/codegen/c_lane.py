@@ -8,7 +8,8 @@ binlog_grammar.native._lane with generated/native/rows.c (the row images: codege
 
 What comes from the specs, here: the type codes of those events (by name; the rows events by
 their `rows:` operation and layout), where GTID_EVENT's seq_no and domain_id and XID_EVENT's xid
-sit and how wide they are, the width of a rows event's table id (rows_table_id's size expression,
+sit and how wide they are, which bits of GTID_EVENT's flags2 announce the commit id (and how wide it
+is) and the XA xid (from the conditions of those body fields, named by the flags' enum), the width of a rows event's table id (rows_table_id's size expression,
 in C through codegen.c_expr), its flags and, in version 2, the extra data length. A spec whose
 fields are not the fixed-width integers this lane reads them as is an error at generation time
 (change the spec and this module together). What the text says about each event is the Python
@@ -49,6 +50,40 @@ def _need(table: dict, fid, width, ed, where) -> int:
     return table[fid][0]
 
 
+def _flag_test(field, flags_field: str) -> int:
+    """The mask of a field's condition `(flags_field & MASK) != 0`, or None."""
+    c = field.cond
+    if isinstance(c, tuple) and len(c) == 4 and c[:2] == ("bin", "!=") and c[3] == ("num", 0):
+        t = c[2]
+        if isinstance(t, tuple) and len(t) == 4 and t[:2] == ("bin", "&") and \
+                t[2] == ("name", flags_field) and t[3][0] == "num":
+            return t[3][1]
+    return None
+
+
+def _gtid_flags(specs: SpecSet, gtid) -> dict:
+    """Which bits of flags2 announce GTID_EVENT's commit id and XA xid, read from the conditions
+    of those body fields (the members of flags2's flag set they name, for the C's comment)."""
+    flags2 = next((f for f in gtid.fields if f.id == "flags2"), None)
+    members = specs.enums[flags2.flags].members if flags2 is not None and flags2.flags else {}
+    out = {}
+    for fid, key in (("commit_id", "gtid_commit_id"), ("xid", "gtid_xid")):
+        f = next((f for f in _section(gtid, "body") if f.id == fid), None)
+        mask = None if f is None else _flag_test(f, "flags2")
+        if not mask or any(mask & bit and bit not in members for bit in (1 << k for k in range(8))):
+            raise SpecError(f"the C text lane reads GTID_EVENT.{fid} as announced by bits of "
+                            "flags2 (its flag set's): `if: (flags2 & MASK) != 0`; change "
+                            "codegen/c_lane.py with the spec", gtid.file, gtid.line, "GTID_EVENT")
+        out[f"{key}_mask"] = f"0x{mask:02x}"
+        out[f"{key}_flags"] = " | ".join(members[b][0] for b in sorted(members) if mask & b)
+        if fid == "commit_id":
+            if f.type.kind != "int" or f.type.endian != "le":
+                raise SpecError("the C text lane skips GTID_EVENT.commit_id as a fixed-width "
+                                "integer", gtid.file, gtid.line, "GTID_EVENT")
+            out["gtid_commit_id_width"] = f.type.width
+    return out
+
+
 def model(specs: SpecSet) -> dict:
     by_name = {n.name: (n, ed) for ed in specs.events for n in ed.names}
     gname, gtid = by_name["GTID_EVENT"]
@@ -83,7 +118,7 @@ def model(specs: SpecSet) -> dict:
         xid_code=xname.code, xid_at=_need(x, "xid", 8, xid, "XID_EVENT"),
         table_map_code=by_name["TABLE_MAP_EVENT"][0].code,
         annotate_code=by_name["ANNOTATE_ROWS_EVENT"][0].code,
-        rows=rows, table_id_width=table_id_width)
+        rows=rows, table_id_width=table_id_width, **_gtid_flags(specs, gtid))
 
 
 def render(specs: SpecSet) -> dict:

@@ -17,6 +17,7 @@ it is: no filter, no window, no --skip-damaged, no --server-version (cli/dump.py
 """
 from __future__ import annotations
 
+import functools
 import mmap
 import os
 from dataclasses import replace
@@ -42,6 +43,19 @@ def attach(stream) -> None:
     if mod is not None and stream.filters.keeps_all and not stream.window.active \
             and not stream.skip_damaged and stream.server is None:
         stream.lane = TextLane(mod, stream.verify_checksum)
+
+
+@functools.lru_cache(maxsize=None)
+def comment_plain() -> tuple:
+    """What output/quoting.comment leaves as it is, as the lane tests an ANNOTATE_ROWS statement:
+    (bytes(256), 1 for each ASCII byte it leaves alone; the two-byte marks of such bytes it
+    rewrites, concatenated). Read from quoting.comment itself, the one place that states its
+    unsafe set, so the C follows it (every mark that set matches is one or two characters long:
+    tests/native/test_text_lane.py checks the two agree on drawn text)."""
+    plain = [c < 0x80 and quoting.comment(chr(c)) == chr(c) for c in range(256)]
+    ok = [chr(c) for c in range(256) if plain[c]]
+    pairs = b"".join((a + b).encode("ascii") for a in ok for b in ok if quoting.comment(a + b) != a + b)
+    return bytes(plain), pairs
 
 
 def lane_module():
@@ -70,11 +84,12 @@ class TextLane:
     def _forget(self):
         """Nothing known of any table."""
         self.tables, self.ids, self.plans = {}, {}, {}  # TABLE_MAP body -> number; id -> number
-        self.regs, self.summaries = [], []  # number -> Table, its quoted summary
+        self.regs = []  # number -> Table (the lane's state holds the same in C: _config)
         self.by_id = {}  # (number, table id) -> the Table with that id
 
     def _config(self, f):
-        """The file's format as the lane needs it; None when the lane cannot read this file."""
+        """The lane's state for the file's format (a native._lane.Lane, which holds the tables
+        and plans learned under it); None when the lane cannot read this file."""
         st = f.state
         key = (st.header_len, st.checksum_alg, st.post_header_lengths, tuple(st.type_map.items()),
                st.encrypted, st.server)
@@ -91,9 +106,10 @@ class TextLane:
             et = EVENTS.get(code)
             if et is not None and code != vv_native.PARTIAL_UPDATE:
                 labels[code] = label_of(et).encode("ascii")
-        self.cfg = (bytes(min(st.post_header_len(c), 255) for c in range(256)),
-                    bytes(st.checksum_len(c) for c in range(256)), tuple(labels), _FLAGS,
-                    self.summaries, self.verify)
+        plain, pairs = comment_plain()
+        self.cfg = self.mod.Lane(bytes(min(st.post_header_len(c), 255) for c in range(256)),
+                                 bytes(st.checksum_len(c) for c in range(256)), tuple(labels),
+                                 _FLAGS, plain, pairs, self.verify)
         return self.cfg
 
     def _learn(self, ev, decoder):
@@ -111,12 +127,13 @@ class TextLane:
             body = bytes(ev.raw[hl + phl:len(ev.raw) - crc])
             reg = self.tables.get(body)
             if reg is None:
-                reg = self.tables[body] = len(self.regs)
-                self.regs.append(t)
-                self.summaries.append(quoting.comment(
+                summary = quoting.comment(
                     f": {quoting.ident(t.db)}.{quoting.ident(t.table)} mapped to number ")
-                    .encode("utf-8", "surrogateescape"))
+                reg = self.tables[body] = self.cfg.add_table(
+                    body, summary.encode("utf-8", "surrogateescape"))
+                self.regs.append(t)
             self.ids[t.table_id] = reg
+            self.cfg.set_id(t.table_id, reg)
             self.by_id[(reg, t.table_id)] = t
         elif ev.type.row_op and code in self.mod.ROWS.values():
             reg = self.ids.get(int(ev.data["table_id"]))
@@ -128,6 +145,7 @@ class TextLane:
             plan = vv_native.plan_of(ev, self.regs[reg], self.rows)
             if plan is not None:
                 self.plans[key] = plan
+                self.cfg.add_plan(key, plan)
 
     def after(self, ev, f, decoder, stop=None):
         """A Written run of the events after `ev` and before offset `stop` (None: the file's
@@ -144,12 +162,12 @@ class TextLane:
             if self.map is None:
                 return None
         limit = self.base + len(self.map) if stop is None else min(stop, self.base + len(self.map))
-        text, end, gtid, gtids, assigned, _why = self.mod.text(
-            self.map, self.base, pos, limit, cfg, self.tables, self.ids, self.plans, MAX_TEXT)
+        text, end, gtid, gtids, assigned, _why = cfg.text(self.map, self.base, pos, limit, MAX_TEXT)
         if end == pos:
             return None
         tables = {}
         for tid, reg in assigned:
+            self.ids[tid] = reg  # as the lane's own ids now say
             t = self.by_id.get((reg, tid))
             if t is None:  # the same table under another id: as RowDecoder.table_map gives it
                 base = self.regs[reg]
