@@ -1,0 +1,111 @@
+"""The reading API on the compiled backend (binlog/batch.py: events framed in batches by the
+compiled walk, FramedEvent) gives what it gives on the Python backend: every event (equal, and
+alike in repr: header, data, checksum, CRC32 verdict), every row change, GTID and table, the
+damage skipped and the error raised (its message and offset), on the samples, the corpus, and
+copies of a sample damaged at many places, with and without CRC32 checks and skip_damaged."""
+import random
+
+import pytest
+
+from binlog_grammar import native
+from binlog_grammar.binlog.batch import FramedEvent
+from binlog_grammar.binlog.reader import BinlogFile
+from binlog_grammar.binlog.stream import open_stream
+from binlog_grammar.errors import BinlogError
+from helpers.native import damage
+from helpers.paths import ROOT, corpus_files, needs_corpus
+
+pytestmark = pytest.mark.skipif(native.unavailable() is not None,
+                                reason="the compiled extensions are not built")
+SAMPLES = sorted((ROOT / "samples").glob("*.0000*"))
+
+
+def _read(path, backend, **kw):
+    """What a user of open_stream sees, on `backend`: one line per event and change, then the
+    error (its class, message, offset) or None, the damage skipped, and how many events came
+    through the batches."""
+    native.select(backend)
+    seen, batched, err = [], 0, None
+    s = open_stream([path], **kw)
+    try:
+        for se in s.events():
+            ev = se.event
+            batched += type(ev) is FramedEvent
+            seen.append((repr(ev), ev.header, ev.checksum, ev.checksum_ok, ev.name, ev.end,
+                         se.gtid, repr(se.table)))
+            seen += [repr(c) for c in se.changes]
+    except BinlogError as e:
+        err = (type(e).__name__, e.message, e.offset, e.event_type)
+    finally:
+        native.select(None)
+    return seen, err, [repr(d) for d in s.damage], batched
+
+
+def _same(path, **kw):
+    c, py = _read(path, "c", **kw), _read(path, "python", **kw)
+    assert c[:3] == py[:3]
+    assert py[3] == 0
+    return c
+
+
+def test_the_samples_read_the_same_and_mostly_in_batches():
+    events = batched = 0
+    for path in SAMPLES:
+        seen, err, _damage, n = _same(path)
+        assert err is None
+        events += sum(1 for x in seen if isinstance(x, tuple))
+        batched += n
+    assert batched > events // 2  # not vacuous: the batches read most events
+
+
+def test_a_framed_event_equals_the_event_read_alone():
+    path = SAMPLES[0]
+    native.select("python")
+    try:
+        alone = list(BinlogFile(path))
+    finally:
+        native.select(None)
+    framed = list(BinlogFile(path))
+    assert any(type(e) is FramedEvent for e in framed)
+    assert framed == alone and alone == framed
+    assert [repr(e) for e in framed] == [repr(e) for e in alone]
+    assert [(e.header, e.checksum, e.extra) for e in framed] == \
+        [(e.header, e.checksum, e.extra) for e in alone]
+
+
+@needs_corpus
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
+def test_the_corpus_reads_the_same(path):
+    _same(path, raw_rows=True)
+    _same(path, verify_checksum=False, skip_damaged=True, raw_rows=True)
+
+
+@pytest.mark.parametrize("kw", [{}, {"verify_checksum": False}, {"skip_damaged": True},
+                                {"verify_checksum": False, "skip_damaged": True, "raw_rows": True}],
+                         ids=["crc32", "no-crc32", "skip", "no-crc32-skip"])
+def test_damaged_copies_read_the_same(tmp_path, kw):
+    data = SAMPLES[0].read_bytes()
+    rnd = random.Random(27)
+    for k in range(25):
+        path = tmp_path / f"damaged-{k}.000001"
+        path.write_bytes(data[:4] + damage(data[4:], rnd))
+        _same(path, **kw)
+
+
+def test_bad_crc32_kept_reads_the_same(tmp_path):
+    """verify's reading (keep_bad_crc): an event whose CRC32 does not match comes with
+    checksum_ok False on both backends."""
+    data = bytearray(SAMPLES[0].read_bytes())
+    data[len(data) // 2] ^= 0x10
+    path = tmp_path / "bad-crc.000001"
+    path.write_bytes(bytes(data))
+    out = {}
+    for backend in ("c", "python"):
+        native.select(backend)
+        try:
+            out[backend] = [(repr(e), e.checksum_ok)
+                            for e in BinlogFile(path, keep_bad_crc=True, skip_damaged=True)]
+        finally:
+            native.select(None)
+    assert out["c"] == out["python"]
+    assert any(ok is False for _, ok in out["c"])
