@@ -28,10 +28,20 @@ The long campaign (issue 26: at least 10 million executions):
 
     python3 tools/fuzz_native.py --rows --execs 10000000 --seed 26
 
---lane fuzzes `dump`'s compiled text lane with the three extensions built under the sanitizers
-(it uses the CPython API, so a Python driver runs it, not libFuzzer): tools/fuzz_lane.py, whose
-docstring says how; --execs counts mutated binlogs there, each dumped by both backends. Findings
-go to tests/native/regressions/lane/.
+--lane fuzzes the C core of `dump`'s compiled text lane (generated/native/lane.c without its
+Python module: its tables, ids and plans are C data) in the libFuzzer target tools/fuzz_lane.c
+(its docstring gives the input: a lane state, then a binlog's events), built as --rows is with
+rows.c and crc32.c. Seeds: every sample, corpus file and tests/native/regressions/lane/*.bin
+(their first LANE_MAX_LEN bytes, whole events) with the state the Python path would give them
+(each table's columns as output/vv_native.py plans them) and a bench-like file. Findings go to
+tests/native/regressions/lane/ as .lane files, which tests/native/test_fuzz_native.py replays
+under the sanitizers. The long campaign (issue 26: at least 10 million executions, on one core):
+
+    nice -n 10 python3 tools/fuzz_native.py --lane --execs 10000000 --seed 26
+
+--lane-python runs tools/fuzz_lane.py instead: the three extensions built under the sanitizers,
+mutated binlogs dumped in process by both backends and compared (its docstring says how;
+--execs counts mutants there; findings are tests/native/regressions/lane/*.bin).
 """
 from __future__ import annotations
 
@@ -318,6 +328,136 @@ def rows_campaign(execs: int, seed: int = 1, findings: Path = ROWS_FINDINGS, dra
         return out
 
 
+# -- the text lane's core (--lane) ----------------------------------------------------------------
+
+LANE_DRIVER = ROOT / "tools" / "fuzz_lane.c"
+LANE_FINDINGS = FINDINGS / "lane"
+LANE_MAX_LEN = 16 << 10  # the longest input libFuzzer makes (the state's bytes and the events)
+LANE_TABLES = 8          # tools/fuzz_lane.c knows 8 tables' bodies and columns
+
+
+def lane_build(out: Path, replay: bool = False, cc: str = None, exe: Path = None) -> Path:
+    """The lane's core under ASan and UBSan: a libFuzzer program (clang), or with replay=True a
+    program that runs the files it is given once each (any compiler)."""
+    cc = cc or os.environ.get("FUZZ_CC", "clang" if not replay else os.environ.get("CC", "gcc"))
+    flags = SANITIZE + ["-fsanitize=fuzzer" if not replay else "-DBG_FUZZ_REPLAY"]
+    exe = exe or out / ("fuzz_lane" if not replay else "replay_lane")
+    subprocess.run([cc, *flags, "-I", str(GENERATED), "-I", str(NATIVE), str(LANE_DRIVER),
+                    str(GENERATED / "rows.c"), str(NATIVE / "crc32.c"), "-o", str(exe), "-lm"],
+                   check=True)
+    return exe
+
+
+def _lane_tables(path: Path) -> list:
+    """Each distinct TABLE_MAP body's columns as tools/fuzz_lane.c reads a table's description
+    (the count, then fuzz_rows.c's column bytes as vv_native plans them), in the file's order."""
+    from binlog_grammar.binlog.stream import open_stream
+
+    bodies, out = set(), []
+    try:
+        for se in open_stream([path], verify_checksum=False, skip_damaged=True).events():
+            ev = getattr(se, "event", None)
+            if ev is None or ev.inner or ev.type is None or ev.type.name != "TABLE_MAP_EVENT":
+                continue
+            hl, phl = ev.context.get("header_len"), ev.context.get("post_header_len", 0)
+            body = bytes(ev.raw[hl + phl:len(ev.raw) - (4 if ev.footer else 0)])
+            if body in bodies:
+                continue
+            bodies.add(body)
+            t = se._decoder.tables.get(int(ev.data["table_id"])) if se._decoder else None
+            cols = list(t.columns[:MAX_COLS]) if t is not None else []
+            try:
+                desc = rows_input(cols, [[True] * len(cols)], b"")[1:] if cols else b""
+            except Exception:  # noqa: BLE001 - columns the plan cannot read: none
+                cols, desc = [], b""
+            out.append(bytes([len(cols)]) + desc)
+            if len(out) == LANE_TABLES:
+                break
+    except Exception:  # noqa: BLE001 - a file the reader gives up on: its tables so far
+        pass
+    return out
+
+
+def lane_input(path: Path, options: int, ids: int, data: bytes = None) -> bytes:
+    """An input of tools/fuzz_lane.c: the state the Python path would give the file (every table
+    known; the ids of `ids`), then its events (whole ones, within LANE_MAX_LEN)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import fuzz_lane
+
+    data = path.read_bytes() if data is None else data
+    tables = _lane_tables(path)
+    crc = 2 if fuzz_lane.has_crc(data) else 0
+    head = bytes([options | crc, 0xFF, ids, 0, 0, 0, len(tables)]) + b"".join(tables)
+    end = 4
+    for pos, n in fuzz_lane.events(data):
+        if len(head) + pos + n - 4 > LANE_MAX_LEN:
+            break
+        end = pos + n
+    return head + data[4:end]
+
+
+def lane_seeds(out: Path) -> int:
+    """Seed files for the lane's target in out: each file three ways (CRC32s checked, no id
+    known; ids known, runs of 4,096 bytes; ids known, end_log_pos and CRC32 made right, runs of
+    256 bytes); how many."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import fuzz_lane
+
+    files = [p for p in fuzz_lane.seed_files() if p.read_bytes()[:4] == MAGIC_BYTES]
+    bench = out / "bench-like.000001"
+    bench.write_bytes(fuzz_lane.bench_like(fuzz_lane.SAMPLE.read_bytes(), 3))
+    seen = set()
+    for path in [*files, bench]:
+        for options, ids in ((1, 0), (8, 0xFF), (4 | 16, 0xFF)):
+            data = lane_input(path, options, ids)
+            if data not in seen:
+                seen.add(data)
+                (out / f"seed-{len(seen):04d}").write_bytes(data)
+    bench.unlink()
+    for f in sorted(LANE_FINDINGS.glob("*.lane")) if LANE_FINDINGS.is_dir() else []:
+        shutil.copyfile(f, out / f"finding-{f.name}")
+        seen.add(f.name)
+    return len(seen)
+
+
+MAGIC_BYTES = b"\xfebin"
+
+
+def lane_campaign(execs: int, seed: int = 1, findings: Path = LANE_FINDINGS,
+                  extra: tuple = (), exe: Path = None) -> dict:
+    """Build (or take exe), seed and run libFuzzer on the lane's target; the figures and the
+    findings kept (as .lane files)."""
+    with tempfile.TemporaryDirectory(prefix="fuzz-lane-") as tmp:
+        tmp = Path(tmp)
+        exe = exe or lane_build(tmp)
+        seed_dir, work, found = tmp / "seeds", tmp / "corpus", tmp / "findings"
+        for d in (seed_dir, work, found):
+            d.mkdir()
+        nseeds = lane_seeds(seed_dir)
+        env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
+                   UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
+        t0 = time.perf_counter()
+        proc = subprocess.run([str(exe), f"-runs={execs}", f"-seed={seed}",
+                               f"-max_len={LANE_MAX_LEN}", f"-artifact_prefix={found}/",
+                               "-print_final_stats=1", "-timeout=30", *extra, str(work),
+                               str(seed_dir)], capture_output=True, text=True, env=env)
+        seconds = time.perf_counter() - t0
+        out = {"execs": _stat(proc.stderr, "number_of_executed_units"),
+               "corpus": len(list(work.iterdir())), "seeds": nseeds, "seconds": round(seconds, 1),
+               "returncode": proc.returncode}
+        done = [ln for ln in proc.stderr.splitlines() if " cov: " in ln]
+        out["edges"] = int(done[-1].split(" cov: ")[1].split()[0]) if done else 0
+        saved = []
+        for f in sorted(found.iterdir()):
+            findings.mkdir(parents=True, exist_ok=True)
+            dest = findings / f"{f.name}-seed{seed}.lane"
+            shutil.copyfile(f, dest)
+            saved.append(str(dest.relative_to(ROOT)) if dest.is_relative_to(ROOT) else str(dest))
+        out.update(findings=max(len(saved), int(proc.returncode != 0)), saved=saved,
+                   stderr_tail=proc.stderr[-4000:] if proc.returncode else "")
+        return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--execs", type=int, default=1_000_000, help="executions (default 1,000,000)")
@@ -329,16 +469,25 @@ def main(argv=None) -> int:
     ap.add_argument("--drawn", type=int, default=150,
                     help="--rows: tables and rows drawn from the specs as seeds (default 150)")
     ap.add_argument("--lane", action="store_true",
-                    help="dump's text lane (tools/fuzz_lane.py: the extensions under the sanitizers)")
+                    help="the C core of dump's text lane (tools/fuzz_lane.c, libFuzzer)")
+    ap.add_argument("--lane-python", action="store_true",
+                    help="dump's text lane through Python (tools/fuzz_lane.py: the extensions "
+                    "under the sanitizers, both backends compared)")
     args = ap.parse_args(argv)
-    if args.lane:
+    if args.lane_python:
         sys.path.insert(0, str(ROOT / "tools"))
         import fuzz_lane
 
         findings = args.findings if args.findings != FINDINGS else fuzz_lane.FINDINGS
         return fuzz_lane.main(["--execs", str(args.execs), "--seed", str(args.seed),
                                "--findings", str(findings)])
-    if args.rows:
+    if args.lane:
+        findings = args.findings if args.findings != FINDINGS else LANE_FINDINGS
+        r = lane_campaign(args.execs, args.seed, findings)
+        print(f"executions {r['execs']:,} in {r['seconds']} s "
+              f"({r['execs'] / max(r['seconds'], 1e-9):,.0f}/s), seeds {r['seeds']}, "
+              f"corpus {r['corpus']}, edges {r['edges']}, findings {r['findings']}")
+    elif args.rows:
         findings = args.findings if args.findings != FINDINGS else ROWS_FINDINGS
         r = rows_campaign(args.execs, args.seed, findings, args.drawn)
         print(f"executions {r['execs']:,} in {r['seconds']} s "

@@ -35,6 +35,12 @@
 /* why a run stopped */
 enum { BG_LANE_END, BG_LANE_EVENT, BG_LANE_FULL };
 
+/* the type codes of the events the lane writes besides the rows events (bg_lane_rows_version) */
+#define BG_LANE_GTID_CODE 162
+#define BG_LANE_XID_CODE 16
+#define BG_LANE_ANNOTATE_CODE 160
+#define BG_LANE_TABLE_MAP_CODE 19
+
 #define BG_LANE_MAX_FLAGS 16   /* the rows flags' names (a u16) */
 #define BG_LANE_MAX_PAIRS 16   /* the two-byte marks quoting.comment rewrites */
 #define BG_LANE_MAX_SHAPE (2 * (1 << 17))  /* the longest column count and bitmaps of a plan */
