@@ -52,4 +52,16 @@ setup(ext_modules=[
         extra_compile_args=["-O3"],
         optional=True,
     ),
+    Extension(
+        "binlog_grammar.native._stats",
+        sources=["generated/native/stats.c", "generated/native/framing.c",
+                 "generated/native/rows.c", "binlog_grammar/native/crc32.c"],
+        include_dirs=["generated/native", "binlog_grammar/native"],
+        depends=["generated/native/rows.h", "generated/native/bg_expr.h",
+                 "generated/native/framing.h", "binlog_grammar/native/crc32.h",
+                 "binlog_grammar/native/decimal.h", "binlog_grammar/native/forms_vv.h",
+                 "binlog_grammar/native/forms_jsonl.h"],
+        extra_compile_args=["-O3"],
+        optional=True,
+    ),
 ])

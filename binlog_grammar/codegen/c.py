@@ -136,8 +136,9 @@ def model(specs: SpecSet) -> dict:
 
 def render(specs: SpecSet) -> dict:
     """{file name under generated/native/: C source}: the framing, the row images
-    (codegen.c_rows), the text lane (codegen.c_lane) and the JSON-lines lane (codegen.c_json)."""
-    from . import c_json, c_lane, c_rows
+    (codegen.c_rows), the text lane (codegen.c_lane), the JSON-lines lane (codegen.c_json) and
+    the stats loop (codegen.c_stats)."""
+    from . import c_json, c_lane, c_rows, c_stats
 
     m = model(specs)
     spec = Path(specs.types[HEADER_TYPE].file).as_posix()
@@ -145,6 +146,7 @@ def render(specs: SpecSet) -> dict:
     files = {name: template(tpl).render(banner=banner, **m) for name, tpl in FILES.items()}
     files.update(c_rows.render(specs))
     files.update(c_lane.render(specs))
+    files.update(c_stats.render(specs))
     files.update(c_json.render(specs))
     return files
 

@@ -125,6 +125,12 @@ def jsonl_lane():
     return _load_jsonl_lane()[0] if backend() == "c" else None
 
 
+def stats_loop():
+    """The compiled loop of `stats` (output/stats_fast.py) when the compiled backend runs and it is
+    built, else None (stats_fast then counts on its Python loop over the compiled walk)."""
+    return _extension("_stats")[0] if backend() == "c" else None
+
+
 def describe() -> str:
     """One line for --version and stats: which backend runs and what it covers."""
     if backend() == "c":
@@ -134,4 +140,4 @@ def describe() -> str:
 
 
 __all__ = ["BackendError", "CHOICES", "ENV", "backend", "describe", "framing", "requested",
-           "jsonl_lane", "lane", "rows", "select", "unavailable"]
+           "jsonl_lane", "lane", "rows", "select", "stats_loop", "unavailable"]

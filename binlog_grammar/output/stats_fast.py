@@ -43,6 +43,7 @@ from ..binlog.stream import ROWS_STMT_END_F, StreamEvent
 from ..errors import BinlogGrammarError
 from ..generated.catalog import EVENTS
 from .stats import Stats
+from .stats_loop import MAX_TOP, Loop
 from .vv_native import count_plan
 
 __all__ = ["read", "usable"]
@@ -53,6 +54,9 @@ _PARTIAL = "PARTIAL_UPDATE_ROWS_EVENT"
 (BETWEEN, PART, COMMIT, TABLE_MAP, ROWS, PARSE, STATE, ABANDON) = range(8)
 _FIXED = {B.PART: PART, B.COMMIT: COMMIT, B.BETWEEN: BETWEEN}
 _INLINE = frozenset({PART, TABLE_MAP, ROWS})
+# the compiled loop's action (output/stats_loop.py) by kind
+_C_ACTION = {BETWEEN: "BETWEEN", PART: "PART", COMMIT: "COMMIT", TABLE_MAP: "TABLE_MAP",
+             ROWS: "ROWS"}
 _COMMITTED = B.ENDS[B.COMMIT]
 _DROP = 1 << 20  # madvise the pages read away from this many bytes on
 
@@ -107,6 +111,10 @@ class _Reader:
         self.ranked = {}  # (file index, type code) counted: first-seen order of the names
         self.counts = []  # per file: {type code: [count, bytes]}
         self.names = []  # per file: {type code: the event's name}
+        # the compiled loop (native._stats, codegen/c_stats.py): whole transactions and the events
+        # between them in C; it stops at an event it does not count, which the loop below reads
+        mod = native.stats_loop()
+        self.loop = Loop(mod, self.st) if mod is not None and top <= MAX_TOP else None
 
     # -- one file ------------------------------------------------------------------------------
     def file(self, i, path):
@@ -123,6 +131,8 @@ class _Reader:
         self.kinds, self.tables, self.prefixes, self.prefix_lens = {}, {}, {}, {}
         self.plans = {}  # (table, prefix shape) -> the table's count plan (or None)
         self.ranked_here = set()  # type codes of this file already ranked
+        if self.loop is not None:
+            self.loop.file(state, path, self.decoder)
         counts = {}
         self.counts.append(counts)
         self.names.append({FDE_CODE: first.name})
@@ -132,7 +142,7 @@ class _Reader:
                                                       "event_length", "checksum_ok")))
         unpack = struct.Struct(self.mod.RECORD_FORMAT).iter_unpack
         total, done = stream.total_bytes, sum(_size(p) for p in stream.paths[:i])
-        kinds, ranked = self.kinds, self.ranked_here
+        kinds, ranked, loop = self.kinds, self.ranked_here, self.loop
         with open(path, "rb") as fh:
             try:
                 mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
@@ -144,9 +154,23 @@ class _Reader:
                     pos, size = first.end, len(mm)
                     self._event(first.offset, first.header.timestamp, FDE_CODE, len(first.raw),
                                 counts, BETWEEN)
+                    batch = BATCH
                     while True:
-                        recs, pos, status, _code, _len = self.mod.walk(mm, size, pos, size, hl,
-                                                                       True, BATCH)
+                        if loop is not None and self.tx is None and not self.implicit:
+                            pos, reason, gtid = loop.run(mm, pos, size)
+                            if gtid is not None:
+                                self.standalone, self.gtid = False, gtid
+                            self._progress(mm, done, pos, total)
+                            if reason == loop.mod.WINDOW:
+                                continue
+                            if reason == loop.mod.END:
+                                status = self.mod.END
+                                break
+                            batch = 64  # the loop stopped at an event: read a few, then back
+                        recs, npos, status, _code, _len = self.mod.walk(mm, size, pos, size, hl,
+                                                                        True, batch)
+                        batch = min(batch * 2, BATCH)
+                        handed = False
                         for off, ts, code, length, ok in map(pick, unpack(recs)):
                             if ok != 1:
                                 raise Abandon()
@@ -165,7 +189,7 @@ class _Reader:
                                 if kind == ROWS:
                                     tx.changes += self._rows(off, code, length)[0]
                                 elif kind == TABLE_MAP:
-                                    self._table_map(off, length)
+                                    self._table_map(off, code, length)
                                 tx.n += 1
                                 tx.size += length
                                 tx.end_pos = off + length
@@ -181,12 +205,13 @@ class _Reader:
                                     self.tx, self.in_begin = None, False
                             else:
                                 self._event(off, ts, code, length, counts, kind)
-                        if stream.progress is not None:
-                            stream.progress(done + pos, total)
-                        # the pages read so far leave this process's memory (they stay in the
-                        # page cache): peak RSS does not grow with the file
-                        if pos >= _DROP:
-                            mm.madvise(mmap.MADV_DONTNEED, 0, pos - pos % mmap.PAGESIZE)
+                            if loop is not None and self.tx is None and not self.implicit:
+                                pos, handed = off + length, True  # back to the compiled loop
+                                break
+                        if handed:
+                            continue
+                        pos = npos
+                        self._progress(mm, done, pos, total)
                         if status != self.mod.FULL:
                             break
                     if status != self.mod.END:
@@ -194,11 +219,33 @@ class _Reader:
                 finally:
                     self.view.release()
                     self.view = self.mm = None
+        if loop is not None:
+            loop.fold(counts)
         self.st.files.add(path)
 
+    def _progress(self, mm, done, pos, total):
+        if self.stream.progress is not None:
+            self.stream.progress(done + pos, total)
+        # the pages read so far leave this process's memory (they stay in the page cache): peak
+        # RSS does not grow with the file
+        if pos >= _DROP:
+            mm.madvise(mmap.MADV_DONTNEED, 0, pos - pos % mmap.PAGESIZE)
+
     def _kind(self, code):
-        """What the loop does with events of this type code in the current file."""
+        """What the loop does with events of this type code in the current file (and what the
+        compiled loop does with them, once the code is ranked)."""
         et = EVENTS.get(self.state.event_code(code))
+        kind = self._kind_of(code, et)
+        if self.loop is not None:
+            action = _C_ACTION.get(kind)
+            if kind == ROWS and (et.decode or et.name == _PARTIAL):
+                action = None
+            elif kind == PARSE and et.role == "gtid_begin":  # opens one, unless FL_STANDALONE
+                action = "GTID"
+            self.loop.set_action(code, action, et, code in self.ranked_here)
+        return kind
+
+    def _kind_of(self, code, et):
         self.names[self.i][code] = et.name if et is not None else f"UNKNOWN_TYPE_{code}"
         if code in STATE_CODES or (et is not None and et.code in STATE_CODES):
             return STATE
@@ -232,7 +279,7 @@ class _Reader:
         elif kind == COMMIT:
             bound = B.COMMIT
         elif kind == TABLE_MAP:
-            self._table_map(off, length)
+            self._table_map(off, code, length)
             bound = B.PART
         elif kind == ROWS:
             bound = B.PART
@@ -317,18 +364,25 @@ class _Reader:
         key = (self.i, code)
         if key not in self.ranked:
             self.ranked[key] = len(self.ranked)
-            self.ranked_here.add(code)
+            self._ranked(code)
+
+    def _ranked(self, code):
+        self.ranked_here.add(code)
+        if self.loop is not None:
+            self.loop.ranked(code)
 
     def _finish(self, tx):
         for key in tx.new:
             if key not in self.ranked:
                 self.ranked[key] = len(self.ranked)
                 if key[0] == self.i:
-                    self.ranked_here.add(key[1])
+                    self._ranked(key[1])
         summary = {"gtid": tx.gtid, "file": tx.file, "pos": tx.start, "end_pos": tx.end_pos,
                    "bytes": tx.size, "changes": tx.changes, "seconds": tx.hi - tx.lo,
                    "end": tx.end}
         self.st.add_summary(summary)
+        if self.loop is not None:
+            self.loop.finished(summary)
 
     def close(self):
         """The open transaction, then the counts by type, in the order output/stats.py meets
@@ -337,6 +391,8 @@ class _Reader:
             self._finish(self.tx)
             self.tx = None
         st = self.st
+        if self.loop is not None:
+            self.loop.close()
         for (i, code), _rank in sorted(self.ranked.items(), key=lambda kv: kv[1]):
             n, size = self.counts[i][code]
             name = self.names[i][code]
@@ -344,17 +400,21 @@ class _Reader:
             st.event_bytes[name] += size
 
     # -- tables and rows -----------------------------------------------------------------------
-    def _table_map(self, off, length):
+    def _table_map(self, off, code, length):
         hl = self.state.header_len
         body = bytes(self.mm[off + hl:off + length - CHECKSUM_LEN])
-        t = self.tables.get(body)
-        if t is None:
+        got = self.tables.get(body)
+        if got is None:
             t = self.decoder.table_map(self._parse(off, length))
             if len(self.tables) > 1024:
                 self.tables.clear()
-            self.tables[body] = t
+            reg = self.loop.table(body, code, t) if self.loop is not None else None
+            self.tables[body] = t, reg
         else:
+            t, reg = got
             self.decoder.tables[t.table_id] = t
+        if self.loop is not None:
+            self.loop.mapped(t.table_id, reg)
 
     def _rows(self, off, code, length):
         """(row changes, flags) of the rows event at `off`."""
@@ -381,6 +441,8 @@ class _Reader:
             # t and shape are kept with their plan, so their ids are not reused meanwhile
             got = self.plans[(id(t), id(shape))] = (t, shape, plan, counter, OPS[op])
         plan = got[2]
+        if plan is not None and self.loop is not None:
+            self.loop.plan(self.view[at:end], code, t, n, table_id, plan)
         if plan is not None:
             mod = self.rows_mod
             count, _status = mod.rows(plan, self.view[at + n:end], mod.COUNT)

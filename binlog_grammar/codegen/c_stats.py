@@ -1,0 +1,43 @@
+"""The compiled backend's `stats` loop: a C loop over a window of a binlog that counts events and
+bytes by type, row changes and bytes by table, and whole transactions (their number, sizes, and
+the largest and longest of them), and stops at the first event it does not count itself, which
+the Python path (output/stats_fast.py) then reads.
+
+Output: generated/native/stats.c (templates/native_stats.c.j2), built by setup.py as
+binlog_grammar.native._stats with generated/native/framing.c (the header walk, CRC32 footers
+checked: the same walk the Python side's records come from) and generated/native/rows.c (the row
+images, counted with the COUNT sink: the same acceptance as the Python side's `_rows.rows`).
+
+What comes from the specs: where MariaDB's GTID_EVENT keeps seq_no and domain_id and how long
+its post-header is, the rows events of the v1 and v2 layouts and the width of their table id
+(codegen/c_lane.py's model, which reads them from specs/events/ and specs/types/). What each
+event does to a transaction is not decided here: output/stats_fast.py passes, per type code, an
+action made from binlog/boundaries.py's roles (the events it leaves to C: those whose role alone
+fixes their boundary, TABLE_MAPs, rows events, and MariaDB's GTID opening a transaction), and
+the flag that makes a MariaDB GTID standalone (binlog.gtid); anything else, and any event of a
+type not yet counted by the Python path, makes the loop stop.
+"""
+from __future__ import annotations
+
+from ..errors import SpecError
+from ..lang.model import SpecSet
+from . import c_lane
+
+GTID = "GTID_EVENT"
+
+
+def model(specs: SpecSet) -> dict:
+    m = c_lane.model(specs)
+    phl = [ed.post_header_len for ed in specs.events if any(n.name == GTID for n in ed.names)]
+    if len(phl) != 1 or not phl[0] or len(set(phl[0])) != 1:
+        raise SpecError(f"the C stats loop reads {GTID} with one post-header length", "", 0, GTID)
+    m["gtid_post_header_len"] = phl[0][0]
+    return m
+
+
+def render(specs: SpecSet) -> dict:
+    from .c_rows import BANNER
+    from .python import template
+
+    banner = BANNER.format(spec="the events of specs/events/ (codegen/c_stats.py)")
+    return {"stats.c": template("native_stats.c.j2").render(banner=banner, **model(specs))}
