@@ -33,7 +33,7 @@ from . import dump, jsonl_native
 
 __all__ = ["JsonlLane", "attach"]
 
-MAX_BYTES = 1 << 20  # bytes of JSON lines per run (the stream yields it, then the lane goes on)
+MAX_BYTES = 2 << 20  # bytes of JSON lines per run (the stream yields it, then the lane goes on)
 WINDOW = 16 << 20  # bytes of the file mapped at once
 # the values a record's text leaves a place for, numbered as the C lane numbers them (BG_F_...)
 FIELDS = {"pos": 0, "end_log_pos": 1, "end_pos": 1, "timestamp": 2, "server_id": 3, "gtid": 4,

@@ -1022,6 +1022,11 @@ int bg_buf_put(bg_buf *b, const void *s, size_t n)
 
 static inline int bg_put(bg_buf *b, const void *s, size_t n)
 {
+    if (b->cap - b->n >= n && b->p != NULL) {  /* the usual case, inline: room already */
+        memcpy(b->p + b->n, s, n);
+        b->n += n;
+        return 0;
+    }
     return bg_buf_put(b, s, n);
 }
 
