@@ -19,30 +19,33 @@ import struct
 
 from .. import native
 from ..generated import fast as F
-from .parse import STATE_CODES, Event, read_data
+from .parse import CHECKSUM_LEN, STATE_CODES, Event, read_data
 
 __all__ = ["FramedEvent", "Batches"]
 
 BATCH = 4096  # records per call of the walk: the events of one batch are made as they are read
 _NEEDED = ("offset", "type_code", "event_length", "log_pos", "checksum_ok", "timestamp",
            "server_id")
-_HEADER, _CHECKSUM, _EXTRA = Event.header, Event.checksum, Event.extra  # the slots of Event
+_HEADER, _DATA, _CHECKSUM, _EXTRA = Event.header, Event.data, Event.checksum, Event.extra  # slots
 _FIELDS = tuple(f.name for f in dataclasses.fields(Event))
 _UP = {"_index": None}  # the (empty) enclosing context of a top-level generated reader
 
 
 class FramedEvent(Event):
     """An Event framed by the compiled walk: the same fields, values and behaviour; its header
-    and checksum are read from `raw` by the generated readers on first use. `_stamp`: the
-    header's timestamp and server_id as the walk read them (for RowDecoder.changes)."""
+    and checksum are read from `raw` by the generated readers on first use, and so is the data
+    of a rows event whose head rows_head() read (`_head`, None otherwise: then `data` is given).
+    `_stamp`: the header's timestamp and server_id as the walk read them."""
 
-    __slots__ = ("_stamp",)
+    __slots__ = ("_stamp", "_head")
 
-    def __init__(self, file, offset, data, raw, et, ctx, checksum_ok, footer, stamp):
+    def __init__(self, file, offset, data, raw, et, ctx, checksum_ok, footer, stamp, head):
         self._stamp = stamp
+        self._head = head
         self.file = file
         self.offset = offset
-        self.data = data
+        if head is None:
+            self.data = data
         self.raw = raw
         self.type = et
         self.context = ctx
@@ -58,6 +61,16 @@ class FramedEvent(Event):
                                   None)[0]
             _HEADER.__set__(self, h)
             return h
+
+    def _data(self):
+        try:
+            return _DATA.__get__(self)
+        except AttributeError:  # a rows event whose head rows_head() read: its generated reader
+            ctx, raw = self.context, self.raw  # reads the same bytes without refusing them
+            data = raw[ctx["header_len"]:len(raw) - CHECKSUM_LEN * self.footer]
+            d = F.EVENT_READERS[ctx["type_code"]](data, 0, len(data), ctx)
+            _DATA.__set__(self, d)
+            return d
 
     def _checksum(self):
         try:
@@ -88,6 +101,7 @@ class FramedEvent(Event):
         return f"Event({', '.join(f'{n}={getattr(self, n)!r}' for n in _FIELDS)})"
 
     header = property(_header, _HEADER.__set__)
+    data = property(_data, _DATA.__set__)
     checksum = property(_checksum, _CHECKSUM.__set__)
     extra = property(_extra, _EXTRA.__set__)
 
@@ -101,6 +115,8 @@ class Batches:
         fields = mod.RECORD_FIELDS
         self.at = [fields.index(n) for n in _NEEDED]
         self.unpack = struct.Struct(mod.RECORD_FORMAT).iter_unpack
+        rows = native.rows()  # rows_head(), when the compiled row images are built with it
+        self.rows_head = getattr(rows, "rows_head", None)
 
     @classmethod
     def of(cls, bf, fh):
@@ -129,7 +145,7 @@ class Batches:
             return pos
         checks = bf.verify_checksum and state.checksum_alg == 1
         ok_value = True if checks else None
-        share, path = bf.share_data, bf.path
+        share, path, rows_head = bf.share_data, bf.path, self.rows_head
         i_off, i_code, i_len, i_lp, i_ok, i_ts, i_sid = self.at
         size = len(mm)
         while True:
@@ -145,15 +161,19 @@ class Batches:
                         (rec[i_lp] != off + length and bf._positions_agree):
                     return off
                 raw = mm[off:off + length]
-                et = kind[1]
+                et, ctx = kind[1], kind[5]
+                data = head = None
                 if et is None:
                     data = raw[hl:length - crc_len]
                 else:
-                    data = read_data(state, kind, code, raw[hl:length - crc_len], share)
-                    if data is None:
-                        return off
-                yield FramedEvent(path, off, data, raw, et, kind[5], ok_value if crc_len else None,
-                                  crc_len != 0, (rec[i_ts], rec[i_sid]))
+                    if et.row_op and rows_head is not None:  # its data is read on first use
+                        head = rows_head(raw, hl, ctx["post_header_len"], crc_len, kind[0])
+                    if head is None:
+                        data = read_data(state, kind, code, raw[hl:length - crc_len], share)
+                        if data is None:
+                            return off
+                yield FramedEvent(path, off, data, raw, et, ctx, ok_value if crc_len else None,
+                                  crc_len != 0, (rec[i_ts], rec[i_sid]), head)
                 if bf.skip_to is not None:  # the consumer read on from the event's end itself
                     pos, bf.skip_to = bf.skip_to, None
                     break

@@ -132,6 +132,10 @@ class Event:
     inner: bool = False  # an event from inside a TRANSACTION_PAYLOAD_EVENT
     footer: bool = False  # a checksum footer follows the data
     extra: dict = field(default_factory=dict)
+    # what the compiled walk read of an event it framed (binlog/batch.py, FramedEvent): its
+    # header's timestamp and server_id, and the head of a rows event (rows_head)
+    _stamp = None
+    _head = None
 
     @property
     def name(self) -> str:

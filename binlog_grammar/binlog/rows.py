@@ -42,6 +42,7 @@ TYPE = {name: code for code, name in enums.COLUMN_TYPE.items()}
 COLLATIONS = getattr(enums, "COLLATION", {})
 
 OPS = {"insert": "c", "update": "u", "delete": "d"}
+_UP = {"_index": None}  # the (empty) enclosing context of a top-level generated reader
 
 
 def column_class(name: str, server=None) -> frozenset:
@@ -344,6 +345,11 @@ class RowDecoder:
 
     def changes(self, ev, table: Optional[Table] = None) -> list:
         """The RowChanges of a rows event, with its table as mapped when the event was read."""
+        head = getattr(ev, "_head", None)  # what rows_head() read of it (binlog/batch.py)
+        if head is not None and self.fast:
+            out = self._changes_of_head(ev, head, table)
+            if out is not None:
+                return out
         op = ev.type.row_op
         d = ev.data
         t = table or self.tables.get(int(d["table_id"]))
@@ -402,27 +408,59 @@ class RowDecoder:
                                        ev.name) from None
             rows = [[{n: img["cells"][i] for i, n in pick} for img, pick in zip(r["images"], picks)]
                     for r in records]
-        stamp = getattr(ev, "_stamp", None)  # a FramedEvent's header fields, as the walk read them
-        if stamp is None:
-            h = ev.header
-            stamp = (h["timestamp"], h["server_id"])
-        db, tb, cols, file, offset, end, name, tid, ts, sid, pk = (
-            t.db, t.table, t.columns, ev.file, ev.offset, ev.end, ev.name, t.table_id,
-            int(stamp[0]), int(stamp[1]), t.primary_key)
-        code = OPS[op]
-        if op == "update":
-            if records is None:
-                return [RowChange(code, db, tb, before, after, cols, file, offset, end, name, tid,
-                                  ts, sid, {}, pk) for before, after in rows]
-            return [RowChange(code, db, tb, before, after, cols, file, offset, end, name, tid, ts,
-                              sid, _apply_partial_json(t, records[k]["images"][1], before, after,
-                                                       ev), pk)
-                    for k, (before, after) in enumerate(rows)]
-        if op == "insert":
-            return [RowChange(code, db, tb, None, img, cols, file, offset, end, name, tid, ts, sid,
-                              {}, pk) for (img,) in rows]
-        return [RowChange(code, db, tb, img, None, cols, file, offset, end, name, tid, ts, sid, {},
-                          pk) for (img,) in rows]
+        return _row_changes(t, ev, op, rows, records)
+
+    def _changes_of_head(self, ev, head, table) -> Optional[list]:
+        """The RowChanges of a rows event whose head rows_head() read, made by the compiled
+        backend without the event's data being parsed; None when it does not make them (then
+        changes() reads the event as any other, and gives every error)."""
+        t = table or self.tables.get(head[0])
+        mod = self._native
+        if mod is False:
+            mod = self._native = native.rows()
+        if t is None or mod is None or ev.type.decode:
+            return None
+        _table_id, shape, at = head
+        code = ev.context["type_code"]
+        key = t.readers.get(("head", shape, code))
+        if key is None:  # the shape's bytes are the event's rows_columns: its generated reader
+            cols = F.t_rows_columns(shape, 0, len(shape), _UP, ev.context, None)[0]
+            present, after = cols["columns_present"], cols["columns_present_after"]
+            key = False if len(present) != len(t.columns) else (
+                tuple(present), tuple(after) if after is not None and ev.type.row_op == "update"
+                else None, code)
+            t.readers[("head", shape, code)] = key
+        if key is False:
+            return None
+        raw = ev.raw
+        rows = rows_native.rows(t, ev, key, raw[at:len(raw) - CHECKSUM_LEN * ev.footer], mod)
+        return None if rows is None else _row_changes(t, ev, ev.type.row_op, rows, None)
+
+
+def _row_changes(t: Table, ev, op, rows, records) -> list:
+    """The RowChanges of a rows event of table `t` from its rows (each the list of its images'
+    dicts), and the parsed records of their images when the Python readers made them."""
+    stamp = getattr(ev, "_stamp", None)  # a FramedEvent's header fields, as the walk read them
+    if stamp is None:
+        h = ev.header
+        stamp = (h["timestamp"], h["server_id"])
+    db, tb, cols, file, offset, end, name, tid, ts, sid, pk = (
+        t.db, t.table, t.columns, ev.file, ev.offset, ev.end, ev.name, t.table_id,
+        int(stamp[0]), int(stamp[1]), t.primary_key)
+    code = OPS[op]
+    if op == "update":
+        if records is None:
+            return [RowChange(code, db, tb, before, after, cols, file, offset, end, name, tid,
+                              ts, sid, {}, pk) for before, after in rows]
+        return [RowChange(code, db, tb, before, after, cols, file, offset, end, name, tid, ts,
+                          sid, _apply_partial_json(t, records[k]["images"][1], before, after,
+                                                   ev), pk)
+                for k, (before, after) in enumerate(rows)]
+    if op == "insert":
+        return [RowChange(code, db, tb, None, img, cols, file, offset, end, name, tid, ts, sid,
+                          {}, pk) for (img,) in rows]
+    return [RowChange(code, db, tb, img, None, cols, file, offset, end, name, tid, ts, sid, {},
+                      pk) for (img,) in rows]
 
 
 def _unsized(t: Table) -> Optional[str]:

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from ..errors import SpecError
 from ..lang.model import SpecSet
-from . import c_expr
+from . import c_api, c_expr
 from .python import template
 
 ROOT = "column_value"
@@ -277,7 +277,7 @@ def model(specs: SpecSet) -> dict:
 
 
 def render(specs: SpecSet) -> dict:
-    m = model(specs)
+    m = dict(model(specs), **c_api.model(specs))  # with rows_head() of the reading API
     banner = BANNER.format(spec=Path(specs.types[ROOT].file).as_posix())
     out = {name: template(tpl).render(banner=banner, **m) for name, tpl in FILES.items()}
     out["bg_expr.h"] = BANNER.format(spec="codegen/templates/bg_expr.h.j2") + c_expr.header()

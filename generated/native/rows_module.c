@@ -739,9 +739,85 @@ static PyObject *bg_py_rows(PyObject *self, PyObject *args)
     return Py_BuildValue("(Nn)", result, (Py_ssize_t)0);
 }
 
+/* rows_head(): the head of a rows_event_v1 rows event for the reading API (binlog/batch.py),
+ * read where the generated Python reader would read the same bytes without refusing them
+ * (codegen/c_api.py). Included by native_rows_module.c.j2. */
+
+/* the type codes of the rows_event_v1 rows events */
+static int bg_head_code(long code)
+{
+    switch (code) {
+    case 23:
+    case 24:
+    case 25:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* rows_table_id's width (specs/types/rows.yaml) */
+static int64_t bg_head_table_id_width(int64_t post_header_len)
+{
+    bg_val ctx_post_header_len = bg_int(post_header_len);
+    return (bg_truth(bg_eq(ctx_post_header_len, bg_int(6LL))) ? bg_int(4LL) : bg_int(6LL)).i;
+}
+
+/* rows_columns.columns_present_after is there (its condition in specs/types/rows.yaml) */
+static int bg_head_after(int64_t type_code)
+{
+    bg_val ctx_type_code = bg_int(type_code);
+    return bg_truth(({ bg_val _t1 = ({ bg_val _t2 = ({ bg_val _t3 = ({ bg_val _t4 = bg_eq(ctx_type_code, bg_int(24LL)); !bg_truth(_t4) ? bg_eq(ctx_type_code, bg_int(31LL)) : _t4; }); !bg_truth(_t3) ? bg_eq(ctx_type_code, bg_int(39LL)) : _t3; }); !bg_truth(_t2) ? bg_eq(ctx_type_code, bg_int(167LL)) : _t2; }); !bg_truth(_t1) ? bg_eq(ctx_type_code, bg_int(170LL)) : _t1; }));
+}
+
+PyDoc_STRVAR(rows_head_doc,
+"rows_head(raw, header_len, post_header_len, crc_len, type_code)\n"
+"-> None or (table_id, shape, rows_at)\n\n"
+"The head of the rows_event_v1 rows event `raw` (a whole event, its CRC32 footer crc_len\n"
+"bytes): its table id, its shape (the bytes of its column count and bitmaps) and where its row\n"
+"images begin; None unless the generated reader of the event reads these bytes without refusing\n"
+"them (a table id and flags that fit, a one-byte column count, bitmaps that fit).");
+
+static PyObject *bg_py_rows_head(PyObject *self, PyObject *args)
+{
+    Py_buffer b;
+    Py_ssize_t hl, phl, crc;
+    long code;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*nnnl", &b, &hl, &phl, &crc, &code))
+        return NULL;
+    const uint8_t *p = b.buf;
+    Py_ssize_t end = b.len - crc;
+    PyObject *out = NULL;
+    if (!bg_head_code(code) || hl < 0 || crc < 0 || end < hl)
+        goto none;
+    int64_t w = bg_head_table_id_width(phl);
+    Py_ssize_t at = hl + (Py_ssize_t)w + 2;
+    if (w < 1 || w > 8 || at >= end)  /* the column count's byte is past the data */
+        goto none;
+    uint64_t table_id = 0;
+    for (int64_t i = w - 1; i >= 0; i--)
+        table_id = table_id << 8 | p[hl + i];
+    unsigned cc = p[at];
+    if (cc >= 0xFB)  /* the packed integer's longer forms: the generated reader reads them */
+        goto none;
+    Py_ssize_t nb = (Py_ssize_t)((cc + 7) >> 3);
+    Py_ssize_t rows_at = at + 1 + nb * (bg_head_after(code) ? 2 : 1);
+    if (rows_at > end)
+        goto none;
+    out = Py_BuildValue("(Ky#n)", (unsigned long long)table_id, (const char *)p + at,
+                        rows_at - at, rows_at);
+    PyBuffer_Release(&b);
+    return out;
+none:
+    PyBuffer_Release(&b);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef bg_methods[] = {
     {"plan", bg_py_plan, METH_VARARGS, plan_doc},
     {"rows", bg_py_rows, METH_VARARGS, rows_doc},
+    {"rows_head", bg_py_rows_head, METH_VARARGS, rows_head_doc},
     {NULL, NULL, 0, NULL}
 };
 
