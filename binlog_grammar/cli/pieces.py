@@ -82,6 +82,7 @@ class Result:
 
     text: str = ""  # the command's output for the pieces (flashback: the pieces' blocks, last first)
     text_file: Optional[str] = None  # or that output in this file of cfg.spool (encoded)
+    text_size: Optional[int] = None  # its first bytes that hold it (None: all; the file is yours)
     damage: list = field(default_factory=list)
     undecoded: list = field(default_factory=list)
     crossed: dict = field(default_factory=dict)  # Window.crossed of the pieces
@@ -331,10 +332,11 @@ def collect(stream: PieceStream, out: Result):
     out.rotated = stream.rotated
 
 
-def work(cfg: Config, pieces: list, paths: list) -> Result:
+def work(cfg: Config, pieces: list, paths: list, spool_file: Optional[str] = None) -> Result:
     """Read and render `pieces` with fresh state (the worker's job). A piece that needs what the
     pieces before it hold (damage, an exception, XA, charset answers it could not know: the
-    parent checks these) comes back marked `sequential`."""
+    parent checks these) comes back marked `sequential`. `spool_file`: the file of cfg.spool
+    the text is written over (from its start; the parent's, kept), else a new one."""
     out = Result()
     chunks = []
     stream = PieceStream(pieces, paths, cfg)
@@ -348,7 +350,7 @@ def work(cfg: Config, pieces: list, paths: list) -> Result:
         from ..output.stats import Stats
 
         stats = Stats(top=cfg.top)
-    spooled = _Spool(cfg) if cfg.spool is not None else None
+    spooled = _Spool(cfg, spool_file) if cfg.spool is not None else None
     try:
         render(cfg, stream, out, spooled.write if spooled else chunks.append, writer, stats)
     except NeedsOrder as e:
@@ -357,7 +359,7 @@ def work(cfg: Config, pieces: list, paths: list) -> Result:
         return Result(sequential=f"{type(e).__name__}: {e}")
     finally:
         if spooled is not None:
-            out.text_file = spooled.close()
+            out.text_file, out.text_size = spooled.close()
     collect(stream, out)
     if out.damage:
         # damage: the reader resynchronises from it, which may cross the piece's end; the
@@ -371,28 +373,60 @@ def work(cfg: Config, pieces: list, paths: list) -> Result:
 class _Spool:
     """The pieces' text written into a file of cfg.spool as it comes, encoded as the parent's
     output encodes it: the parent copies the file into its output in the kernel (os.sendfile),
-    instead of unpickling, decoding and encoding the text again."""
+    instead of unpickling, decoding and encoding the text again. `path`: a file of the parent's
+    written over from its start (its length says nothing: the text is the first `size` bytes),
+    else a new file. Runs of the lane's text (a quarter of a megabyte) are written as they come,
+    smaller texts (one event) gathered first; no buffer of the file object copies either."""
 
-    def __init__(self, cfg: Config):
+    GATHER = 1 << 16
+
+    def __init__(self, cfg: Config, path: Optional[str] = None):
         import tempfile
 
-        fd, self.path = tempfile.mkstemp(dir=cfg.spool, suffix=".text")
-        self.fh = open(fd, "wb", buffering=1 << 20)
+        if path is None:
+            fd, self.path = tempfile.mkstemp(dir=cfg.spool, suffix=".text")
+            self.kept = False
+        else:
+            fd, self.path = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600), path
+            self.kept = True
+        self.fh = open(fd, "wb", buffering=0)
         self.encoding = cfg.encoding
         self.size = 0
+        self.small, self.gathered = [], 0
 
     def write(self, text: str):
         data = text.encode(self.encoding, "surrogateescape")
+        if len(data) < self.GATHER:
+            self.small.append(data)
+            self.gathered += len(data)
+            if self.gathered < self.GATHER:
+                return
+            data = b"".join(self.small)
+            self.small, self.gathered = [], 0
+        elif self.small:
+            self._write(b"".join(self.small))
+            self.small, self.gathered = [], 0
+        self._write(data)
+
+    def _write(self, data):
+        view, n = memoryview(data), 0
+        while n < len(data):
+            n += self.fh.write(view[n:])
         self.size += len(data)
-        self.fh.write(data)
 
     def close(self):
-        """The file's path; None (and no file) when nothing was written."""
-        self.fh.close()
+        """(the file's path, the length of the text in it); (None, None), and no file of its
+        own, when nothing was written."""
+        try:
+            if self.small:
+                self._write(b"".join(self.small))
+        finally:
+            self.fh.close()
         if self.size:
-            return self.path
-        os.unlink(self.path)
-        return None
+            return self.path, (self.size if self.kept else None)
+        if not self.kept:
+            os.unlink(self.path)
+        return None, None
 
 
 def init(backend, user_specs):

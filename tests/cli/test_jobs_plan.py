@@ -1,0 +1,110 @@
+"""The plan of `--jobs N` on the compiled walk (cli/plan.py) cuts where spark.split.scan_file
+cuts, and `--jobs 2` with a real standard output (the spool's files copied by os.sendfile and
+written again by the next pieces) writes what `--jobs 1` writes.
+
+- every sample and corpus file, whole, truncated and with a byte changed, at many split sizes,
+  with walks of a few records at a time (a cut whose boundary lies in the next walk): the same
+  cuts, the same GTID count, and where the walk stops early (damage), the cuts before it and the
+  offset the parent reads on from;
+- the command in a process of its own, standard output a file: pieces of every size written
+  over the same spool files, longer texts before shorter ones.
+"""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from binlog_grammar import native
+from binlog_grammar.cli import plan
+from binlog_grammar.spark.split import scan_file
+
+from helpers.paths import ROOT, corpus_files
+
+SAMPLES = sorted(str(p) for p in (ROOT / "samples").glob("mariadb-*"))
+SIZES = (None, 1, 64, 300, 1000, 4096, 50_000)
+
+needs_compiled = pytest.mark.skipif(native.framing() is None,
+                                    reason="the compiled walk is not built (the plan is scan_file's)")
+
+
+def files():
+    return SAMPLES + [str(p) for p in corpus_files()]
+
+
+def check(path, split):
+    """The walk's cuts are scan_file's, or the prefix of them before where its walk stopped."""
+    sc = scan_file(path, split)
+    whole = sc.splittable and sc.scanned_to == sc.size
+    walk = plan.cut_walk(path, split)
+    if walk is None:
+        assert not sc.splittable or not whole or len(sc.cuts) == 1, (path, split)
+        return 0
+    got = list(walk)
+    assert walk.whole == whole, (path, split)
+    if whole:
+        assert got == sc.cuts, (path, split)
+        assert walk.gtid_events == sc.gtid_events, (path, split)
+    else:
+        assert got == sc.cuts[:len(got)], (path, split)
+        assert walk.rest == sc.cuts[len(got)]["start"], (path, split)
+    return len(got)
+
+
+@needs_compiled
+@pytest.mark.parametrize("batch", [1, 3, plan.BATCH])
+def test_cuts_are_scan_files(monkeypatch, batch):
+    monkeypatch.setattr(plan, "BATCH", batch)
+    cut = 0
+    for path in files():
+        for split in SIZES:
+            cut += check(path, split)
+    assert cut > 100  # the files are cut (else the test compares nothing)
+
+
+@needs_compiled
+def test_damaged_files(tmp_path):
+    """Truncated and flipped copies: the walk stops where scan_file's stops, and the cuts before
+    it are scan_file's."""
+    stopped = 0
+    for src in files():
+        data = open(src, "rb").read()
+        if len(data) < 200:
+            continue
+        for at in (len(data) // 3, len(data) // 2, len(data) - 7):
+            for how in ("truncated", "flipped"):
+                bad = bytearray(data[:at] if how == "truncated" else data)
+                if how == "flipped":
+                    bad[at + 9 if at + 9 < len(bad) else at] ^= 0x5A  # often an event_length
+                p = tmp_path / f"{os.path.basename(src)}-{how}-{at}"
+                p.write_bytes(bytes(bad))
+                for split in (64, 1000):
+                    check(str(p), split)
+                    w = plan.cut_walk(str(p), split)
+                    if w is not None:
+                        list(w)
+                        stopped += not w.whole
+    assert stopped > 5
+
+
+def dump(argv, out_path, split):
+    env = dict(os.environ, BINLOG_GRAMMAR_SPLIT_BYTES=str(split))
+    with open(out_path, "wb") as out:
+        p = subprocess.run([sys.executable, "-m", "binlog_grammar", *argv], stdout=out,
+                           stderr=subprocess.PIPE, cwd=ROOT, env=env, timeout=300)
+    return p.returncode, out_path.read_bytes(), p.stderr
+
+
+@pytest.mark.parametrize("argv", [["dump"], ["dump", "--format", "jsonl"], ["dump", "--hexdump"]],
+                         ids=" ".join)
+def test_real_stdout(tmp_path, argv):
+    """Standard output a file: the workers' texts copied by os.sendfile from spool files that
+    the next pieces write over (a shorter text after a longer one must not leave the end of the
+    longer one in the output), equal to --jobs 1."""
+    inputs = SAMPLES + [str(p) for p in corpus_files()][:6]
+    one = dump([*argv, "--jobs", "1", *inputs], tmp_path / "one", 300)
+    for split in (300, 5000):
+        many = dump([*argv, "--jobs", "2", *inputs], tmp_path / "many", split)
+        assert many[0] == one[0] and many[2] == one[2], (split, many[2])
+        assert many[1] == one[1], split
+    assert one[1]
