@@ -128,3 +128,161 @@ def test_statements_of_annotate_rows_print_the_same(tmp_path, queries):
     path = tmp_path / "annotate.000001"
     path.write_bytes(_with_statements(SAMPLE.read_bytes(), queries))
     assert cli_dump(path, "c") == cli_dump(path, "python")
+
+
+def _lane(plain=None, pairs=None, verify=True):
+    """A native._lane.Lane for MariaDB's format, with text_lane's labels and flag names."""
+    from binlog_grammar.output import text_lane
+
+    p, q = text_lane.comment_plain()
+    phl = bytearray(256)
+    phl[19], phl[162] = 8, 19
+    for code in (23, 24, 25):
+        phl[code] = 8
+    for code in (30, 31, 32):
+        phl[code] = 10
+    labels = [None] * 256
+    labels[160], labels[162], labels[16] = b"Annotate_rows:", b"GTID", b"Xid"
+    return LANE.Lane(bytes(phl), bytes([4]) * 256, tuple(labels), text_lane._FLAGS,
+                     p if plain is None else plain, q if pairs is None else pairs, verify)
+
+
+def _event(code: int, data: bytes, at: int = 4) -> bytes:
+    """An event at offset `at` with its end_log_pos and CRC32 right."""
+    import zlib
+
+    n = 19 + len(data) + 4
+    ev = (1764148837).to_bytes(4, "little") + bytes([code]) + (1).to_bytes(4, "little") + \
+        n.to_bytes(4, "little") + (at + n).to_bytes(4, "little") + b"\0\0" + data
+    return ev + zlib.crc32(ev).to_bytes(4, "little")
+
+
+def _annotate_written(lane, statement: bytes) -> bool:
+    ev = _event(160, statement)
+    text, end = lane.text(ev, 4, 4, 4 + len(ev), 1 << 18)[:2]
+    assert (end == 4 + len(ev)) == bool(text)
+    return end > 4
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.text(st.sampled_from(list("ab #'\"`\\/*\t\n-;") + ["\x01", "\x7f", "\u0085", "\xe9"]),
+               max_size=12))
+def test_the_lanes_plain_test_is_quoting_comments(s):
+    """The C writes an ANNOTATE_ROWS statement itself exactly when output/quoting.comment leaves
+    it as it is (and it is ASCII): the set it tests is read from quoting.comment, not a copy."""
+    from binlog_grammar.output import quoting
+
+    raw = s.encode("utf-8")
+    assert _annotate_written(_lane(), raw) == (s.isascii() and quoting.comment(s) == s)
+
+
+def test_the_lane_follows_a_change_of_quoting_comments_unsafe_set(monkeypatch):
+    """A character quoting.comment starts to rewrite ('#' here) is one the lane no longer writes
+    itself: before, the lane's C held its own copy of the set, which would have written it."""
+    from binlog_grammar.output import quoting, text_lane
+
+    assert _annotate_written(_lane(), b"SELECT 1 # x")
+    real = quoting.comment
+    monkeypatch.setattr(quoting, "comment", lambda t: real(t).replace("#", "\\x23"))
+    text_lane.comment_plain.cache_clear()
+    try:
+        assert not _annotate_written(_lane(), b"SELECT 1 # x")
+        assert _annotate_written(_lane(), b"SELECT 1")
+    finally:
+        monkeypatch.undo()
+        text_lane.comment_plain.cache_clear()
+
+
+def _gtid(flags2: int, rest: bytes = b"") -> bytes:
+    return _event(162, (5).to_bytes(8, "little") + (0).to_bytes(4, "little") + bytes([flags2]) +
+                  rest + bytes(max(0, 6 - len(rest))))
+
+
+@pytest.mark.parametrize("flags2,rest,written", [
+    (0x00, b"", True), (0x02, (7).to_bytes(8, "little"), True), (0x02, b"", False),
+    (0x40, b"", False), (0x80, b"", False), (0x01 | 0x04 | 0x08, b"", True)])
+def test_gtid_flags(flags2, rest, written):
+    """flags2's commit id (FL_GROUP_COMMIT_ID: 8 bytes after flags2) and XA xid (FL_PREPARED_XA,
+    FL_COMPLETED_XA: the Python path's), as gtid.yaml's body says: a commit id announced but
+    cut short is a damaged event the Python path reports."""
+    ev = _gtid(flags2, rest)
+    text, end = _lane().text(ev, 4, 4, 4 + len(ev), 1 << 18)[:2]
+    assert (end > 4) == written, text
+    if written:
+        assert "GTID 0-1-5" in text
+
+
+def test_the_gtid_flag_bits_come_from_the_spec():
+    """codegen/c_lane.py reads which flags2 bits announce the commit id and the xid from the
+    conditions of gtid.yaml's body fields (the C had them as 0x02 and 0xc0 by hand): a spec that
+    says other bits gives other C, one whose condition is no flags test is refused."""
+    import dataclasses
+
+    from binlog_grammar.codegen import c_lane
+    from binlog_grammar.errors import SpecError
+    from binlog_grammar.lang.loader import load_specs
+
+    specs = load_specs()
+    m = c_lane.model(specs)
+    assert (m["gtid_commit_id_mask"], m["gtid_xid_mask"]) == ("0x02", "0xc0")
+    assert m["gtid_xid_flags"] == "FL_PREPARED_XA | FL_COMPLETED_XA"
+    ed, _ = specs.event_by_name("GTID_EVENT")
+    i = next(k for k, f in enumerate(ed.fields) if f.id == "commit_id")
+    cond = ("bin", "!=", ("bin", "&", ("name", "flags2"), ("num", 0x10)), ("num", 0))
+    ed.fields[i] = dataclasses.replace(ed.fields[i], cond=cond)
+    lane_c = c_lane.render(specs)["lane.c"]
+    assert "flags2 & 0x10" in lane_c and "flags2 & 0x02" not in lane_c
+    ed.fields[i] = dataclasses.replace(ed.fields[i], cond=("bin", ">=", ("name", "remaining"),
+                                                           ("num", 8)))
+    with pytest.raises(SpecError):
+        c_lane.model(specs)
+
+
+def test_the_lane_writes_without_the_gil():
+    """Lane.text releases the GIL while its C core writes: another thread runs meanwhile."""
+    import sys
+    import threading
+    import time
+    import zlib
+
+    from binlog_grammar.binlog.framing import scan
+
+    data = SAMPLE.read_bytes()
+    s = open_stream([SAMPLE])
+    tl = s.lane = TextLane(LANE)
+    for _ in s.events():
+        pass
+    # the sample's GTIDs and XIDs, over and over (about 16 MB): the lane writes them all
+    evs = [data[p:p + n] for p, n in ((p, n) for p, c, n in scan(SAMPLE)) if data[p + 4] in (16, 162)]
+    buf, at = bytearray(), 4
+    while len(buf) < 16 << 20:
+        for ev in evs:
+            ev = bytearray(ev)
+            ev[13:17] = (at + len(ev)).to_bytes(4, "little")
+            ev[-4:] = zlib.crc32(bytes(ev[:-4])).to_bytes(4, "little")
+            buf += ev
+            at += len(ev)
+    lane, ticks, span, done = tl.cfg, [], [], threading.Event()
+    data = bytes(buf)
+
+    def run():
+        t0 = time.perf_counter()
+        lane.text(data, 4, 4, 4 + len(data), 1 << 30)
+        span[:] = [t0, time.perf_counter()]
+        done.set()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.0005)
+    try:
+        t = threading.Thread(target=run)
+        t.start()
+        while not done.is_set():
+            ticks.append(time.perf_counter())
+        t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    t0, t1 = span
+    assert t1 - t0 > 0.03, "too short a run to tell"
+    # held, the GIL would give the main thread no tick while the C writes (the first part of
+    # the call; the text's conversion to str after it holds the GIL): at most a switch
+    # interval's worth around the call's start. The first half of the call must have ticks
+    assert sum(t0 + 0.01 < x < (t0 + t1) / 2 for x in ticks) > 100
