@@ -3663,6 +3663,19 @@ EVENT_READERS = {
     172: e_PARTIAL_ROW_DATA_EVENT,
 }
 
+# event type code -> (least, most) bytes of data its reader reads whatever they hold (most None:
+# any number): the events whose data needs no reading to be known good (codegen.python.data_span)
+EVENT_DATA_SPANS = {
+    0: (0, None),
+    3: (0, 0),
+    13: (16, 16),
+    16: (8, 8),
+    27: (0, None),
+    28: (0, None),
+    29: (1, None),
+    160: (0, None),
+}
+
 
 def layout_common_header(ctx):
     """The struct format and field names of `common_header` in this context."""

@@ -34,8 +34,9 @@ _UP = {"_index": None}  # the (empty) enclosing context of a top-level generated
 class FramedEvent(Event):
     """An Event framed by the compiled walk: the same fields, values and behaviour; its header
     and checksum are read from `raw` by the generated readers on first use, and so is the data
-    of a rows event whose head rows_head() read (`_head`, None otherwise: then `data` is given).
-    `_stamp`: the header's timestamp and server_id as the walk read them."""
+    of an event whose reader reads any bytes of its length (generated EVENT_DATA_SPANS: `_head`
+    is ()) and of a rows event whose head rows_head() read (`_head`); `_head` None: `data` is
+    given. `_stamp`: the header's timestamp and server_id as the walk read them."""
 
     __slots__ = ("_stamp", "_head")
 
@@ -65,8 +66,8 @@ class FramedEvent(Event):
     def _data(self):
         try:
             return _DATA.__get__(self)
-        except AttributeError:  # a rows event whose head rows_head() read: its generated reader
-            ctx, raw = self.context, self.raw  # reads the same bytes without refusing them
+        except AttributeError:  # data its generated reader reads without refusing it
+            ctx, raw = self.context, self.raw
             data = raw[ctx["header_len"]:len(raw) - CHECKSUM_LEN * self.footer]
             d = F.EVENT_READERS[ctx["type_code"]](data, 0, len(data), ctx)
             _DATA.__set__(self, d)
@@ -145,7 +146,7 @@ class Batches:
             return pos
         checks = bf.verify_checksum and state.checksum_alg == 1
         ok_value = True if checks else None
-        share, path, rows_head = bf.share_data, bf.path, self.rows_head
+        share, path, rows_head, spans = bf.share_data, bf.path, self.rows_head, F.EVENT_DATA_SPANS
         i_off, i_code, i_len, i_lp, i_ok, i_ts, i_sid = self.at
         size = len(mm)
         while True:
@@ -166,7 +167,11 @@ class Batches:
                 if et is None:
                     data = raw[hl:length - crc_len]
                 else:
-                    if et.row_op and rows_head is not None:  # its data is read on first use
+                    span = spans.get(kind[0])
+                    if span is not None and span[0] <= length - hl - crc_len and \
+                            (span[1] is None or length - hl - crc_len <= span[1]):
+                        head = ()  # data its reader reads whatever it holds: read on first use
+                    elif et.row_op and rows_head is not None:  # the same, vouched by rows_head
                         head = rows_head(raw, hl, ctx["post_header_len"], crc_len, kind[0])
                     if head is None:
                         data = read_data(state, kind, code, raw[hl:length - crc_len], share)

@@ -346,7 +346,7 @@ class RowDecoder:
     def changes(self, ev, table: Optional[Table] = None) -> list:
         """The RowChanges of a rows event, with its table as mapped when the event was read."""
         head = getattr(ev, "_head", None)  # what rows_head() read of it (binlog/batch.py)
-        if head is not None and self.fast:
+        if head and self.fast:
             out = self._changes_of_head(ev, head, table)
             if out is not None:
                 return out

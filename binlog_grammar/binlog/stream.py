@@ -269,8 +269,8 @@ class Stream:
                     seq += 1
                 if code in _ROWS_CODES:
                     head = ev._head  # the table id rows_head() read (binlog/batch.py), or None
-                    yield i, StreamEvent(ev, tables.get(int(ev.data["table_id"]) if head is None
-                                                        else head[0]), gtid, decoder, seq,
+                    yield i, StreamEvent(ev, tables.get(head[0] if head else
+                                                        int(ev.data["table_id"])), gtid, decoder, seq,
                                          self._on_undecoded)
                 elif code == _TABLE_MAP_CODE:
                     yield i, StreamEvent(ev, decoder.table_map(ev), gtid, decoder, seq)

@@ -551,7 +551,30 @@ class _Gen:
                       for name, cases in sorted(self.dispatch.items())],
             events=[self.events[n] for n in sorted(self.events)],
             codes=sorted(self.codes.items()),
+            spans=sorted((n.code, span) for ev in self.specs.events for n in ev.names
+                         if (span := data_span(ev)) is not None),
             layouts=[(n, self.layout(n)) for n in FIXED if n in self.specs.types])
+
+
+_SPAN_FREE = ("cond", "const", "repeat", "repeat_until", "value", "prefix", "terminator", "decode",
+              "pad", "since", "until", "enum", "flags")
+
+
+def data_span(ev):
+    """(least, most) bytes of event data the generated reader of `ev` reads whatever they hold
+    (most None: any number), or None when it may refuse other bytes: an event whose data is
+    fixed-width integers, and then perhaps the rest as bytes or text, and nothing else."""
+    least = 0
+    for i, f in enumerate(ev.fields):
+        if f.section != "body" or any(getattr(f, a) is not None for a in _SPAN_FREE):
+            return None
+        if f.type.kind == "int" and f.size is None and f.type.width:
+            least += f.type.width
+        elif f.type.kind in ("bytes", "str") and f.size == "rest" and i == len(ev.fields) - 1:
+            return least, None
+        else:
+            return None
+    return least, least
 
 
 def render(specs: SpecSet) -> str:

@@ -109,3 +109,24 @@ def test_bad_crc32_kept_reads_the_same(tmp_path):
             native.select(None)
     assert out["c"] == out["python"]
     assert any(ok is False for _, ok in out["c"])
+
+
+def test_the_data_spans_are_what_the_readers_read_whatever_the_bytes():
+    """EVENT_DATA_SPANS (codegen.python.data_span) lets the batches leave an event's data to its
+    reader's first use: that reader must read any bytes of a length in the span, and refuse a
+    length outside it."""
+    from binlog_grammar.generated import fast as F
+    from binlog_grammar.runtime.fast import FAST_ERRORS
+
+    assert 16 in F.EVENT_DATA_SPANS and 160 in F.EVENT_DATA_SPANS  # XID, ANNOTATE_ROWS
+    rnd = random.Random(5)
+    ctx = {"header_len": 19, "post_header_len": 0, "checksum_alg": 1, "server": None}
+    for code, (least, most) in F.EVENT_DATA_SPANS.items():
+        reader = F.EVENT_READERS[code]
+        for n in range(least, (most if most is not None else least + 40) + 1):
+            for _ in range(20):
+                data = bytes(rnd.randrange(256) for _ in range(n))
+                reader(data, 0, n, dict(ctx, type_code=code))
+        for n in ([least - 1] if least else []) + ([most + 1] if most is not None else []):
+            with pytest.raises(FAST_ERRORS):
+                reader(bytes(n), 0, n, dict(ctx, type_code=code))
