@@ -153,3 +153,33 @@ def test_drawn_events_print_the_same(tmp_path, events):
     path = tmp_path / "drawn.000001"
     path.write_bytes(_events(SAMPLE.read_bytes(), events))
     _same(path)
+
+
+def _repeated(data: bytes, times: int) -> bytes:
+    """The sample with its events from the first GTID_EVENT to the ROTATE_EVENT repeated
+    `times` times (log_pos and CRC32 made again): a file of many windows."""
+    events = [e for e in scan(SAMPLE)]
+    start = _first("GTID_EVENT")[0]
+    body = [(p, n) for p, c, n in events if p >= start and EVENTS[c].name != "ROTATE_EVENT"]
+    out = bytearray(data[:start])
+    for _ in range(times):
+        for p, n in body:
+            ev = bytearray(data[p:p + n - 4])
+            ev[13:17] = (len(out) + n).to_bytes(4, "little")
+            out += ev + zlib.crc32(bytes(ev)).to_bytes(4, "little")
+    return bytes(out)
+
+
+@pytest.mark.parametrize("window,max_bytes", [(4096, 1), (8192, 700), (16384, 1 << 20)])
+def test_small_windows_and_runs_print_the_same(tmp_path, monkeypatch, window, max_bytes):
+    """Runs cut by a full output (each event its own run, or a few) and the file mapped in
+    windows of a few events: the lane stops, the stream reads the next event, the lane goes on
+    from the right GTID, transaction number and tables, and maps the file again where it is."""
+    from binlog_grammar.output import jsonl_lane
+
+    monkeypatch.setattr(jsonl_lane, "WINDOW", window)
+    monkeypatch.setattr(jsonl_lane, "MAX_BYTES", max_bytes)
+    path = tmp_path / "repeated.000001"
+    path.write_bytes(_repeated(SAMPLE.read_bytes(), 20))
+    _same(path)
+    _same(path, "--rows-only")
