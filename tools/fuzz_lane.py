@@ -8,8 +8,9 @@ LD_PRELOAD=libasan.so:libubsan.so with PYTHONMALLOC=malloc (so every object's by
 included, sit in a heap block of their own size: a read one byte past is a report). The driver
 imports the package from a copy of its tree that holds the sanitized extensions.
 
-The lane uses the CPython API (dict lookups, plans in capsules), so it cannot be a libFuzzer
-target as the row images are (tools/fuzz_native.py --rows): the driver mutates whole binlogs and
+The lane's C core alone (no Python object) is a libFuzzer target too (tools/fuzz_lane.c,
+tools/fuzz_native.py --lane); this driver checks the whole lane as `dump` runs it, its Python
+module and output/text_lane.py included, against the Python path: it mutates whole binlogs and
 runs `binlog-grammar --backend c dump --no-progress [--no-checksum] FILE` in process
 (cli.main, stdout and stderr captured) and the same with `--backend python`; the exit status,
 stdout and stderr must be equal. A sanitizer report or any difference is a finding: the mutant
@@ -32,7 +33,7 @@ mutant in its queue when a run shows a new (why the lane stopped, the type code 
 events it wrote up to 8) or a new (exit status, stderr's last line without its numbers).
 
     python3 tools/fuzz_lane.py [--execs N] [--seed S] [--findings DIR] [--seconds T]
-    python3 tools/fuzz_native.py --lane ...      (the same)
+    python3 tools/fuzz_native.py --lane-python ...      (the same)
 
 It prints the executions, executions per second, the queue, the features seen and the findings;
 exit status 1 when anything was found. tests/native/test_fuzz_native.py runs a bounded share.

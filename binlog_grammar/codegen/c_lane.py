@@ -13,8 +13,10 @@ is) and the XA xid (from the conditions of those body fields, named by the flags
 in C through codegen.c_expr), its flags and, in version 2, the extra data length. A spec whose
 fields are not the fixed-width integers this lane reads them as is an error at generation time
 (change the spec and this module together). What the text says about each event is the Python
-side's: output/text_lane.py passes the labels, the names of the rows flags and the quoted
-summary of each table in.
+side's: output/text_lane.py gives a lane state (the module's Lane, whose C core uses no Python
+object and writes without the GIL) the labels, the names of the rows flags, the set of bytes
+quoting.comment leaves as they are and the quoted summary of each table, then the tables, ids
+and plans the Python path has read.
 """
 from __future__ import annotations
 
