@@ -8,9 +8,10 @@ binlog_grammar.native._lane with generated/native/rows.c (the row images: codege
 
 What comes from the specs, here: the type codes of those events (by name; the rows events by
 their `rows:` operation and layout), where GTID_EVENT's seq_no and domain_id and XID_EVENT's xid
-sit and how wide they are, which bits of GTID_EVENT's flags2 announce the commit id (and how wide it
-is) and the XA xid (from the conditions of those body fields, named by the flags' enum), the width of a rows event's table id (rows_table_id's size expression,
-in C through codegen.c_expr), its flags and, in version 2, the extra data length. A spec whose
+sit and how wide they are, which bits of GTID_EVENT's flags2 announce the commit id (and how wide
+it is) and the XA xid (from the conditions of those body fields, named by the flags' enum), the
+width of a rows event's table id (rows_table_id's size expression, in C through codegen.c_expr),
+its flags and, in version 2, the extra data length. A spec whose
 fields are not the fixed-width integers this lane reads them as is an error at generation time
 (change the spec and this module together). What the text says about each event is the Python
 side's: output/text_lane.py gives a lane state (the module's Lane, whose C core uses no Python

@@ -54,7 +54,8 @@ def comment_plain() -> tuple:
     tests/native/test_text_lane.py checks the two agree on drawn text)."""
     plain = [c < 0x80 and quoting.comment(chr(c)) == chr(c) for c in range(256)]
     ok = [chr(c) for c in range(256) if plain[c]]
-    pairs = b"".join((a + b).encode("ascii") for a in ok for b in ok if quoting.comment(a + b) != a + b)
+    pairs = b"".join((a + b).encode("ascii") for a in ok for b in ok
+                     if quoting.comment(a + b) != a + b)
     return bytes(plain), pairs
 
 

@@ -253,7 +253,7 @@ def test_the_lane_writes_without_the_gil():
     for _ in s.events():
         pass
     # the sample's GTIDs and XIDs, over and over (about 16 MB): the lane writes them all
-    evs = [data[p:p + n] for p, n in ((p, n) for p, c, n in scan(SAMPLE)) if data[p + 4] in (16, 162)]
+    evs = [data[p:p + n] for p, _c, n in scan(SAMPLE) if data[p + 4] in (16, 162)]
     buf, at = bytearray(), 4
     while len(buf) < 16 << 20:
         for ev in evs:
