@@ -1,0 +1,221 @@
+"""`stats`'s compiled loop (output/stats_loop.py, binlog_grammar.native._stats) counts what the
+Python path counts, on binlogs where it counts most of the transactions: a MariaDB sample grown to
+hundreds of transactions (its row transactions copied with new GTIDs, times and repeated rows
+events, between its DDL, which the Python path reads), then the same with bytes of one event
+changed and its CRC32 made again (so the damage reaches the loop's GTID, TABLE_MAP and row-image
+reading), and several files at once. Text, --json, --top and the exit status and stderr must be
+those of `BINLOG_GRAMMAR_BACKEND=python binlog-grammar stats` (the backend's name aside), and the
+loop must have counted most transactions (else these tests would check nothing)."""
+import json
+import random
+import zlib
+
+import pytest
+
+from binlog_grammar import native
+from binlog_grammar.binlog.framing import scan
+from binlog_grammar.cli import main
+from binlog_grammar.generated.catalog import EVENTS
+from binlog_grammar.output import stats_loop
+from helpers.native import damage
+from helpers.paths import ROOT
+
+pytestmark = pytest.mark.skipif(
+    native.unavailable() is not None or native._extension("_stats")[0] is None,
+    reason="the compiled extensions are not built")
+
+SAMPLE = ROOT / "samples" / "mariadb-10.11-sample.000001"
+HEADER, CRC = 19, 4  # the v4 common header and the CRC32 footer of the sample
+TIMESTAMP, LENGTH, LOG_POS = slice(0, 4), slice(9, 13), slice(13, 17)
+
+
+def _events(path):
+    """[(name, bytes of the event without its CRC32)] of a binlog; the magic first."""
+    data = path.read_bytes()
+    return data[:4], [(EVENTS[code].name, bytearray(data[pos:pos + n - CRC]))
+                      for pos, code, n in scan(path)]
+
+
+def _assemble(magic, events) -> bytes:
+    """A binlog of these events, each one's length, end_log_pos and CRC32 made again."""
+    out = bytearray(magic)
+    for _name, ev in events:
+        ev = bytearray(ev)
+        ev[LENGTH] = (len(ev) + CRC).to_bytes(4, "little")
+        ev[LOG_POS] = (len(out) + len(ev) + CRC).to_bytes(4, "little")
+        out += ev + zlib.crc32(bytes(ev)).to_bytes(4, "little")
+    return bytes(out)
+
+
+def _grown(copies=60, seed=27, first_seq=100):
+    """The sample's events with its row transactions (GTID .. XID) repeated `copies` times: new
+    seq_nos, an XID `k % 4` seconds after its GTID, each rows event 1 to 3 times; its DDL
+    transactions and those of compressed rows events come back now and then (the Python path
+    reads them)."""
+    rnd = random.Random(seed)
+    magic, events = _events(SAMPLE)
+    head, txs, tx, tail = [], [], None, []
+    for name, ev in events:
+        if name == "GTID_EVENT":
+            tx = [(name, ev)]
+            txs.append(tx)
+        elif tx is not None and name != "ROTATE_EVENT":
+            tx.append((name, ev))
+        elif tx is None:
+            head.append((name, ev))
+        else:
+            tail.append((name, ev))
+    ddl = [t for t in txs if any(n == "QUERY_EVENT" for n, _e in t)]
+    # MariaDB's compressed rows events are inflated by the Python path: their transactions too
+    packed = [t for t in txs if t not in ddl and any(EVENTS_BY_NAME[n].decode for n, _e in t)]
+    plain = [t for t in txs if t not in ddl and t not in packed]
+    out, seq = list(head), first_seq
+    for k in range(copies):
+        pick = ddl if k % 9 == 4 else packed if k % 7 == 2 else plain
+        t = [(n, bytearray(e)) for n, e in rnd.choice(pick)]
+        seq += 1
+        t[0][1][HEADER:HEADER + 8] = seq.to_bytes(8, "little")
+        base = int.from_bytes(t[0][1][TIMESTAMP], "little") + 60 * k
+        for n, e in t:
+            e[TIMESTAMP] = base.to_bytes(4, "little")
+        t[-1][1][TIMESTAMP] = (base + k % 4).to_bytes(4, "little")
+        for n, e in t:
+            out += [(n, e)] * (rnd.randint(1, 3) if EVENTS_BY_NAME[n].row_op else 1)
+    return magic, out + tail
+
+
+EVENTS_BY_NAME = {et.name: et for et in EVENTS.values()}
+
+
+def stats(monkeypatch, capsys, backend, *argv):
+    monkeypatch.setenv(native.ENV, backend)
+    try:
+        rc = main(["stats", *map(str, argv)])
+    except SystemExit as e:
+        rc = e.code
+    out, err = capsys.readouterr()
+    lines = [ln for ln in out.splitlines() if not ln.startswith("backend: ")
+             and not ln.startswith('  "backend": ')]
+    return rc, lines, err
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """How many transactions the compiled loop counted (and the Stats' count) per stats run."""
+    runs = []
+    real_run, real_close = stats_loop.Loop.run, stats_loop.Loop.close
+
+    def run(self, mm, pos, size):
+        before = self.st.tx_count
+        got = real_run(self, mm, pos, size)
+        self.loop_tx = getattr(self, "loop_tx", 0) + self.st.tx_count - before
+        return got
+
+    def close(self):
+        real_close(self)
+        runs.append((getattr(self, "loop_tx", 0), self.st.tx_count))
+
+    monkeypatch.setattr(stats_loop.Loop, "run", run)
+    monkeypatch.setattr(stats_loop.Loop, "close", close)
+    return runs
+
+
+def same(monkeypatch, capsys, *argv):
+    c = stats(monkeypatch, capsys, "c", *argv)
+    py = stats(monkeypatch, capsys, "python", *argv)
+    assert c == py
+    return c
+
+
+@pytest.mark.parametrize("extra", [(), ("--json",), ("--top", "3"), ("--top", "0", "--json"),
+                                   ("--top", "500")])
+def test_grown_sample_counts_alike(monkeypatch, capsys, counted, tmp_path, extra):
+    path = tmp_path / "grown.000001"
+    path.write_bytes(_assemble(*_grown()))
+    rc, out, _err = same(monkeypatch, capsys, *extra, path)
+    assert rc == 0
+    loop_tx, total = counted[0]
+    assert total >= 60 and loop_tx > total // 2  # the loop counted most transactions
+    if "--json" in extra:
+        d = json.loads("\n".join(out))
+        assert sum(v["insert"] + v["update"] + v["delete"] for v in d["tables"].values()) > 100
+
+
+def test_several_files_count_alike(monkeypatch, capsys, counted, tmp_path):
+    """Two grown files and the sample: transactions numbered across files (ties in the top lists
+    go to the first), the tables of each file its own."""
+    paths = []
+    for k in range(2):
+        paths.append(tmp_path / f"grown.00000{k + 1}")
+        paths[-1].write_bytes(_assemble(*_grown(copies=40, seed=k, first_seq=1000 * k)))
+    rc, _out, _err = same(monkeypatch, capsys, "--json", "--top", "7", *paths, SAMPLE)
+    assert rc == 0 and counted[0][0] > 50
+
+
+def _damaged(rnd):
+    """A grown sample with one GTID, TABLE_MAP or rows event changed (bytes flipped, or cut,
+    or added by helpers.native.damage), lengths and CRC32s made again."""
+    magic, events = _grown(copies=24, seed=rnd.randrange(1000))
+    hot = [i for i, (n, _e) in enumerate(events)
+           if n in ("GTID_EVENT", "TABLE_MAP_EVENT", "XID_EVENT", "ANNOTATE_ROWS_EVENT")
+           or EVENTS_BY_NAME[n].row_op]
+    i = rnd.choice(hot[len(hot) // 3:])  # after the first copies: the loop knows the tables
+    name, ev = events[i]
+    if rnd.random() < 0.5:
+        body = bytearray(ev[HEADER:])
+        for _ in range(rnd.randint(1, 3)):
+            body[rnd.randrange(len(body))] ^= 1 << rnd.randrange(8)
+        body = bytes(body)
+    else:
+        body = damage(bytes(ev[HEADER:]), rnd)
+    events[i] = (name, ev[:HEADER] + body)
+    return _assemble(magic, events), (i, name)
+
+
+def test_damaged_events_count_alike(monkeypatch, capsys, tmp_path):
+    rnd = random.Random(2627)
+    for k in range(40):
+        data, what = _damaged(rnd)
+        path = tmp_path / f"damaged-{k}.000001"
+        path.write_bytes(data)
+        for extra in ((), ("--json", "--top", "4")):
+            c = stats(monkeypatch, capsys, "c", *extra, path)
+            py = stats(monkeypatch, capsys, "python", *extra, path)
+            assert c == py, (k, what)
+
+
+# MariaDB GTID_EVENT data after seq_no (8) and domain_id (4): flags2, then what it announces
+_FLAGS2 = HEADER + 12
+_GTIDS = {  # (flags2 bits, what follows flags2); a GTID's data is 19 bytes or more
+    "standalone": (0x01, b"\0" * 6),
+    "commit-id": (0x02, b"\x07" * 8),
+    "commit-id-cut": (0x02, b"\x07" * 6),
+    "xa-prepared": (0x40, (1).to_bytes(4, "little") + b"\x02\x00ab" + b"\0" * 2),
+    "xa-gtrid-past-the-end": (0x80, b"\0" * 4 + b"\xc8\x00ab"),
+    "flags-extra-engines": (0, b"\x01\x05" + b"\0" * 4),
+    "flags-extra-thread": (0, b"\x10\x01\x02\0\0\0"),
+    "flags-extra-alter-cut": (0, b"\x04" + b"\x05" * 5),
+    "padding-not-zero": (0, b"\0\0\x09\0\0\0"),
+    "short": (0, b""),
+    "long-zero": (0, b"\0" * 40),
+}
+
+
+@pytest.mark.parametrize("how", sorted(_GTIDS))
+def test_gtid_bodies_count_alike(monkeypatch, capsys, tmp_path, how):
+    """A GTID of a row transaction the loop would count, its flags2 and body changed: what the
+    Python path reads in it (a standalone group, a commit id, an XA xid, extra flags and their
+    fields, padding, bytes missing) decides, whether the loop counts it or gives it back."""
+    magic, events = _grown(copies=30, seed=5)
+    gtids = [i for i, (n, _e) in enumerate(events) if n == "GTID_EVENT"]
+    # the last transaction of plain rows events (the loop counts it unless its GTID stops it)
+    i = next(g for g, end in zip(gtids[::-1], gtids[1:][::-1])
+             if all(n != "QUERY_EVENT" and not EVENTS_BY_NAME[n].decode for n, _e in events[g:end]))
+    flags, rest = _GTIDS[how]
+    ev = bytearray(events[i][1][:_FLAGS2 + 1])
+    ev[_FLAGS2] |= flags
+    events[i] = ("GTID_EVENT", ev + rest)
+    path = tmp_path / f"gtid-{how}.000001"
+    path.write_bytes(_assemble(magic, events))
+    for extra in ((), ("--json",)):
+        same(monkeypatch, capsys, *extra, path)
