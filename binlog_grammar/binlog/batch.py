@@ -24,6 +24,7 @@ from .parse import CHECKSUM_LEN, STATE_CODES, Event, read_data
 __all__ = ["FramedEvent", "Batches"]
 
 BATCH = 4096  # records per call of the walk: the events of one batch are made as they are read
+DROP = 1 << 22  # the mapped pages read are given back every this many bytes
 _NEEDED = ("offset", "type_code", "event_length", "log_pos", "checksum_ok", "timestamp",
            "server_id")
 _HEADER, _DATA, _CHECKSUM, _EXTRA = Event.header, Event.data, Event.checksum, Event.extra  # slots
@@ -107,17 +108,37 @@ class FramedEvent(Event):
     extra = property(_extra, _EXTRA.__set__)
 
 
+def _makers(slot_maker):
+    """(make, make_lazy): FramedEvent(file, offset, data, raw, type, context, checksum_ok, footer,
+    stamp, None), and the same without data (its _head says how it is read on first use), made
+    by the compiled slot_maker (_rows) when it is there, else by FramedEvent.__init__."""
+    fields = ("file", "offset", "data", "raw", "type", "context", "checksum_ok", "footer")
+    if slot_maker is not None:
+        slots = [Event.__dict__[n] for n in fields] + [FramedEvent.__dict__["_stamp"],
+                                                      FramedEvent.__dict__["_head"]]
+        inner = (Event.__dict__["inner"],)
+        return (slot_maker(FramedEvent, tuple(slots) + inner, (False,)),
+                slot_maker(FramedEvent, tuple(slots[:2] + slots[3:]) + inner, (False,)))
+
+    def make_lazy(file, offset, raw, et, ctx, checksum_ok, footer, stamp, head):
+        return FramedEvent(file, offset, None, raw, et, ctx, checksum_ok, footer, stamp, head)
+
+    return FramedEvent, make_lazy
+
+
 class Batches:
     """The batched reading of one BinlogFile (None from `of` when it cannot run: no compiled
     backend, a walk whose records lack a field it needs)."""
 
     def __init__(self, bf, mod, mm):
         self.bf, self.mod, self.mm = bf, mod, mm
+        self.dropped = 0  # the mapped pages before this offset have been given back
         fields = mod.RECORD_FIELDS
         self.at = [fields.index(n) for n in _NEEDED]
         self.unpack = struct.Struct(mod.RECORD_FORMAT).iter_unpack
         rows = native.rows()  # rows_head(), when the compiled row images are built with it
         self.rows_head = getattr(rows, "rows_head", None)
+        self.make, self.make_lazy = _makers(getattr(rows, "slot_maker", None))
 
     @classmethod
     def of(cls, bf, fh):
@@ -135,6 +156,14 @@ class Batches:
     def close(self):
         self.mm.close()
 
+    def _drop(self, pos):
+        """Give back the mapped pages before `pos` (they stay in the page cache; the events made
+        from them hold copies): the process's memory does not grow with the file."""
+        upto = pos - pos % mmap.PAGESIZE
+        if upto - self.dropped >= DROP and hasattr(self.mm, "madvise"):
+            self.mm.madvise(mmap.MADV_DONTNEED, self.dropped, upto - self.dropped)
+            self.dropped = upto
+
     def events(self, pos):
         """Yield the events from `pos` on while they are plain; return the offset where the
         event-by-event path must read the next one."""
@@ -147,9 +176,11 @@ class Batches:
         checks = bf.verify_checksum and state.checksum_alg == 1
         ok_value = True if checks else None
         share, path, rows_head, spans = bf.share_data, bf.path, self.rows_head, F.EVENT_DATA_SPANS
+        make, make_lazy = self.make, self.make_lazy
         i_off, i_code, i_len, i_lp, i_ok, i_ts, i_sid = self.at
         size = len(mm)
         while True:
+            self._drop(pos)
             recs, nxt, status, _code, _length = mod.walk(mm, size, pos, size, hl, checks, BATCH)
             for rec in self.unpack(recs):
                 off, code, length = rec[i_off], rec[i_code], rec[i_len]
@@ -177,8 +208,12 @@ class Batches:
                         data = read_data(state, kind, code, raw[hl:length - crc_len], share)
                         if data is None:
                             return off
-                yield FramedEvent(path, off, data, raw, et, ctx, ok_value if crc_len else None,
-                                  crc_len != 0, (rec[i_ts], rec[i_sid]), head)
+                if head is None:
+                    yield make(path, off, data, raw, et, ctx, ok_value if crc_len else None,
+                               crc_len != 0, (rec[i_ts], rec[i_sid]), None)
+                else:
+                    yield make_lazy(path, off, raw, et, ctx, ok_value if crc_len else None,
+                                    crc_len != 0, (rec[i_ts], rec[i_sid]), head)
                 if bf.skip_to is not None:  # the consumer read on from the event's end itself
                     pos, bf.skip_to = bf.skip_to, None
                     break

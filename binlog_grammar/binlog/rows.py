@@ -77,6 +77,8 @@ class Table:
     has_metadata: bool = True  # False for TABLE_MAPs of the 5.1 development trees (types only)
     readers: dict = field(default_factory=dict, repr=False, compare=False)  # fasttable, by event shape
     shapes: dict = field(default_factory=dict, repr=False, compare=False)  # RowDecoder, by event shape
+    # the compiled plans of rows events whose head rows_head() read, by (head shape, type code)
+    heads: dict = field(default_factory=dict, repr=False, compare=False)
 
     @cached_property
     def names(self) -> list:
@@ -420,21 +422,28 @@ class RowDecoder:
             mod = self._native = native.rows()
         if t is None or mod is None or ev.type.decode:
             return None
-        _table_id, shape, at = head
-        code = ev.context["type_code"]
-        key = t.readers.get(("head", shape, code))
-        if key is None:  # the shape's bytes are the event's rows_columns: its generated reader
-            cols = F.t_rows_columns(shape, 0, len(shape), _UP, ev.context, None)[0]
-            present, after = cols["columns_present"], cols["columns_present_after"]
-            key = False if len(present) != len(t.columns) else (
-                tuple(present), tuple(after) if after is not None and ev.type.row_op == "update"
-                else None, code)
-            t.readers[("head", shape, code)] = key
-        if key is False:
+        key = (head[1], ev.context["type_code"])
+        plan = t.heads.get(key)
+        if plan is None:
+            plan = t.heads[key] = _head_plan(mod, t, ev, head[1])
+        if plan is False:
             return None
         raw = ev.raw
-        rows = rows_native.rows(t, ev, key, raw[at:len(raw) - CHECKSUM_LEN * ev.footer], mod)
+        rows = mod.rows(plan, raw[head[2]:len(raw) - CHECKSUM_LEN * ev.footer], mod.OBJECTS)[0]
         return None if rows is None else _row_changes(t, ev, ev.type.row_op, rows, None)
+
+
+def _head_plan(mod, t, ev, shape):
+    """The compiled plan of the rows events of table `t` with the head shape of `ev` (the bytes
+    of their rows_columns, read by its generated reader), or False."""
+    cols = F.t_rows_columns(shape, 0, len(shape), _UP, ev.context, None)[0]
+    present, after = cols["columns_present"], cols["columns_present_after"]
+    if len(present) != len(t.columns):
+        return False
+    op = ev.type.row_op
+    key = (tuple(present), tuple(after) if after is not None and op == "update" else None,
+           ev.context["type_code"])
+    return rows_native.plan_of(mod, t, op, key)
 
 
 def _row_changes(t: Table, ev, op, rows, records) -> list:

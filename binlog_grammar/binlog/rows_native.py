@@ -27,7 +27,7 @@ from .. import native
 from ..generated import enums
 from ..runtime.values import Geometry, binary_char_length, codec_of, errors_of
 
-__all__ = ["column_inputs", "rows", "shape_of"]
+__all__ = ["column_inputs", "plan_of", "rows", "shape_of"]
 
 PARTIAL_UPDATE = {name: code for code, name in enums.EVENT_TYPE.items()}.get("PARTIAL_UPDATE_ROWS_EVENT")
 _TYPES = (decimal.Decimal, Geometry)
@@ -59,13 +59,20 @@ def rows(t, ev, key, data, mod=False):
         mod = native.rows()
     if mod is None:
         return None
-    plan = t.readers.get(("objects-native", key))
-    if plan is None:
-        plan = t.readers[("objects-native", key)] = _plan(mod, t, ev.type.row_op, key)
+    plan = plan_of(mod, t, ev.type.row_op, key)
     if plan is False:
         return None
     result, _status = mod.rows(plan, data, mod.OBJECTS)
     return result
+
+
+def plan_of(mod, t, op, key):
+    """The OBJECTS plan of table `t` for rows events of operation `op` and shape `key` (kept
+    with the table), or False when the compiled backend cannot make their values."""
+    plan = t.readers.get(("objects-native", key))
+    if plan is None:
+        plan = t.readers[("objects-native", key)] = _plan(mod, t, op, key)
+    return plan
 
 
 def _plan(mod, t, op, key):

@@ -18,6 +18,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
+from .. import native
 from ..runtime import construct as rt
 from ..errors import BinlogError, EventFormatError, UndecodableRowsError
 from . import boundaries as B
@@ -244,6 +245,7 @@ class Stream:
 
     # -- raw events, with tables and GTIDs attached ----------------------------------------
     def _all_events(self):
+        new = _event_maker()
         done = 0
         seq = 0
         i = -1
@@ -269,18 +271,17 @@ class Stream:
                     seq += 1
                 if code in _ROWS_CODES:
                     head = ev._head  # the table id rows_head() read (binlog/batch.py), or None
-                    yield i, StreamEvent(ev, tables.get(head[0] if head else
-                                                        int(ev.data["table_id"])), gtid, decoder, seq,
-                                         self._on_undecoded)
+                    yield i, new(ev, tables.get(head[0] if head else int(ev.data["table_id"])),
+                                 gtid, decoder, seq, self._on_undecoded)
                 elif code == _TABLE_MAP_CODE:
-                    yield i, StreamEvent(ev, decoder.table_map(ev), gtid, decoder, seq)
+                    yield i, new(ev, decoder.table_map(ev), gtid, decoder, seq, None)
                 elif code in _HAS_INNER:
                     for e in inner_events_or_damage(ev, f.state, self.verify_checksum,
                                                     self.damage if self.skip_damaged else None):
-                        yield i, StreamEvent(e, _table_of(decoder, e), gtid, decoder, seq,
-                                             self._on_undecoded)
+                        yield i, new(e, _table_of(decoder, e), gtid, decoder, seq,
+                                     self._on_undecoded)
                 else:
-                    yield i, StreamEvent(ev, None, gtid, decoder, seq)
+                    yield i, new(ev, None, gtid, decoder, seq, None)
                 last = ev
                 ran = self._lane_after(ev, f, decoder) if self.lane is not None else None
                 if ran is not None:  # the events that follow, written by the lane
@@ -457,6 +458,18 @@ class Stream:
             return
         tx.events = kept
         yield tx
+
+
+def _event_maker():
+    """StreamEvent(event, table, gtid, decoder, tx_seq, on_undecoded): made by the compiled
+    slot_maker (native._rows) when the compiled backend runs, else by its __init__."""
+    slot_maker = getattr(native.rows(), "slot_maker", None)
+    if slot_maker is None:
+        return StreamEvent
+    d = StreamEvent.__dict__
+    return slot_maker(StreamEvent, tuple(d[n] for n in (
+        "event", "table", "gtid", "_decoder", "tx_seq", "_on_undecoded", "_changes", "undecoded")),
+        (None, None))
 
 
 def _only_gtid(tx: Transaction) -> bool:

@@ -9,6 +9,7 @@
 #include <Python.h>
 #include <datetime.h>
 #include <limits.h>
+#include <structmember.h>
 
 #include "rows.h"
 #include "decimal.h"
@@ -814,10 +815,129 @@ none:
     Py_RETURN_NONE;
 }
 
+/* slot_maker(cls, slots, defaults): a callable that makes an instance of the class `cls` (whose
+ * instances have no __dict__) with its slots set, the way its __init__ would set them, without
+ * running Python code: maker(*values) fills the first len(values) slots of `slots` (member
+ * descriptors of cls or its bases) with values and the rest with `defaults`. The reading API
+ * makes one event object per event with it (binlog/batch.py, binlog/stream.py). */
+typedef struct {
+    PyObject_HEAD
+    PyTypeObject *cls;
+    Py_ssize_t nslots, nvalues;
+    Py_ssize_t *offsets;
+    PyObject *defaults;  /* tuple: the values of the last nslots - nvalues slots */
+    vectorcallfunc vectorcall;
+} bg_maker;
+
+static void bg_maker_dealloc(PyObject *self)
+{
+    bg_maker *m = (bg_maker *)self;
+    Py_XDECREF(m->cls);
+    Py_XDECREF(m->defaults);
+    PyMem_Free(m->offsets);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *bg_maker_call(PyObject *self, PyObject *const *args, size_t nargsf,
+                               PyObject *kwnames)
+{
+    bg_maker *m = (bg_maker *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (n != m->nvalues || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0)) {
+        PyErr_Format(PyExc_TypeError, "%s maker takes %zd positional arguments (%zd given)",
+                     m->cls->tp_name, m->nvalues, n);
+        return NULL;
+    }
+    PyObject *obj = m->cls->tp_alloc(m->cls, 0);
+    if (obj == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < m->nslots; i++) {
+        PyObject *v = i < n ? args[i] : PyTuple_GET_ITEM(m->defaults, i - n);
+        PyObject **slot = (PyObject **)((char *)obj + m->offsets[i]);
+        Py_INCREF(v);
+        Py_XSETREF(*slot, v);
+    }
+    return obj;
+}
+
+static PyTypeObject bg_maker_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "binlog_grammar.native._rows.SlotMaker",
+    .tp_basicsize = sizeof(bg_maker),
+    .tp_dealloc = bg_maker_dealloc,
+    .tp_vectorcall_offset = offsetof(bg_maker, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "Makes instances of one class with their slots set (see slot_maker).",
+};
+
+PyDoc_STRVAR(slot_maker_doc,
+"slot_maker(cls, slots, defaults) -> maker\n\n"
+"maker(*values) is an instance of `cls` (a class with __slots__ and no __dict__) whose slots\n"
+"`slots` (member descriptors of cls or of its bases, all distinct) hold values, then defaults\n"
+"(a tuple: the values of the last len(defaults) slots), set without running __init__; slots\n"
+"it does not name stay unset.");
+
+static PyObject *bg_py_slot_maker(PyObject *self, PyObject *args)
+{
+    PyObject *cls, *slots, *defaults;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyType_Type, &cls, &PyTuple_Type, &slots,
+                          &PyTuple_Type, &defaults))
+        return NULL;
+    PyTypeObject *tp = (PyTypeObject *)cls;
+    Py_ssize_t n = PyTuple_GET_SIZE(slots), nd = PyTuple_GET_SIZE(defaults);
+    if (nd > n || tp->tp_dictoffset != 0 || tp->tp_alloc == NULL ||
+            tp->tp_new != PyBaseObject_Type.tp_new) {
+        PyErr_SetString(PyExc_TypeError, "slot_maker: a class with __slots__, no __dict__ and "
+                        "object's __new__, and no more defaults than slots");
+        return NULL;
+    }
+    Py_ssize_t *offsets = PyMem_Calloc(n ? n : 1, sizeof(Py_ssize_t));
+    if (offsets == NULL)
+        return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *d = PyTuple_GET_ITEM(slots, i);
+        PyMemberDef *md = Py_IS_TYPE(d, &PyMemberDescr_Type) ?
+            ((PyMemberDescrObject *)d)->d_member : NULL;
+        if (md == NULL || md->type != T_OBJECT_EX || (md->flags & READONLY) ||
+                !PyType_IsSubtype(tp, PyDescr_TYPE(d)) || md->offset < (Py_ssize_t)sizeof(PyObject) ||
+                md->offset + (Py_ssize_t)sizeof(PyObject *) > tp->tp_basicsize) {
+            PyMem_Free(offsets);
+            PyErr_Format(PyExc_TypeError, "slot_maker: slot %zd is not a writable __slots__ "
+                         "member of %s", i, tp->tp_name);
+            return NULL;
+        }
+        for (Py_ssize_t j = 0; j < i; j++) {
+            if (offsets[j] == md->offset) {
+                PyMem_Free(offsets);
+                PyErr_Format(PyExc_TypeError, "slot_maker: slot %zd named twice", i);
+                return NULL;
+            }
+        }
+        offsets[i] = md->offset;
+    }
+    bg_maker *m = PyObject_New(bg_maker, &bg_maker_type);
+    if (m == NULL) {
+        PyMem_Free(offsets);
+        return NULL;
+    }
+    Py_INCREF(cls);
+    Py_INCREF(defaults);
+    m->cls = tp;
+    m->nslots = n;
+    m->nvalues = n - nd;
+    m->offsets = offsets;
+    m->defaults = defaults;
+    m->vectorcall = bg_maker_call;
+    return (PyObject *)m;
+}
+
 static PyMethodDef bg_methods[] = {
     {"plan", bg_py_plan, METH_VARARGS, plan_doc},
     {"rows", bg_py_rows, METH_VARARGS, rows_doc},
     {"rows_head", bg_py_rows_head, METH_VARARGS, rows_head_doc},
+    {"slot_maker", bg_py_slot_maker, METH_VARARGS, slot_maker_doc},
     {NULL, NULL, 0, NULL}
 };
 
@@ -838,7 +958,7 @@ PyMODINIT_FUNC PyInit__rows(void)
     PyObject *kinds = Py_BuildValue("(sssssssssssssss)", "int", "float", "decimal", "compressed_text", "date", "datetime", "enum", "geometry", "json", "set", "text", "time", "timestamp", "vector", "year");
     PyObject *types = Py_BuildValue("(ssssssssssssssssssssssssssss)", "column_value", "value_tiny", "value_short", "value_int24", "value_long", "value_longlong", "value_newdecimal", "value_year", "value_date", "value_time", "value_time2", "value_datetime", "value_datetime2", "value_timestamp", "value_timestamp2", "value_bit", "value_enum", "value_set", "value_char", "value_varchar", "value_var_string", "value_blob", "value_json", "value_geometry", "value_varchar_compressed", "value_blob_compressed", "value_vector", "compressed_data");
     PyDateTime_IMPORT;
-    if (PyDateTimeAPI == NULL || kinds == NULL ||
+    if (PyDateTimeAPI == NULL || kinds == NULL || PyType_Ready(&bg_maker_type) < 0 ||
             inputs == NULL || forms == NULL || types == NULL || jl_forms == NULL ||
             PyModule_AddObjectRef(m, "JSONL_FORMS", jl_forms) < 0 ||
             PyModule_AddIntConstant(m, "JSONL", BG_SINK_JSONL) < 0 ||

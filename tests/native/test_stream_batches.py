@@ -130,3 +130,29 @@ def test_the_data_spans_are_what_the_readers_read_whatever_the_bytes():
         for n in ([least - 1] if least else []) + ([most + 1] if most is not None else []):
             with pytest.raises(FAST_ERRORS):
                 reader(bytes(n), 0, n, dict(ctx, type_code=code))
+
+
+def test_slot_maker_makes_what_init_makes_and_refuses_what_it_cannot_set():
+    from binlog_grammar.binlog.stream import StreamEvent
+
+    mod = native._load_rows()[0]
+    d = StreamEvent.__dict__
+    names = ("event", "table", "gtid", "_decoder", "tx_seq", "_on_undecoded", "_changes",
+             "undecoded")
+    make = mod.slot_maker(StreamEvent, tuple(d[n] for n in names), (None, None))
+    ev = next(iter(BinlogFile(SAMPLES[0])))
+    a, b = make(ev, 2, "0-1-2", None, 7, None), StreamEvent(ev, 2, "0-1-2", None, 7, None)
+    assert type(a) is StreamEvent
+    assert [getattr(a, n) for n in names] == [getattr(b, n) for n in names]
+    assert a.changes == [] and repr(a) == repr(b)
+    with pytest.raises(TypeError):
+        make(1, 2)
+    with pytest.raises(TypeError):  # a property is no slot
+        mod.slot_maker(FramedEvent, (FramedEvent.header,), ())
+    with pytest.raises(TypeError):  # a slot of another class
+        mod.slot_maker(StreamEvent, (FramedEvent.__dict__["_head"],), ())
+    with pytest.raises(TypeError):  # a class with a __dict__
+        mod.slot_maker(type("WithDict", (), {}), (), ())
+    partial = mod.slot_maker(StreamEvent, (d["event"],), ())(5)
+    with pytest.raises(AttributeError):  # slots it does not name stay unset
+        partial.table
