@@ -360,6 +360,10 @@ def work(cfg: Config, pieces: list, paths: list, spool_file: Optional[str] = Non
     finally:
         if spooled is not None:
             out.text_file, out.text_size = spooled.close()
+        # the lane's window of the file goes now: the stream is in a reference cycle (its
+        # window's callback) and would keep the mapped pages in this worker's memory until the
+        # next garbage collection (a worker grew past 100 MB on a 1 GB binlog)
+        stream.lane = None
     collect(stream, out)
     if out.damage:
         # damage: the reader resynchronises from it, which may cross the piece's end; the

@@ -29,7 +29,8 @@ from ..binlog.reader import FDE_CODE, MAGIC, FormatState, event_name, first_form
 from ..binlog.reader import parse_event, update_state
 from ..errors import BinlogError
 
-BATCH = 1 << 18  # records per compiled walk (7 MB of records at most in memory)
+BATCH = 1 << 16  # records per compiled walk (2 MB of records at most in memory)
+DROP = 16 << 20  # bytes of the file walked before their pages are given back
 _OFFSET = struct.Struct("<Q")
 
 
@@ -132,7 +133,12 @@ class CutWalk:
         want = first + self.split if self.split else None  # the next cut: from this offset on
         gtids, fde_pos, last_gtid, prev = 0, first, None, None  # before the batch
         pos, batch, stopped = first, min(self.FIRST_BATCH, BATCH), False
+        dropped = 0  # the map's pages before this offset were given back
         while True:
+            if pos - dropped >= DROP:  # the pages walked leave this process's memory (not
+                upto = pos - pos % mmap.PAGESIZE  # the page cache): else they all count in
+                self.mm.madvise(mmap.MADV_DONTNEED, dropped, upto - dropped)  # its peak
+                dropped = upto
             recs, pos, status, _code, _length = mod.walk(self.mm, self.size, pos, self.size,
                                                          self.hl, False, batch)
             batch = min(2 * batch, BATCH)
