@@ -17,7 +17,7 @@ from a JSON or YAML file.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import Any, NamedTuple, Optional
 
@@ -300,6 +300,7 @@ class RowDecoder:
         self._by_body: dict = {}  # TABLE_MAP body -> Table
         self._by_data: dict = {}  # id of a parsed TABLE_MAP data value -> (the value, Table)
         self._native = False  # native.rows(), asked on the first rows event (False: not yet)
+        self._make = None  # RowChange(op, ..., server_id, primary_key), with json_diffs {}
 
     def table_map(self, ev) -> Table:
         """Register a TABLE_MAP_EVENT. Servers write one before every statement's rows; when its
@@ -383,7 +384,7 @@ class RowDecoder:
         if self.fast:  # the compiled backend's values, when it runs and makes them (else None)
             mod = self._native
             if mod is False:
-                mod = self._native = native.rows()
+                mod = self._compiled()
             if mod is not None:
                 rows = rows_native.rows(t, ev, key, data, mod)
         if rows is None and fn is not None:  # each row's images as {name: value}, straight from the bytes
@@ -419,7 +420,7 @@ class RowDecoder:
         t = table or self.tables.get(head[0])
         mod = self._native
         if mod is False:
-            mod = self._native = native.rows()
+            mod = self._compiled()
         if t is None or mod is None or ev.type.decode:
             return None
         key = (head[1], ev.context["type_code"])
@@ -430,7 +431,19 @@ class RowDecoder:
             return None
         raw = ev.raw
         rows = mod.rows(plan, raw[head[2]:len(raw) - CHECKSUM_LEN * ev.footer], mod.OBJECTS)[0]
-        return None if rows is None else _row_changes(t, ev, ev.type.row_op, rows, None)
+        return None if rows is None else _row_changes(t, ev, ev.type.row_op, rows, None,
+                                                      self._make)
+
+    def _compiled(self):
+        """native.rows(), kept (with the RowChange maker made by its slot_maker) for the
+        decoder's life."""
+        mod = self._native = native.rows()
+        slot_maker = getattr(mod, "slot_maker", None)
+        if slot_maker is not None:
+            names = [f.name for f in fields(RowChange) if f.name != "json_diffs"] + ["json_diffs"]
+            self._make = slot_maker(RowChange, tuple(RowChange.__dict__[n] for n in names),
+                                    (dict,))
+        return mod
 
 
 def _head_plan(mod, t, ev, shape):
@@ -446,9 +459,10 @@ def _head_plan(mod, t, ev, shape):
     return rows_native.plan_of(mod, t, op, key)
 
 
-def _row_changes(t: Table, ev, op, rows, records) -> list:
+def _row_changes(t: Table, ev, op, rows, records, make=None) -> list:
     """The RowChanges of a rows event of table `t` from its rows (each the list of its images'
-    dicts), and the parsed records of their images when the Python readers made them."""
+    dicts), and the parsed records of their images when the Python readers made them. `make`:
+    the compiled maker of RowChanges from their fields, json_diffs last (RowDecoder._compiled)."""
     stamp = getattr(ev, "_stamp", None)  # a FramedEvent's header fields, as the walk read them
     if stamp is None:
         h = ev.header
@@ -457,6 +471,15 @@ def _row_changes(t: Table, ev, op, rows, records) -> list:
         t.db, t.table, t.columns, ev.file, ev.offset, ev.end, ev.name, t.table_id,
         int(stamp[0]), int(stamp[1]), t.primary_key)
     code = OPS[op]
+    if make is not None and records is None:
+        if op == "update":
+            return [make(code, db, tb, before, after, cols, file, offset, end, name, tid, ts, sid,
+                         pk) for before, after in rows]
+        if op == "insert":
+            return [make(code, db, tb, None, img, cols, file, offset, end, name, tid, ts, sid, pk)
+                    for (img,) in rows]
+        return [make(code, db, tb, img, None, cols, file, offset, end, name, tid, ts, sid, pk)
+                for (img,) in rows]
     if op == "update":
         if records is None:
             return [RowChange(code, db, tb, before, after, cols, file, offset, end, name, tid,
