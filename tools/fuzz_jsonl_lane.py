@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""A differential campaign for the compiled JSON-lines lane of `dump --format jsonl`
+(output/jsonl_lane.py, binlog_grammar.native._jsonl_lane): mutants of a bench-like binlog (the
+first sample's transactions repeated) dumped in this process by both backends, `binlog-grammar
+--backend c|python dump --no-progress --format jsonl [--no-checksum] [--rows-only] FILE`; the
+exit status, stdout and stderr must be equal. Any difference is a finding: the mutant is written
+to --findings and its name printed.
+
+Mutations: half the mutants take tests/helpers/native.py's `damage` (flips, cuts, inserted bytes
+anywhere; the CRC32s then catch most of it, so those run with --no-checksum too), the other half
+rewrite one to three bytes inside events the lane writes (GTID, XID, ANNOTATE_ROWS, TABLE_MAP,
+rows events) with interesting values and make their CRC32 right again, so the mutation reaches
+the lane's parsing. tests/native/test_jsonl_lane.py runs a bounded share of both in CI; this is
+the long run:
+
+    python3 tools/fuzz_jsonl_lane.py --mutants 5000 --seed 27
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import zlib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from binlog_grammar.binlog.framing import scan  # noqa: E402
+from binlog_grammar.generated.catalog import EVENTS  # noqa: E402
+from helpers.native import cli_dump, damage  # noqa: E402
+
+SAMPLE = ROOT / "samples" / "mariadb-10.11-sample.000001"
+LANE_EVENTS = {"GTID_EVENT", "XID_EVENT", "ANNOTATE_ROWS_EVENT", "TABLE_MAP_EVENT"}
+
+
+def seed_file(times: int, path: Path) -> bytes:
+    """The sample with its events from the first GTID_EVENT on (the ROTATE_EVENT aside)
+    repeated `times` times, end_log_pos and CRC32 made again."""
+    data = SAMPLE.read_bytes()
+    events = list(scan(SAMPLE))
+    start = next(p for p, c, _n in events if EVENTS[c].name == "GTID_EVENT")
+    out = bytearray(data[:start])
+    for _ in range(times):
+        for p, c, n in events:
+            if p >= start and EVENTS[c].name != "ROTATE_EVENT":
+                ev = bytearray(data[p:p + n - 4])
+                ev[13:17] = (len(out) + n).to_bytes(4, "little")
+                out += ev + zlib.crc32(bytes(ev)).to_bytes(4, "little")
+    path.write_bytes(bytes(out))
+    return bytes(out)
+
+
+def rewrite(base: bytes, events, rnd) -> bytes:
+    """One to three bytes inside the lane's events rewritten, their CRC32s made right again."""
+    data = bytearray(base)
+    for _ in range(rnd.randint(1, 3)):
+        p, n = rnd.choice(events)
+        at = p + rnd.randrange(19, n - 4) if n > 23 else p + 19
+        data[at] = rnd.choice([0, 1, 0x7f, 0x80, 0xff, data[at] ^ (1 << rnd.randrange(8)),
+                               rnd.randrange(256)])
+        data[p + n - 4:p + n] = zlib.crc32(bytes(data[p:p + n - 4])).to_bytes(4, "little")
+    return bytes(data)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--mutants", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=27)
+    ap.add_argument("--repeat", type=int, default=6, help="transactions of the sample, repeated")
+    ap.add_argument("--findings", type=Path, default=Path("/tmp/fuzz_jsonl_lane"))
+    args = ap.parse_args(argv)
+    args.findings.mkdir(parents=True, exist_ok=True)
+    base_path = args.findings / "seed.000001"
+    base = seed_file(args.repeat, base_path)
+    events = [(p, n) for p, c, n in scan(base_path)
+              if EVENTS.get(c) is not None and (EVENTS[c].name in LANE_EVENTS or EVENTS[c].row_op)]
+    rnd = random.Random(args.seed)
+    found = 0
+    for k in range(args.mutants):
+        if k % 2:
+            data, runs = rewrite(base, events, rnd), ((), ("--rows-only",))
+        else:
+            data, runs = base[:4] + damage(base[4:], rnd), ((), ("--no-checksum",),
+                                                            ("--no-checksum", "--rows-only"))
+        path = args.findings / "mutant.000001"
+        path.write_bytes(data)
+        for opts in runs:
+            c = cli_dump(path, "c", "--format", "jsonl", *opts)
+            if c != cli_dump(path, "python", "--format", "jsonl", *opts):
+                found += 1
+                keep = args.findings / f"finding-{args.seed}-{k}.000001"
+                keep.write_bytes(data)
+                print(f"finding: {keep} ({' '.join(opts) or 'no options'})", flush=True)
+                break
+    print(f"{args.mutants} mutants, {found} findings")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
