@@ -62,6 +62,7 @@ setup(ext_modules=[
                  "generated/native/framing.h", "binlog_grammar/native/crc32.h",
                  "binlog_grammar/native/decimal.h", "binlog_grammar/native/forms_vv.h",
                  "binlog_grammar/native/forms_jsonl.h"],
+        libraries=["z"],  # zlib's crc32 when zlib.h is there (stats.c)
         extra_compile_args=["-O3"],
         optional=True,
     ),
