@@ -268,4 +268,27 @@ static int bg_vv_vector_bytes(bg_buf *b, const bg_colplan *cp, const bg_value *v
     return BG_REFUSE;
 }
 
+/* whether the -vv form of this column writes every value a reader gives it, refusing none (out
+ * of memory aside): the COUNT sink runs the others only. An integer's digits, a float's %g (at
+ * most 27 characters: BG_VV_PRINTF's 96 hold them), a year, an ENUM's index and quoted bytes fit
+ * any value; int_signed_width refuses a width outside 1..8 and quoted_bytes a GEOMETRY's SRID
+ * that is not the one before its WKB, whatever else the value holds. A form added above is not
+ * total until it is named here (tests/native/test_rows.py: COUNT refuses what VV refuses) */
+static int bg_vv_total(const bg_colplan *cp, const bg_value *v)
+{
+    switch (cp->form) {
+    case BG_VV_int_signed_width:
+        return cp->arg >= 1 && cp->arg <= 8;
+    case BG_VV_float_left20g:
+    case BG_VV_double_g20:
+    case BG_VV_year_1900:
+    case BG_VV_enum_index:
+        return 1;
+    case BG_VV_quoted_bytes:
+        return v->type != BG_T_value_geometry;
+    default:
+        return 0;
+    }
+}
+
 #endif

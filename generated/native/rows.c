@@ -1124,7 +1124,10 @@ static int bg_value_out(int sink, bg_buf *out, const bg_colplan *cp, const bg_va
     if (sink == BG_SINK_COUNT && out != NULL) {
         /* counting: the value is written into a scratch buffer and dropped, so that the count
          * accepts exactly the values the plan's output accepts (a DECIMAL group of more than nine
-         * digits, say, is refused here too, and the Python readers say what is wrong) */
+         * digits, say, is refused here too, and the Python readers say what is wrong); a -vv
+         * form that writes every value it is given is not run (forms_vv.h, bg_vv_total) */
+        if (kind == BG_PLAN_VV && bg_vv_total(cp, v))
+            return 0;
         out->n = 0;
         return kind == BG_PLAN_JSONL ? bg_jl_form(out, cp, v) : bg_vv_form(out, cp, v);
     }
