@@ -75,7 +75,14 @@ def _jsonl_with_lane(stream, writer, lane, out):
     """JSON lines with runs the compiled lane wrote (bytes: to stdout's buffer as they are)."""
     from ..binlog.stream import Written
 
+    import codecs
+
     raw = getattr(out, "buffer", None)
+    try:  # the runs are UTF-8: as they are only where stdout writes UTF-8
+        if codecs.lookup(out.encoding).name != "utf-8":
+            raw = None
+    except (AttributeError, TypeError, LookupError):
+        raw = None
     pending = False  # text written through `out` since the last run
     for se in stream.events():
         if type(se) is Written:
