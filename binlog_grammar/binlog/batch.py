@@ -25,6 +25,7 @@ __all__ = ["FramedEvent", "Batches"]
 
 BATCH = 4096  # records per call of the walk: the events of one batch are made as they are read
 DROP = 1 << 22  # the mapped pages read are given back every this many bytes
+_READ, _SPAN, _HEAD = range(3)  # how an event's data is read: now, or on first use (see _plan)
 _NEEDED = ("offset", "type_code", "event_length", "log_pos", "checksum_ok", "timestamp",
            "server_id")
 _HEADER, _DATA, _CHECKSUM, _EXTRA = Event.header, Event.data, Event.checksum, Event.extra  # slots
@@ -164,6 +165,19 @@ class Batches:
             self.mm.madvise(mmap.MADV_DONTNEED, self.dropped, upto - self.dropped)
             self.dropped = upto
 
+    def _plan(self, kind, hl, checks):
+        """What the batches do with the events of `kind` (FormatState.kind): None, leave them to
+        the event-by-event path; else (kind, type, context, least length, check the CRC32 verdict,
+        checksum_ok, how the data is read, the data span of its reader)."""
+        code, et, crc_len = kind[0], kind[1], kind[4]
+        if code in STATE_CODES:
+            return None
+        span = F.EVENT_DATA_SPANS.get(code) if et is not None else None
+        how = _SPAN if span is not None else _HEAD if et is not None and et.row_op and \
+            self.rows_head is not None else _READ
+        ok = (True if checks else None) if crc_len else None
+        return kind, et, kind[5], hl + crc_len, bool(checks and crc_len), ok, how, span
+
     def events(self, pos):
         """Yield the events from `pos` on while they are plain; return the offset where the
         event-by-event path must read the next one."""
@@ -174,46 +188,47 @@ class Batches:
         if state.encrypted or bf._first or layout is None or "log_pos" not in layout:
             return pos
         checks = bf.verify_checksum and state.checksum_alg == 1
-        ok_value = True if checks else None
-        share, path, rows_head, spans = bf.share_data, bf.path, self.rows_head, F.EVENT_DATA_SPANS
+        share, path = bf.share_data, bf.path
         make, make_lazy = self.make, self.make_lazy
         i_off, i_code, i_len, i_lp, i_ok, i_ts, i_sid = self.at
         size = len(mm)
+        kinds, plans = None, {}
         while True:
             self._drop(pos)
             recs, nxt, status, _code, _length = mod.walk(mm, size, pos, size, hl, checks, BATCH)
             for rec in self.unpack(recs):
                 off, code, length = rec[i_off], rec[i_code], rec[i_len]
-                kind = state._kinds.get(code)
-                if kind is None:  # the first of its type: parse_event learns the type
-                    return off
-                crc_len = kind[4]
-                if kind[0] in STATE_CODES or length < hl + crc_len or \
-                        (checks and crc_len and rec[i_ok] != 1) or \
+                if state._kinds is not kinds:  # the format state changed: its kinds are new
+                    kinds, plans = state._kinds, {}
+                plan = plans.get(code)
+                if plan is None:
+                    kind = kinds.get(code)
+                    if kind is None:  # the first of its type: parse_event learns the type
+                        return off
+                    plan = plans[code] = self._plan(kind, hl, checks)
+                if plan is None or length < plan[3] or (plan[4] and rec[i_ok] != 1) or \
                         (rec[i_lp] != off + length and bf._positions_agree):
                     return off
+                kind, et, ctx, least, _check, ok, how, span = plan
                 raw = mm[off:off + length]
-                et, ctx = kind[1], kind[5]
-                data = head = None
-                if et is None:
-                    data = raw[hl:length - crc_len]
+                head = None
+                if how == _SPAN:  # data its reader reads whatever it holds: read on first use
+                    if span[0] <= length - least and (span[1] is None or length - least <= span[1]):
+                        head = ()
+                elif how == _HEAD:  # the same, vouched by rows_head
+                    head = self.rows_head(raw, hl, ctx["post_header_len"], kind[4], kind[0])
+                if head is not None:
+                    yield make_lazy(path, off, raw, et, ctx, ok, kind[4] != 0,
+                                    (rec[i_ts], rec[i_sid]), head)
                 else:
-                    span = spans.get(kind[0])
-                    if span is not None and span[0] <= length - hl - crc_len and \
-                            (span[1] is None or length - hl - crc_len <= span[1]):
-                        head = ()  # data its reader reads whatever it holds: read on first use
-                    elif et.row_op and rows_head is not None:  # the same, vouched by rows_head
-                        head = rows_head(raw, hl, ctx["post_header_len"], crc_len, kind[0])
-                    if head is None:
-                        data = read_data(state, kind, code, raw[hl:length - crc_len], share)
+                    if et is None:
+                        data = raw[hl:length - kind[4]]
+                    else:
+                        data = read_data(state, kind, code, raw[hl:length - kind[4]], share)
                         if data is None:
                             return off
-                if head is None:
-                    yield make(path, off, data, raw, et, ctx, ok_value if crc_len else None,
-                               crc_len != 0, (rec[i_ts], rec[i_sid]), None)
-                else:
-                    yield make_lazy(path, off, raw, et, ctx, ok_value if crc_len else None,
-                                    crc_len != 0, (rec[i_ts], rec[i_sid]), head)
+                    yield make(path, off, data, raw, et, ctx, ok, kind[4] != 0,
+                               (rec[i_ts], rec[i_sid]), None)
                 if bf.skip_to is not None:  # the consumer read on from the event's end itself
                     pos, bf.skip_to = bf.skip_to, None
                     break

@@ -431,8 +431,24 @@ class RowDecoder:
             return None
         raw = ev.raw
         rows = mod.rows(plan, raw[head[2]:len(raw) - CHECKSUM_LEN * ev.footer], mod.OBJECTS)[0]
-        return None if rows is None else _row_changes(t, ev, ev.type.row_op, rows, None,
-                                                      self._make)
+        if rows is None:
+            return None
+        make, et = self._make, ev.type
+        if make is None:
+            return _row_changes(t, ev, et.row_op, rows, None)
+        # _row_changes, inlined: the fields of every RowChange of the event
+        stamp, op, offset = ev._stamp, et.row_op, ev.offset
+        code, db, tb, cols, file, end, name, tid, ts, sid, pk = (
+            OPS[op], t.db, t.table, t.columns, ev.file, offset + len(raw), et.name, t.table_id,
+            int(stamp[0]), int(stamp[1]), t.primary_key)
+        if op == "update":
+            return [make(code, db, tb, before, after, cols, file, offset, end, name, tid, ts, sid,
+                         pk) for before, after in rows]
+        if op == "insert":
+            return [make(code, db, tb, None, img, cols, file, offset, end, name, tid, ts, sid, pk)
+                    for (img,) in rows]
+        return [make(code, db, tb, img, None, cols, file, offset, end, name, tid, ts, sid, pk)
+                for (img,) in rows]
 
     def _compiled(self):
         """native.rows(), kept (with the RowChange maker made by its slot_maker) for the
@@ -459,10 +475,9 @@ def _head_plan(mod, t, ev, shape):
     return rows_native.plan_of(mod, t, op, key)
 
 
-def _row_changes(t: Table, ev, op, rows, records, make=None) -> list:
+def _row_changes(t: Table, ev, op, rows, records) -> list:
     """The RowChanges of a rows event of table `t` from its rows (each the list of its images'
-    dicts), and the parsed records of their images when the Python readers made them. `make`:
-    the compiled maker of RowChanges from their fields, json_diffs last (RowDecoder._compiled)."""
+    dicts), and the parsed records of their images when the Python readers made them."""
     stamp = getattr(ev, "_stamp", None)  # a FramedEvent's header fields, as the walk read them
     if stamp is None:
         h = ev.header
@@ -471,15 +486,6 @@ def _row_changes(t: Table, ev, op, rows, records, make=None) -> list:
         t.db, t.table, t.columns, ev.file, ev.offset, ev.end, ev.name, t.table_id,
         int(stamp[0]), int(stamp[1]), t.primary_key)
     code = OPS[op]
-    if make is not None and records is None:
-        if op == "update":
-            return [make(code, db, tb, before, after, cols, file, offset, end, name, tid, ts, sid,
-                         pk) for before, after in rows]
-        if op == "insert":
-            return [make(code, db, tb, None, img, cols, file, offset, end, name, tid, ts, sid, pk)
-                    for (img,) in rows]
-        return [make(code, db, tb, img, None, cols, file, offset, end, name, tid, ts, sid, pk)
-                for (img,) in rows]
     if op == "update":
         if records is None:
             return [RowChange(code, db, tb, before, after, cols, file, offset, end, name, tid,
