@@ -6,6 +6,8 @@ copies of a sample damaged at many places, with and without CRC32 checks and ski
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from binlog_grammar import native
 from binlog_grammar.binlog.batch import FramedEvent
@@ -156,3 +158,39 @@ def test_slot_maker_makes_what_init_makes_and_refuses_what_it_cannot_set():
     partial = mod.slot_maker(StreamEvent, (d["event"],), ())(5)
     with pytest.raises(AttributeError):  # slots it does not name stay unset
         partial.table
+
+
+@settings(max_examples=600, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from([23, 24, 25, 30, 31, 32, 19]), st.sampled_from([8, 6, 10]),
+       st.sampled_from([0, 4]), st.integers(0, 0xFF), st.binary(min_size=0, max_size=80),
+       st.integers(0, 100))
+def test_rows_head_reads_only_what_the_generated_reader_reads(code, phl, crc, count, tail, cut):
+    """rows_head() vouches for a rows event: when it reads a head, the generated reader of the
+    event's data reads the same bytes without refusing them, and gives the same table id,
+    bitmaps and row images (so the batches may leave the data to that reader's first use)."""
+    from binlog_grammar.generated import fast as F
+
+    mod = native._load_rows()[0]
+    body = (bytes(range(1, 9)) + bytes([count]) + tail)[:cut]  # table id, flags, count, ...
+    raw = bytes(19) + body + bytes(crc)
+    head = mod.rows_head(raw, 19, phl, crc, code)
+    if head is None:
+        return
+    assert code in (23, 24, 25)
+    ctx = {"header_len": 19, "post_header_len": phl, "type_code": code, "checksum_alg": 1,
+           "server": None}
+    d = F.EVENT_READERS[code](body, 0, len(body), ctx)  # raises if the reader refuses the bytes
+    table_id, shape, rows_at = head
+    assert d["table_id"] == table_id
+    assert F.t_rows_columns(shape, 0, len(shape), {"_index": None}, ctx, None)[0] == d["columns"]
+    assert raw[rows_at:len(raw) - crc] == d["rows"]
+
+
+def test_rows_head_reads_a_plain_rows_event():
+    mod = native._load_rows()[0]
+    raw = bytes(19) + bytes([7, 0, 0, 0, 0, 0, 1, 0, 3, 0b101, 0b011]) + b"rows" + bytes(4)
+    assert mod.rows_head(raw, 19, 8, 4, 24) == (7, bytes([3, 0b101, 0b011]), 30)
+    assert mod.rows_head(raw, 19, 8, 4, 23) == (7, bytes([3, 0b101]), 29)
+    assert mod.rows_head(raw, 19, 8, 4, 16) is None  # an XID
+    assert mod.rows_head(raw[:27] + bytes([251]) + raw[28:], 19, 8, 4, 23) is None
