@@ -2,6 +2,12 @@
 event, from the compiled backend's records (binlog.framing's walk) with only the events that
 decide something parsed.
 
+Most of a row-based binlog is counted by the compiled loop (output/stats_loop.py,
+native._stats): whole transactions that a MariaDB GTID opens and an XID ends, and the events
+between transactions, each event counted as this module's loop below would count it. It stops at
+any event it does not count and gives an open transaction back whole; this module's loop then
+reads from there, as described below, until it is between transactions again.
+
 What each event gives, and where it comes from:
 - its type, length, timestamp and CRC32 verdict: the compiled walk's record (no parse);
 - what it does to a transaction (binlog/boundaries.py): fixed by its role for most types (XID,
