@@ -8,6 +8,7 @@ releases the GIL) or the parent itself (a piece that needs the state of everythi
 """
 from __future__ import annotations
 
+import codecs
 import os
 import re
 from collections import Counter
@@ -271,15 +272,18 @@ class NeedsOrder(Exception):
 
 
 def render(cfg: Config, stream: PieceStream, out: Result, write, writer=None, stats=None,
-           check_xa=True):
+           check_xa=True, raw=False):
     """Render the stream as the command does, without its header and footer, through write(str).
-    writer: dump.JsonlWriter (jsonl); stats: output.stats.Stats (stats)."""
+    writer: dump.JsonlWriter (jsonl); stats: output.stats.Stats (stats). raw: write() takes the
+    compiled lane's text as the UTF-8 bytes it wrote too."""
     kind = cfg.kind
     if kind == "text":
         from ..output import dump_text
         from ..output.text_lane import attach
 
         attach(stream)
+        if raw and stream.lane is not None and hasattr(stream.lane, "raw"):
+            stream.lane.raw = True
         for se in stream.events():
             if type(se) is Written:  # a run of events the compiled lane wrote
                 write(se.text)
@@ -352,7 +356,8 @@ def work(cfg: Config, pieces: list, paths: list, spool_file: Optional[str] = Non
         stats = Stats(top=cfg.top)
     spooled = _Spool(cfg, spool_file) if cfg.spool is not None else None
     try:
-        render(cfg, stream, out, spooled.write if spooled else chunks.append, writer, stats)
+        render(cfg, stream, out, spooled.write if spooled else chunks.append, writer, stats,
+               raw=spooled is not None and spooled.utf8)
     except NeedsOrder as e:
         return Result(sequential=str(e))
     except Exception as e:  # noqa: BLE001 - the parent reads it again and meets the error itself
@@ -395,11 +400,14 @@ class _Spool:
             self.kept = True
         self.fh = open(fd, "wb", buffering=0)
         self.encoding = cfg.encoding
+        # bytes the lane wrote are the text this encoding gives (UTF-8, surrogateescape)
+        self.utf8 = codecs.lookup(cfg.encoding).name == "utf-8"
         self.size = 0
         self.small, self.gathered = [], 0
 
-    def write(self, text: str):
-        data = text.encode(self.encoding, "surrogateescape")
+    def write(self, text):
+        """Write a str, or the lane's UTF-8 bytes (when self.utf8)."""
+        data = text if type(text) is bytes else text.encode(self.encoding, "surrogateescape")
         if len(data) < self.GATHER:
             self.small.append(data)
             self.gathered += len(data)

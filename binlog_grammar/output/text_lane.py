@@ -73,6 +73,9 @@ class TextLane:
         self.rows = native.rows()
         self.verify = verify_checksum
         self.path = None
+        # Written.text as the UTF-8 bytes the lane wrote, not a str (for a caller that writes
+        # bytes: cli/pieces.py's spool, which would encode the str back into them)
+        self.raw = False
 
     def _start(self, f):
         """A new file: its bytes, and what the lane knows of its tables (nothing yet)."""
@@ -163,7 +166,8 @@ class TextLane:
             if self.map is None:
                 return None
         limit = self.base + len(self.map) if stop is None else min(stop, self.base + len(self.map))
-        text, end, gtid, gtids, assigned, _why = cfg.text(self.map, self.base, pos, limit, MAX_TEXT)
+        args = (self.map, self.base, pos, limit, MAX_TEXT) + ((True,) if self.raw else ())
+        text, end, gtid, gtids, assigned, _why = cfg.text(*args)
         if end == pos:
             return None
         tables = {}

@@ -759,19 +759,23 @@ static PyObject *bg_py_lane_add_plan(bg_py_lane *self, PyObject *args)
 }
 
 PyDoc_STRVAR(text_doc,
-"text(buffer, base, pos, stop, max_bytes) -> (text, pos, gtid or None, gtids, assigned, reason)\n\n"
+"text(buffer, base, pos, stop, max_bytes, raw=False)\n"
+"-> (text, pos, gtid or None, gtids, assigned, reason)\n\n"
 "buffer holds the file's bytes from offset base on; pos and stop are offsets in the file.\n"
 "Write the dump text of the events from pos while pos < stop and the text is under\n"
 "max_bytes; stop at the first event this lane does not write (reason EVENT), at stop or at the\n"
 "end of the buffer (END), or when the text is full (FULL). gtid: the last GTID written, gtids:\n"
 "how many; assigned: the (table id, table number) pairs of the TABLE_MAPs written (the lane\n"
-"knows those ids from then on). The GIL is released while it writes.");
+"knows those ids from then on). text: a str (the UTF-8 written, decoded with surrogateescape),\n"
+"or with raw the bytes themselves (a caller that writes bytes saves decoding and encoding them\n"
+"again: cli/pieces.py's spool). The GIL is released while it writes.");
 
 static PyObject *bg_py_lane_text(bg_py_lane *self, PyObject *args)
 {
     Py_buffer view;
     Py_ssize_t base, pos, stop, max_bytes;
-    if (!PyArg_ParseTuple(args, "y*nnnn", &view, &base, &pos, &stop, &max_bytes))
+    int raw = 0;
+    if (!PyArg_ParseTuple(args, "y*nnnn|p", &view, &base, &pos, &stop, &max_bytes, &raw))
         return NULL;
     if (bg_py_lane_ready(self) < 0 || base < 0 || pos < base) {
         PyBuffer_Release(&view);
@@ -792,8 +796,9 @@ static PyObject *bg_py_lane_text(bg_py_lane *self, PyObject *args)
         bg_lane_run_free(&run);
         return PyErr_NoMemory();
     }
-    PyObject *text = PyUnicode_DecodeUTF8(run.out.p ? run.out.p : "", (Py_ssize_t)run.out.n,
-                                          "surrogateescape");
+    const char *written = run.out.p ? run.out.p : "";
+    PyObject *text = raw ? PyBytes_FromStringAndSize(written, (Py_ssize_t)run.out.n)
+                         : PyUnicode_DecodeUTF8(written, (Py_ssize_t)run.out.n, "surrogateescape");
     PyObject *assigned = PyList_New((Py_ssize_t)(run.nassigned / 2));
     PyObject *g = run.gtid[0] ? PyUnicode_FromString(run.gtid) : Py_NewRef(Py_None);
     for (size_t k = 0; assigned != NULL && k < run.nassigned / 2; k++) {

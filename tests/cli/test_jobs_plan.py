@@ -108,3 +108,51 @@ def test_real_stdout(tmp_path, argv):
         assert many[0] == one[0] and many[2] == one[2], (split, many[2])
         assert many[1] == one[1], split
     assert one[1]
+
+
+def _runs(path, raw):
+    """The texts of the runs the compiled lane writes over `path` (raw: its bytes)."""
+    from binlog_grammar.binlog.stream import Written, open_stream
+    from binlog_grammar.output.text_lane import TextLane
+
+    s = open_stream([path])
+    s.lane = TextLane(native.lane())
+    s.lane.raw = raw
+    return [se.text for se in s.events() if type(se) is Written]
+
+
+@pytest.mark.server
+@pytest.mark.skipif(native.lane() is None, reason="the compiled lane is not built")
+def test_raw_lane_text_is_the_text_encoded(tmp_path):
+    """The lane's raw runs (what a worker's spool writes) are its str runs encoded as the spool
+    encodes them (UTF-8, surrogateescape), on rows whose values are not UTF-8 (latin1 text and
+    random bytes in a BLOB, written by a MariaDB server), and `dump --jobs 2` with a real
+    standard output writes what --jobs 1 writes."""
+    import random
+    import shutil
+
+    from helpers.services import need_mariadb
+    from binlog_grammar.testing.mariadb import MariaDB
+
+    need_mariadb()
+    rnd = random.Random(27)
+    with MariaDB(["--character-set-server=latin1", "--collation-server=latin1_swedish_ci"]) as db:
+        statements = ["CREATE DATABASE b;",
+                      "CREATE TABLE b.t (id INT PRIMARY KEY, v VARCHAR(40), x BLOB) ENGINE=InnoDB;"]
+        for i in range(400):
+            blob = bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 40))).hex()
+            statements.append(f"INSERT INTO b.t VALUES ({i}, 'caf\u00e9 {i}', x'{blob}');")
+        db.sql("\n".join(statements))
+        db.sql("FLUSH BINARY LOGS;")
+        path = tmp_path / "bin.000001"
+        shutil.copy(db.binlogs()[0], path)
+    text, raw = _runs(path, False), _runs(path, True)
+    assert len(raw) == len(text)
+    escaped = 0
+    for t, r in zip(text, raw):
+        assert type(r) is bytes and r == t.encode("utf-8", "surrogateescape")
+        escaped += any(0xDC80 <= ord(c) <= 0xDCFF for c in t)
+    assert escaped  # the lane wrote bytes that are not UTF-8
+    one = dump(["dump", "--jobs", "1", path], tmp_path / "one", 2000)
+    many = dump(["dump", "--jobs", "2", path], tmp_path / "many", 2000)
+    assert many == one
