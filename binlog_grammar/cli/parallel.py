@@ -1,9 +1,12 @@
 """`--jobs N` for dump, sql, flashback and stats: the input's files cut into transaction-aligned
-splits (spark.split's planner: a cut before a GTID event, after an XID, before a BEGIN; each split
+splits (spark.split's rule: a cut before a GTID event, after an XID, before a BEGIN; each split
 knows the FORMAT_DESCRIPTION_EVENT in force, the GTID in force and how many GTID events the
 input holds before it, so `tx_seq` counts over the whole input), decoded and rendered by worker
 processes (cli/pieces.py), written by the parent in input order as they come back, with at most
-2 x N splits in flight. The output, stderr and exit status are those of `--jobs 1`:
+2 x N splits in flight. The splits are planned as they are submitted (cli/plan.py, on the
+compiled header walk; spark.split.scan_file where that cannot run), so the workers start on the
+first while the parent walks on. Text comes back through files of a spool in /dev/shm that the
+next splits write over. The output, stderr and exit status are those of `--jobs 1`:
 
 - the merge is of what each split noted: damage, rows shown raw, window boundaries inside a
   transaction (Window.crossed), fast-path fallbacks, stats' partial counts, refused transactions;
@@ -11,8 +14,9 @@ processes (cli/pieces.py), written by the parent in input order as they come bac
   JSON lines of rows whose character set an earlier split named (the charset answers are
   checked), and, from the first split with damage, an error, or an XA transaction (its PREPARE
   and COMMIT may be in two splits), the rest of the input, read as --jobs 1 reads it;
-- files that are small, not binlog v4, or whose header walk stops before their end (damage,
-  encryption) are one piece, and from such a file on the rest is read by the parent;
+- files that are small or not binlog v4 are one piece; where a file's header walk stops before
+  its end (damage, encryption), the rest of the input from the last cut before that point is
+  read by the parent (the file from its start, the events before the cut for their state);
 - mysqlbinlog's datetime cut (dump text and --hexdump with --start/--stop-datetime) depends on
   every event before it, so it runs on one process.
 
