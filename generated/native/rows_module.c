@@ -779,6 +779,31 @@ PyDoc_STRVAR(rows_head_doc,
 "images begin; None unless the generated reader of the event reads these bytes without refusing\n"
 "them (a table id and flags that fit, a one-byte column count, bitmaps that fit).");
 
+/* the head of the event p[0:len] (see rows_head): a new reference, Py_None when refused */
+static PyObject *bg_rows_head_of(const uint8_t *p, Py_ssize_t len, Py_ssize_t hl, Py_ssize_t phl,
+                                 Py_ssize_t crc, long code)
+{
+    Py_ssize_t end = len - crc;
+    if (!bg_head_code(code) || hl < 0 || crc < 0 || end < hl)
+        Py_RETURN_NONE;
+    int64_t w = bg_head_table_id_width(phl);
+    Py_ssize_t at = hl + (Py_ssize_t)w + 2;
+    if (w < 1 || w > 8 || at >= end)  /* the column count's byte is past the data */
+        Py_RETURN_NONE;
+    uint64_t table_id = 0;
+    for (int64_t i = w - 1; i >= 0; i--)
+        table_id = table_id << 8 | p[hl + i];
+    unsigned cc = p[at];
+    if (cc >= 0xFB)  /* the packed integer's longer forms: the generated reader reads them */
+        Py_RETURN_NONE;
+    Py_ssize_t nb = (Py_ssize_t)((cc + 7) >> 3);
+    Py_ssize_t rows_at = at + 1 + nb * (bg_head_after(code) ? 2 : 1);
+    if (rows_at > end)
+        Py_RETURN_NONE;
+    return Py_BuildValue("(Ky#n)", (unsigned long long)table_id, (const char *)p + at,
+                         rows_at - at, rows_at);
+}
+
 static PyObject *bg_py_rows_head(PyObject *self, PyObject *args)
 {
     Py_buffer b;
@@ -787,32 +812,9 @@ static PyObject *bg_py_rows_head(PyObject *self, PyObject *args)
     (void)self;
     if (!PyArg_ParseTuple(args, "y*nnnl", &b, &hl, &phl, &crc, &code))
         return NULL;
-    const uint8_t *p = b.buf;
-    Py_ssize_t end = b.len - crc;
-    PyObject *out = NULL;
-    if (!bg_head_code(code) || hl < 0 || crc < 0 || end < hl)
-        goto none;
-    int64_t w = bg_head_table_id_width(phl);
-    Py_ssize_t at = hl + (Py_ssize_t)w + 2;
-    if (w < 1 || w > 8 || at >= end)  /* the column count's byte is past the data */
-        goto none;
-    uint64_t table_id = 0;
-    for (int64_t i = w - 1; i >= 0; i--)
-        table_id = table_id << 8 | p[hl + i];
-    unsigned cc = p[at];
-    if (cc >= 0xFB)  /* the packed integer's longer forms: the generated reader reads them */
-        goto none;
-    Py_ssize_t nb = (Py_ssize_t)((cc + 7) >> 3);
-    Py_ssize_t rows_at = at + 1 + nb * (bg_head_after(code) ? 2 : 1);
-    if (rows_at > end)
-        goto none;
-    out = Py_BuildValue("(Ky#n)", (unsigned long long)table_id, (const char *)p + at,
-                        rows_at - at, rows_at);
+    PyObject *out = bg_rows_head_of(b.buf, b.len, hl, phl, crc, code);
     PyBuffer_Release(&b);
     return out;
-none:
-    PyBuffer_Release(&b);
-    Py_RETURN_NONE;
 }
 
 /* slot_maker(cls, slots, defaults): a callable that makes an instance of the class `cls` (whose
@@ -942,11 +944,169 @@ static PyObject *bg_py_slot_maker(PyObject *self, PyObject *args)
     return (PyObject *)m;
 }
 
+/* frame_events(): the events of one batch of the compiled walk's records, made as
+ * binlog/batch.py's Python loop would make them (Batches._plan says what to do per type code):
+ * the loop of the reading API, compiled. */
+typedef struct { Py_ssize_t at, width; } bg_recfield;
+
+static uint64_t bg_rec_get(const uint8_t *r, bg_recfield f)
+{
+    uint64_t v = 0;
+    for (Py_ssize_t i = f.width - 1; i >= 0; i--)
+        v = v << 8 | r[f.at + i];
+    return v;
+}
+
+enum { BG_READ = 0, BG_SPAN = 1, BG_HEAD = 2 };
+
+PyDoc_STRVAR(frame_events_doc,
+"frame_events(records, fields, buffer, header_len, plans, read, make, make_lazy, path,\n"
+"             positions_agree) -> (events, stop)\n\n"
+"The events of the walk's `records` (fields: (offset, width) of each record's offset,\n"
+"type_code, event_length, log_pos, checksum_ok, timestamp and server_id, then the record size)\n"
+"over `buffer` (the file), made as binlog/batch.py's loop makes them: plans[type code] is None\n"
+"(stop there) or (how, least length, check the CRC32 verdict, type, context, checksum_ok,\n"
+"footer, span least, span most or -1, post_header_len, checksum length, event code, kind);\n"
+"read(kind, type code, data bytes) reads data now (None: stop there). stop: the offset of the\n"
+"event the event-by-event path must read, or -1 when every record was made.");
+
+static PyObject *bg_py_frame_events(PyObject *self, PyObject *args)
+{
+    Py_buffer rb, mb;
+    PyObject *fields, *plans, *read, *make, *make_lazy, *path;
+    Py_ssize_t hl;
+    int agree;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*O!y*nO!OOOOp", &rb, &PyTuple_Type, &fields, &mb, &hl,
+                          &PyTuple_Type, &plans, &read, &make, &make_lazy, &path, &agree))
+        return NULL;
+    PyObject *events = NULL, *result = NULL;
+    bg_recfield f[7];
+    Py_ssize_t recsize = 0;
+    if (PyTuple_GET_SIZE(fields) != 8 || PyTuple_GET_SIZE(plans) != 256 || hl < 0) {
+        PyErr_SetString(PyExc_ValueError, "frame_events: 8 fields and 256 plans");
+        goto done;
+    }
+    for (int i = 0; i < 7; i++) {
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(fields, i), "nn", &f[i].at, &f[i].width))
+            goto done;
+    }
+    recsize = PyLong_AsSsize_t(PyTuple_GET_ITEM(fields, 7));
+    if (recsize <= 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "frame_events: a record size");
+        goto done;
+    }
+    for (int i = 0; i < 7; i++) {
+        if (f[i].at < 0 || f[i].width < 1 || f[i].width > 8 || f[i].at + f[i].width > recsize) {
+            PyErr_SetString(PyExc_ValueError, "frame_events: a field outside the record");
+            goto done;
+        }
+    }
+    events = PyList_New(0);
+    if (events == NULL)
+        goto done;
+    const uint8_t *buf = mb.buf;
+    Py_ssize_t stop = -1;
+    for (Py_ssize_t r = 0; r + recsize <= rb.len; r += recsize) {
+        const uint8_t *rec = (const uint8_t *)rb.buf + r;
+        uint64_t off = bg_rec_get(rec, f[0]), code = bg_rec_get(rec, f[1]);
+        uint64_t length = bg_rec_get(rec, f[2]), log_pos = bg_rec_get(rec, f[3]);
+        PyObject *plan = code < 256 ? PyTuple_GET_ITEM(plans, (Py_ssize_t)code) : Py_None;
+        if (off > (uint64_t)mb.len || length > (uint64_t)mb.len - off || plan == Py_None ||
+                !PyTuple_Check(plan) || PyTuple_GET_SIZE(plan) != 13) {
+            stop = (Py_ssize_t)off;
+            break;
+        }
+        long how = PyLong_AsLong(PyTuple_GET_ITEM(plan, 0));
+        Py_ssize_t least = PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, 1));
+        int check = PyObject_IsTrue(PyTuple_GET_ITEM(plan, 2));
+        Py_ssize_t lo = PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, 7));
+        Py_ssize_t hi = PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, 8));
+        Py_ssize_t phl = PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, 9));
+        Py_ssize_t crc = PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, 10));
+        long evcode = PyLong_AsLong(PyTuple_GET_ITEM(plan, 11));
+        if (PyErr_Occurred())
+            goto fail;
+        if ((Py_ssize_t)length < least || least < hl + crc || crc < 0 ||
+                (check && bg_rec_get(rec, f[4]) != 1) || (agree && log_pos != off + length)) {
+            stop = (Py_ssize_t)off;
+            break;
+        }
+        const uint8_t *p = buf + off;
+        Py_ssize_t n = (Py_ssize_t)length;
+        PyObject *head = NULL;
+        if (how == BG_SPAN) {
+            if (lo <= n - least && (hi < 0 || n - least <= hi)) {
+                head = PyTuple_New(0);
+                if (head == NULL)
+                    goto fail;
+            }
+        } else if (how == BG_HEAD) {
+            head = bg_rows_head_of(p, n, hl, phl, crc, evcode);  /* rows_head()'s reading */
+            if (head == NULL)
+                goto fail;
+            if (head == Py_None)
+                Py_CLEAR(head);
+        }
+        PyObject *raw = PyBytes_FromStringAndSize((const char *)p, n);
+        PyObject *stamp = raw == NULL ? NULL : Py_BuildValue("(KK)",
+            (unsigned long long)bg_rec_get(rec, f[5]), (unsigned long long)bg_rec_get(rec, f[6]));
+        PyObject *offset = stamp == NULL ? NULL : PyLong_FromUnsignedLongLong(off);
+        PyObject *ev = NULL;
+        if (offset != NULL && head != NULL) {
+            PyObject *a[9] = {path, offset, raw, PyTuple_GET_ITEM(plan, 3),
+                              PyTuple_GET_ITEM(plan, 4), PyTuple_GET_ITEM(plan, 5),
+                              PyTuple_GET_ITEM(plan, 6), stamp, head};
+            ev = PyObject_Vectorcall(make_lazy, a, 9, NULL);
+        } else if (offset != NULL) {
+            PyObject *data = PyBytes_FromStringAndSize((const char *)p + hl, n - hl - crc);
+            if (data != NULL && PyTuple_GET_ITEM(plan, 3) != Py_None) {
+                PyObject *codeobj = PyLong_FromUnsignedLongLong(code);
+                PyObject *ra[3] = {PyTuple_GET_ITEM(plan, 12), codeobj, data};
+                PyObject *d = codeobj == NULL ? NULL : PyObject_Vectorcall(read, ra, 3, NULL);
+                Py_XDECREF(codeobj);
+                Py_SETREF(data, d);
+            }
+            if (data == Py_None) {  /* the reader refuses the bytes: the event-by-event path */
+                Py_DECREF(data);
+                Py_DECREF(raw); Py_DECREF(stamp); Py_DECREF(offset);
+                stop = (Py_ssize_t)off;
+                break;
+            }
+            if (data != NULL) {
+                PyObject *a[10] = {path, offset, data, raw, PyTuple_GET_ITEM(plan, 3),
+                                   PyTuple_GET_ITEM(plan, 4), PyTuple_GET_ITEM(plan, 5),
+                                   PyTuple_GET_ITEM(plan, 6), stamp, Py_None};
+                ev = PyObject_Vectorcall(make, a, 10, NULL);
+                Py_DECREF(data);
+            }
+        }
+        Py_XDECREF(head);
+        Py_XDECREF(raw);
+        Py_XDECREF(stamp);
+        Py_XDECREF(offset);
+        if (ev == NULL || PyList_Append(events, ev) < 0) {
+            Py_XDECREF(ev);
+            goto fail;
+        }
+        Py_DECREF(ev);
+    }
+    result = Py_BuildValue("(On)", events, stop);
+fail:
+    Py_XDECREF(events);
+done:
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&mb);
+    return result;
+}
+
 static PyMethodDef bg_methods[] = {
     {"plan", bg_py_plan, METH_VARARGS, plan_doc},
     {"rows", bg_py_rows, METH_VARARGS, rows_doc},
     {"rows_head", bg_py_rows_head, METH_VARARGS, rows_head_doc},
     {"slot_maker", bg_py_slot_maker, METH_VARARGS, slot_maker_doc},
+    {"frame_events", bg_py_frame_events, METH_VARARGS, frame_events_doc},
     {NULL, NULL, 0, NULL}
 };
 
