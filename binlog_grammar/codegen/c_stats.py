@@ -4,18 +4,20 @@ the largest and longest of them), and stops at the first event it does not count
 the Python path (output/stats_fast.py) then reads.
 
 Output: generated/native/stats.c (templates/native_stats.c.j2), built by setup.py as
-binlog_grammar.native._stats with generated/native/framing.c (the header walk, CRC32 footers
-checked: the same walk the Python side's records come from) and generated/native/rows.c (the row
-images, counted with the COUNT sink: the same acceptance as the Python side's `_rows.rows`).
+binlog_grammar.native._stats with generated/native/framing.c (the header walk the Python side's
+records come from; the CRC32 footers are checked in stats.c, by zlib when it is there) and
+generated/native/rows.c (the row images, counted with the COUNT sink: the same acceptance as the
+Python side's `_rows.rows`).
 
-What comes from the specs: where MariaDB's GTID_EVENT keeps seq_no and domain_id and how long
-its post-header is, the rows events of the v1 and v2 layouts and the width of their table id
-(codegen/c_lane.py's model, which reads them from specs/events/ and specs/types/). What each
-event does to a transaction is not decided here: output/stats_fast.py passes, per type code, an
-action made from binlog/boundaries.py's roles (the events it leaves to C: those whose role alone
-fixes their boundary, TABLE_MAPs, rows events, and MariaDB's GTID opening a transaction), and
-the flag that makes a MariaDB GTID standalone (binlog.gtid); anything else, and any event of a
-type not yet counted by the Python path, makes the loop stop.
+What comes from the specs: where MariaDB's GTID_EVENT keeps seq_no and domain_id, how long its
+post-header is and which flags2 bits announce what its body holds, XID_EVENT's code and where its
+xid sits, ANNOTATE_ROWS_EVENT's code, the rows events of the v1 and v2 layouts and the width of
+their table id (codegen/c_lane.py's model, which reads them from specs/events/ and
+specs/types/). What each event does to a transaction is not decided here: output/stats_fast.py
+passes, per type code, an action made from binlog/boundaries.py's roles (parts and commits,
+TABLE_MAPs, rows events, MariaDB's GTID opening a transaction), and the flag that makes a MariaDB
+GTID standalone (binlog.gtid); anything else, an event of a type not yet counted by the Python
+path, and an event the Python path would find damaged, makes the loop stop.
 """
 from __future__ import annotations
 

@@ -3,15 +3,16 @@ event, from the compiled backend's records (binlog.framing's walk) with only the
 decide something parsed.
 
 Most of a row-based binlog is counted by the compiled loop (output/stats_loop.py,
-native._stats): whole transactions that a MariaDB GTID opens and an XID ends, and the events
-between transactions, each event counted as this module's loop below would count it. It stops at
+native._stats): whole transactions that a MariaDB GTID opens and an XID ends, each event
+counted as this module's loop below would count it. It stops at
 any event it does not count and gives an open transaction back whole; this module's loop then
 reads from there, as described below, until it is between transactions again.
 
 What each event gives, and where it comes from:
 - its type, length, timestamp and CRC32 verdict: the compiled walk's record (no parse);
 - what it does to a transaction (binlog/boundaries.py): fixed by its role for most types (XID,
-  annotations, ROTATE ...); GTID and statement events are parsed (their GTID, flags and text);
+  annotations, ROTATE ...), which are parsed all the same (a damaged one with a valid CRC32 is
+  the Python path's to report); GTID and statement events are parsed (their GTID, flags, text);
 - the table of a rows event: the TABLE_MAPs are parsed once per distinct body (RowDecoder);
 - the row changes of a rows event: counted by the compiled row loop (`_rows.rows(plan, data,
   COUNT)`, the plan of output/vv_native.count_plan), without building a value. The part of a rows
@@ -60,9 +61,11 @@ _PARTIAL = "PARTIAL_UPDATE_ROWS_EVENT"
 (BETWEEN, PART, COMMIT, TABLE_MAP, ROWS, PARSE, STATE, ABANDON) = range(8)
 _FIXED = {B.PART: PART, B.COMMIT: COMMIT, B.BETWEEN: BETWEEN}
 _INLINE = frozenset({PART, TABLE_MAP, ROWS})
+# the kinds whose role alone says what they do to a transaction: parsed all the same (a damaged
+# XID the Python path reports; the compiled loop counts the XIDs and annotations it can check)
+_ROLE_ONLY = frozenset({BETWEEN, PART, COMMIT})
 # the compiled loop's action (output/stats_loop.py) by kind
-_C_ACTION = {BETWEEN: "BETWEEN", PART: "PART", COMMIT: "COMMIT", TABLE_MAP: "TABLE_MAP",
-             ROWS: "ROWS"}
+_C_ACTION = {PART: "PART", COMMIT: "COMMIT", TABLE_MAP: "TABLE_MAP", ROWS: "ROWS"}
 _COMMITTED = B.ENDS[B.COMMIT]
 _DROP = 1 << 20  # madvise the pages read away from this many bytes on
 
@@ -159,7 +162,7 @@ class _Reader:
                 try:
                     pos, size = first.end, len(mm)
                     self._event(first.offset, first.header.timestamp, FDE_CODE, len(first.raw),
-                                counts, BETWEEN)
+                                counts, BETWEEN, True)
                     batch = BATCH
                     while True:
                         if loop is not None and self.tx is None and not self.implicit:
@@ -196,6 +199,8 @@ class _Reader:
                                     tx.changes += self._rows(off, code, length)[0]
                                 elif kind == TABLE_MAP:
                                     self._table_map(off, code, length)
+                                else:  # an XID or an annotation: read, for what damage it holds
+                                    self._parse(off, length)
                                 tx.n += 1
                                 tx.size += length
                                 tx.end_pos = off + length
@@ -273,13 +278,15 @@ class _Reader:
                            offset=off, verify_checksum=True)
 
     # -- one event -----------------------------------------------------------------------------
-    def _event(self, off, ts, code, length, counts, kind):
+    def _event(self, off, ts, code, length, counts, kind, parsed=False):
         c = counts.get(code)
         if c is None:
             c = counts[code] = [0, 0]
         c[0] += 1
         c[1] += length
         changes, row_end = 0, False
+        if kind in _ROLE_ONLY and not parsed:
+            self._parse(off, length)  # its role decides, but the Python path reads it (damage)
         if kind == BETWEEN or kind == PART:
             bound = B.BETWEEN if kind == BETWEEN else B.PART
         elif kind == COMMIT:

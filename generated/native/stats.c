@@ -7,8 +7,9 @@
  * output/stats_fast.py then reads on the Python path. What each type code is to a transaction
  * comes from the Python side (an action per code, made from binlog/boundaries.py's roles).
  *
- * Only whole transactions are counted here: one a MariaDB GTID opens and an XID-like commit event
- * ends (with its table maps, rows events and the other parts between). A transaction that meets
+ * Only whole transactions are counted here: one a MariaDB GTID opens and an XID ends, with its
+ * table maps, rows events and ANNOTATE_ROWS between (each checked as far as the Python path
+ * would find it damaged: a GTID's body, the XID's length, row images). A transaction that meets
  * an event this loop does not count is given back whole: run() stops at its GTID, and nothing
  * of it was counted. The events are framed by framing.c's walk and their CRC32 footers checked
  * here (the same CRC-32, by zlib when it is there), the row images counted by rows.c's COUNT
@@ -28,7 +29,8 @@
 
 #define BG_PLAN_CAPSULE "binlog_grammar.native._rows.plan"
 
-/* what run() does with an event, by type code (passed in by output/stats_fast.py) */
+/* what run() does with an event, by type code (passed in by output/stats_fast.py; BETWEEN, the
+ * events between transactions, are all given to the Python path, which parses them) */
 enum { BG_ST_NONE, BG_ST_BETWEEN, BG_ST_PART, BG_ST_COMMIT, BG_ST_TABLE_MAP, BG_ST_GTID,
        BG_ST_ROWS = 8 /* + 2 * op (insert, update, delete) + layout version - 1 */ };
 /* why run() stopped */
@@ -145,8 +147,8 @@ static int bg_st_lookup(PyObject *d, PyObject *key, long *out)
 PyDoc_STRVAR(run_doc,
 "run(buffer, pos, soft_stop, header_len, cfg, tables, ids, plans, counts, table_counts, seq)\n"
 "-> (pos, reason, transactions, by_size, largest, longest, changed, gtid)\n\n"
-"Count the events of buffer (a whole file) from pos: whole transactions and the events between\n"
-"them, up to the first point between transactions at or after soft_stop (reason WINDOW), the\n"
+"Count the events of buffer (a whole file) from pos: whole transactions, up to the first point\n"
+"between transactions at or after soft_stop (reason WINDOW), the\n"
 "end (END), or the first event this loop does not count (EVENT: pos is that event's offset, or\n"
 "its transaction's first event's). cfg: (actions: bytes(256), post_header_len: bytes(256),\n"
 "standalone flag, size limits of the transaction buckets, top). tables: TABLE_MAP data -> table\n"
@@ -255,17 +257,8 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
             if (BG_ST_CRC32(buf + off, (size_t)(len - BG_CHECKSUM_SIZE)) != bg_u32le(d + dlen))
                 goto give_back;  /* the Python side's walk finds it, and gives up */
             int phl = phl_of[code];
-            if (!open) {
-                if (a == BG_ST_BETWEEN) {
-                    counts[2 * code] += 1;
-                    counts[2 * code + 1] += len;
-                    continue;
-                }
-                if (a != BG_ST_GTID)
-                    goto give_back;
-            } else if (a == BG_ST_GTID || a == BG_ST_BETWEEN) {
-                goto give_back;  /* the Python path ends the transaction as it does */
-            }
+            if (!open ? a != BG_ST_GTID : a == BG_ST_GTID || a == BG_ST_BETWEEN)
+                goto give_back;  /* between transactions, or what ends one: the Python path's */
             int64_t reg = -1, count = 0;
             int op = -1;
             if (a == BG_ST_GTID) {
@@ -402,7 +395,15 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
                     goto nomem;
                 if (count < 0)
                     goto give_back;  /* refused: the Python path reads the rows */
-            } else if (a != BG_ST_PART && a != BG_ST_COMMIT) {
+            } else if (a == BG_ST_PART) {
+                /* ANNOTATE_ROWS: its statement is any bytes; the Python path parses other parts */
+                if (code != 160 || dlen < phl)
+                    goto give_back;
+            } else if (a == BG_ST_COMMIT) {
+                /* XID: its xid and nothing after it, else the Python path reports the damage */
+                if (code != 16 || dlen != phl + 0 + 8)
+                    goto give_back;
+            } else {
                 goto give_back;
             }
             if (npend == cap_pend) {

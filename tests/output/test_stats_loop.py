@@ -184,6 +184,17 @@ def test_damaged_events_count_alike(monkeypatch, capsys, tmp_path):
             assert c == py, (k, what)
 
 
+def _last_plain(events, name):
+    """The index of the `name` event (or the first rows event: "rows") in the last transaction
+    of plain rows events."""
+    gtids = [i for i, (n, _e) in enumerate(events) if n == "GTID_EVENT"]
+    g, end = next((g, end) for g, end in list(zip(gtids, gtids[1:]))[::-1]
+                  if all(n != "QUERY_EVENT" and not EVENTS_BY_NAME[n].decode
+                         for n, _e in events[g:end]))
+    return next(i for i in range(g, end) if events[i][0] == name
+                or name == "rows" and EVENTS_BY_NAME[events[i][0]].row_op)
+
+
 # MariaDB GTID_EVENT data after seq_no (8) and domain_id (4): flags2, then what it announces
 _FLAGS2 = HEADER + 12
 _GTIDS = {  # (flags2 bits, what follows flags2); a GTID's data is 19 bytes or more
@@ -207,10 +218,8 @@ def test_gtid_bodies_count_alike(monkeypatch, capsys, tmp_path, how):
     Python path reads in it (a standalone group, a commit id, an XA xid, extra flags and their
     fields, padding, bytes missing) decides, whether the loop counts it or gives it back."""
     magic, events = _grown(copies=30, seed=5)
-    gtids = [i for i, (n, _e) in enumerate(events) if n == "GTID_EVENT"]
     # the last transaction of plain rows events (the loop counts it unless its GTID stops it)
-    i = next(g for g, end in zip(gtids[::-1], gtids[1:][::-1])
-             if all(n != "QUERY_EVENT" and not EVENTS_BY_NAME[n].decode for n, _e in events[g:end]))
+    i = _last_plain(events, "GTID_EVENT")
     flags, rest = _GTIDS[how]
     ev = bytearray(events[i][1][:_FLAGS2 + 1])
     ev[_FLAGS2] |= flags
@@ -219,3 +228,49 @@ def test_gtid_bodies_count_alike(monkeypatch, capsys, tmp_path, how):
     path.write_bytes(_assemble(magic, events))
     for extra in ((), ("--json",)):
         same(monkeypatch, capsys, *extra, path)
+
+
+_EVENTS = {  # which event, and its data (after the header) made from the old one
+    "xid-long": ("XID_EVENT", _last_plain, lambda d: d + b"\1\2\3\4"),
+    "xid-short": ("XID_EVENT", _last_plain, lambda d: d[:4]),
+    "first-xid-long": ("XID_EVENT", lambda ev, n: next(
+        i for i, (m, _e) in enumerate(ev) if m == n), lambda d: d + b"\0"),
+    "annotate-any-bytes": ("ANNOTATE_ROWS_EVENT", _last_plain, lambda d: b"\xff\0\n*/ \\"),
+    "annotate-empty": ("ANNOTATE_ROWS_EVENT", _last_plain, lambda d: b""),
+    "gtid-list-cut": ("GTID_LIST_EVENT", lambda ev, n: next(
+        i for i, (m, _e) in enumerate(ev) if m == n), lambda d: d[:-3]),
+    "checkpoint-name-past-the-end": ("BINLOG_CHECKPOINT_EVENT", lambda ev, n: next(
+        i for i, (m, _e) in enumerate(ev) if m == n), lambda d: b"\xc8" + d[1:]),
+}
+
+
+@pytest.mark.parametrize("how", sorted(_EVENTS))
+def test_events_their_role_decides_count_alike(monkeypatch, capsys, tmp_path, how):
+    """Events whose role alone says what they do to a transaction (an XID, an annotation, those
+    between transactions) with data the Python path reads otherwise or refuses, their CRC32 made
+    again: in a transaction the compiled loop counts, in one the Python loop reads (the first of
+    its kind), and between transactions."""
+    magic, events = _grown(copies=30, seed=5)
+    name, where, change = _EVENTS[how]
+    i = where(events, name)
+    ev = events[i][1]
+    events[i] = (name, ev[:HEADER] + change(bytes(ev[HEADER:])))
+    path = tmp_path / f"{how}.000001"
+    path.write_bytes(_assemble(magic, events))
+    for extra in ((), ("--json",)):
+        same(monkeypatch, capsys, *extra, path)
+
+
+@pytest.mark.parametrize("name", ["GTID_EVENT", "TABLE_MAP_EVENT", "rows", "XID_EVENT"])
+def test_a_crc32_that_does_not_match_counts_alike(monkeypatch, capsys, tmp_path, name):
+    """A byte of an event the compiled loop would count changed, its CRC32 left as it was: the
+    loop stops there, and the Python path reports the file damaged as without the loop."""
+    magic, events = _grown(copies=30, seed=5)
+    i = _last_plain(events, name)
+    data = bytearray(_assemble(magic, events))
+    at = len(_assemble(magic, events[:i])) + HEADER  # the event's first data byte
+    data[at] ^= 0x20
+    path = tmp_path / "crc.000001"
+    path.write_bytes(bytes(data))
+    rc, _out, err = same(monkeypatch, capsys, path)
+    assert rc != 0 and "CRC" in err.upper()
