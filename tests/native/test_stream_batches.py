@@ -22,6 +22,14 @@ pytestmark = pytest.mark.skipif(native.unavailable() is not None,
 SAMPLES = sorted((ROOT / "samples").glob("*.0000*"))
 
 
+@pytest.fixture(params=["compiled-loop", "python-loop"])
+def loop(request, monkeypatch):
+    """The batches' loop compiled (_rows.frame_events), or the Python one (a build without it)."""
+    if request.param == "python-loop":
+        monkeypatch.delattr(native._load_rows()[0], "frame_events", raising=False)
+    return request.param
+
+
 def _read(path, backend, **kw):
     """What a user of open_stream sees, on `backend`: one line per event and change, then the
     error (its class, message, offset) or None, the damage skipped, and how many events came
@@ -50,7 +58,7 @@ def _same(path, **kw):
     return c
 
 
-def test_the_samples_read_the_same_and_mostly_in_batches():
+def test_the_samples_read_the_same_and_mostly_in_batches(loop):
     events = batched = 0
     for path in SAMPLES:
         seen, err, _damage, n = _same(path)
@@ -77,7 +85,7 @@ def test_a_framed_event_equals_the_event_read_alone():
 
 @needs_corpus
 @pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
-def test_the_corpus_reads_the_same(path):
+def test_the_corpus_reads_the_same(path, loop):
     _same(path, raw_rows=True)
     _same(path, verify_checksum=False, skip_damaged=True, raw_rows=True)
 
@@ -85,7 +93,7 @@ def test_the_corpus_reads_the_same(path):
 @pytest.mark.parametrize("kw", [{}, {"verify_checksum": False}, {"skip_damaged": True},
                                 {"verify_checksum": False, "skip_damaged": True, "raw_rows": True}],
                          ids=["crc32", "no-crc32", "skip", "no-crc32-skip"])
-def test_damaged_copies_read_the_same(tmp_path, kw):
+def test_damaged_copies_read_the_same(tmp_path, kw, loop):
     data = SAMPLES[0].read_bytes()
     rnd = random.Random(27)
     for k in range(25):
