@@ -46,10 +46,54 @@ typedef struct bg_st_cand {  /* a transaction, as run() returns the largest and 
 } bg_st_cand;
 #define BG_ST_CAND_FORMAT "<qqqqqqQII"
 
-typedef struct bg_st_pend {  /* an event of the open transaction, counted when it commits */
-    int code, op;
-    int64_t len, reg, count;
-} bg_st_pend;
+/* what the open transaction adds, counted when it commits (dropped when it is given back): by
+ * type code, and by table number (each code and table listed once, when first touched) */
+typedef struct bg_st_delta {
+    int64_t by_type[256 * 2];
+    uint8_t codes[256];
+    int ncodes;
+    int64_t *by_table;  /* 4 per table number, as table_counts */
+    int64_t *tables;
+    int64_t ntables;
+} bg_st_delta;
+
+static void bg_st_add(bg_st_delta *x, int code, int64_t len, int64_t reg, int op, int64_t count)
+{
+    if (x->by_type[2 * code] == 0)
+        x->codes[x->ncodes++] = (uint8_t)code;
+    x->by_type[2 * code] += 1;
+    x->by_type[2 * code + 1] += len;
+    if (op >= 0) {
+        int64_t *t = x->by_table + 4 * reg;
+        if (t[3] == 0)
+            x->tables[x->ntables++] = reg;
+        t[op] += count;
+        t[3] += len;  /* an event's length is never 0: the table is listed once */
+    }
+}
+
+/* the open transaction's counts added to `counts` and `tcounts` (commit) or not (0), and reset */
+static void bg_st_settle(bg_st_delta *x, int commit, int64_t *counts, int64_t *tcounts)
+{
+    for (int k = 0; k < x->ncodes; k++) {
+        int c = x->codes[k];
+        if (commit) {
+            counts[2 * c] += x->by_type[2 * c];
+            counts[2 * c + 1] += x->by_type[2 * c + 1];
+        }
+        x->by_type[2 * c] = x->by_type[2 * c + 1] = 0;
+    }
+    for (int64_t k = 0; k < x->ntables; k++) {
+        int64_t *t = x->by_table + 4 * x->tables[k], *to = tcounts + 4 * x->tables[k];
+        for (int j = 0; j < 4; j++) {
+            if (commit)
+                to[j] += t[j];
+            t[j] = 0;
+        }
+    }
+    x->ncodes = 0;
+    x->ntables = 0;
+}
 
 typedef struct bg_st_top {  /* the first `cap` transactions by `key`, ties in input order */
     bg_st_cand *c;
@@ -178,8 +222,7 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
     PyObject *acts, *phls, *limits_t, *result = NULL, *changed = NULL;
     unsigned standalone;
     Py_ssize_t top;
-    bg_st_pend *pend = NULL;
-    size_t npend = 0, cap_pend = 0;
+    bg_st_delta *delta = NULL;
     uint8_t *recs = NULL;
     bg_st_top largest = {0}, longest = {0};
     int64_t limits[16], buckets[17] = {0};
@@ -208,7 +251,10 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
     int64_t *counts = cview.buf, *tcounts = tview.buf;
     const int64_t nregs = tview.len / (4 * (Py_ssize_t)sizeof(int64_t));
     largest.cap = longest.cap = top;
-    if ((changed = PyList_New(0)) == NULL || (recs = malloc(BG_RECORD_SIZE * BG_ST_MAX_BATCH)) == NULL)
+    if ((changed = PyList_New(0)) == NULL || (recs = malloc(BG_RECORD_SIZE * BG_ST_MAX_BATCH)) == NULL ||
+            (delta = calloc(1, sizeof *delta)) == NULL ||
+            (delta->by_table = calloc((size_t)nregs * 4 + 1, sizeof(int64_t))) == NULL ||
+            (delta->tables = malloc(((size_t)nregs + 1) * sizeof(int64_t))) == NULL)
         goto nomem;
 
     /* per call, what the dicts said last: TABLE_MAP data by table id, table number by table id,
@@ -272,7 +318,7 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
                 if ((flags2 & standalone) || (flags2 & 0xc0) || rest > dlen || (rest < dlen && d[rest] != 0))
                     goto give_back;
                 open = 1;
-                npend = 0;
+                bg_st_settle(delta, 0, counts, tcounts);
                 tx.start = off;
                 tx.size = tx.changes = 0;
                 tx.lo = tx.hi = ts;
@@ -406,20 +452,7 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
             } else {
                 goto give_back;
             }
-            if (npend == cap_pend) {
-                size_t nc = cap_pend ? 2 * cap_pend : 64;
-                bg_st_pend *np = realloc(pend, nc * sizeof *np);
-                if (np == NULL)
-                    goto nomem;
-                pend = np;
-                cap_pend = nc;
-            }
-            pend[npend].code = code;
-            pend[npend].op = op;
-            pend[npend].len = len;
-            pend[npend].reg = reg;
-            pend[npend].count = count;
-            npend++;
+            bg_st_add(delta, code, len, reg, op, count);
             tx.size += len;
             tx.changes += count;
             tx.end_pos = off + len;
@@ -430,16 +463,7 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
             if (a != BG_ST_COMMIT)
                 continue;
             /* committed: its events are counted, and it is */
-            for (size_t k = 0; k < npend; k++) {
-                counts[2 * pend[k].code] += 1;
-                counts[2 * pend[k].code + 1] += pend[k].len;
-                if (pend[k].op >= 0) {
-                    int64_t *t = tcounts + 4 * pend[k].reg;
-                    t[pend[k].op] += pend[k].count;
-                    t[3] += pend[k].len;
-                }
-            }
-            npend = 0;
+            bg_st_settle(delta, 1, counts, tcounts);
             open = 0;
             Py_ssize_t b = 0;
             while (b < nlimits && tx.size >= limits[b])
@@ -494,7 +518,11 @@ done:
     PyBuffer_Release(&cview);
     PyBuffer_Release(&tview);
     Py_XDECREF(changed);
-    free(pend);
+    if (delta != NULL) {
+        free(delta->by_table);
+        free(delta->tables);
+        free(delta);
+    }
     free(recs);
     free(largest.c);
     free(longest.c);
