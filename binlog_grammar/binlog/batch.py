@@ -131,6 +131,12 @@ def _makers(slot_maker):
     return FramedEvent, make_lazy
 
 
+def _none(pos):
+    """No event: the event-by-event path reads at `pos`."""
+    return pos
+    yield  # noqa: unreachable - a generator
+
+
 def _record_fields(fmt, names) -> tuple:
     """((offset, width) in a walk's record of its offset, type_code, event_length, log_pos,
     checksum_ok, timestamp and server_id, ..., the record's size), from its struct format."""
@@ -238,16 +244,20 @@ class Batches:
         return kind, et, kind[5], hl + crc_len, bool(checks and crc_len), ok, how, span
 
     def events(self, pos):
-        """Yield the events from `pos` on while they are plain; return the offset where the
-        event-by-event path must read the next one."""
+        """A generator of the events from `pos` on while they are plain, which returns the offset
+        where the event-by-event path must read the next one."""
+        bf, mod = self.bf, self.mod
+        state = bf.state
+        layout = mod.LAYOUTS.get(state.header_len)
+        if state.encrypted or bf._first or layout is None or "log_pos" not in layout:
+            return _none(pos)
+        return self._compiled(pos) if self.frame is not None else self._python(pos)
+
+    def _python(self, pos):
+        """events(), its loop in Python (for a build of _rows without frame_events)."""
         bf, mod, mm = self.bf, self.mod, self.mm
         state = bf.state
         hl = state.header_len
-        layout = mod.LAYOUTS.get(hl)
-        if state.encrypted or bf._first or layout is None or "log_pos" not in layout:
-            return pos
-        if self.frame is not None:
-            return (yield from self._compiled(pos))
         checks = bf.verify_checksum and state.checksum_alg == 1
         share, path = bf.share_data, bf.path
         make, make_lazy = self.make, self.make_lazy

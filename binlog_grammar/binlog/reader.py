@@ -101,53 +101,49 @@ class BinlogFile(Resync):
             pos = len(MAGIC)
             if self.start is not None and self.start > pos:
                 pos = self._skip_to_start(fh, pos)
+            # the events: in batches while they are plain, else one by one
             batches = Batches.of(self, fh)  # None: event by event only (no compiled backend)
             try:
-                yield from self._events(fh, pos, batches)
+                while True:
+                    if batches is not None:
+                        at = pos
+                        pos = yield from batches.events(pos)
+                        if pos != at:
+                            fh.seek(pos)
+                    try:
+                        ev = self._next_event(fh, pos)
+                    except BinlogError as e:
+                        if not self.skip_damaged or self.state.encrypted:
+                            raise
+                        if not self._format_known and getattr(e, "checksum_alg", None) == 1:
+                            # the file's FDE fails its CRC32 but says CRC32: take its word that
+                            # the events carry footers when a candidate's CRC32 matches
+                            self._crc_hint = True
+                        self._first = False
+                        resume = self._resync(fh, pos)
+                        size = os.fstat(fh.fileno()).st_size
+                        damage = Damage(path, pos, e.event_type, e.message,
+                                        (size if resume is None else resume) - pos, resume,
+                                        e.with_traceback(None))
+                        self.damage.append(damage)
+                        if self.on_damage is not None:
+                            self.on_damage(damage)
+                        if resume is None:
+                            return
+                        fh.seek(resume)
+                        pos = resume
+                        continue
+                    if ev is None:
+                        return
+                    yield ev
+                    if self.skip_to is not None:  # the consumer read on from ev.end itself
+                        pos, self.skip_to = self.skip_to, None
+                        fh.seek(pos)
+                    else:
+                        pos = ev.end
             finally:
                 if batches is not None:
                     batches.close()
-
-    def _events(self, fh, pos, batches):
-        """The events from `pos` on: in batches while they are plain, else one by one."""
-        path = self.path
-        while True:
-            if batches is not None:
-                at = pos
-                pos = yield from batches.events(pos)
-                if pos != at:
-                    fh.seek(pos)
-            try:
-                ev = self._next_event(fh, pos)
-            except BinlogError as e:
-                if not self.skip_damaged or self.state.encrypted:
-                    raise
-                if not self._format_known and getattr(e, "checksum_alg", None) == 1:
-                    # the file's FDE fails its CRC32 but says CRC32: take its word that
-                    # the events carry footers when a candidate's CRC32 matches
-                    self._crc_hint = True
-                self._first = False
-                resume = self._resync(fh, pos)
-                size = os.fstat(fh.fileno()).st_size
-                damage = Damage(path, pos, e.event_type, e.message,
-                                (size if resume is None else resume) - pos, resume,
-                                e.with_traceback(None))
-                self.damage.append(damage)
-                if self.on_damage is not None:
-                    self.on_damage(damage)
-                if resume is None:
-                    return
-                fh.seek(resume)
-                pos = resume
-                continue
-            if ev is None:
-                return
-            yield ev
-            if self.skip_to is not None:  # the consumer read on from ev.end itself (a lane)
-                pos, self.skip_to = self.skip_to, None
-                fh.seek(pos)
-            else:
-                pos = ev.end
 
     def _skip_to_start(self, fh, first) -> int:
         """Read the format event (at format_at, else the first event), then stand at start."""
