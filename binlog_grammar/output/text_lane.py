@@ -91,6 +91,15 @@ class TextLane:
         self.regs = []  # number -> Table (the lane's state holds the same in C: _config)
         self.by_id = {}  # (number, table id) -> the Table with that id
 
+    def forget_ids(self):
+        """What a fresh lane knows of table ids (nothing), keeping the tables and plans learned:
+        for a reader that starts again in the middle of the same file (cli/pieces.py: a worker's
+        next piece, read with a fresh RowDecoder, whose rows events must find their TABLE_MAP in
+        the piece)."""
+        self.ids = {}
+        if getattr(self, "cfg", None) is not None:
+            self.cfg.forget_ids()
+
     def _config(self, f):
         """The lane's state for the file's format (a native._lane.Lane, which holds the tables
         and plans learned under it); None when the lane cannot read this file."""

@@ -743,6 +743,14 @@ static PyObject *bg_py_lane_set_id(bg_py_lane *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+static PyObject *bg_py_lane_forget_ids(bg_py_lane *self, PyObject *Py_UNUSED(args))
+{
+    if (bg_py_lane_ready(self) < 0)
+        return NULL;
+    bg_lane_map_free(&self->lane.ids);
+    Py_RETURN_NONE;
+}
+
 static PyObject *bg_py_lane_add_plan(bg_py_lane *self, PyObject *args)
 {
     const char *key;
@@ -827,6 +835,8 @@ static PyMethodDef bg_lane_methods[] = {
      "the quoted text after its label (a known body keeps its number)."},
     {"set_id", (PyCFunction)bg_py_lane_set_id, METH_VARARGS,
      "set_id(table_id, number): the table a table id names."},
+    {"forget_ids", (PyCFunction)bg_py_lane_forget_ids, METH_NOARGS,
+     "forget_ids(): no table id names a table any more (the tables and plans stay known)."},
     {"add_plan", (PyCFunction)bg_py_lane_add_plan, METH_VARARGS,
      "add_plan(key, plan): a native._rows plan for the key shape_key() gives (the lane keeps it)."},
     {"text", (PyCFunction)bg_py_lane_text, METH_VARARGS, text_doc},

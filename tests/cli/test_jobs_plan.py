@@ -156,3 +156,34 @@ def test_raw_lane_text_is_the_text_encoded(tmp_path):
     one = dump(["dump", "--jobs", "1", path], tmp_path / "one", 2000)
     many = dump(["dump", "--jobs", "2", path], tmp_path / "many", 2000)
     assert many == one
+
+
+@pytest.mark.skipif(native.lane() is None, reason="the compiled lane is not built")
+def test_a_kept_lane_forgets_table_ids():
+    """A worker's lane goes on from piece to piece knowing the tables and plans, not the table
+    ids: after forget_ids() it does not write a rows event whose TABLE_MAP it has not passed
+    (the piece's reader would need the pieces before it), which it wrote before."""
+    from binlog_grammar.binlog.framing import scan
+    from binlog_grammar.binlog.stream import open_stream
+    from binlog_grammar.generated.catalog import EVENTS
+    from binlog_grammar.output.text_lane import MAX_TEXT, TextLane
+
+    s = open_stream([SAMPLES[0]])
+    lane = s.lane = TextLane(native.lane())
+    list(s.events())
+    events = list(scan(SAMPLES[0]))
+    rows = [pos for (pos, code, _n), (_p, prev, _l) in zip(events[1:], events)
+            if EVENTS[code].row_op and EVENTS[prev].name == "TABLE_MAP_EVENT"]
+    wrote = 0
+    for pos in rows:
+        limit = lane.base + len(lane.map)
+        if not lane.base <= pos < limit:
+            continue
+        end = lane.cfg.text(lane.map, lane.base, pos, limit, MAX_TEXT)[1]
+        wrote += end > pos
+    assert wrote  # the lane knows their tables' ids
+    lane.forget_ids()
+    for pos in rows:
+        limit = lane.base + len(lane.map)
+        if lane.base <= pos < limit:
+            assert lane.cfg.text(lane.map, lane.base, pos, limit, MAX_TEXT)[1] == pos
