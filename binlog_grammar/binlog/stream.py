@@ -265,23 +265,25 @@ class Stream:
                     f.state.server = server  # before the next event is parsed
                 if progress is not None:
                     progress(done + ev.end, self.total_bytes)
-                code = ev.type.code if ev.type is not None else None
-                if code in _GTID_CODES:
-                    gtid = gtid_of(ev)
-                    seq += 1
-                if code in _ROWS_CODES:
+                et = ev.type
+                what = _WHAT.get(et.code, _PLAIN) if et is not None else _PLAIN
+                if what is _PLAIN:
+                    yield i, new(ev, None, gtid, decoder, seq, None)
+                elif what is _ROWS:
                     head = ev._head  # the table id rows_head() read (binlog/batch.py), or None
                     yield i, new(ev, tables.get(head[0] if head else int(ev.data["table_id"])),
                                  gtid, decoder, seq, self._on_undecoded)
-                elif code == _TABLE_MAP_CODE:
+                elif what is _TABLE_MAP:
                     yield i, new(ev, decoder.table_map(ev), gtid, decoder, seq, None)
-                elif code in _HAS_INNER:
+                elif what is _GTID:
+                    gtid = gtid_of(ev)
+                    seq += 1
+                    yield i, new(ev, None, gtid, decoder, seq, None)
+                else:  # _INNER
                     for e in inner_events_or_damage(ev, f.state, self.verify_checksum,
                                                     self.damage if self.skip_damaged else None):
                         yield i, new(e, _table_of(decoder, e), gtid, decoder, seq,
                                      self._on_undecoded)
-                else:
-                    yield i, new(ev, None, gtid, decoder, seq, None)
                 last = ev
                 ran = self._lane_after(ev, f, decoder) if self.lane is not None else None
                 if ran is not None:  # the events that follow, written by the lane
@@ -496,6 +498,10 @@ _GTID_CODES = frozenset(c for c, e in EVENTS.items() if e.role in B.GTID_ROLES)
 _ROWS_CODES = frozenset(c for c, e in EVENTS.items() if e.row_op)
 _TABLE_MAP_CODE = next(c for c, e in EVENTS.items() if e.name == "TABLE_MAP_EVENT")
 _HAS_INNER = frozenset(c for c, e in EVENTS.items() if any(d.target == "events" for d in e.decode))
+# what _all_events does with an event, by type code (_PLAIN: nothing but yield it)
+_PLAIN, _ROWS, _TABLE_MAP, _GTID, _INNER = "plain", "rows", "table map", "gtid", "inner"
+_WHAT = {**{c: _INNER for c in _HAS_INNER}, **{c: _GTID for c in _GTID_CODES},
+         _TABLE_MAP_CODE: _TABLE_MAP, **{c: _ROWS for c in _ROWS_CODES}}
 
 
 with_inner = inner_events_or_damage  # the event, then the events inside it (no damage list: errors)
