@@ -10,6 +10,10 @@
   file's FORMAT_DESCRIPTION_EVENT says; the FDE's checks; rebuild_event, the bytes back.
 - resync.py: damage: Damage, the checks that find what no CRC32 tells, and resynchronisation.
 - payload.py: the events inside a TRANSACTION_PAYLOAD_EVENT, inflated and framed like the file's.
+- batch.py: the events BinlogFile reads in batches when the compiled backend runs (the compiled
+  walk, then the compiled loop _rows.frame_events): FramedEvent, an Event whose header, checksum
+  and (where the generated reader cannot refuse it, or rows_head vouches) data are read on first
+  use; whatever is not plain goes to the event-by-event path.
 - reader.py: BinlogFile, a file -> events (magic, first event, format events, skip_damaged), and
   first_format_event; the names above that readers need are importable from here too.
 - framing.py: walk a file by its headers alone (scan: offset, type code, length), for stats and
