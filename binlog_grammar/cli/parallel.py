@@ -159,25 +159,23 @@ def plan_file(path, index, seq, split_bytes, min_bytes):
 
 class Executor:
     """A process pool of workers forked from this process, which has imported what they run
-    (forkserver, else spawn, where there is no fork). A forked worker starts at once: with the
-    compiled backend a split takes tens of milliseconds, and a worker that imports the package
-    and the extensions again (forkserver) took longer than the whole file on one process.
+    (cli/forkpool.py; concurrent.futures' pool with forkserver, else spawn, where there is no
+    fork). A forked worker starts at once: with the compiled backend a split takes tens of
+    milliseconds, and a worker that imports the package and the extensions again (forkserver)
+    took longer than the whole file on one process.
 
-    Forking is safe here: the pool forks all its workers before it starts its own thread
-    (ProcessPoolExecutor does so for fork), this process's standard streams are flushed first (a
-    worker inherits their buffers), and a worker's standard output is /dev/null (it sends its
-    text back; pieces.init)."""
+    Forking is safe here: the pool has no thread, this process's standard streams are flushed
+    first (a worker inherits their buffers), a worker leaves by os._exit, and its standard output
+    is /dev/null (it sends its text back; pieces.init)."""
 
     def __init__(self, jobs, backend, user_specs):
         from .pieces import init
 
-        import multiprocessing as mp
         import sys
-        from concurrent.futures import ProcessPoolExecutor
 
-        methods = mp.get_all_start_methods()
-        if "fork" in methods:
+        if hasattr(os, "fork"):
             from . import pieces  # noqa: F401 - imported before the fork, for the workers
+            from .forkpool import ForkPool
             from ..output import dump, dump_text, sql, stats, text_lane  # noqa: F401
 
             for stream in (sys.stdout, sys.stderr):
@@ -185,8 +183,13 @@ class Executor:
                     stream.flush()
                 except (AttributeError, OSError, ValueError):
                     pass
-            ctx = mp.get_context("fork")
-        elif "forkserver" in methods:
+            self.pool = ForkPool(jobs, init, (backend, user_specs))
+            return
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        methods = mp.get_all_start_methods()
+        if "forkserver" in methods:
             ctx = mp.get_context("forkserver")
             ctx.set_forkserver_preload(["binlog_grammar.cli.pieces", "binlog_grammar.output.dump",
                                        "binlog_grammar.output.dump_text",
@@ -200,7 +203,10 @@ class Executor:
         return self.pool.submit(fn, *a)
 
     def close(self):
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        if hasattr(self.pool, "shutdown"):
+            self.pool.shutdown(wait=True, cancel_futures=True)
+        else:
+            self.pool.close()
 
 
 def run(args, stream, kind, write, executor=None, out=None):
