@@ -15,6 +15,9 @@ The package, one module per command, each with `add(sub)` (its subcommand parser
                   options that contradict each other
     reading.py    what dump, stats, sql and flashback share when they run: the stream their
                   options open, the progress bar, stdout, the damage report and its exit status
+    parallel.py   --jobs N of dump, sql, flashback and stats: the splits in flight, the merge in
+                  input order; plan.py plans the splits on the compiled walk, pieces.py is what
+                  a worker does with one, forkpool.py the workers
     generate.py   generate    (binlog_grammar.codegen)
     docs.py       docs        (binlog_grammar.docs)
     verify.py     verify      (binlog_grammar.binlog.verify)
