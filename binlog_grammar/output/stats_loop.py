@@ -3,8 +3,8 @@ for output/stats_fast.py: what the two share, and the loop's counts added to the
 
 The loop counts whole transactions (a MariaDB GTID, its table maps, rows events and annotations,
 the XID) in C, and stops at the first event it does not count (the events between transactions
-among them: the Python path parses those), which output/stats_fast.py's loop reads (and the whole transaction around it: the
-compiled loop gives a transaction back whole, nothing of it counted). What the loop knows comes
+among them: the Python path parses those), which output/stats_fast.py's loop reads, and the whole
+transaction around it (the compiled loop gives a transaction back whole, nothing of it counted). What the loop knows comes
 from here, each piece from the place the Python path takes it from:
 - an action per type code (`set_action`): from output/stats_fast.py's kind of the code, which
   binlog/boundaries.py's roles decide; none until the Python path has ranked the code (counted
