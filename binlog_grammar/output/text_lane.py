@@ -169,7 +169,15 @@ class TextLane:
         if cfg is None:
             return None
         self._learn(ev, decoder)
-        pos = ev.end
+        return self.go_on(f, ev.end, stop)
+
+    def go_on(self, f, pos, stop=None):
+        """The Written run of the events of `f` from offset `pos`, where a run of this lane
+        ended (its text full, or the file's window), and before `stop`: a reader may ask the
+        lane to go on without reading an event itself (cli/pieces.py); None when it writes none."""
+        cfg = self.cfg if f.path == self.path else None
+        if cfg is None:
+            return None
         if self.map is None or not self.base <= pos or pos + WINDOW // 2 > self.base + len(self.map):
             self.map, self.base = _map(f.path, pos)
             if self.map is None:

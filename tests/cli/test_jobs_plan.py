@@ -187,3 +187,53 @@ def test_a_kept_lane_forgets_table_ids():
         limit = lane.base + len(lane.map)
         if lane.base <= pos < limit:
             assert lane.cfg.text(lane.map, lane.base, pos, limit, MAX_TEXT)[1] == pos
+
+
+def _in_process(argv):
+    """(exit status, stdout bytes, stderr text) of the command run in this process."""
+    import contextlib
+    import io
+
+    from binlog_grammar.cli import main
+
+    raw, err = io.BytesIO(), io.StringIO()
+    out = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", write_through=True)
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main([str(a) for a in argv])
+        except SystemExit as e:
+            code = e.code
+        out.flush()
+    return code, raw.getvalue(), err.getvalue()
+
+
+@pytest.mark.skipif(native.lane() is None, reason="the compiled lane is not built")
+def test_the_lane_goes_on_after_a_full_run(monkeypatch):
+    """Runs of at most a few hundred bytes of text (the lane stops in the middle of many
+    events' runs): a worker asks the lane to go on from where it stopped, without an event read
+    by Python, and writes what --jobs 1 writes."""
+    from binlog_grammar.cli import parallel
+    from binlog_grammar.output import text_lane
+
+    calls = []
+    go_on = text_lane.TextLane.go_on
+
+    def counted(self, f, pos, stop=None):
+        ran = go_on(self, f, pos, stop)
+        calls.append(ran is not None)
+        return ran
+
+    monkeypatch.setattr(text_lane, "MAX_TEXT", 300)
+    monkeypatch.setattr(text_lane.TextLane, "go_on", counted)
+    monkeypatch.setenv(parallel.ENV_SPLIT, "2000")
+    monkeypatch.setattr(parallel, "EXECUTOR", None)
+    one = _in_process(["dump", "--jobs", "1", *SAMPLES])
+    # in this process, as a worker runs it: the lane went on after full runs
+    from binlog_grammar.binlog.stream import Filters
+    from binlog_grammar.cli.pieces import Config, Piece, work
+
+    cfg = Config("text", Filters(None, None, None, None, None, None, None, None, None))
+    assert work(cfg, [Piece(SAMPLES[0], 0)], [SAMPLES[0]]).text
+    assert any(calls)
+    for jobs in (2, 3):
+        assert _in_process(["dump", "--jobs", str(jobs), *SAMPLES]) == one
