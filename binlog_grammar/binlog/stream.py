@@ -245,7 +245,7 @@ class Stream:
 
     # -- raw events, with tables and GTIDs attached ----------------------------------------
     def _all_events(self):
-        new = _event_maker()
+        new, new_plain = _event_maker(), _event_maker(rows=False)
         done = 0
         seq = 0
         i = -1
@@ -268,17 +268,17 @@ class Stream:
                 et = ev.type
                 what = _WHAT.get(et.code, _PLAIN) if et is not None else _PLAIN
                 if what is _PLAIN:
-                    yield i, new(ev, None, gtid, decoder, seq, None)
+                    yield i, new_plain(ev, None, gtid, decoder, seq, None)
                 elif what is _ROWS:
                     head = ev._head  # the table id rows_head() read (binlog/batch.py), or None
                     yield i, new(ev, tables.get(head[0] if head else int(ev.data["table_id"])),
                                  gtid, decoder, seq, self._on_undecoded)
                 elif what is _TABLE_MAP:
-                    yield i, new(ev, decoder.table_map(ev), gtid, decoder, seq, None)
+                    yield i, new_plain(ev, decoder.table_map(ev), gtid, decoder, seq, None)
                 elif what is _GTID:
                     gtid = gtid_of(ev)
                     seq += 1
-                    yield i, new(ev, None, gtid, decoder, seq, None)
+                    yield i, new_plain(ev, None, gtid, decoder, seq, None)
                 else:  # _INNER
                     for e in inner_events_or_damage(ev, f.state, self.verify_checksum,
                                                     self.damage if self.skip_damaged else None):
@@ -462,16 +462,20 @@ class Stream:
         yield tx
 
 
-def _event_maker():
+def _event_maker(rows=True):
     """StreamEvent(event, table, gtid, decoder, tx_seq, on_undecoded): made by the compiled
-    slot_maker (native._rows) when the compiled backend runs, else by its __init__."""
+    slot_maker (native._rows) when the compiled backend runs, else by its __init__. rows=False:
+    for events that are not rows events, with their changes made ([], a new list each)."""
     slot_maker = getattr(native.rows(), "slot_maker", None)
     if slot_maker is None:
         return StreamEvent
     d = StreamEvent.__dict__
-    return slot_maker(StreamEvent, tuple(d[n] for n in (
+    make = slot_maker(StreamEvent, tuple(d[n] for n in (
         "event", "table", "gtid", "_decoder", "tx_seq", "_on_undecoded", "_changes", "undecoded")),
-        (None, None))
+        (None if rows else list, None))
+    if not rows and make(*(None,) * 6)._changes != []:  # a build whose maker takes list as is
+        return StreamEvent
+    return make
 
 
 def _only_gtid(tx: Transaction) -> bool:

@@ -820,8 +820,8 @@ static PyObject *bg_py_rows_head(PyObject *self, PyObject *args)
 /* slot_maker(cls, slots, defaults): a callable that makes an instance of the class `cls` (whose
  * instances have no __dict__) with its slots set, the way its __init__ would set them, without
  * running Python code: maker(*values) fills the first len(values) slots of `slots` (member
- * descriptors of cls or its bases) with values and the rest with `defaults` (`dict`: a new empty
- * dict each). The reading API
+ * descriptors of cls or its bases) with values and the rest with `defaults` (`dict`, `list`: a
+ * new empty one each). The reading API
  * makes one event object per event with it (binlog/batch.py, binlog/stream.py). */
 typedef struct {
     PyObject_HEAD
@@ -857,8 +857,9 @@ static PyObject *bg_maker_call(PyObject *self, PyObject *const *args, size_t nar
     for (Py_ssize_t i = 0; i < m->nslots; i++) {
         PyObject *v = i < n ? args[i] : PyTuple_GET_ITEM(m->defaults, i - n);
         PyObject **slot = (PyObject **)((char *)obj + m->offsets[i]);
-        if (i >= n && v == (PyObject *)&PyDict_Type) {  /* a new empty dict for each instance */
-            v = PyDict_New();
+        if (i >= n && (v == (PyObject *)&PyDict_Type || v == (PyObject *)&PyList_Type)) {
+            /* a new empty dict, or list, for each instance */
+            v = v == (PyObject *)&PyDict_Type ? PyDict_New() : PyList_New(0);
             if (v == NULL) {
                 Py_DECREF(obj);
                 return NULL;
@@ -886,8 +887,9 @@ PyDoc_STRVAR(slot_maker_doc,
 "slot_maker(cls, slots, defaults) -> maker\n\n"
 "maker(*values) is an instance of `cls` (a class with __slots__ and no __dict__) whose slots\n"
 "`slots` (member descriptors of cls or of its bases, all distinct) hold values, then defaults\n"
-"(a tuple: the values of the last len(defaults) slots; the type dict stands for a new empty dict\n"
-"for each instance), set without running __init__; slots it does not name stay unset.");
+"(a tuple: the values of the last len(defaults) slots; the type dict, or list, stands for a new\n"
+"empty dict, or list, for each instance), set without running __init__; slots it does not name\n"
+"stay unset.");
 
 static PyObject *bg_py_slot_maker(PyObject *self, PyObject *args)
 {
