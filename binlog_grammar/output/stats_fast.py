@@ -165,7 +165,8 @@ class _Reader:
                                 counts, BETWEEN, True)
                     batch = BATCH
                     while True:
-                        if loop is not None and self.tx is None and not self.implicit:
+                        if loop is not None and self.tx is None and not self.implicit and \
+                                loop.wanted():
                             pos, reason, gtid = loop.run(mm, pos, size)
                             if gtid is not None:
                                 self.standalone, self.gtid = False, gtid
@@ -216,7 +217,8 @@ class _Reader:
                                     self.tx, self.in_begin = None, False
                             else:
                                 self._event(off, ts, code, length, counts, kind)
-                            if loop is not None and self.tx is None and not self.implicit:
+                            if loop is not None and self.tx is None and not self.implicit and \
+                                    loop.wanted(passing=True):
                                 pos, handed = off + length, True  # back to the compiled loop
                                 break
                         if handed:

@@ -40,6 +40,9 @@ class Loop:
         self.seq = 0  # transactions finished so far, on either path (ties go to the first)
         self.largest, self.longest = [], []  # (key, seq, summary) of the loop's
         self.order = {}  # id(summary) -> seq of the Python path's, once the loop found some
+        # calls that counted nothing in a row, and the points between transactions the Python
+        # path passes before the next call (a MySQL binlog: the loop stops at every GTID)
+        self.idle = self.skip = 0
 
     def file(self, state, path, decoder):
         """Start a file: its tables, plans and actions are its own."""
@@ -48,6 +51,7 @@ class Loop:
         self.act, self.c_act = bytearray(256), {}
         self.counts, self.tables = bytearray(256 * 16), bytearray()
         self.phl = bytes(min(state.post_header_len(c), 255) for c in range(256))
+        self.idle = self.skip = 0
 
     # -- what the loop may count -----------------------------------------------------------------
     def set_action(self, code, name, et=None, ranked=False):
@@ -105,15 +109,28 @@ class Loop:
             self.plans[key] = plan
 
     # -- running it ----------------------------------------------------------------------------
+    def wanted(self, passing=False) -> bool:
+        """Whether the loop should run from this point between transactions (passing: the
+        Python path, there now, goes on when it should not)."""
+        if self.skip == 0:
+            return True
+        self.skip -= passing
+        return False
+
     def run(self, mm, pos, size):
         """The loop from pos: (where it stopped, why: END, WINDOW or EVENT, the last GTID it read
         as text or None). Its transactions are added to the Stats here, its counts by type and by
         table at the file's end (fold)."""
-        st = self.st
+        st, start = self.st, pos
         cfg = (bytes(self.act), self.phl, FL_STANDALONE, _LIMITS, st.top)
         pos, reason, ntx, by_size, largest, longest, changed, gtid = self.mod.run(
             mm, pos, min(pos + _WINDOW, size), self.state.header_len, cfg, self.reg_of,
             self.ids, self.plans, self.counts, self.tables, self.seq)
+        if reason == self.mod.EVENT and pos == start:  # nothing counted: from the second time
+            self.idle = min(self.idle + 1, 12)     # in a row, wait longer each time
+            self.skip = (1 << self.idle) // 4
+        else:
+            self.idle = 0
         tables = self.decoder.tables
         for tid, reg in changed:
             tables[tid] = self.regs[reg]
