@@ -204,9 +204,13 @@ class Batches:
         hl = state.header_len
         checks = bf.verify_checksum and state.checksum_alg == 1
         share = bf.share_data
+        refused = []  # the kind whose reader refused the data the compiled loop stopped at
 
         def read(kind, code, data):
-            return read_data(state, kind, code, data, share)
+            d = read_data(state, kind, code, data, share)
+            if d is None and kind[3] is not None:
+                refused.append(kind)
+            return d
 
         size, kinds, known, plans = len(mm), None, -1, None
         while True:
@@ -225,10 +229,18 @@ class Batches:
                     break
             else:
                 if stop >= 0:
+                    if refused:
+                        self._refused(refused.pop(), stop)
                     return stop
                 if status != mod.FULL:
                     return nxt
                 pos = nxt
+
+    def _refused(self, kind, off):
+        """The generated reader refused the data of the event at `off`: counted as parse_event
+        counts it, and the event-by-event path reads it with the construct structs alone."""
+        self.bf.state.fallbacks[kind[2]] += 1
+        self.bf.refused = off
 
     def _plan(self, kind, hl, checks):
         """What the batches do with the events of `kind` (FormatState.kind): None, leave them to
@@ -297,6 +309,8 @@ class Batches:
                     else:
                         data = read_data(state, kind, code, raw[hl:length - kind[4]], share)
                         if data is None:
+                            if kind[3] is not None:
+                                self._refused(kind, off)
                             return off
                     yield make(path, off, data, raw, et, ctx, ok, kind[4] != 0,
                                (rec[i_ts], rec[i_sid]), None)

@@ -70,6 +70,9 @@ class BinlogFile(Resync):
         # where to read on after the event just yielded, when its consumer has read the events
         # that follow it another way (the compiled text lane: output/text_lane.py)
         self.skip_to: Optional[int] = None
+        # the offset of an event whose data the generated reader refused in a batch (batch.py,
+        # which counted the fallback): its data is read by the construct structs alone
+        self.refused: Optional[int] = None
 
     @property
     def fallbacks(self) -> Counter:
@@ -194,9 +197,10 @@ class BinlogFile(Resync):
             raise TruncatedError(f"file ends inside the event: event_length {length}, "
                                  f"{hl + len(rest)} bytes present", path, pos,
                                  event_name(header.type_code, state))
+        refused, self.refused = self.refused == pos, None
         ev = parse_event(head + rest, state, file=path, offset=pos,
-                         verify_checksum=self.verify_checksum, fast=self.fast, header=header,
-                         share=self.share_data, keep_bad_crc=self.keep_bad_crc)
+                         verify_checksum=self.verify_checksum, fast=self.fast and not refused,
+                         header=header, share=self.share_data, keep_bad_crc=self.keep_bad_crc)
         if self._positions_agree and header.get("log_pos") != pos + length:
             self._check_log_pos(fh, ev)
         if ev.type is not None and ev.type.code in STATE_CODES:
