@@ -237,3 +237,37 @@ def test_the_lane_goes_on_after_a_full_run(monkeypatch):
     assert any(calls)
     for jobs in (2, 3):
         assert _in_process(["dump", "--jobs", str(jobs), *SAMPLES]) == one
+
+
+def test_charsets_before_walk_the_file_once(monkeypatch):
+    """A worker's pieces of a file ask, in input order, what the file's QUERY_EVENTs before
+    each said of character sets: the answers are those of a walk from the file's start (also
+    out of order), and the walks go on from one piece to the next instead of walking the file
+    from its start again for each (quadratic in the file's size)."""
+    from binlog_grammar.binlog import framing
+    from binlog_grammar.cli import parallel, pieces
+
+    walked = []
+    walk = framing.Walk
+
+    class Counted(walk):
+        def __iter__(self):
+            for item in super().__iter__():
+                walked.append(item)
+                yield item
+
+    monkeypatch.setattr(framing, "Walk", Counted)
+    for path in SAMPLES:
+        cut = parallel.plan_file(path, 0, 0, 300, 0)[0]
+        events = sum(1 for _ in walk(path, 19, short=True))
+        assert len(cut) > 2
+        pieces._BEFORE.clear()
+        walked.clear()
+        got = [pieces._charsets_before(path, p.start) for p in cut]
+        assert len(walked) <= events  # once over the file, not once per piece
+        for p, cs in list(zip(cut, got))[::-1]:  # out of order: from the start again
+            pieces._BEFORE.clear()
+            fresh = pieces._charsets_before(path, p.start)
+            assert (cs.server, cs.databases) == (fresh.server, fresh.databases)
+            again = pieces._charsets_before(path, p.start)
+            assert (again.server, again.databases) == (fresh.server, fresh.databases)
