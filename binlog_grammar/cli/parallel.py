@@ -60,11 +60,11 @@ def _jobs(text):
 
 def jobs_of(args) -> int:
     """--jobs, 1 when not given. Issue 26 asks for the machine's cores by default. With the
-    compiled backend, dump's text over the 127 MB bench binlog takes about 0.33 s of CPU in each
-    of two workers after 0.12 s of start in the parent (about 0.5 s start to end where two cores
-    are free, against 0.75 s on one process), with peak memory flat (60 MB for the parent, 35 MB a
-    worker, on the 1 GB binlog too); on cores other work keeps busy it gains nothing, so the
-    pool stays opt-in."""
+    compiled backend, dump's text over the 127 MB bench binlog takes about 0.25 s of CPU in each
+    of two workers after 0.12 s of start in the parent (0.53-0.64x mariadb-binlog's wall time
+    with the 2 cores' load average at 3-4, 0.31x on the 1 GB binlog), with peak memory flat (60
+    MB for the parent, 35 MB a worker, on the 1 GB binlog too); on cores other work keeps busy it
+    gains less, so the pool stays opt-in."""
     return args.jobs or 1
 
 
