@@ -26,12 +26,16 @@ def run(args) -> int:
     stream, progress = open_input(args)
     st, fast = Stats(top=args.top), None
     try:
-        if parallel.wanted(args, stream, "stats"):
-            stream, st = parallel.run(args, stream, "stats", None)
-        else:
-            # the compiled header walk, when nothing needs every event parsed (output/stats_fast)
+        split = parallel.wanted(args, stream, "stats")
+        if not split or stats_fast.usable(stream):
+            # the compiled stats loop (output/stats_fast) when nothing needs every event parsed:
+            # in one process it reads about 1 GB/s of CPU, more than --jobs N splits read on the
+            # Python path (0.3 s against 1.5 s for --jobs 2 on the 127 MB bench binlog), so the
+            # splits take only the inputs it cannot read
             fast = stats_fast.read(stream, args.top)
             st = fast or st
+        if split and fast is None:
+            stream, st = parallel.run(args, stream, "stats", None)
         for item in () if isinstance(stream, parallel.Outcome) or fast else stream._grouped():
             if hasattr(item, "events"):
                 st.add_transaction(item)
