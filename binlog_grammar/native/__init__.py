@@ -11,8 +11,9 @@ BINLOG_GRAMMAR_BACKEND, else auto:
     c       the compiled backend; its absence is a BackendError (the CLI: one line, exit 2)
     python  the generated Python readers, even when the extension is there
 The compiled backend covers framing (binlog.framing: header walks and CRC32 footers), the
-row values of the API (binlog/rows_native.py, with `_rows`), the row images of the `-vv` text and
-of JSON lines (output/vv_native.py, output/jsonl_native.py), `dump`'s text and JSON lines of the events
+row values of the API (binlog/rows_native.py, with `_rows`), the API's events framed and made
+in batches (binlog/batch.py: `_rows.frame_events`, `rows_head`, `slot_maker`), the row images
+of the `-vv` text and of JSON lines (output/vv_native.py, output/jsonl_native.py), `dump`'s text and JSON lines of the events
 that make up most of a row-based binlog (output/text_lane.py with `_lane`, output/jsonl_lane.py
 with `_jsonl_lane`) and the counts of `stats`
 (output/stats_fast.py); everything else runs on the Python readers under either choice, and so
@@ -27,7 +28,8 @@ from ..errors import BinlogGrammarError
 ENV = "BINLOG_GRAMMAR_BACKEND"
 CHOICES = ("auto", "c", "python")
 # what the compiled backend runs today
-COMPILED_PARTS = ("framing", "row values", "row images of the -vv text and JSON lines",
+COMPILED_PARTS = ("framing", "the API's events (batches)", "row values",
+                  "row images of the -vv text and JSON lines",
                   "dump text of the hot events", "stats counts", "dump JSON lines of the hot events")
 
 _chosen = None  # set by select()
