@@ -36,7 +36,8 @@ setup(ext_modules=[
         depends=["generated/native/rows.h", "generated/native/bg_expr.h",
                  "generated/native/framing.h", "binlog_grammar/native/crc32.h",
                  "binlog_grammar/native/decimal.h", "binlog_grammar/native/forms_vv.h",
-                 "binlog_grammar/native/forms_jsonl.h"],
+                 "binlog_grammar/native/forms_jsonl.h", "generated/native/lanes.h"],
+        libraries=["z"],  # zlib's crc32 when zlib.h is there (lanes.h)
         extra_compile_args=["-O3"],
         optional=True,
     ),

@@ -107,12 +107,12 @@ static int setup_lane(bg_lane *L, int options)
     L->verify = options & 1;
     for (int c = 0; c < 256; c++) {
         L->crc_len[c] = options & 2 ? 4 : 0;
-        int v = bg_lane_rows_version(c);
-        L->post_header_len[c] = v == 1 ? 8 : v == 2 ? 10 : c == BG_LANE_TABLE_MAP_CODE ? 8
-                                : c == BG_LANE_GTID_CODE ? 19 : 0;
-        const char *label = v ? "Write_rows" : c == BG_LANE_GTID_CODE ? "GTID"
-                            : c == BG_LANE_XID_CODE ? "Xid" : c == BG_LANE_ANNOTATE_CODE
-                            ? "Annotate_rows:" : c == BG_LANE_TABLE_MAP_CODE ? "Table_map" : NULL;
+        int v = bg_lanes_rows_version(c);
+        L->post_header_len[c] = v == 1 ? 8 : v == 2 ? 10 : c == BG_LANES_TABLE_MAP_CODE ? 8
+                                : c == BG_LANES_GTID_CODE ? 19 : 0;
+        const char *label = v ? "Write_rows" : c == BG_LANES_GTID_CODE ? "GTID"
+                            : c == BG_LANES_XID_CODE ? "Xid" : c == BG_LANES_ANNOTATE_CODE
+                            ? "Annotate_rows:" : c == BG_LANES_TABLE_MAP_CODE ? "Table_map" : NULL;
         if (label != NULL) {
             const char *t = options & 64 ? long_text : label;
             if (bg_lane_set_label(L, c, t, strlen(t)) < 0)
@@ -153,7 +153,7 @@ static int add_plan(harness *h, int k, int code, const uint8_t *sh, int64_t shap
     if (bg_lane_find(&L->plans, (const uint8_t *)L->key.p, L->key.n) != NULL || h->nplans >= MAX_PLANS)
         return 0;
     uint64_t ncols;
-    int kn = bg_lane_packed(sh, shape, &ncols);
+    int kn = bg_lanes_packed(sh, shape, &ncols);
     if (kn < 0 || ncols < 1 || ncols > MAX_PLAN_COLS)
         return 0;
     int64_t nb = (int64_t)(ncols + 7) / 8, images = (shape - kn) / nb;
@@ -211,8 +211,8 @@ static int learn(harness *h, const uint8_t *buf, int64_t n, int tables, int ids,
         const uint8_t *d = raw + BG_FULL_HEADER_LEN;
         if (dlen < 0)
             continue;
-        if (code == BG_LANE_TABLE_MAP_CODE) {
-            int64_t w = bg_lane_table_id_width(phl);
+        if (code == BG_LANES_TABLE_MAP_CODE) {
+            int64_t w = bg_lanes_table_id_width(phl);
             if (dlen < phl || w < 1 || w > 8 || w > phl)
                 continue;
             int k = table_of_body(h, d + phl, dlen - phl);
@@ -233,12 +233,12 @@ static int learn(harness *h, const uint8_t *buf, int64_t n, int tables, int ids,
             }
             if (k < 0 || h->nids >= MAX_IDS)
                 continue;
-            uint64_t tid = bg_lane_uint(d, (int)w);
+            uint64_t tid = bg_le_uint(d, (int)w);
             h->id_of[h->nids] = tid;
             h->id_table[h->nids++] = k;
             if (h->reg[k] >= 0 && (ids >> k & 1) && !first_id[k]++ && bg_lane_set_id(L, tid, h->reg[k]) < 0)
                 return -1;
-        } else if (bg_lane_rows_version(code)) {
+        } else if (bg_lanes_rows_version(code)) {
             uint64_t tid;
             unsigned flags;
             int64_t at, shape;
@@ -388,11 +388,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (len < BG_FULL_HEADER_LEN || len > stop - pos)
             break;
         int code = raw[BG_FULL_TYPE_CODE_AT], phl = h->lane.post_header_len[code];
-        int64_t dlen = len - h->lane.crc_len[code] - BG_FULL_HEADER_LEN, w = bg_lane_table_id_width(phl);
-        if (code == BG_LANE_TABLE_MAP_CODE && dlen >= phl && w >= 1 && w <= 8 && w <= phl) {
+        int64_t dlen = len - h->lane.crc_len[code] - BG_FULL_HEADER_LEN, w = bg_lanes_table_id_width(phl);
+        if (code == BG_LANES_TABLE_MAP_CODE && dlen >= phl && w >= 1 && w <= 8 && w <= phl) {
             int k = table_of_body(h, raw + BG_FULL_HEADER_LEN + phl, dlen - phl);
             if (k >= 0 && h->reg[k] >= 0 &&
-                    bg_lane_set_id(&h->lane, bg_lane_uint(raw + BG_FULL_HEADER_LEN, (int)w), h->reg[k]) < 0)
+                    bg_lane_set_id(&h->lane, bg_le_uint(raw + BG_FULL_HEADER_LEN, (int)w), h->reg[k]) < 0)
                 break;
         }
         pos += len;

@@ -343,7 +343,8 @@ def lane_build(out: Path, replay: bool = False, cc: str = None, exe: Path = None
     flags = SANITIZE + ["-fsanitize=fuzzer" if not replay else "-DBG_FUZZ_REPLAY"]
     exe = exe or out / ("fuzz_lane" if not replay else "replay_lane")
     subprocess.run([cc, *flags, "-I", str(GENERATED), "-I", str(NATIVE), str(LANE_DRIVER),
-                    str(GENERATED / "rows.c"), str(NATIVE / "crc32.c"), "-o", str(exe), "-lm"],
+                    str(GENERATED / "rows.c"), str(NATIVE / "crc32.c"), "-o", str(exe), "-lm",
+                    "-lz"],  # lanes.h's CRC32 is zlib's
                    check=True)
     return exe
 

@@ -4,7 +4,9 @@ XIDs) straight from the file's bytes, and stops at the first event it does not w
 Python path then reads and writes (output/text_lane.py drives it).
 
 Output: generated/native/lane.c (templates/native_lane.c.j2), built by setup.py as
-binlog_grammar.native._lane with generated/native/rows.c (the row images: codegen/c_rows.py).
+binlog_grammar.native._lane with generated/native/rows.c (the row images: codegen/c_rows.py), and
+generated/native/lanes.h (templates/native_lanes.h.j2): what this lane, the JSON-lines lane
+(codegen/c_json.py) and stats' loop (codegen/c_stats.py) read alike, once, from this model.
 
 What comes from the specs, here: the type codes of those events (by name; the rows events by
 their `rows:` operation and layout), where GTID_EVENT's seq_no and domain_id and XID_EVENT's xid
@@ -130,4 +132,5 @@ def render(specs: SpecSet) -> dict:
 
     m = model(specs)
     banner = BANNER.format(spec="the events of specs/events/ (codegen/c_lane.py)")
-    return {"lane.c": template("native_lane.c.j2").render(banner=banner, **m)}
+    return {"lane.c": template("native_lane.c.j2").render(banner=banner, **m),
+            "lanes.h": template("native_lanes.h.j2").render(banner=banner, **m)}

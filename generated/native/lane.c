@@ -31,15 +31,11 @@
 #include "rows.h"
 #include "framing.h"
 #include "crc32.h"
+#include "lanes.h"  /* what the compiled loops read alike (codegen/c_lane.py) */
 
 /* why a run stopped */
 enum { BG_LANE_END, BG_LANE_EVENT, BG_LANE_FULL };
 
-/* the type codes of the events the lane writes besides the rows events (bg_lane_rows_version) */
-#define BG_LANE_GTID_CODE 162
-#define BG_LANE_XID_CODE 16
-#define BG_LANE_ANNOTATE_CODE 160
-#define BG_LANE_TABLE_MAP_CODE 19
 
 #define BG_LANE_MAX_FLAGS 16   /* the rows flags' names (a u16) */
 #define BG_LANE_MAX_PAIRS 16   /* the two-byte marks quoting.comment rewrites */
@@ -295,14 +291,6 @@ static int bg_lane_printf(bg_buf *b, const char *fmt, ...)
     return bg_buf_put(b, t, (size_t)n);
 }
 
-static inline uint64_t bg_lane_uint(const uint8_t *p, int n)
-{
-    uint64_t v = 0;
-    for (int k = n - 1; k >= 0; k--)
-        v = v << 8 | p[k];
-    return v;
-}
-
 /* append s[0:len] to the NUL-ended text dst of capacity cap; -1 (nothing appended) when it
  * does not fit */
 static int bg_lane_cat(char *dst, size_t cap, size_t *n, const char *s, size_t len)
@@ -329,73 +317,15 @@ static int bg_lane_plain(const bg_lane *L, const uint8_t *p, int64_t n)
     return 1;
 }
 
-/* a MySQL packed (length-encoded) integer at p, within n bytes: its size, or -1 */
-static int bg_lane_packed(const uint8_t *p, int64_t n, uint64_t *v)
-{
-    if (n < 1)
-        return -1;
-    if (p[0] < 251) {
-        *v = p[0];
-        return 1;
-    }
-    int w = p[0] == 252 ? 2 : p[0] == 253 ? 3 : p[0] == 254 ? 8 : -1;
-    if (w < 0 || n < 1 + w)
-        return -1;
-    *v = bg_lane_uint(p + 1, w);
-    return 1 + w;
-}
-
-/* the rows events of the v1 and v2 layouts, by type code */
-static int bg_lane_rows_version(int code)
-{
-    switch (code) {
-    case 23: return 1;
-    case 24: return 1;
-    case 25: return 1;
-    case 30: return 2;
-    case 31: return 2;
-    case 32: return 2;
-    case 39: return 2;
-    default: return 0;
-    }
-}
-
-/* rows_table_id's width, from its size expression (specs/types/rows.yaml) */
-static int64_t bg_lane_table_id_width(int64_t post_header_len)
-{
-    bg_val ctx_post_header_len = bg_int(post_header_len);
-    return (bg_truth(bg_eq(ctx_post_header_len, bg_int(6LL))) ? bg_int(4LL) : bg_int(6LL)).i;
-}
-
 /* a rows event's data d[0:dlen] (after the common header, before the CRC32): its table id, its
  * flags and the span of its column count and bitmaps (its plan's shape, d[*at:*at + *shape]);
  * 0, or 1 when the lane does not read it */
 static int bg_lane_shape(int code, const uint8_t *d, int64_t dlen, int phl, uint64_t *table_id,
                          unsigned *flags, int64_t *at, int64_t *shape)
 {
-    int version = bg_lane_rows_version(code);
-    int64_t w = bg_lane_table_id_width(phl);
-    if (version == 0 || w < 1 || w > 8 || dlen < phl || phl < w + 2 + (version == 2 ? 2 : 0))
-        return 1;
-    *table_id = bg_lane_uint(d, (int)w);
-    *flags = (unsigned)bg_lane_uint(d + w, 2);
-    int64_t a = phl;
-    if (version == 2) {
-        int64_t extra = (int64_t)bg_lane_uint(d + w + 2, 2);
-        if (extra < 2 || a + extra - 2 > dlen)
-            return 1;
-        a += extra - 2;
-    }
-    uint64_t ncols;
-    int k = bg_lane_packed(d + a, dlen - a, &ncols);
-    if (k < 0 || ncols < 1 || ncols > (1 << 20))
-        return 1;
-    int images = 1;
-    if (code == 24) images = 2;
-    if (code == 31) images = 2;
-    if (code == 39) images = 2;
-    int64_t s = k + (int64_t)(ncols + 7) / 8 * images;
-    if (a + s > dlen || s > BG_LANE_MAX_SHAPE)
+    int64_t a, s;
+    if (bg_lanes_rows_head(bg_lanes_rows_version(code), d, dlen, phl, table_id, flags, &a) != 0 ||
+            (s = bg_lanes_shape_len(bg_lanes_images(code), d, dlen, a)) < 0 || s > BG_LANE_MAX_SHAPE)
         return 1;
     *at = a;
     *shape = s;
@@ -407,7 +337,7 @@ static int bg_lane_shape(int code, const uint8_t *d, int64_t dlen, int phl, uint
 static int bg_lane_key(bg_buf *key, int64_t reg, int code, const uint8_t *shape, int64_t n)
 {
     char head[48];
-    int kn = snprintf(head, sizeof head, "%lld:%d:", (long long)reg, code);
+    int kn = bg_lanes_key_head(head, sizeof head, reg, code);
     key->n = 0;
     return bg_buf_put(key, head, (size_t)kn) < 0 || bg_buf_put(key, shape, (size_t)n) < 0 ? -1 : 0;
 }
@@ -447,10 +377,7 @@ static int bg_lane_event(bg_lane *L, bg_lane_run *run, const uint8_t *raw, int64
         return 1;
     int crc = L->crc_len[code];
     int64_t end = offset + len, body_end = len - crc;
-    uint32_t log_pos = bg_u32le(raw + BG_FULL_LOG_POS_AT);
-    if ((int64_t)log_pos != end || body_end < hl)
-        return 1;  /* a relay log's positions, or no room: the Python path says how */
-    if (crc && L->verify && bg_crc32(0, raw, (size_t)body_end) != bg_u32le(raw + body_end))
+    if (bg_lanes_framed(raw, len, offset, crc, L->verify) != 0)
         return 1;
     int phl = L->post_header_len[code];
     const uint8_t *d = raw + hl;
@@ -465,40 +392,30 @@ static int bg_lane_event(bg_lane *L, bg_lane_run *run, const uint8_t *raw, int64
     char new_gtid[96];
     new_gtid[0] = 0;
 
-    if (code == 162) {
-        /* flags2 follows domain_id; the body after it is read as specs/events/mariadb/gtid.yaml
-         * says: a commit id (FL_GROUP_COMMIT_ID), an XA xid (FL_PREPARED_XA | FL_COMPLETED_XA: the
-         * Python path's), then flags_extra, whose fields (non-zero: the Python path's) or padding
-         * fill the rest. The text shows none of them, but bytes that do not hold them are a
-         * damaged event the Python path reports */
-        if (dlen < phl || phl < 8 + 5)
+    if (code == BG_LANES_GTID_CODE) {
+        /* the text shows none of the body after flags2, but bytes that do not hold what it
+         * announces are a damaged event the Python path reports (bg_lanes_gtid_read) */
+        if (bg_lanes_gtid_read(d, dlen, phl, 0) != 0)
             return 1;
-        uint8_t flags2 = d[8 + 4];
-        int64_t rest = 8 + 5 + ((flags2 & 0x02) ? 8 : 0);
-        if ((flags2 & 0xc0) || rest > dlen || (rest < dlen && d[rest] != 0))
-            return 1;
-        uint64_t seq = bg_lane_uint(d + 0, 8);
-        uint32_t domain = (uint32_t)bg_lane_uint(d + 8, 4);
+        uint64_t seq = bg_lanes_gtid_seq_no(d);
+        uint32_t domain = bg_lanes_gtid_domain(d);
         snprintf(new_gtid, sizeof new_gtid, "%u-%u-%llu", (unsigned)domain,
                  (unsigned)bg_u32le(raw + BG_FULL_SERVER_ID_AT), (unsigned long long)seq);
         snprintf(summary, sizeof summary, " %s", new_gtid);
-    } else if (code == 16) {
-        if (dlen != phl + 0 + 8)
+    } else if (code == BG_LANES_XID_CODE) {
+        if (!bg_lanes_xid_ok(dlen, phl))
             return 1;  /* bytes after the xid: the Python path reports them left over */
-        snprintf(summary, sizeof summary, " = %llu",
-                 (unsigned long long)bg_lane_uint(d + phl + 0, 8));
-    } else if (code == 160) {
+        snprintf(summary, sizeof summary, " = %llu", (unsigned long long)bg_lanes_xid(d, phl));
+    } else if (code == BG_LANES_ANNOTATE_CODE) {
         if (dlen < phl || !bg_lane_plain(L, d + phl, dlen - phl))
             return 1;
-    } else if (code == 19) {
-        int64_t w = bg_lane_table_id_width(phl);
-        if (dlen < phl || w < 1 || w > 8 || w > phl)
+    } else if (code == BG_LANES_TABLE_MAP_CODE) {
+        if (bg_lanes_table_id(d, dlen, phl, &table_id) != 0)
             return 1;
         const bg_lane_slot *s = bg_lane_find(&L->tables, d + phl, (size_t)(dlen - phl));
         if (s == NULL || s->reg < 0 || s->reg >= L->nsummaries)
             return 1;  /* a table the Python path has not read */
         reg = s->reg;
-        table_id = bg_lane_uint(d, (int)w);
         table_summary = &L->summary[reg];
         snprintf(summary, sizeof summary, "%llu", (unsigned long long)table_id);
     } else {
@@ -554,10 +471,10 @@ static int bg_lane_event(bg_lane *L, bg_lane_run *run, const uint8_t *raw, int64
         return -1;
 
     /* the body */
-    if (code == 16) {
+    if (code == BG_LANES_XID_CODE) {
         if (bg_buf_put(out, "COMMIT/*!*/;\n", 13) < 0)
             return -1;
-    } else if (code == 160) {
+    } else if (code == BG_LANES_ANNOTATE_CODE) {
         const uint8_t *q = d + phl, *qend = d + dlen;
         for (;;) {  /* one `#Q>` line per line of the statement */
             const uint8_t *nl = memchr(q, '\n', (size_t)(qend - q));
