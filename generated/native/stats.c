@@ -20,12 +20,7 @@
 #include "rows.h"
 #include "framing.h"
 #include "crc32.h"
-#if __has_include(<zlib.h>)
-#include <zlib.h>  /* its crc32 folds many bytes a step: several times crc32.c's speed */
-#define BG_ST_CRC32(p, n) ((uint32_t)crc32(0L, (const Bytef *)(p), (uInt)(n)))
-#else
-#define BG_ST_CRC32(p, n) bg_crc32(0, (p), (n))
-#endif
+#include "lanes.h"  /* what the compiled loops read alike (codegen/c_lane.py) */
 
 #define BG_PLAN_CAPSULE "binlog_grammar.native._rows.plan"
 
@@ -100,56 +95,17 @@ typedef struct bg_st_top {  /* the first `cap` transactions by `key`, ties in in
     Py_ssize_t n, cap;
 } bg_st_top;
 
-static inline uint64_t bg_st_uint(const uint8_t *p, int n)
-{
-    uint64_t v = 0;
-    for (int k = n - 1; k >= 0; k--)
-        v = v << 8 | p[k];
-    return v;
-}
-
-/* rows_table_id's width, from its size expression (specs/types/rows.yaml) */
-static int64_t bg_st_table_id_width(int64_t post_header_len)
-{
-    bg_val ctx_post_header_len = bg_int(post_header_len);
-    return (bg_truth(bg_eq(ctx_post_header_len, bg_int(6LL))) ? bg_int(4LL) : bg_int(6LL)).i;
-}
-
-/* a MySQL packed (length-encoded) integer at p, within n bytes: its size, or -1 */
-static int bg_st_packed(const uint8_t *p, int64_t n, uint64_t *v)
-{
-    if (n < 1)
-        return -1;
-    if (p[0] < 251) {
-        *v = p[0];
-        return 1;
-    }
-    int w = p[0] == 252 ? 2 : p[0] == 253 ? 3 : p[0] == 254 ? 8 : -1;
-    if (w < 0 || n < 1 + w)
-        return -1;
-    *v = bg_st_uint(p + 1, w);
-    return 1 + w;
-}
-
 /* the bytes of a rows event's data before its row images (post-header, extra data, column
  * count and bitmaps): their length, or -1 */
 static int64_t bg_st_prefix(const uint8_t *d, int64_t dlen, int phl, int version, int images)
 {
-    int64_t w = bg_st_table_id_width(phl), at = phl;
-    if (version < 1 || w < 1 || w > 8 || dlen < phl || phl < w + 2 + (version == 2 ? 2 : 0))
+    uint64_t table_id;
+    unsigned flags;
+    int64_t at, n;
+    if (bg_lanes_rows_head(version, d, dlen, phl, &table_id, &flags, &at) != 0 ||
+            (n = bg_lanes_shape_len(images, d, dlen, at)) < 0)
         return -1;
-    if (version == 2) {
-        int64_t extra = (int64_t)bg_st_uint(d + w + 2, 2);
-        if (extra < 2 || at + extra - 2 > dlen)
-            return -1;
-        at += extra - 2;
-    }
-    uint64_t ncols;
-    int k = bg_st_packed(d + at, dlen - at, &ncols);
-    if (k < 0 || ncols < 1 || ncols > (1 << 20))
-        return -1;
-    at += k + (int64_t)(ncols + 7) / 8 * images;
-    return at > dlen ? -1 : at;
+    return at + n;
 }
 
 static int bg_st_insert(bg_st_top *t, const bg_st_cand *c, int64_t key, int by_size)
@@ -286,7 +242,7 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
         }
         for (size_t r = 0; r < n; r++) {
             const uint8_t *rec = recs + r * BG_RECORD_SIZE;
-            int64_t off = (int64_t)bg_st_uint(rec + BG_RECORD_OFFSET_AT, 8);
+            int64_t off = (int64_t)bg_le_uint(rec + BG_RECORD_OFFSET_AT, 8);
             int64_t ts = (int64_t)bg_u32le(rec + BG_RECORD_TIMESTAMP_AT);
             int code = rec[BG_RECORD_TYPE_CODE_AT];
             int64_t len = (int64_t)bg_u32le(rec + BG_RECORD_EVENT_LENGTH_AT);
@@ -300,7 +256,7 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
                 goto give_back;
             const uint8_t *d = buf + off + header_len;
             int64_t dlen = len - header_len - BG_CHECKSUM_SIZE;
-            if (BG_ST_CRC32(buf + off, (size_t)(len - BG_CHECKSUM_SIZE)) != bg_u32le(d + dlen))
+            if (BG_LANES_CRC32(buf + off, (size_t)(len - BG_CHECKSUM_SIZE)) != bg_u32le(d + dlen))
                 goto give_back;  /* the Python side's walk finds it, and gives up */
             int phl = phl_of[code];
             if (!open ? a != BG_ST_GTID : a == BG_ST_GTID || a == BG_ST_BETWEEN)
@@ -311,25 +267,20 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
                 /* a MariaDB GTID that opens a transaction (not FL_STANDALONE), whose body holds
                  * what flags2 announces and no more than the text lane writes (codegen/c_lane.py:
                  * no XA xid, flags_extra 0 or absent) */
-                if (phl != 19 || dlen < phl || phl < 8 + 5)
-                    goto give_back;
-                uint8_t flags2 = d[8 + 4];
-                int64_t rest = 8 + 5 + ((flags2 & 0x02) ? 8 : 0);
-                if ((flags2 & standalone) || (flags2 & 0xc0) || rest > dlen || (rest < dlen && d[rest] != 0))
+                if (phl != 19 || bg_lanes_gtid_read(d, dlen, phl, standalone) != 0)
                     goto give_back;
                 open = 1;
                 bg_st_settle(delta, 0, counts, tcounts);
                 tx.start = off;
                 tx.size = tx.changes = 0;
                 tx.lo = tx.hi = ts;
-                tx.seq_no = bg_st_uint(d + 0, 8);
-                tx.domain = (uint32_t)bg_st_uint(d + 8, 4);
+                tx.seq_no = bg_lanes_gtid_seq_no(d);
+                tx.domain = bg_lanes_gtid_domain(d);
                 tx.server = bg_u32le(rec + BG_RECORD_SERVER_ID_AT);
             } else if (a == BG_ST_TABLE_MAP) {
-                int64_t w = bg_st_table_id_width(phl);
-                if (dlen < phl || w < 1 || w > 8 || w > phl)
+                uint64_t tid;
+                if (bg_lanes_table_id(d, dlen, phl, &tid) != 0)
                     goto give_back;
-                uint64_t tid = bg_st_uint(d, (int)w);
                 int s = (int)(tid % BG_ST_SLOTS);
                 if (tm[s].p != NULL && tm[s].n == dlen && memcmp(tm[s].p, d, (size_t)dlen) == 0) {
                     reg = tm[s].reg;
@@ -382,11 +333,10 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
                 op = (a - BG_ST_ROWS) / 2;
                 if (op > 2)
                     goto give_back;
-                int64_t w = bg_st_table_id_width(phl);
                 int64_t n_pre = bg_st_prefix(d, dlen, phl, version, op == 1 ? 2 : 1);
                 if (n_pre < 0)
                     goto give_back;
-                uint64_t tid = bg_st_uint(d, (int)w);
+                uint64_t tid = bg_le_uint(d, (int)bg_lanes_table_id_width(phl));
                 int s = (int)(tid % BG_ST_SLOTS);
                 if (idc[s].ok && idc[s].tid == tid) {
                     reg = idc[s].reg;
@@ -443,11 +393,11 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
                     goto give_back;  /* refused: the Python path reads the rows */
             } else if (a == BG_ST_PART) {
                 /* ANNOTATE_ROWS: its statement is any bytes; the Python path parses other parts */
-                if (code != 160 || dlen < phl)
+                if (code != BG_LANES_ANNOTATE_CODE || dlen < phl)
                     goto give_back;
             } else if (a == BG_ST_COMMIT) {
                 /* XID: its xid and nothing after it, else the Python path reports the damage */
-                if (code != 16 || dlen != phl + 0 + 8)
+                if (code != BG_LANES_XID_CODE || !bg_lanes_xid_ok(dlen, phl))
                     goto give_back;
             } else {
                 goto give_back;
@@ -539,9 +489,9 @@ static PyObject *bg_py_table_id(PyObject *self, PyObject *args)
     int phl;
     if (!PyArg_ParseTuple(args, "y*i", &view, &phl))
         return NULL;
-    int64_t w = bg_st_table_id_width(phl);
-    PyObject *r = w < 1 || w > 8 || w > phl || view.len < phl ? Py_NewRef(Py_None)
-        : PyLong_FromUnsignedLongLong(bg_st_uint(view.buf, (int)w));
+    uint64_t tid;
+    PyObject *r = bg_lanes_table_id(view.buf, view.len, phl, &tid) != 0 ? Py_NewRef(Py_None)
+        : PyLong_FromUnsignedLongLong(tid);
     PyBuffer_Release(&view);
     return r;
 }
@@ -605,7 +555,7 @@ PyMODINIT_FUNC PyInit__stats(void)
     if (bg_st_row_kind(rows, "DELETE_ROWS_EVENT", "delete", 2) < 0) { Py_DECREF(rows); Py_DECREF(m); return NULL; }
     if (bg_st_row_kind(rows, "PARTIAL_UPDATE_ROWS_EVENT", "update", 2) < 0) { Py_DECREF(rows); Py_DECREF(m); return NULL; }
     if (PyModule_AddObjectRef(m, "ROWS", rows) < 0 ||
-            PyModule_AddIntConstant(m, "GTID_CODE", 162) < 0 ||
+            PyModule_AddIntConstant(m, "GTID_CODE", BG_LANES_GTID_CODE) < 0 ||
             PyModule_AddStringConstant(m, "CAND_FORMAT", BG_ST_CAND_FORMAT) < 0 ||
             PyModule_AddIntConstant(m, "NONE", BG_ST_NONE) < 0 ||
             PyModule_AddIntConstant(m, "BETWEEN", BG_ST_BETWEEN) < 0 ||
