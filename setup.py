@@ -1,6 +1,7 @@
-"""The compiled backend (issue 26): binlog_grammar.native._framing and _rows, built from the C
-that `binlog-grammar generate` writes into generated/native/ and the hand-written algorithms and
-forms of binlog_grammar/native/. Everything else about the package is in pyproject.toml.
+"""The compiled backend (issue 26): the extensions of binlog_grammar.native (_framing, _rows and
+the loops _lane, _jsonl_lane and _stats), built from the C that `binlog-grammar generate` writes
+into generated/native/ and the hand-written algorithms and forms of binlog_grammar/native/.
+Everything else about the package is in pyproject.toml.
 
 The extension is optional: without a compiler, or when the build fails, `pip install` still
 succeeds (setuptools reports the failure and goes on) and the generated Python readers run
@@ -8,63 +9,29 @@ succeeds (setuptools reports the failure and goes on) and the generated Python r
 """
 from setuptools import Extension, setup
 
+GENERATED, NATIVE = "generated/native/", "binlog_grammar/native/"
+# what the row images (rows.c) and the compiled loops over a file's bytes include
+ROWS_H = [GENERATED + "rows.h", GENERATED + "bg_expr.h", NATIVE + "decimal.h",
+          NATIVE + "forms_vv.h", NATIVE + "forms_jsonl.h"]
+LOOP_H = ROWS_H + [GENERATED + "framing.h", GENERATED + "lanes.h", NATIVE + "crc32.h"]
+
+
+def extension(name: str, sources: list, depends: list, **kw) -> Extension:
+    """binlog_grammar.native.<name>, optional, from generated/native/ and binlog_grammar/native/."""
+    return Extension("binlog_grammar.native." + name, sources=sources,
+                     include_dirs=[GENERATED.rstrip("/"), NATIVE.rstrip("/")], depends=depends,
+                     extra_compile_args=["-O3"], optional=True, **kw)
+
+
 setup(ext_modules=[
-    Extension(
-        "binlog_grammar.native._framing",
-        sources=["generated/native/framing_module.c", "generated/native/framing.c",
-                 "binlog_grammar/native/crc32.c"],
-        include_dirs=["generated/native", "binlog_grammar/native"],
-        depends=["generated/native/framing.h", "binlog_grammar/native/crc32.h"],
-        extra_compile_args=["-O3"],
-        optional=True,
-    ),
-    Extension(
-        "binlog_grammar.native._rows",
-        sources=["generated/native/rows_module.c", "generated/native/rows.c"],
-        include_dirs=["generated/native", "binlog_grammar/native"],
-        depends=["generated/native/rows.h", "generated/native/bg_expr.h",
-                 "binlog_grammar/native/decimal.h", "binlog_grammar/native/forms_vv.h",
-                 "binlog_grammar/native/forms_jsonl.h"],
-        extra_compile_args=["-O3"],
-        optional=True,
-    ),
-    Extension(
-        "binlog_grammar.native._lane",
-        sources=["generated/native/lane.c", "generated/native/rows.c",
-                 "binlog_grammar/native/crc32.c"],
-        include_dirs=["generated/native", "binlog_grammar/native"],
-        depends=["generated/native/rows.h", "generated/native/bg_expr.h",
-                 "generated/native/framing.h", "binlog_grammar/native/crc32.h",
-                 "binlog_grammar/native/decimal.h", "binlog_grammar/native/forms_vv.h",
-                 "binlog_grammar/native/forms_jsonl.h", "generated/native/lanes.h"],
-        libraries=["z"],  # zlib's crc32 when zlib.h is there (lanes.h)
-        extra_compile_args=["-O3"],
-        optional=True,
-    ),
-    Extension(
-        "binlog_grammar.native._jsonl_lane",
-        sources=["generated/native/jsonl_lane.c", "generated/native/rows.c",
-                 "binlog_grammar/native/crc32.c"],
-        include_dirs=["generated/native", "binlog_grammar/native"],
-        depends=["generated/native/rows.h", "generated/native/bg_expr.h",
-                 "generated/native/framing.h", "binlog_grammar/native/crc32.h",
-                 "binlog_grammar/native/decimal.h", "binlog_grammar/native/forms_vv.h",
-                 "binlog_grammar/native/forms_jsonl.h"],
-        libraries=["z"],  # zlib's crc32 when zlib.h is there (jsonl_lane.c)
-        extra_compile_args=["-O3"],
-        optional=True,
-    ),
-    Extension(
-        "binlog_grammar.native._stats",
-        sources=["generated/native/stats.c", "generated/native/framing.c",
-                 "generated/native/rows.c", "binlog_grammar/native/crc32.c"],
-        include_dirs=["generated/native", "binlog_grammar/native"],
-        depends=["generated/native/rows.h", "generated/native/bg_expr.h",
-                 "generated/native/framing.h", "binlog_grammar/native/crc32.h",
-                 "binlog_grammar/native/decimal.h", "binlog_grammar/native/forms_vv.h",
-                 "binlog_grammar/native/forms_jsonl.h"],
-        libraries=["z"],  # zlib's crc32 when zlib.h is there (stats.c)
-        extra_compile_args=["-O3"],
-        optional=True,
-    ),
+    extension("_framing", [GENERATED + "framing_module.c", GENERATED + "framing.c", NATIVE + "crc32.c"],
+              [GENERATED + "framing.h", NATIVE + "crc32.h"]),
+    extension("_rows", [GENERATED + "rows_module.c", GENERATED + "rows.c"], ROWS_H),
+    # the loops: lanes.h's CRC32 is zlib's when zlib.h is there
+    extension("_lane", [GENERATED + "lane.c", GENERATED + "rows.c", NATIVE + "crc32.c"], LOOP_H,
+              libraries=["z"]),
+    extension("_jsonl_lane", [GENERATED + "jsonl_lane.c", GENERATED + "rows.c", NATIVE + "crc32.c"],
+              LOOP_H, libraries=["z"]),
+    extension("_stats", [GENERATED + "stats.c", GENERATED + "framing.c", GENERATED + "rows.c",
+                         NATIVE + "crc32.c"], LOOP_H, libraries=["z"]),
 ])
