@@ -25,6 +25,7 @@ BINLOG_GRAMMAR_SPLIT_BYTES (for tests) sets the split size and lets files of any
 from __future__ import annotations
 
 import os
+import stat
 from collections import Counter, deque
 
 from ..errors import BinlogError
@@ -254,8 +255,16 @@ class _FileWriter:
                 if fd is not None:
                     out.flush()
                     sent = 0
+                    # into a pipe or socket sendfile lends the file's pages, which the next
+                    # piece written over this spool file changes before the reader reads them:
+                    # copied there (its output was other pieces' text, under a slow reader)
+                    mode = os.fstat(fd).st_mode
+                    lend = stat.S_ISREG(mode) or stat.S_ISCHR(mode)
                     while sent < size:
-                        n = os.sendfile(fd, fh.fileno(), sent, size - sent)
+                        if lend:
+                            n = os.sendfile(fd, fh.fileno(), sent, size - sent)
+                        else:
+                            n = os.write(fd, os.pread(fh.fileno(), min(size - sent, 1 << 20), sent))
                         if n == 0:
                             break
                         sent += n
