@@ -405,37 +405,5 @@ done:
 }
 
 #ifdef BG_FUZZ_REPLAY
-/* fuzz_lane FILE...: each file through the target once; exit 0 when no sanitizer or promise
- * stopped it */
-int main(int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++) {
-        FILE *f = fopen(argv[i], "rb");
-        if (f == NULL) {
-            perror(argv[i]);
-            return 2;
-        }
-        uint8_t *data = NULL;
-        size_t len = 0, cap = 0, got;
-        do {
-            if (len == cap) {
-                cap = cap ? cap * 2 : 65536;
-                uint8_t *p = realloc(data, cap);
-                if (p == NULL)
-                    return 2;
-                data = p;
-            }
-            got = fread(data + len, 1, cap - len, f);
-            len += got;
-        } while (got > 0);
-        fclose(f);
-        uint8_t *exact = malloc(len ? len : 1);  /* the input in a buffer of exactly its size */
-        memcpy(exact, data, len);
-        free(data);
-        LLVMFuzzerTestOneInput(exact, len);
-        free(exact);
-        printf("ok %s\n", argv[i]);
-    }
-    return 0;
-}
+#include "fuzz_replay.h"  /* fuzz_lane FILE...: each file through the target once */
 #endif

@@ -319,37 +319,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifdef BG_FUZZ_REPLAY
-/* fuzz_rows FILE...: each file through the target once; exit 0 when no sanitizer or promise
- * stopped it */
-int main(int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++) {
-        FILE *f = fopen(argv[i], "rb");
-        if (f == NULL) {
-            perror(argv[i]);
-            return 2;
-        }
-        uint8_t *buf = NULL;
-        size_t len = 0, cap = 0, got;
-        do {
-            if (len == cap) {
-                cap = cap ? cap * 2 : 65536;
-                uint8_t *p = realloc(buf, cap);
-                if (p == NULL)
-                    return 2;
-                buf = p;
-            }
-            got = fread(buf + len, 1, cap - len, f);
-            len += got;
-        } while (got > 0);
-        fclose(f);
-        uint8_t *exact = malloc(len ? len : 1);  /* the input in a buffer of exactly its size */
-        memcpy(exact, buf, len);
-        free(buf);
-        LLVMFuzzerTestOneInput(exact, len);
-        free(exact);
-        printf("ok %s\n", argv[i]);
-    }
-    return 0;
-}
+#include "fuzz_replay.h"  /* fuzz_rows FILE...: each file through the target once */
 #endif
