@@ -215,23 +215,28 @@ class PieceCharsets:
         self.base.see(ev)
 
     # what the compiled JSON-lines lane watches to know when its plans' character sets may have
-    # changed (output/jsonl_lane.py): the piece's own answers over those of the file before it
+    # changed (output/jsonl_lane.py): the piece's own answers over those of the file before it,
+    # read now (a lane kept from a worker's last piece holds plans made under that piece's
+    # answers, which the pieces between may have changed)
     @property
     def server(self):
-        return {**(self.before.server if self.before else {}), **self.base.server}
+        return {**self._before().server, **self.base.server}
 
     @property
     def databases(self):
-        return {**(self.before.databases if self.before else {}), **self.base.databases}
+        return {**self._before().databases, **self.base.databases}
+
+    def _before(self):
+        if self.before is None:
+            self.before = _charsets_before(self.piece.path,
+                                           self.piece.skip_to or self.piece.start)
+        return self.before
 
     def charset(self, file, db):
         own = self.base.databases.get((file, db))
         if own:
             return own
-        if self.before is None:
-            self.before = _charsets_before(self.piece.path,
-                                           self.piece.skip_to or self.piece.start)
-        return self.before.databases.get((file, db)) or self.base.server.get(file) \
+        return self._before().databases.get((file, db)) or self.base.server.get(file) \
             or self.before.server.get(file)
 
 
@@ -312,7 +317,7 @@ class NeedsOrder(Exception):
     """The pieces hold what only a reading of everything before them renders right."""
 
 
-_KEPT = None  # (key, TextLane): the text lane of this worker's last piece
+_KEPT = None  # (key, lane): the text or JSON-lines lane of this worker's last piece
 
 
 def _kept_lane(cfg: Config, fresh, path):
@@ -321,14 +326,16 @@ def _kept_lane(cfg: Config, fresh, path):
     tables and plans (so the Python path reads the first TABLE_MAP of each table and the first
     rows event of each shape once per worker, not once per piece: a tenth of the workers' time
     on the 127 MB bench binlog), its table ids forgotten (the piece's RowDecoder starts empty,
-    and a rows event must find its TABLE_MAP in the piece)."""
+    and a rows event must find its TABLE_MAP in the piece). The JSON-lines lane also forgets
+    the GTID and transaction number, takes the piece's JsonlWriter, and keeps its plans only
+    where the piece's character sets are those they were made under (output/jsonl_lane.py)."""
     global _KEPT
     try:
         st = os.stat(path)
     except OSError:
         return fresh
-    key = (path, st.st_ino, st.st_size, st.st_mtime_ns, cfg.verify_checksum,
-           repr(cfg.schemas), cfg.server_version, type(fresh))
+    key = (path, st.st_ino, st.st_size, st.st_mtime_ns, cfg.kind, cfg.rows_only,
+           cfg.verify_checksum, repr(cfg.schemas), cfg.server_version, type(fresh))
     if _KEPT is not None and _KEPT[0] == key and hasattr(_KEPT[1], "forget_ids"):
         _KEPT[1].forget_ids()
         return _KEPT[1]
@@ -341,7 +348,7 @@ def render(cfg: Config, stream: PieceStream, out: Result, write, writer=None, st
     """Render the stream as the command does, without its header and footer, through write(str).
     writer: dump.JsonlWriter (jsonl); stats: output.stats.Stats (stats). raw: write() takes the
     compiled lane's text as the UTF-8 bytes it wrote too. keep: the stream is one piece, and
-    the text lane of the last such stream may go on with it (_kept_lane)."""
+    the text or JSON-lines lane of the last such stream may go on with it (_kept_lane)."""
     kind = cfg.kind
     if kind == "text":
         from ..output import dump_text
@@ -366,6 +373,9 @@ def render(cfg: Config, stream: PieceStream, out: Result, write, writer=None, st
         from ..output.jsonl_lane import attach as attach_jsonl
 
         lane = attach_jsonl(stream, writer)  # runs of records written in C, as UTF-8 bytes
+        if keep and lane is not None and len(stream.pieces) == 1:
+            lane = stream.lane = _kept_lane(cfg, lane, stream.pieces[0].path)
+            lane.writer = writer  # the piece's own (its character sets: PieceCharsets)
         for se in stream.events():
             if type(se) is Written:
                 write(se.text if raw else se.text.decode("utf-8", "surrogateescape"))

@@ -131,6 +131,17 @@ class JsonlLane:
         self.tables, self.ids, self.plans = {}, {}, {}  # data -> (reg, id, json); id -> reg; key -> (plan, frame)
         self.regs, self.bodies, self.by_id = [], {}, {}
 
+    def forget_ids(self):
+        """What a fresh lane knows of the stream (nothing: no table id, GTID, transaction number,
+        event to learn from), keeping what it learned of the file (its tables' data JSON, plans,
+        frames, and the character sets its plans were made under): for a reader that starts
+        again in the middle of the same file (cli/pieces.py: a worker's next piece, read with a
+        fresh RowDecoder and a fresh JsonlWriter, set as self.writer, whose character sets,
+        those in force where the piece starts, are checked against the plans' at the next run:
+        the plans go if they differ)."""
+        self.ids = {}
+        self.gtid, self.tx_seq, self.last = None, 0, None
+
     def _config(self, f):
         st = f.state
         key = (st.header_len, st.checksum_alg, st.post_header_lengths, tuple(st.type_map.items()),
@@ -202,9 +213,17 @@ class JsonlLane:
             self.plans = {}
         if self.last is not None:
             self._learn(self.last, f)
+        self.last = None
+        return self.go_on(f, ev.end, stop)
+
+    def go_on(self, f, pos, stop=None):
+        """The Written run of the events of `f` from offset `pos`, where a run of this lane
+        ended (its bytes full, or the file's window), and before `stop`, with what it knows
+        (after() learns first): a reader may ask it to go on without reading an event itself
+        (cli/pieces.py); None when it writes none."""
+        cfg = self.cfg if f.path == self.path else None
         gtid = _gtid_json(self.gtid)
-        pos = ev.end
-        if gtid is None:
+        if cfg is None or gtid is None:
             return None
         if self.map is None or not self.base <= pos or pos + WINDOW // 2 > self.base + len(self.map):
             self.map, self.base = _map(f.path, pos)
@@ -214,7 +233,6 @@ class JsonlLane:
         text, end, last_gtid, gtids, assigned, _why = self.mod.lines(
             self.map, self.base, pos, limit, cfg, gtid, self.tx_seq, self.tables, self.ids,
             self.plans, MAX_BYTES)
-        self.last = None
         if end == pos:
             return None
         tables = {}
