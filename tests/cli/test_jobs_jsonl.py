@@ -8,6 +8,8 @@ file to its next (cli/pieces._kept_lane), knowing the file's tables and plans, a
   character set (the kept plans were made for the one before: the piece's JsonlWriter and the
   character sets in force where it starts decide), on a binlog a MariaDB server wrote, the
   samples and the corpus;
+- the picked walk of the character sets before a piece gives the QUERY_EVENTs and the stop the
+  plain walk gives, on whole and damaged files;
 - standard output a slow pipe: what the parent copied into it is not changed after.
 """
 import os
@@ -222,6 +224,43 @@ def test_a_kept_lane_follows_the_character_sets_between_pieces(tmp_path, monkeyp
                               env=env, timeout=300)
         assert (many.returncode, many.stdout, many.stderr) == \
             (one.returncode, one.stdout, one.stderr), split
+
+
+@needs_lane
+def test_the_picked_walk_is_the_walk(tmp_path):
+    """pieces._picked gives the events of the wanted codes and the stop the plain walk gives,
+    on the samples, the corpus and damaged copies, also when the codes wanted change as it
+    goes (after a FORMAT_DESCRIPTION_EVENT)."""
+    from binlog_grammar.binlog.framing import Walk
+    from binlog_grammar.cli.pieces import _picked
+
+    files = SAMPLES + [str(p) for p in corpus_files()]
+    for src in list(files):
+        data = open(src, "rb").read()
+        for at in (len(data) // 2, len(data) - 7):
+            bad = bytearray(data)
+            bad[at] ^= 0x5A
+            p = tmp_path / f"{os.path.basename(src)}-{at}"
+            p.write_bytes(bytes(bad[:at + 30] if at % 2 else bad))
+            files.append(str(p))
+    compared = 0
+    for path in files:
+        for start in (4, 400):
+            plain = Walk(path, 19, start, short=True)
+            if plain.mod is None:
+                pytest.skip("the compiled walk is not built")
+            want = [r for r in plain if r[1] in (2, 15)]
+            keep = bytearray(256)
+            keep[15] = 1  # FORMAT_DESCRIPTION_EVENT; QUERY_EVENT once one is met
+            picked, got = Walk(path, 19, start, short=True), []
+            for r in _picked(picked, keep):
+                got.append(r)
+                keep[2] = 1
+            first = next((i for i, r in enumerate(want) if r[1] == 15), None)
+            assert got == (want[first:] if first is not None else []), path
+            assert picked.stop == plain.stop, path
+            compared += len(got)
+    assert compared > 20
 
 
 @pytest.mark.parametrize("fmt", ["text", "jsonl"])
