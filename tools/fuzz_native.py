@@ -293,39 +293,45 @@ def _stat(text: str, name: str) -> int:
     return 0
 
 
+def _run_libfuzzer(tmp: Path, exe: Path, seeds, max_len: int, execs: int, seed: int,
+                   findings: Path, suffix: str, extra: tuple) -> dict:
+    """Seed (seeds(dir) writes the seed files and says how many) and run the libFuzzer program
+    exe in tmp; the figures, and the findings copied into `findings` as NAME-seedN<suffix>."""
+    seed_dir, work, found = tmp / "seeds", tmp / "corpus", tmp / "findings"
+    for d in (seed_dir, work, found):
+        d.mkdir()
+    nseeds = seeds(seed_dir)
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
+               UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
+    t0 = time.perf_counter()
+    proc = subprocess.run([str(exe), f"-runs={execs}", f"-seed={seed}", f"-max_len={max_len}",
+                           f"-artifact_prefix={found}/", "-print_final_stats=1", "-timeout=30",
+                           *extra, str(work), str(seed_dir)],
+                          capture_output=True, text=True, env=env)
+    seconds = time.perf_counter() - t0
+    out = {"execs": _stat(proc.stderr, "number_of_executed_units"),
+           "corpus": len(list(work.iterdir())), "seeds": nseeds, "seconds": round(seconds, 1),
+           "returncode": proc.returncode}
+    done = [ln for ln in proc.stderr.splitlines() if " cov: " in ln]
+    out["edges"] = int(done[-1].split(" cov: ")[1].split()[0]) if done else 0
+    saved = []
+    for f in sorted(found.iterdir()):
+        findings.mkdir(parents=True, exist_ok=True)
+        dest = findings / f"{f.name}-seed{seed}{suffix}"
+        shutil.copyfile(f, dest)
+        saved.append(str(dest.relative_to(ROOT)) if dest.is_relative_to(ROOT) else str(dest))
+    out.update(findings=max(len(saved), int(proc.returncode != 0)), saved=saved,
+               stderr_tail=proc.stderr[-4000:] if proc.returncode else "")
+    return out
+
+
 def rows_campaign(execs: int, seed: int = 1, findings: Path = ROWS_FINDINGS, drawn: int = 150,
                   extra: tuple = ()) -> dict:
     """Build, seed and run libFuzzer on the rows target; the figures and the findings kept."""
     with tempfile.TemporaryDirectory(prefix="fuzz-rows-") as tmp:
         tmp = Path(tmp)
-        exe = rows_build(tmp)
-        seed_dir, work, found = tmp / "seeds", tmp / "corpus", tmp / "findings"
-        for d in (seed_dir, work, found):
-            d.mkdir()
-        nseeds = rows_seeds(seed_dir, drawn, seed)
-        env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
-                   UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
-        t0 = time.perf_counter()
-        proc = subprocess.run([str(exe), f"-runs={execs}", f"-seed={seed}",
-                               f"-max_len={ROWS_MAX_LEN}",
-                               f"-artifact_prefix={found}/", "-print_final_stats=1", "-timeout=30",
-                               *extra, str(work), str(seed_dir)],
-                              capture_output=True, text=True, env=env)
-        seconds = time.perf_counter() - t0
-        out = {"execs": _stat(proc.stderr, "number_of_executed_units"),
-               "corpus": len(list(work.iterdir())), "seeds": nseeds, "seconds": round(seconds, 1),
-               "returncode": proc.returncode}
-        done = [ln for ln in proc.stderr.splitlines() if " cov: " in ln]
-        out["edges"] = int(done[-1].split(" cov: ")[1].split()[0]) if done else 0
-        saved = []
-        for f in sorted(found.iterdir()):
-            findings.mkdir(parents=True, exist_ok=True)
-            dest = findings / f"{f.name}-seed{seed}.bin"
-            shutil.copyfile(f, dest)
-            saved.append(str(dest.relative_to(ROOT)) if dest.is_relative_to(ROOT) else str(dest))
-        out.update(findings=max(len(saved), int(proc.returncode != 0)), saved=saved,
-                   stderr_tail=proc.stderr[-4000:] if proc.returncode else "")
-        return out
+        return _run_libfuzzer(tmp, rows_build(tmp), lambda d: rows_seeds(d, drawn, seed),
+                              ROWS_MAX_LEN, execs, seed, findings, ".bin", extra)
 
 
 # -- the text lane's core (--lane) ----------------------------------------------------------------
@@ -430,33 +436,8 @@ def lane_campaign(execs: int, seed: int = 1, findings: Path = LANE_FINDINGS,
     findings kept (as .lane files)."""
     with tempfile.TemporaryDirectory(prefix="fuzz-lane-") as tmp:
         tmp = Path(tmp)
-        exe = exe or lane_build(tmp)
-        seed_dir, work, found = tmp / "seeds", tmp / "corpus", tmp / "findings"
-        for d in (seed_dir, work, found):
-            d.mkdir()
-        nseeds = lane_seeds(seed_dir)
-        env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
-                   UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
-        t0 = time.perf_counter()
-        proc = subprocess.run([str(exe), f"-runs={execs}", f"-seed={seed}",
-                               f"-max_len={LANE_MAX_LEN}", f"-artifact_prefix={found}/",
-                               "-print_final_stats=1", "-timeout=30", *extra, str(work),
-                               str(seed_dir)], capture_output=True, text=True, env=env)
-        seconds = time.perf_counter() - t0
-        out = {"execs": _stat(proc.stderr, "number_of_executed_units"),
-               "corpus": len(list(work.iterdir())), "seeds": nseeds, "seconds": round(seconds, 1),
-               "returncode": proc.returncode}
-        done = [ln for ln in proc.stderr.splitlines() if " cov: " in ln]
-        out["edges"] = int(done[-1].split(" cov: ")[1].split()[0]) if done else 0
-        saved = []
-        for f in sorted(found.iterdir()):
-            findings.mkdir(parents=True, exist_ok=True)
-            dest = findings / f"{f.name}-seed{seed}.lane"
-            shutil.copyfile(f, dest)
-            saved.append(str(dest.relative_to(ROOT)) if dest.is_relative_to(ROOT) else str(dest))
-        out.update(findings=max(len(saved), int(proc.returncode != 0)), saved=saved,
-                   stderr_tail=proc.stderr[-4000:] if proc.returncode else "")
-        return out
+        return _run_libfuzzer(tmp, exe or lane_build(tmp), lane_seeds, LANE_MAX_LEN, execs, seed,
+                              findings, ".lane", extra)
 
 
 def main(argv=None) -> int:
