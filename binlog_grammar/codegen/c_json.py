@@ -26,11 +26,9 @@ import json
 
 from ..errors import SpecError
 from ..lang.model import SpecSet
-from . import c_expr
+from . import c_expr, c_lane
 
 HOT = ("GTID_EVENT", "XID_EVENT", "ANNOTATE_ROWS_EVENT")
-ROWS_LAYOUTS = {"rows_event_v1": 1, "rows_event_v2": 2}
-TABLE_ID = "rows_table_id"
 PARTIAL = "PARTIAL_UPDATE_ROWS_EVENT"  # its JSON diffs: the Python path's
 
 
@@ -104,28 +102,12 @@ def data_writers(specs: SpecSet) -> list:
 
 
 def rows_model(specs: SpecSet) -> dict:
-    """The rows events the lane writes (v1 and v2 layouts, MySQL's partial updates aside) and
-    the width of their table id."""
-    rows = []
-    for ed in specs.events:
-        if ed.layout not in ROWS_LAYOUTS:
-            continue
-        ph = [f for f in ed.fields if f.section == "post_header"]
-        version = ROWS_LAYOUTS[ed.layout]
-        if ph[0].type.kind != "named" or ph[0].type.name != TABLE_ID or ph[1].type.name != "u16le" \
-                or (version == 2 and (len(ph) < 3 or ph[2].type.name != "u16le")):
-            raise SpecError("the C JSON-lines lane reads a rows event's post-header as table_id "
-                            f"({TABLE_ID}), u16le flags (and v2's u16le extra data length)",
-                            ed.file, ed.line, ed.layout)
-        rows += [dict(code=n.code, name=n.name, op=n.row_op, version=version)
-                 for n in ed.names if n.row_op and n.name != PARTIAL]
-    if not rows:
-        raise SpecError("no rows events of the v1/v2 layouts in the specs", "", 0, "rows")
-    tr = c_expr.CTranslator(specs.enum_values())
-    width = tr.translate(specs.types[TABLE_ID].field.size)
-    if tr.variables - {"ctx_post_header_len"}:
-        raise SpecError(f"{TABLE_ID}'s size may read ctx.post_header_len only", "", 0, TABLE_ID)
-    return dict(rows=rows, table_id_width=width)
+    """The rows events the lane writes: codegen/c_lane.py's (lanes.h reads them), MySQL's partial
+    updates aside (skipped), and the width of their table id."""
+    m = c_lane.model(specs)
+    return dict(rows=[r for r in m["rows"] if r["name"] != PARTIAL],
+                skipped=[r for r in m["rows"] if r["name"] == PARTIAL],
+                table_id_width=m["table_id_width"])
 
 
 def model(specs: SpecSet) -> dict:

@@ -17,12 +17,7 @@
 #include "rows.h"
 #include "framing.h"
 #include "crc32.h"
-#if __has_include(<zlib.h>)
-#include <zlib.h>  /* its crc32 folds many bytes a step: several times crc32.c's speed */
-#define BG_JL_CRC32(p, n) ((uint32_t)crc32(0L, (const Bytef *)(p), (uInt)(n)))
-#else
-#define BG_JL_CRC32(p, n) bg_crc32(0, (p), (n))
-#endif
+#include "lanes.h"  /* what the compiled loops read alike (codegen/c_lane.py) */
 
 #define BG_PLAN_CAPSULE "binlog_grammar.native._rows.plan"
 
@@ -44,14 +39,6 @@ typedef struct bg_jl_event {
     int64_t dlen;
     PyObject *data_json;  /* a TABLE_MAP's data, as the Python path wrote it */
 } bg_jl_event;
-
-static inline uint64_t bg_jl_uint(const uint8_t *p, int n)
-{
-    uint64_t v = 0;
-    for (int k = n - 1; k >= 0; k--)
-        v = v << 8 | p[k];
-    return v;
-}
 
 /* n bytes onto b: room first, then a copy */
 static inline int bg_jl_put(bg_buf *b, const void *s, size_t n)
@@ -85,22 +72,6 @@ static int bg_jl_i64(bg_buf *b, int64_t v)
     return bg_jl_u64(b, (uint64_t)0 - (uint64_t)v);
 }
 
-/* a MySQL packed (length-encoded) integer at p, within n bytes: its size, or -1 */
-static int bg_jl_packed(const uint8_t *p, int64_t n, uint64_t *v)
-{
-    if (n < 1)
-        return -1;
-    if (p[0] < 251) {
-        *v = p[0];
-        return 1;
-    }
-    int w = p[0] == 252 ? 2 : p[0] == 253 ? 3 : p[0] == 254 ? 8 : -1;
-    if (w < 0 || n < 1 + w)
-        return -1;
-    *v = bg_jl_uint(p + 1, w);
-    return 1 + w;
-}
-
 /* the data objects of the hot events, field by field in spec order (codegen/c_json.py):
  * 0 written, 1 not this lane's (a field it does not write, bytes that do not hold the fields),
  * -1 out of memory; ints[k] holds the k-th field when it is an integer that is there */
@@ -122,7 +93,7 @@ static int bg_jl_data_162(bg_buf *out, const uint8_t *d, int64_t n, uint64_t *in
         return -1;
     if (pos + 8 > n)
         return 1;
-    ints[0] = bg_jl_uint(d + pos, 8);
+    ints[0] = bg_le_uint(d + pos, 8);
     pos += 8;
     if (bg_jl_u64(out, ints[0]) < 0)
         return -1;
@@ -131,7 +102,7 @@ static int bg_jl_data_162(bg_buf *out, const uint8_t *d, int64_t n, uint64_t *in
         return -1;
     if (pos + 4 > n)
         return 1;
-    ints[1] = bg_jl_uint(d + pos, 4);
+    ints[1] = bg_le_uint(d + pos, 4);
     pos += 4;
     if (bg_jl_u64(out, ints[1]) < 0)
         return -1;
@@ -140,7 +111,7 @@ static int bg_jl_data_162(bg_buf *out, const uint8_t *d, int64_t n, uint64_t *in
         return -1;
     if (pos + 1 > n)
         return 1;
-    ints[2] = bg_jl_uint(d + pos, 1);
+    ints[2] = bg_le_uint(d + pos, 1);
     pos += 1;
     if (bg_jl_u64(out, ints[2]) < 0)
         return -1;
@@ -157,7 +128,7 @@ static int bg_jl_data_162(bg_buf *out, const uint8_t *d, int64_t n, uint64_t *in
     } else {
     if (pos + 8 > n)
         return 1;
-    ints[3] = bg_jl_uint(d + pos, 8);
+    ints[3] = bg_le_uint(d + pos, 8);
     pos += 8;
     if (bg_jl_u64(out, ints[3]) < 0)
         return -1;
@@ -182,7 +153,7 @@ static int bg_jl_data_162(bg_buf *out, const uint8_t *d, int64_t n, uint64_t *in
     } else {
     if (pos + 1 > n)
         return 1;
-    ints[5] = bg_jl_uint(d + pos, 1);
+    ints[5] = bg_le_uint(d + pos, 1);
     pos += 1;
     if (bg_jl_u64(out, ints[5]) < 0)
         return -1;
@@ -200,7 +171,7 @@ static int bg_jl_data_162(bg_buf *out, const uint8_t *d, int64_t n, uint64_t *in
     } else {
     if (pos + 1 > n)
         return 1;
-    ints[6] = bg_jl_uint(d + pos, 1);
+    ints[6] = bg_le_uint(d + pos, 1);
     pos += 1;
     if (bg_jl_u64(out, ints[6]) < 0)
         return -1;
@@ -256,7 +227,7 @@ static int bg_jl_data_16(bg_buf *out, const uint8_t *d, int64_t n, uint64_t *int
         return -1;
     if (pos + 8 > n)
         return 1;
-    ints[0] = bg_jl_uint(d + pos, 8);
+    ints[0] = bg_le_uint(d + pos, 8);
     pos += 8;
     if (bg_jl_u64(out, ints[0]) < 0)
         return -1;
@@ -295,70 +266,28 @@ static int bg_jl_data(int code, bg_buf *out, const uint8_t *d, int64_t n, uint64
     }
 }
 
-/* the rows events of the v1 and v2 layouts, by type code: their version, 0 for others */
+/* the rows events this lane writes, by type code: their version (lanes.h), 0 for others and
+ * for PARTIAL_UPDATE_ROWS_EVENT (the Python path's) */
 static int bg_jl_rows_version(int code)
 {
-    switch (code) {
-    case 23: return 1;
-    case 24: return 1;
-    case 25: return 1;
-    case 30: return 2;
-    case 31: return 2;
-    case 32: return 2;
-    default: return 0;
-    }
-}
-
-static int bg_jl_images(int code)
-{
-    if (code == 24) return 2;
-    if (code == 31) return 2;
-    return 1;
-}
-
-/* rows_table_id's width, from its size expression (specs/types/rows.yaml) */
-static int64_t bg_jl_table_id_width(int64_t post_header_len)
-{
-    bg_val ctx_post_header_len = bg_int(post_header_len);
-    return (bg_truth(bg_eq(ctx_post_header_len, bg_int(6LL))) ? bg_int(4LL) : bg_int(6LL)).i;
+    if (code == 39) return 0;
+    return bg_lanes_rows_version(code);
 }
 
 /* a rows event's table id and where its column count begins (after v2's extra data); 0, or 1
- * when the post-header does not hold them */
+ * when it is not this lane's or the post-header does not hold them */
 static int bg_jl_rows_head(int code, const uint8_t *d, int64_t dlen, int phl, uint64_t *table_id,
                            int64_t *at)
 {
-    int version = bg_jl_rows_version(code);
-    int64_t w = bg_jl_table_id_width(phl);
-    if (version == 0 || w < 1 || w > 8 || dlen < phl || phl < w + 2 + (version == 2 ? 2 : 0))
-        return 1;
-    *table_id = bg_jl_uint(d, (int)w);
-    *at = phl;
-    if (version == 2) {
-        int64_t extra = (int64_t)bg_jl_uint(d + w + 2, 2);
-        if (extra < 2 || *at + extra - 2 > dlen)
-            return 1;
-        *at += extra - 2;
-    }
-    return 0;
-}
-
-/* the bytes of the column count and bitmaps from `at`: their length, or -1 */
-static int64_t bg_jl_shape_len(int code, const uint8_t *d, int64_t dlen, int64_t at)
-{
-    uint64_t ncols;
-    int k = bg_jl_packed(d + at, dlen - at, &ncols);
-    if (k < 0 || ncols < 1 || ncols > (1 << 20))
-        return -1;
-    int64_t len = k + (int64_t)(ncols + 7) / 8 * bg_jl_images(code);
-    return at + len <= dlen ? len : -1;
+    unsigned flags;
+    return bg_lanes_rows_head(bg_jl_rows_version(code), d, dlen, phl, table_id, &flags, at);
 }
 
 /* the key of a plan: the table's number, the type code, the column count and bitmaps' bytes */
 static PyObject *bg_jl_shape_key(long reg, int code, const uint8_t *p, int64_t len)
 {
     char head[32];
-    int kn = snprintf(head, sizeof head, "%ld:%d:", reg, code);
+    int kn = bg_lanes_key_head(head, sizeof head, reg, code);
     PyObject *kb = PyBytes_FromStringAndSize(NULL, kn + len);
     if (kb == NULL)
         return NULL;
@@ -439,7 +368,7 @@ static int bg_jl_rows(bg_buf *out, int code, int phl, bg_jl_event *e, bg_jl_run 
     int64_t at;
     if (bg_jl_rows_head(code, e->d, e->dlen, phl, &table_id, &at) != 0 || table_id > (uint64_t)INT64_MAX)
         return 1;
-    int64_t shape = bg_jl_shape_len(code, e->d, e->dlen, at);
+    int64_t shape = bg_lanes_shape_len(bg_lanes_images(code), e->d, e->dlen, at);
     if (shape < 0)
         return 1;
     PyObject *tid = PyLong_FromUnsignedLongLong(table_id);
@@ -507,10 +436,8 @@ static int bg_jl_event_out(bg_buf *out, const uint8_t *raw, int64_t len, int64_t
         return 1;
     int crc = cfg->crc_len[code];
     int64_t end = offset + len, body_end = len - crc;
-    if ((int64_t)bg_u32le(raw + BG_FULL_LOG_POS_AT) != end || body_end < hl)
-        return 1;  /* a relay log's positions, or no room: the Python path says how */
-    if (crc && cfg->verify && BG_JL_CRC32(raw, (size_t)body_end) != bg_u32le(raw + body_end))
-        return 1;
+    if (bg_lanes_framed(raw, len, offset, crc, cfg->verify) != 0)
+        return 1;  /* a relay log's positions, no room, a damaged event: the Python path's */
     int phl = cfg->post_header_len[code];
     bg_jl_event e = {offset, end, 0, run->tx_seq, bg_u32le(raw + BG_FULL_TIMESTAMP_AT),
                      bg_u32le(raw + BG_FULL_SERVER_ID_AT), run->gtid, run->gtid_len, raw + hl,
@@ -522,7 +449,7 @@ static int bg_jl_event_out(bg_buf *out, const uint8_t *raw, int64_t len, int64_t
     int gtid_len = 0;
     PyObject *tid = NULL, *reg = NULL;
     run->data.n = 0;
-    if (code == 19) {
+    if (code == BG_LANES_TABLE_MAP_CODE) {
         PyObject *body = PyBytes_FromStringAndSize((const char *)e.d, e.dlen);
         if (body == NULL)
             return -1;
@@ -692,7 +619,7 @@ static PyObject *bg_py_shape_key(PyObject *self, PyObject *args)
         int64_t dlen = len - BG_FULL_HEADER_LEN, at, shape = -1;
         uint64_t table_id;
         if (bg_jl_rows_head(code, d, dlen, phl, &table_id, &at) == 0)
-            shape = bg_jl_shape_len(code, d, dlen, at);
+            shape = bg_lanes_shape_len(bg_lanes_images(code), d, dlen, at);
         if (shape >= 0)
             res = bg_jl_shape_key(reg, code, d + at, shape);
         else
