@@ -20,16 +20,14 @@ Its runs are bytes (UTF-8), written to stdout's buffer as they are.
 from __future__ import annotations
 
 import json
-import mmap
-import os
 import re
 import string
-from dataclasses import replace
 from types import SimpleNamespace
 
 from .. import native
 from ..binlog.stream import Written
 from . import dump, jsonl_native
+from .lanes import map_window, table_under
 
 __all__ = ["JsonlLane", "attach"]
 
@@ -226,7 +224,7 @@ class JsonlLane:
         if cfg is None or gtid is None:
             return None
         if self.map is None or not self.base <= pos or pos + WINDOW // 2 > self.base + len(self.map):
-            self.map, self.base = _map(f.path, pos)
+            self.map, self.base = map_window(f.path, pos, WINDOW)
             if self.map is None:
                 return None
         limit = self.base + len(self.map) if stop is None else min(stop, self.base + len(self.map))
@@ -237,27 +235,8 @@ class JsonlLane:
             return None
         tables = {}
         for tid, reg in assigned:
-            t = self.by_id.get((reg, tid))
-            if t is None:  # the same table under another id: as RowDecoder.table_map gives it
-                base = self.regs[reg]
-                t = self.by_id[(reg, tid)] = base if base.table_id == tid else replace(base, table_id=tid)
-            tables[tid] = t
+            tables[tid] = table_under(self.by_id, self.regs, reg, tid)
         if gtids:
             self.gtid = last_gtid
             self.tx_seq += gtids
         return Written(text, end, last_gtid, gtids, tables)
-
-
-def _map(path, pos):
-    """(a read-only map of at most WINDOW bytes of the file from about pos on, its offset);
-    (None, 0) when the file cannot be mapped (the Python path reads it)."""
-    base = pos - pos % mmap.ALLOCATIONGRANULARITY
-    try:
-        with open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            if size <= base:
-                return None, 0
-            return mmap.mmap(fh.fileno(), min(WINDOW, size - base), access=mmap.ACCESS_READ,
-                             offset=base), base
-    except (OSError, ValueError):  # gone, not mappable
-        return None, 0

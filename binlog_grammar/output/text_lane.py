@@ -18,15 +18,13 @@ it is: no filter, no window, no --skip-damaged, no --server-version (cli/dump.py
 from __future__ import annotations
 
 import functools
-import mmap
-import os
-from dataclasses import replace
 
 from .. import native
 from ..binlog.stream import Written
 from ..generated import enums
 from ..generated.catalog import EVENTS
 from . import quoting, vv_native
+from .lanes import map_window, table_under
 from .dump_text import label_of
 
 __all__ = ["TextLane", "attach", "lane_module"]
@@ -179,7 +177,7 @@ class TextLane:
         if cfg is None:
             return None
         if self.map is None or not self.base <= pos or pos + WINDOW // 2 > self.base + len(self.map):
-            self.map, self.base = _map(f.path, pos)
+            self.map, self.base = map_window(f.path, pos, WINDOW)
             if self.map is None:
                 return None
         limit = self.base + len(self.map) if stop is None else min(stop, self.base + len(self.map))
@@ -190,25 +188,5 @@ class TextLane:
         tables = {}
         for tid, reg in assigned:
             self.ids[tid] = reg  # as the lane's own ids now say
-            t = self.by_id.get((reg, tid))
-            if t is None:  # the same table under another id: as RowDecoder.table_map gives it
-                base = self.regs[reg]
-                t = self.by_id[(reg, tid)] = base if base.table_id == tid else replace(base, table_id=tid)
-            tables[tid] = t
+            tables[tid] = table_under(self.by_id, self.regs, reg, tid)
         return Written(text, end, gtid, gtids, tables)
-
-
-def _map(path, pos):
-    """(a read-only map of the file's bytes from about pos on, at most WINDOW of them, its
-    offset); (None, 0) when the file cannot be mapped (the Python path reads it). A window, not
-    the whole file: the pages of a map count in the process's memory while it stands."""
-    base = pos - pos % mmap.ALLOCATIONGRANULARITY
-    try:
-        with open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            if size <= base:
-                return None, 0
-            return mmap.mmap(fh.fileno(), min(WINDOW, size - base), access=mmap.ACCESS_READ,
-                             offset=base), base
-    except (OSError, ValueError):  # gone, not mappable
-        return None, 0
