@@ -432,7 +432,7 @@ def render(cfg: Config, stream: PieceStream, out: Result, write, writer=None, st
         lane = attach_jsonl(stream, writer)  # runs of records written in C, as UTF-8 bytes
         if keep and lane is not None and len(stream.pieces) == 1:
             lane = stream.lane = _kept_lane(cfg, lane, stream.pieces[0].path)
-            lane.writer = writer  # the piece's own (its character sets: PieceCharsets)
+            lane.writer, lane.chained = writer, True  # its own writer: PieceCharsets; _lane_on
         for se in stream.events():
             if type(se) is Written:
                 write(se.text if raw else se.text.decode("utf-8", "surrogateescape"))
