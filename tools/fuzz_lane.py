@@ -338,15 +338,9 @@ class _ProbedLane:
         return r
 
 
-def _window() -> int:
-    from binlog_grammar.output import text_lane
-
-    return text_lane.WINDOW
-
-
-def _heap_map(path, pos):
-    """text_lane._map's window as a heap block of exactly its size (PYTHONMALLOC=malloc: ASan
-    sees a read past it), not a mapping whose page ends past the file's last byte."""
+def _heap_map(path, pos, window):
+    """output/lanes.map_window's window as a heap block of exactly its size (PYTHONMALLOC=malloc:
+    ASan sees a read past it), not a mapping whose page ends past the file's last byte."""
     import ctypes
     import mmap
 
@@ -354,7 +348,7 @@ def _heap_map(path, pos):
     with open(path, "rb") as fh:
         size = os.fstat(fh.fileno()).st_size
         fh.seek(base)
-        data = fh.read(max(0, min(_window(), size - base)))
+        data = fh.read(max(0, min(window, size - base)))
     if not data:
         return None, 0
     buf = (ctypes.c_char * len(data)).from_buffer_copy(data)
@@ -408,7 +402,7 @@ def drive(argv) -> int:
         return 3
     probe = _Probe(mod)
     text_lane.lane_module = lambda: probe if native.backend() == "c" else None
-    text_lane._map = _heap_map
+    text_lane.map_window = _heap_map
     window, max_text = text_lane.WINDOW, text_lane.MAX_TEXT
     import functools
 
