@@ -43,28 +43,10 @@
 #define MAX_TABLES 8
 #define MAX_IDS 64
 #define MAX_PLANS 32
-#define MAX_COLS 32
 #define MAX_PLAN_COLS 64
-#define SLOT 3
-#define COL_BYTES (2 + SLOT * (1 + BG_NCOLIN))
 #define OFFSET 4  /* the events' offset in the file */
 
-static const int64_t EXTREMES[] = {
-    INT64_MIN, INT64_MIN + 1, -65536, -256, -9, -2, -1, 0, 1, 2, 3, 4, 7, 8, 9, 31, 32, 63, 64,
-    65, 200, 201, 255, 256, 65535, 65536, INT32_MAX, (int64_t)INT32_MAX + 1, UINT32_MAX,
-    (int64_t)UINT32_MAX + 1, INT64_MAX / 8, INT64_MAX - 1, INT64_MAX,
-};
-
-static bg_val slot(const uint8_t *s)
-{
-    uint16_t v = (uint16_t)(s[1] | s[2] << 8);
-    switch (s[0] & 7) {
-    case 0: return bg_null();
-    case 6: return bg_int((int16_t)v);
-    case 7: return bg_int(EXTREMES[v % (sizeof EXTREMES / sizeof EXTREMES[0])]);
-    default: return bg_int(v);
-    }
-}
+#include "fuzz_slots.h"  /* MAX_COLS, SLOT, COL_BYTES and slot(): a column's parameters from input bytes */
 
 static void broken(const char *why)
 {
