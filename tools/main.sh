@@ -4,9 +4,14 @@
 # them (embedded local Spark) and print where its output is and a summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && ! command -v java >/dev/null; then
-  DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openjdk-17-jre-headless >/dev/null
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  need=()
+  command -v java >/dev/null || need+=(openjdk-17-jre-headless)  # the local Spark pipeline
+  [ -e /usr/include/zlib.h ] || need+=(zlib1g-dev)  # the compiled loops' CRC32 (setup.py)
+  if [ ${#need[@]} -gt 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  fi
 fi
 python3 -m pip install -q --disable-pip-version-check -e '.[spark]'
 python3 -m binlog_grammar generate

@@ -11,6 +11,8 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   command -v java >/dev/null || need+=(openjdk-17-jre-headless)  # local Spark for the pipeline tests
   # clang's libFuzzer and sanitizer runtimes: the row images' campaign (tests/native/test_fuzz_native.py)
   [ -e "$(clang -print-file-name="libclang_rt.fuzzer-$(uname -m).a" 2>/dev/null)" ] || need+=(clang libclang-rt-dev)
+  # zlib's header and library: the compiled loops check CRC32s with zlib's crc32 (setup.py)
+  [ -e /usr/include/zlib.h ] || need+=(zlib1g-dev)
   if [ ${#need[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq && apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
