@@ -50,20 +50,21 @@ def run(args) -> int:
                     for line in writer.lines(se):
                         out.write(line + "\n")
             else:
-                _jsonl_with_lane(stream, writer, lane, out)
+                def lines(se):
+                    lane.seen(se)
+                    return writer.lines(se)
+
+                _with_lane(stream, out, _raw_of(out), lines)
         else:
-            from ..binlog.stream import Written
             from ..output import dump_text
             from ..output.text_lane import attach
 
             out.write("".join(line + "\n" for line in dump_text.TEXT_HEADER))
             attach(stream)
-            for se in stream.events():
-                if type(se) is Written:  # a run of events the compiled lane wrote
-                    out.write(se.text)
-                    continue
-                for line in dump_text.text_lines(se):
-                    out.write(line + "\n")
+            raw = _raw_of(out) if stream.lane is not None else None
+            if raw is not None:
+                stream.lane.raw = True  # its runs as the UTF-8 bytes it wrote
+            _with_lane(stream, out, raw, dump_text.text_lines)
             out.write("".join(line + "\n" for line in dump_text.TEXT_FOOTER))
     finally:
         progress.close()
@@ -71,30 +72,38 @@ def run(args) -> int:
     return report_damage(stream)
 
 
-def _jsonl_with_lane(stream, writer, lane, out):
-    """JSON lines with runs the compiled lane wrote (bytes: to stdout's buffer as they are)."""
-    from ..binlog.stream import Written
-
+def _raw_of(out):
+    """stdout's byte buffer where stdout writes UTF-8 (the compiled lanes' runs are UTF-8 bytes,
+    undecodable bytes kept as they are: what `out` writes of their surrogateescape text), else
+    None."""
     import codecs
 
     raw = getattr(out, "buffer", None)
-    try:  # the runs are UTF-8: as they are only where stdout writes UTF-8
-        if codecs.lookup(out.encoding).name != "utf-8":
-            raw = None
+    try:
+        if codecs.lookup(out.encoding).name != "utf-8" or out.errors != "surrogateescape":
+            return None
     except (AttributeError, TypeError, LookupError):
-        raw = None
-    pending = False  # text written through `out` since the last run
+        return None
+    return raw
+
+
+def _with_lane(stream, out, raw, lines):
+    """The stream's events as lines(se) gives them, and the runs of events a compiled lane wrote
+    (Written): bytes to stdout's buffer as they are when raw is given, else through `out`."""
+    from ..binlog.stream import Written
+
+    pending = True  # text written through `out` since the last run
     for se in stream.events():
         if type(se) is Written:
+            text = se.text
             if raw is None:
-                out.write(se.text.decode("utf-8", "surrogateescape"))
+                out.write(text if isinstance(text, str) else text.decode("utf-8", "surrogateescape"))
                 continue
             if pending:
                 out.flush()
                 pending = False
-            raw.write(se.text)
+            raw.write(text)
             continue
-        lane.seen(se)
-        for line in writer.lines(se):
+        for line in lines(se):
             out.write(line + "\n")
             pending = True
