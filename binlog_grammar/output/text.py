@@ -549,8 +549,13 @@ def vv_column_text(col) -> tuple:
     """The text around a column's values in the -vv lines: (`###   @N=`, ` /* TYPE ... is_null=0
     */`, the whole line of a NULL), the type comments made from the column's type codes and
     metadata numbers only. Both backends write these (output/vv_native.py for the compiled one)."""
-    head = f"###   @{int(col.index) + 1}="
+    head = _vv_head(col)
     return head, f" /* {vv_type(col, False)} */", f"{head}NULL /* {vv_type(col, True)} */"
+
+
+def _vv_head(col) -> str:
+    """`###   @N=`: N is the column's position, an int (no name or value of the binlog in it)."""
+    return f"###   @{int(col.index) + 1}="
 
 
 def _plan_entry(col):
@@ -558,7 +563,7 @@ def _plan_entry(col):
         write = vv_writer(col)
         head, tail, null = vv_column_text(col)
     except Exception:  # noqa: BLE001 - metadata the forms cannot read: fail on a value, as before
-        head = f"###   @{int(col.index) + 1}="
+        head = _vv_head(col)
         return (col.name, head, functools.partial(_slow_line, head, col), None, None)
     return (col.name, head, write, tail, null)
 
