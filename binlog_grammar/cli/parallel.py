@@ -37,14 +37,15 @@ from ..errors import BinlogError
 SPLIT_BYTES = 4 << 20  # a split's size; files below MIN_BYTES are not cut
 MIN_BYTES = 8 << 20
 ENV_SPLIT = "BINLOG_GRAMMAR_SPLIT_BYTES"
+ENV_JOBS = "BINLOG_GRAMMAR_JOBS"  # the default of --jobs
 EXECUTOR = None  # one pool for many runs (the tests set it; a run otherwise starts its own)
 
 
 def add_option(p):
     p.add_argument("--jobs", type=_jobs, default=None, metavar="N",
-                   help="worker processes that decode splits of each file in parallel (default 1, "
-                        "one process, until the compiled reader makes the pool pay; files under "
-                        "8 MiB are not split)")
+                   help="worker processes that decode splits of each file in parallel (default: "
+                        f"the cores this process may run on, or ${ENV_JOBS}; files under 8 MiB "
+                        "are read by one process)")
 
 
 def _jobs(text):
@@ -60,13 +61,32 @@ def _jobs(text):
 
 
 def jobs_of(args) -> int:
-    """--jobs, 1 when not given. Issue 26 asks for the machine's cores by default. With the
-    compiled backend, dump's text over the 127 MB bench binlog takes about 0.25 s of CPU in each
-    of two workers after 0.12 s of start in the parent (0.53-0.64x mariadb-binlog's wall time
-    with the 2 cores' load average at 3-4, 0.31x on the 1 GB binlog), with peak memory flat (60
-    MB for the parent, 35 MB a worker, on the 1 GB binlog too); on cores other work keeps busy it
-    gains less, so the pool stays opt-in."""
-    return args.jobs or 1
+    """--jobs; when not given, $BINLOG_GRAMMAR_JOBS, else the cores this process may run on.
+    With the compiled backend, dump's text over the 127 MB bench binlog on 2 cores takes 0.44x
+    mariadb-binlog's wall time with two workers against 0.69x with one process, and peak memory
+    stays flat (about 60 MB for the parent, 35 MB a worker, on a 1 GB binlog too). Files under
+    MIN_BYTES are one piece, so a small file never starts the pool."""
+    if args.jobs:
+        return args.jobs
+    env = os.environ.get(ENV_JOBS)
+    if env:
+        import argparse
+
+        from .options import UsageError
+
+        try:
+            return _jobs(env)
+        except argparse.ArgumentTypeError as e:
+            raise UsageError(f"{ENV_JOBS}: {e}") from None
+    return default_jobs()
+
+
+def default_jobs() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
 
 def config(args, kind) -> Config:
@@ -224,10 +244,46 @@ def run(args, stream, kind, write, executor=None, out=None):
         cfg = dataclasses.replace(cfg, spool=spool, encoding=getattr(out, "encoding", None) or "utf-8")
         write = _FileWriter(out, write)
     try:
-        return _run(args, stream, kind, write, executor, cfg)
+        with _terminated_as_exit(spool is not None):
+            return _run(args, stream, kind, write, executor, cfg)
     finally:
         if spool is not None:
             shutil.rmtree(spool, ignore_errors=True)
+
+
+class _terminated_as_exit:
+    """While the spool exists, SIGTERM and SIGHUP (a `kill`, a closed terminal) raise SystemExit
+    (status 128 + the signal, as a shell reports a process the signal ended) so that the spool
+    is removed on the way out; their default would end the process and leave it in /dev/shm.
+    Only where their handler is the default one, and in the main thread (where Python can)."""
+
+    SIGNALS = ("SIGTERM", "SIGHUP")
+
+    def __init__(self, active):
+        self.active, self.saved = active, {}
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if not self.active or threading.current_thread() is not threading.main_thread():
+            return self
+        for name in self.SIGNALS:
+            sig = getattr(signal, name, None)
+            if sig is not None and signal.getsignal(sig) == signal.SIG_DFL:
+                self.saved[sig] = signal.signal(sig, _exit_on_signal)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        for sig, handler in self.saved.items():
+            signal.signal(sig, handler)
+        return False
+
+
+def _exit_on_signal(signum, frame):
+    raise SystemExit(128 + signum)
 
 
 class _FileWriter:
@@ -299,13 +355,14 @@ class _Slots:
 
 
 def _spool_dir():
-    """A private folder for the workers' texts: in memory (/dev/shm) where there is one."""
+    """A private folder for the workers' texts: in memory (/dev/shm) where there is one, named
+    with the command's process id."""
     import tempfile
 
     shm = "/dev/shm"
     where = shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
     try:
-        return tempfile.mkdtemp(prefix="binlog-grammar-jobs-", dir=where)
+        return tempfile.mkdtemp(prefix=f"binlog-grammar-jobs-{os.getpid()}-", dir=where)
     except OSError:
         return None
 
@@ -489,4 +546,4 @@ def _sequential(cfg, pieces, outcome, emit, stats):
         emit("".join(chunks))
 
 
-__all__ = ["add_option", "jobs_of", "wanted", "run", "Outcome", "Executor"]
+__all__ = ["add_option", "jobs_of", "default_jobs", "wanted", "run", "Outcome", "Executor"]
