@@ -9,6 +9,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   command -v mariadb-binlog >/dev/null || need+=(mariadb-client)
   command -v chromium >/dev/null || need+=(chromium)  # the docs' headless browser test
   command -v java >/dev/null || need+=(openjdk-17-jre-headless)  # local Spark for the pipeline tests
+  command -v javac >/dev/null || need+=(openjdk-17-jdk-headless)  # the Debezium judge's driver (tests/debezium)
   # clang's libFuzzer and sanitizer runtimes: the row images' campaign (tests/native/test_fuzz_native.py)
   [ -e "$(clang -print-file-name="libclang_rt.fuzzer-$(uname -m).a" 2>/dev/null)" ] || need+=(clang libclang-rt-dev)
   # zlib's header and library: the compiled loops check CRC32s with zlib's crc32 (setup.py)
