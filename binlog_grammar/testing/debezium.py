@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import mariadb
+from .selects import run_script
 
 DRIVER = Path(__file__).with_name("debezium_capture.java")
 CLASS = "DebeziumCapture"
@@ -219,9 +220,12 @@ class DebeziumServer:
         return set(out.split())
 
     def capture(self, sql: list, options: dict | None = None, schemas: bool = False,
-                db: str | None = None, timeout: float = 120) -> Capture:
+                db: str | None = None, timeout: float = 120, force: bool = False,
+                include: str | None = None) -> Capture:
         """Run the statements `sql` (in database `db`, fresh) while the connector captures it;
-        return every record it emitted up to the marker row."""
+        return every record it emitted up to the marker row. force: go on after a statement the
+        server refuses (a drawn workload's duplicate key); include: the databases captured (a
+        regular expression; `db` alone by default)."""
         options = dict(options or {})
         self.count += 1
         db = db or f"dbz{self.count}"
@@ -233,7 +237,7 @@ class DebeziumServer:
         first_binlog = self.server.binlogs()[-1]
         workdir = Path(tempfile.mkdtemp(prefix="dbz-capture-", dir=self.server.tmp))
         _write_properties(workdir / "engine.properties",
-                          properties(self.server, db, workdir, options, schemas))
+                          properties(self.server, include or db, workdir, options, schemas))
         out = workdir / "records.jsonl"
         err = open(workdir / "stderr.txt", "w+b")
         proc = subprocess.Popen(
@@ -251,7 +255,11 @@ class DebeziumServer:
                                        f"{err.read().decode(errors='replace')[-4000:]}")
                 time.sleep(0.1)
             started = time.monotonic() - began
-            self.server.sql("\n".join(s.rstrip().rstrip(";") + ";" for s in sql), database=db)
+            script = "\n".join(s.rstrip().rstrip(";") + ";" for s in sql)
+            if force:
+                run_script(self.server, script, database=db)
+            else:
+                self.server.sql(script, database=db)
             self.server.sql(f"INSERT INTO `{MARKER}` VALUES (1);", database=db)
             rc = proc.wait(timeout=timeout)
         except BaseException:

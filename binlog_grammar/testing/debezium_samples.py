@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 from .debezium import OPTIONS, DebeziumServer
+from .schema import Case, Settings, Statement
 
 TABLE = "all_types"
 
@@ -110,6 +111,12 @@ WORKLOAD = [
     f"DELETE FROM {TABLE} WHERE id = 3",
     f"UPDATE {TABLE} SET tiu = 1 WHERE id IN (1, 4)",
 ]
+
+
+def all_types_case() -> Case:
+    """The workload as a Case of the differential suite (its CREATE TABLE and changes; the
+    session's sql_mode='' is set by whoever runs a Case)."""
+    return Case(Settings(), CREATE, tuple(Statement("sql", s) for s in WORKLOAD[2:]))
 
 
 def scenarios():

@@ -1,0 +1,228 @@
+"""The differential check of the `debezium` JSON-lines envelope against the real connector.
+
+`check(server, cases, options)` runs the drawn cases (binlog_grammar.testing.schema: one table
+and a workload each, every case in a database of its own) while the real Debezium MySQL connector
+captures them (binlog_grammar.testing.debezium), runs `binlog-grammar dump --format jsonl
+--envelope debezium` with the same options on the binlog files the server wrote, and compares the
+two record for record (the key, and the value field by field, each column's value), in the order
+both emit them. Tables are drawn as the randomized differential suite draws them
+(`connector_layouts`), but for the column types the connector stops on (below).
+
+Fields that cannot match, and why:
+- the envelope's `ts_ms`, `ts_us`, `ts_ns`: the time the connector processed the record, its
+  clock, not anything in the binlog (`source.ts_ms` is the event's time, and is compared).
+Fields that differ by design where the envelope follows Debezium's MariaDB connector rather than
+the MySQL connector that judges it (only when the envelope says `"connector": "mariadb"`):
+`source.connector`, `source.gtid` (the MySQL connector reads MySQL GTID events only, so leaves it
+null for MariaDB), `source.thread`, `source.query`, and `transaction` (the MySQL connector takes
+a transaction's id from MySQL GTIDs: against MariaDB it writes `transaction: null` and no BEGIN/END
+records even with provide.transaction.metadata=true).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+
+from hypothesis import strategies as st
+
+from .columns import ColumnType
+from .debezium import MARKER, TOPIC_PREFIX
+from .schema import Case, Layout, Settings, workloads
+
+# column types the connector cannot take from MariaDB: it stops on their DDL (UUID, INET4, INET6;
+# `COMPRESSED` columns), so a drawn table has an equivalent type in their place
+UNSUPPORTED = ("uuid", "inet6", "inet4")
+
+CLOCK_FIELDS = ("ts_ms", "ts_us", "ts_ns")
+MARIADB_FIELDS = ("source.connector", "source.gtid", "source.thread", "source.query",
+                  "transaction")
+
+
+def _supported(ct: ColumnType, key: bool) -> ColumnType:
+    if ct.family in UNSUPPORTED:
+        return (ColumnType("binary", "BINARY(16)", {"n": 16, "varbinary": False}) if key
+                else ColumnType("int", "INT", {"bits": 32, "unsigned": False}))
+    if "COMPRESSED" in ct.sql.upper():
+        return ColumnType(ct.family, ct.sql.replace(" COMPRESSED", ""), ct.params, ct.blob,
+                          ct.defaultable)
+    return ct
+
+
+@st.composite
+def connector_layouts(draw, max_columns=8):
+    """A table as the differential suite draws it, with the types the connector stops on
+    replaced (and no DEFAULT on a replaced column: its literal was drawn for the old type)."""
+    from .schema import layouts
+
+    layout = draw(layouts(max_columns))
+    for c in layout.columns:
+        new = _supported(c.type, c.name in layout.key)
+        if new is not c.type:
+            c.type = new
+            c.default = None
+    return Layout(layout.columns, layout.key, layout.charset)
+
+
+@st.composite
+def connector_cases(draw, max_columns=8, max_statements=5, max_rows=4):
+    layout = draw(connector_layouts(max_columns))
+    work = draw(workloads(layout, max_statements, max_rows))
+    return Case(Settings(), layout.create(), work)
+
+
+def case_sql(case: Case, db: str) -> list:
+    """The statements that run `case` in database `db` (created here)."""
+    return [f"CREATE DATABASE `{db}`", f"USE `{db}`", "SET SESSION sql_mode = ''",
+            "SET SESSION time_zone = '+00:00'", case.create, *(s.sql for s in case.statements)]
+
+
+def dump_records(files, options: dict, schemas: bool = False, cli=None) -> list:
+    """`binlog-grammar dump --format jsonl --envelope debezium` of `files` with the connector's
+    `options`, as Kafka records: [{"key", "value"}, ...] (the envelope's own topic field, when it
+    writes one, as "destination")."""
+    cmd = [*(cli or [sys.executable, "-m", "binlog_grammar"]), "dump", "--format", "jsonl",
+           "--envelope", "debezium", "--rows-only",
+           "--debezium-option", f"topic.prefix={TOPIC_PREFIX}",
+           "--debezium-option", "kafka.records=true",
+           "--debezium-option", f"schemas.enable={str(schemas).lower()}"]
+    for k, v in options.items():
+        cmd += ["--debezium-option", f"{k}={v}"]
+    r = subprocess.run(cmd + [str(f) for f in files], capture_output=True,
+                       env={**os.environ, "PYTHONUTF8": "1"})
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd[1:])} failed ({r.returncode}): "
+                           f"{r.stderr.decode(errors='replace')[-3000:]}")
+    out = []
+    for line in r.stdout.decode("utf-8").splitlines():
+        rec = json.loads(line)
+        if "value" not in rec:
+            rec = {"key": None, "value": rec}
+        if "topic" in rec and "destination" not in rec:
+            rec["destination"] = rec["topic"]
+        out.append(rec)
+    return out
+
+
+def _payload(x, schemas):
+    return x["payload"] if schemas and isinstance(x, dict) and "payload" in x else x
+
+
+def _table_of(rec, schemas, last):
+    if rec.get("destination"):
+        parts = rec["destination"].split(".")
+        return tuple(parts[1:]) if len(parts) == 3 else None
+    value = _payload(rec["value"], schemas)
+    if value is None:
+        return last
+    src = value.get("source") or {}
+    return (src.get("db"), src.get("table")) if "op" in value else None
+
+
+def change_records(records, schemas: bool, dbs) -> list:
+    """The records of row changes (and their tombstones) of the databases `dbs`, marker table
+    left out, in order: [(db, table, key, value)]."""
+    out, last = [], None
+    for rec in records:
+        where = _table_of(rec, schemas, last)
+        last = where
+        if not where or where[0] not in dbs or where[1] == MARKER:
+            continue
+        out.append((where[0], where[1], _payload(rec["key"], schemas),
+                    _payload(rec["value"], schemas), rec))
+    return out
+
+
+def _diff(path, a, b, out):
+    """Paths where a (the connector's) and b (the envelope's) differ."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b), key=str):
+            _diff(f"{path}.{k}" if path else str(k), a.get(k, "<absent>"), b.get(k, "<absent>"), out)
+    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            _diff(f"{path}[{i}]", x, y, out)
+    elif a != b or type(a) is not type(b):
+        out.append((path, a, b))
+
+
+@dataclass
+class Comparison:
+    changes: int = 0  # change records compared (tombstones included)
+    values: int = 0  # column values compared (before and after images)
+    differing: int = 0  # of the values, differing
+    explained: dict = field(default_factory=dict)  # path -> count of differences explained above
+    problems: list = field(default_factory=list)
+
+    def add(self, other: "Comparison"):
+        self.changes += other.changes
+        self.values += other.values
+        self.differing += other.differing
+        for k, v in other.explained.items():
+            self.explained[k] = self.explained.get(k, 0) + v
+        self.problems += other.problems
+
+
+def _explained(path: str, ours_value) -> bool:
+    if path.split(".")[0] in CLOCK_FIELDS:
+        return True
+    mariadb = isinstance(ours_value, dict) and (ours_value.get("source") or {}).get(
+        "connector") == "mariadb"
+    return mariadb and any(path == f or path.startswith(f + ".") for f in MARIADB_FIELDS)
+
+
+def compare(theirs: list, ours: list, schemas: bool, dbs, limit=40) -> Comparison:
+    """The connector's records (`theirs`) against the envelope's (`ours`), both as
+    [{"key", "value"}]: every change record of the databases `dbs`."""
+    a = change_records(theirs, schemas, dbs)
+    b = change_records(ours, schemas, dbs)
+    res = Comparison()
+    if len(a) != len(b):
+        res.problems.append(f"{len(a)} change records from the connector, {len(b)} from dump")
+    for i, (x, y) in enumerate(zip(a, b)):
+        res.changes += 1
+        where = f"record {i} ({x[0]}.{x[1]}, op {(x[3] or {}).get('op', 'tombstone')})"
+        if x[:2] != y[:2]:
+            res.problems.append(f"{where}: dump has it for {y[0]}.{y[1]}")
+            continue
+        diffs = []
+        _diff("key", x[2], y[2], diffs)
+        if (x[3] is None) != (y[3] is None):
+            diffs.append(("value", x[3], y[3]))
+        elif x[3] is not None:
+            for image in ("before", "after"):
+                if isinstance(x[3].get(image), dict):
+                    res.values += len(x[3][image])
+            _diff("", x[3], y[3], diffs)
+            if schemas:
+                _diff("schema", x[4]["value"].get("schema"), y[4]["value"].get("schema"), diffs)
+        for path, va, vb in diffs:
+            if _explained(path, y[3]):
+                head = path.split(".")[0]
+                name = head if head in CLOCK_FIELDS else path
+                res.explained[name] = res.explained.get(name, 0) + 1
+                continue
+            if path.startswith(("before.", "after.")):
+                res.differing += 1
+            if len(res.problems) < limit:
+                res.problems.append(f"{where} {path}: connector {json.dumps(va)[:200]}, "
+                                    f"dump {json.dumps(vb)[:200]}")
+    return res
+
+
+def check(server, cases: list, options: dict, schemas: bool = False, cli=None):
+    """Run `cases` under the connector with `options`, dump the same binlogs, compare.
+    Returns (Comparison, Capture)."""
+    server.count += 1
+    base = f"dbz{server.count}"
+    sql = []
+    dbs = []
+    for i, case in enumerate(cases):
+        dbs.append(f"{base}_{i}")
+        sql += case_sql(case, dbs[-1])
+    sql.append(f"USE `{base}`")
+    cap = server.capture(sql, options, schemas=schemas, db=base, force=True,
+                         include=f"{base}(_[0-9]+)?")
+    ours = dump_records(cap.binlogs, options, schemas, cli)
+    return compare(cap.records, ours, schemas, set(dbs)), cap
