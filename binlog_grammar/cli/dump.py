@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from . import parallel
+from .envelopes import add_options as add_envelope_options
+from .envelopes import output_format
 from .options import add_reading_options
 from .reading import open_input, report_damage, stdout
 
@@ -12,8 +14,9 @@ def add(sub):
     add_reading_options(du)
     du.add_argument("--format", choices=["text", "jsonl"], default="text",
                     help="text (mysqlbinlog -vv style, the default) or jsonl (one JSON object per line; "
-                         "row changes in the Debezium envelope)")
+                         "--envelope says which)")
     du.add_argument("--rows-only", action="store_true", help="jsonl: only row changes")
+    add_envelope_options(du)
     du.add_argument("--hexdump", action="store_true",
                     help="hex view of every event with each byte run labelled by its spec field")
     parallel.add_option(du)
@@ -21,13 +24,26 @@ def add(sub):
 
 
 def run(args) -> int:
-    from ..output import dump
+    import sys
 
+    try:
+        fmt, options = output_format(args)
+    except ValueError as e:
+        print(f"binlog-grammar: dump: {e}", file=sys.stderr)
+        return 2
     stream, progress = open_input(args)
     out = stdout()
     kind = "hexdump" if args.hexdump else args.format if args.format == "jsonl" else "text"
     try:
-        if parallel.wanted(args, stream, kind):
+        if fmt.name == "debezium" and not args.hexdump:
+            # one writer in stream order (its transactions and keys span events): no --jobs,
+            # no compiled lane (that writes the native envelope)
+            writer = fmt.writer(rows_only=args.rows_only, options=options)
+            for se in stream.events():
+                for line in writer.lines(se):
+                    out.write(line + "\n")
+            out.write("".join(line + "\n" for line in writer.end()))
+        elif parallel.wanted(args, stream, kind):
             from ..output import dump_text
 
             if kind == "text":
@@ -43,7 +59,7 @@ def run(args) -> int:
         elif args.format == "jsonl":
             from ..output.jsonl_lane import attach as attach_jsonl
 
-            writer = dump.JsonlWriter(rows_only=args.rows_only)
+            writer = fmt.writer(rows_only=args.rows_only)  # output.dump.JsonlWriter
             lane = attach_jsonl(stream, writer)
             if lane is None:
                 for se in stream.events():

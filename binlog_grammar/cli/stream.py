@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import sys
 
+from .envelopes import add_options as add_envelope_options
+from .envelopes import output_format
 from .options import add_tls_options, gtid_position, int_in, schema_file, seconds
 from .parser import unset_variable
 from .reading import stdout
@@ -34,6 +36,7 @@ def add(sub):
     o = st.add_argument_group("output")
     o.add_argument("--format", choices=["text", "jsonl"], default="text", help="as dump: text or jsonl")
     o.add_argument("--rows-only", action="store_true", help="jsonl: only row changes")
+    add_envelope_options(o)
     o.add_argument("--database", action="append", default=[], help="keep only this database (repeatable)")
     o.add_argument("--table", action="append", default=[],
                    help="keep only db.table (shell patterns; repeatable)")
@@ -76,10 +79,14 @@ def run(args) -> int:
 
     from ..binlog.rows import load_schemas
     from ..binlog.stream import Filters
-    from ..output import dump, dump_text
     from ..replication import ReplicationSource, TLSOptions, open_replication_stream
     from ..replication.source import log
 
+    try:
+        fmt, options = output_format(args)
+    except ValueError as e:
+        print(f"binlog-grammar: stream: {e}", file=sys.stderr)
+        return 2
     password = None
     if args.password_env:
         problem = unset_variable(args.password_env, "--password-env")
@@ -116,28 +123,24 @@ def run(args) -> int:
     flt = Filters(databases=args.database, tables=args.table, exclude_tables=args.exclude_table)
     stream = open_replication_stream(src, flt, schemas)
     out = stdout()
-    text = args.format != "jsonl"
-    # text: the same script dump writes (output.dump_text), its header written with the first
-    # event, so that a connection that fails prints nothing on stdout, and its footer after it
+    # one writer of the format for the whole stream (output.formats), as dump's: what an event
+    # says about later ones is kept; the header is written with the first event, so that a
+    # connection that fails prints nothing on stdout, and the footer after the last
+    writer = fmt.writer(rows_only=args.rows_only, options=options)
     started = False
     try:
         for se in stream.events():
-            if not text:
-                if args.rows_only and not (se.event.type is not None and se.event.type.row_op):
-                    continue
-                lines = dump.jsonl_lines(se)
-            else:
-                lines = dump_text.text_lines(se)
-                if not started:
-                    out.write("".join(line + "\n" for line in dump_text.TEXT_HEADER))
-                    started = True
-            for line in lines:
+            if not started:
+                out.write("".join(line + "\n" for line in fmt.header))
+                started = True
+            for line in writer.lines(se):
                 out.write(line + "\n")
             out.flush()
     finally:
         src.stop()
         log.removeHandler(handler)
         if started:
-            out.write("".join(line + "\n" for line in dump_text.TEXT_FOOTER))
+            out.write("".join(line + "\n" for line in writer.end()))
+            out.write("".join(line + "\n" for line in fmt.footer))
         out.flush()
     return 0

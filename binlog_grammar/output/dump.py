@@ -543,6 +543,10 @@ class JsonlWriter:
         if not self.rows_only:
             yield dumps(event_record(se))
 
+    def end(self) -> list:
+        """The lines left once the stream ends (none: each event's lines are whole)."""
+        return []
+
 
 def jsonl_lines(se):
     """The JSON lines of one StreamEvent on its own (text without charset metadata is read as

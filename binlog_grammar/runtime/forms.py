@@ -36,5 +36,17 @@ FORMS = {
         "@string_columns": "text",
         "*": "value",
     },
-    # "debezium": {...}: the next output is one entry here, with its forms beside the others
+    "debezium": {  # output/debezium_values.py DEBEZIUM_FORMS (--envelope debezium)
+        "TINY": "int", "SHORT": "int", "INT24": "int", "LONG": "int", "YEAR": "int",
+        "LONGLONG": "bigint", "NEWDECIMAL": "decimal",
+        "FLOAT": "float32", "DOUBLE": "float64",
+        "DATE": "epoch_days", "NEWDATE": "epoch_days",
+        "DATETIME": "datetime", "DATETIME2": "datetime",
+        "TIMESTAMP": "zoned_timestamp", "TIMESTAMP2": "zoned_timestamp",
+        "TIME": "micro_time", "TIME2": "micro_time",
+        "BIT": "bits", "ENUM": "enum", "SET": "enum_set",
+        "GEOMETRY": "geometry", "JSON": "json",
+        "@string_columns": "string",
+        "*": "value",
+    },
 }

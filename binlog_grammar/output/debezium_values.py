@@ -1,0 +1,338 @@
+"""Column values as the Debezium MySQL/MariaDB connector writes them in its change events (JSON
+converter), under its default settings and the options users set: the forms of
+FORMS["debezium"] (runtime/forms.py), each made once per column (`FORM(col, settings) ->
+write(value)`, for a value that is not None).
+
+| form | column | value (default; with options) |
+|---|---|---|
+| int | TINYINT .. INT (signed or not), YEAR | the number |
+| bigint | BIGINT | the number; BIGINT UNSIGNED above 2^63-1 wraps to a negative long (bigint.unsigned.handling.mode=long, the default) or is a Decimal of scale 0 (precise: the base64 of its big-endian two's-complement bytes) |
+| decimal | DECIMAL | precise (default): base64 of the unscaled value's shortest big-endian two's-complement bytes at the column's scale; string: its digits at the column's scale; double: a number |
+| float32 / float64 | FLOAT / DOUBLE | the number (FLOAT as the shortest decimal of its 32-bit value) |
+| epoch_days | DATE | days since 1970-01-01 |
+| datetime | DATETIME | milliseconds since the epoch (fsp 0-3) or microseconds (fsp 4-6) read as UTC; time.precision.mode=connect: milliseconds |
+| zoned_timestamp | TIMESTAMP | ISO-8601 UTC text ending in Z, the fraction written to the column's fsp digits |
+| micro_time | TIME | microseconds (adaptive_time_microseconds, the default; adaptive: milliseconds when fsp <= 3); connect: milliseconds |
+| bits | BIT | BIT(1) a boolean; BIT(n) base64 of its ceil(n/8) bytes, least significant first |
+| enum / enum_set | ENUM / SET | the member; the members in definition order joined by "," |
+| geometry | GEOMETRY | {"wkb": base64, "srid": N, null for 0} |
+| json | JSON | the document's text (MySQL's) |
+| string | CHAR, VARCHAR, TEXT, BINARY, BLOB | text (bytes that do not decode as U+FFFD, as Java decodes); binary: base64 (binary.handling.mode bytes or base64), base64-url-safe, hex |
+| value | anything else | by its Python value |
+
+Zero and invalid dates (kept as MySQL's text by the reader) are null in a nullable column and
+the epoch (0, or "1970-01-01T00:00:00Z") in a NOT NULL one, as the connector writes them.
+"""
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import decimal
+import math
+import struct
+from dataclasses import dataclass
+from typing import Optional
+
+from ..runtime.values import CHARSET_CODECS, Geometry, codec_of
+from .forms import form_name, plan
+
+EPOCH = dt.datetime(1970, 1, 1)
+EPOCH_DATE = dt.date(1970, 1, 1)
+_ZERO_TS = "1970-01-01T00:00:00Z"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The connector properties that change how values are written."""
+
+    decimal_mode: str = "precise"  # decimal.handling.mode: precise | string | double
+    time_mode: str = "adaptive_time_microseconds"  # time.precision.mode (also adaptive, connect)
+    binary_mode: str = "bytes"  # binary.handling.mode: bytes | base64 | base64-url-safe | hex
+    bigint_mode: str = "long"  # bigint.unsigned.handling.mode: long | precise
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def unscaled_bytes(n: int) -> bytes:
+    """The shortest big-endian two's-complement bytes of n (Java's BigInteger.toByteArray)."""
+    size = (n + (n < 0)).bit_length() // 8 + 1
+    return n.to_bytes(size, "big", signed=True)
+
+
+def decimal_bytes(v: decimal.Decimal, scale: int) -> str:
+    """A DECIMAL as Kafka Connect's Decimal in JSON: base64 of its unscaled value's bytes."""
+    return _b64(unscaled_bytes(int(v.scaleb(scale).to_integral_value(decimal.ROUND_HALF_UP))))
+
+
+def float32(v: float):
+    """The shortest decimal that reads back as the same 32-bit float (what Java's
+    Float.toString gives, as a JSON number)."""
+    if not math.isfinite(v):
+        return "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
+    target = struct.pack("<f", v)
+    for digits in range(1, 10):
+        cand = float(f"{v:.{digits}g}")
+        if struct.pack("<f", cand) == target:
+            return cand
+    return v
+
+
+def _nullable(col) -> bool:
+    n = col.get("nullable")
+    return True if n is None else bool(n)
+
+
+def _zero(col, epoch_value):
+    """A zero or invalid date (the reader's MySQL text): null, or the epoch when NOT NULL."""
+    return None if _nullable(col) else epoch_value
+
+
+def _fsp(col) -> int:
+    f = col.get("fsp")
+    return int(f) if f else 0
+
+
+def _int(col, s):
+    return lambda v: v if type(v) is int else _other(v, s)
+
+
+def _bigint(col, s):
+    unsigned = bool(col.get("unsigned"))
+
+    def write(v):
+        if type(v) is not int:
+            return _other(v, s)
+        if unsigned and s.bigint_mode == "precise":
+            return _b64(unscaled_bytes(v))
+        if v >= 1 << 63:
+            return v - (1 << 64)
+        return v
+    return write
+
+
+def _decimal(col, s):
+    meta = col.get("meta")
+    scale = int(meta.get("scale", 0)) if hasattr(meta, "get") else 0
+    quantum = decimal.Decimal(1).scaleb(-scale)
+
+    def write(v):
+        if not isinstance(v, decimal.Decimal):
+            return _other(v, s)
+        if s.decimal_mode == "string":
+            return format(v.quantize(quantum), "f")
+        if s.decimal_mode == "double":
+            return float(v)
+        return decimal_bytes(v, scale)
+    return write
+
+
+def _float32(col, s):
+    return lambda v: float32(v) if type(v) is float else _other(v, s)
+
+
+def _float64(col, s):
+    return lambda v: (v if math.isfinite(v) else float32(v)) if type(v) is float else _other(v, s)
+
+
+def _epoch_days(col, s):
+    def write(v):
+        if type(v) is dt.date:
+            return (v - EPOCH_DATE).days
+        return _zero(col, 0) if isinstance(v, str) else _other(v, s)
+    return write
+
+
+def _micros(v: dt.datetime) -> int:
+    d = v - EPOCH
+    return (d.days * 86400 + d.seconds) * 1_000_000 + d.microseconds
+
+
+def _datetime(col, s):
+    micro = s.time_mode != "connect" and _fsp(col) > 3
+
+    def write(v):
+        if type(v) is dt.datetime:
+            us = _micros(v.replace(tzinfo=None))
+            return us if micro else us // 1000
+        return _zero(col, 0) if isinstance(v, str) else _other(v, s)
+    return write
+
+
+def zoned_text(v: dt.datetime, fsp: int) -> str:
+    """A TIMESTAMP as io.debezium.time.ZonedTimestamp: ISO-8601 in UTC, fsp fraction digits."""
+    if v.tzinfo is not None:
+        v = v.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    text = v.strftime("%Y-%m-%dT%H:%M:%S") if v.year >= 1000 else (
+        f"{v.year:04d}-{v.month:02d}-{v.day:02d}T{v.hour:02d}:{v.minute:02d}:{v.second:02d}")
+    if fsp:
+        text += "." + f"{v.microsecond:06d}"[:fsp]
+    return text + "Z"
+
+
+def _zoned_timestamp(col, s):
+    fsp = _fsp(col)
+
+    def write(v):
+        if type(v) is dt.datetime:
+            return zoned_text(v, fsp)
+        return _zero(col, _ZERO_TS) if isinstance(v, str) else _other(v, s)
+    return write
+
+
+def _micro_time(col, s):
+    millis = s.time_mode == "connect" or (s.time_mode == "adaptive" and _fsp(col) <= 3)
+
+    def write(v):
+        if type(v) is not dt.timedelta:
+            return _other(v, s)
+        us = (v.days * 86400 + v.seconds) * 1_000_000 + v.microseconds
+        return us // 1000 if millis else us
+    return write
+
+
+def _bits(col, s):
+    meta = col.get("meta")
+    width = (int(meta.get("bytes", 0)) * 8 + int(meta.get("bits", 0))) if hasattr(meta, "get") else 0
+
+    def write(v):
+        if type(v) is not int:
+            return _other(v, s)
+        if width == 1:
+            return bool(v)
+        size = max(1, (width + 7) // 8)
+        return _b64(v.to_bytes(size, "little"))
+    return write
+
+
+def _enum(col, s):
+    return lambda v: v if isinstance(v, str) else _other(v, s)
+
+
+def _enum_set(col, s):
+    order = {m: i for i, m in enumerate(col.get("set_values") or ())}
+
+    def write(v):
+        if isinstance(v, (set, frozenset)):
+            return ",".join(sorted(v, key=lambda m: (order.get(m, len(order)), m)))
+        return _other(v, s)
+    return write
+
+
+def _geometry(col, s):
+    def write(v):
+        if isinstance(v, Geometry):
+            return {"wkb": _b64(bytes(v.wkb)), "srid": v.srid or None}
+        return _other(v, s)
+    return write
+
+
+def _json(col, s):
+    def write(v):
+        if hasattr(v, "diffs"):  # a partial update without its before value: not a document
+            return None
+        from ..runtime.jsonb import json_text
+
+        return json_text(v) if not isinstance(v, str) else v
+    return write
+
+
+def binary_text(data: bytes, mode: str) -> str:
+    """Binary bytes as binary.handling.mode writes them in JSON."""
+    if mode == "hex":
+        return data.hex()
+    if mode == "base64-url-safe":
+        return base64.urlsafe_b64encode(data).decode("ascii")
+    return _b64(data)  # bytes (the JSON converter's base64) and base64
+
+
+def text_value(v: str) -> str:
+    """Text as Java holds it: bytes its charset does not decode (kept by the reader as
+    surrogate escapes) become U+FFFD."""
+    if v.isascii():
+        return v
+    try:
+        v.encode("utf-8")
+        return v
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in v)
+
+
+def _string(col, s, server_charset=None):
+    binary = col.get("charset") == "binary"
+    known = col.get("charset") is not None
+    assumed = CHARSET_CODECS.get(server_charset or "", "utf-8")
+
+    def write(v):
+        if isinstance(v, str):
+            return text_value(v)
+        if isinstance(v, (bytes, bytearray, memoryview)):
+            if not binary and not known:  # no charset metadata: the server's (as dump's)
+                return bytes(v).decode(assumed, "replace")
+            return binary_text(bytes(v), s.binary_mode)
+        return _other(v, s)
+    return write
+
+
+def _other(v, s):
+    """A value of an unexpected Python type, by its type."""
+    if v is None or isinstance(v, (bool, int, str)):
+        return text_value(v) if isinstance(v, str) else v
+    if isinstance(v, float):
+        return v if math.isfinite(v) else float32(v)
+    if isinstance(v, decimal.Decimal):
+        return format(v, "f")
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return binary_text(bytes(v), s.binary_mode)
+    if isinstance(v, dt.datetime):
+        us = _micros(v.replace(tzinfo=None))
+        return zoned_text(v, 6) if v.tzinfo is not None else us // 1000
+    if isinstance(v, dt.date):
+        return (v - EPOCH_DATE).days
+    if isinstance(v, dt.timedelta):
+        return (v.days * 86400 + v.seconds) * 1_000_000 + v.microseconds
+    if isinstance(v, Geometry):
+        return {"wkb": _b64(bytes(v.wkb)), "srid": v.srid or None}
+    if isinstance(v, (set, frozenset)):
+        return ",".join(sorted(str(x) for x in v))
+    return text_value(str(v))
+
+
+def _value(col, s):
+    return lambda v: _other(v, s)
+
+
+DEBEZIUM_FORMS = {
+    "int": _int, "bigint": _bigint, "decimal": _decimal, "float32": _float32,
+    "float64": _float64, "epoch_days": _epoch_days, "datetime": _datetime,
+    "zoned_timestamp": _zoned_timestamp, "micro_time": _micro_time, "bits": _bits,
+    "enum": _enum, "enum_set": _enum_set, "geometry": _geometry, "json": _json,
+    "string": _string, "value": _value,
+}
+
+
+def _form(col) -> str:
+    return form_name("debezium", col.get("real_type", col.get("type")))
+
+
+def _entry(col, settings, server_charset):
+    form = _form(col)
+    make = DEBEZIUM_FORMS[form]
+    write = make(col, settings, server_charset) if form == "string" else make(col, settings)
+    return col.name, write
+
+
+def image(values: Optional[dict], columns, settings: Settings,
+          server_charset: Optional[str] = None) -> Optional[dict]:
+    """A row image as the connector's `before`/`after`: each column by its form (its writers
+    made once per table, settings and server charset)."""
+    if values is None:
+        return None
+    writers = plan("debezium", columns, lambda c: _entry(c, settings, server_charset),
+                   (settings, server_charset), dict)
+    out = {}
+    for name, v in values.items():
+        w = writers.get(name)
+        out[name] = None if v is None else (w(v) if w is not None else _other(v, settings))
+    return out
