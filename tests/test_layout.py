@@ -44,9 +44,10 @@ MAY_IMPORT = {
     "output": {"errors", "runtime", "binlog", "generated", "native"},
     "repair": {"errors", "runtime", "binlog", "output", "replication", "generated"},
     "spark": {"errors", "runtime", "codegen", "binlog", "output", "replication", "generated"},
+    "compat": {"binlog_grammar", "errors", "runtime", "binlog", "replication", "generated"},
     "docs": {"errors", "lang", "runtime", "generated"},
     "cli": {"binlog_grammar", "errors", "lang", "codegen", "runtime", "generated", "native",
-            "binlog", "output", "replication", "repair", "spark", "docs"},
+            "binlog", "output", "replication", "repair", "spark", "docs", "compat"},
     "testing": None,  # test support: anything
 }
 

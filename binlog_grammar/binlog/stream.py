@@ -21,7 +21,8 @@ from typing import Callable, Iterable, Optional
 from .. import native
 from ..runtime import construct as rt
 from ..errors import BinlogError, EventFormatError, UndecodableRowsError
-from . import boundaries as B
+from . import api_filters, boundaries as B
+from .api import changes_of
 from .boundaries import query_kind
 from .gtid import GtidSet, gtid_of
 from ..generated.catalog import EVENTS
@@ -66,7 +67,12 @@ class Filters:
     transactions by their first event, or cut event by event as mysqlbinlog does
     (binlog.window says which rule applies where); GTID sets apply to whole transactions;
     databases and tables (`db.table`, shell patterns) to row changes, table maps and statements
-    (by their default database)."""
+    (by their default database).
+
+    What it is given is checked when it is made (binlog.api_filters): one name is a list of one,
+    a table without its database is that table in any database (`items` is `*.items`),
+    datetimes may be ISO text, dates or epoch seconds (UTC unless an offset is given), GTID sets
+    their text; a wrong type or value raises TypeError or ValueError naming the field."""
 
     start_position: Optional[int] = None
     stop_position: Optional[int] = None
@@ -78,6 +84,9 @@ class Filters:
     tables: list = field(default_factory=list)
     exclude_tables: list = field(default_factory=list)
 
+    def __post_init__(self):
+        api_filters.check(self)
+
     @property
     def keeps_all(self) -> bool:
         """No filter is set (positions aside, which the stream applies by file)."""
@@ -86,6 +95,7 @@ class Filters:
                     or self.exclude_tables)
 
     def table_ok(self, db: Optional[str], table: Optional[str]) -> bool:
+        """The databases and table patterns keep this table."""
         if self.databases and db not in self.databases:
             return False
         name = f"{db}.{table}"
@@ -94,6 +104,7 @@ class Filters:
         return not any(fnmatch.fnmatchcase(name, p) for p in self.exclude_tables)
 
     def gtid_ok(self, gtid: Optional[str]) -> bool:
+        """The GTID sets keep this transaction's GTID."""
         if self.include_gtids is not None and gtid not in self.include_gtids:
             return False
         return not (self.exclude_gtids is not None and gtid in self.exclude_gtids)
@@ -121,7 +132,10 @@ class UndecodedRows:
 
 
 class StreamEvent:
-    """One event of the stream with what the stream knows about it."""
+    """One event of the stream with what the stream knows about it: `event` (a reader.Event:
+    file, offset, end, name, header, data), `table` (the rows.Table its TABLE_MAP maps: db,
+    table, columns; None for events that name no table), `gtid` (its transaction's), `tx_seq`
+    and, for a rows event, `changes` (rows.RowChange objects, decoded when first read)."""
 
     __slots__ = ("event", "table", "gtid", "_decoder", "_changes", "tx_seq", "undecoded",
                  "_on_undecoded")
@@ -177,10 +191,12 @@ class Transaction:
 
     @property
     def changes(self) -> list:
+        """The row changes of its rows events (rows.RowChange), in order."""
         return [c for se in self.events for c in se.changes]
 
     @property
     def size(self) -> int:
+        """Its bytes in the binlog (the events inside a payload event counted once, in it)."""
         return sum(len(se.event.raw) for se in self.events if not se.event.inner)
 
 
@@ -356,6 +372,11 @@ class Stream:
             else:
                 yield tx_or_event
 
+    def row_changes(self):
+        """Every row change the filters keep, in order, as binlog.api.Change: op, db, table,
+        before, after, with its transaction's GTID and its file and position."""
+        return changes_of(self.events())
+
     def transactions(self):
         """Every transaction the filters keep, in order (events outside transactions dropped)."""
         for item in self._grouped():
@@ -524,6 +545,12 @@ parse_server_version = rt.server_version
 def open_stream(inputs, filters: Optional[Filters] = None, verify_checksum=True, schemas=None,
                 skip_damaged=False, progress=None, server_version=None, follow_rotate=False,
                 raw_rows=False, cut="transactions") -> Stream:
+    """A Stream over `inputs`: binlog file paths and `.index` files (a list, in reading order).
+    `filters` keeps what a stream.Filters says; `schemas` gives table layouts for binlogs without
+    full metadata (rows.load_schemas); `skip_damaged` steps over damaged events; `follow_rotate`
+    goes on into the file a closing ROTATE_EVENT names; `raw_rows` shows rows events that cannot
+    be decoded without changes instead of raising; `cut` is how a window applies (Stream).
+    binlog_grammar.open_stream takes more (one path, a glob, a server) and calls this."""
     return Stream(inputs, filters, verify_checksum, schemas, skip_damaged, progress, server_version,
                   follow_rotate, raw_rows, cut)
 

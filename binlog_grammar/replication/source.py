@@ -137,6 +137,7 @@ class ReplicationSource:
 
     @property
     def password(self):
+        """The password, as a Secret that never prints."""
         return self._secret
 
     @property
@@ -155,6 +156,7 @@ class ReplicationSource:
                 pass
 
     def close(self):
+        """Stop the stream and close its connection (as stop())."""
         self.stop()
 
     def stop_at(self, file: str, pos: int):
