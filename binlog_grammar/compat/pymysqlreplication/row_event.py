@@ -1,0 +1,230 @@
+"""python-mysql-replication's row event classes (`pymysqlreplication.row_event`): TableMapEvent,
+WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent (PartialUpdateRowsEvent), with `schema`, `table`,
+`table_id`, `primary_key`, `columns` and `rows` as the library gives them: `{"values": {...},
+"none_sources": {...}}` per inserted or deleted row, `{"before_values", "before_none_sources",
+"after_values", "after_none_sources"}` per updated one. Values are decoded by this package
+(binlog.rows) and given the library's Python types (`pmr_value`).
+"""
+from __future__ import annotations
+
+import datetime
+
+from .event import BinLogEvent
+
+# python-mysql-replication's reasons for a None value (its constants.NONE_SOURCE)
+NULL, OUT_OF_DATE_RANGE, OUT_OF_DATETIME_RANGE = "null", "out of date range", "out of datetime range"
+OUT_OF_DATETIME2_RANGE, EMPTY_SET, COLS_BITMAP = "out of datetime2 range", "empty set", "cols bitmap"
+
+_ZERO_REASON = {"DATE": OUT_OF_DATE_RANGE, "NEWDATE": OUT_OF_DATE_RANGE,
+                "DATETIME": OUT_OF_DATETIME_RANGE, "DATETIME2": OUT_OF_DATETIME2_RANGE}
+
+
+def pmr_value(value, col):
+    """(value, none_source or None): a value of binlog.rows as python-mysql-replication types it.
+    Text is str, binary strings bytes, SET a set of member names (None when empty), BIT a string
+    of '0'/'1' as wide as the column, DATE/DATETIME with a zero part None, TIMESTAMP a naive
+    datetime in UTC, GEOMETRY its bytes (SRID and WKB)."""
+    if value is None:
+        return None, NULL
+    kind = col.type_name
+    if kind == "SET":
+        return (set(value), None) if value else (None, EMPTY_SET)
+    if kind == "BIT":
+        bits = _bit_width(col)
+        n = value if isinstance(value, int) else int.from_bytes(bytes(value), "big")
+        return format(n, f"0{bits}b"), None
+    if isinstance(value, str) and kind in _ZERO_REASON:
+        return None, _ZERO_REASON[kind]  # a zero date, or one with a zero part
+    if kind in ("TIMESTAMP", "TIMESTAMP2") and isinstance(value, datetime.datetime):
+        return value.astimezone(datetime.timezone.utc).replace(tzinfo=None), None
+    if kind == "GEOMETRY" and not isinstance(value, (bytes, str)):
+        raw = getattr(value, "raw", None)
+        if raw is None:
+            raw = int(getattr(value, "srid", 0)).to_bytes(4, "little") + bytes(getattr(value, "wkb", b""))
+        return bytes(raw), None
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value), None
+    if isinstance(value, str):
+        return str(value), None
+    if isinstance(value, frozenset):
+        return set(value), None
+    return value, None
+
+
+def _bit_width(col) -> int:
+    meta = col.meta
+    if isinstance(meta, dict):
+        if "bits" in meta and "bytes" in meta:
+            return int(meta["bytes"]) * 8 + int(meta["bits"])
+        if "length" in meta:
+            return int(meta["length"])
+    if isinstance(meta, int):  # bytes * 256 + bits, as the TABLE_MAP writes it
+        return (meta >> 8) * 8 + (meta & 0xFF)
+    return 64
+
+
+class Column:
+    """A column as the library describes one: name, type (the real type code), unsigned,
+    is_primary, character_set_name, enum_values ('' first), set_values, fsp, bits."""
+
+    def __init__(self, c):
+        self.name = c.name
+        self.type = int(c.real_type if c.real_type is not None else c.type)
+        self.unsigned = bool(c.unsigned)
+        self.is_primary = bool(c.in_primary_key)
+        self.character_set_name = c.charset
+        self.charset_id = c.collation
+        self.enum_values = [""] + list(c.enum_values) if c.enum_values else None
+        self.set_values = list(c.set_values) if c.set_values else None
+        self.fsp = int(c.fsp or 0)
+        if c.type_name == "BIT":
+            self.bits = _bit_width(c)
+            self.bytes = (self.bits + 7) // 8
+
+    @property
+    def data(self):
+        return dict(self.__dict__)
+
+    def __repr__(self):
+        return f"<Column {self.name} type={self.type}>"
+
+
+class Table:
+    """The library's table: table_id, schema, table, columns, primary_key ('' when none, the
+    name when one, a tuple when several), column_name_flag, data."""
+
+    def __init__(self, t):
+        self.table_id, self.schema, self.table = t.table_id, t.db, t.table
+        self.columns = [Column(c) for c in t.columns]
+        keys = list(t.primary_key or [])
+        self.primary_key = "" if not keys else keys[0] if len(keys) == 1 else tuple(keys)
+        self.column_name_flag = bool(t.full_metadata)
+
+    @property
+    def data(self):
+        return dict(self.__dict__)
+
+
+class TableMapEvent(BinLogEvent):
+    """A table's layout before its rows events: table_id, schema, table, column_count, columns."""
+
+    def _fill(self, d, ev, ctx):
+        t = ctx.table
+        self.table_id = int(d.table_id)
+        self.flags = int(d.flags)
+        self.schema = str(d.db)
+        self.table = str(d.table)
+        self.column_count = int(d.column_count)
+        self.table_obj = Table(t) if t is not None else None
+        self.columns = self.table_obj.columns if t is not None else []
+
+    def get_table(self):
+        return self.table_obj
+
+    def _dump(self):
+        print(f"Table id: {self.table_id}")
+        print(f"Schema: {self.schema}")
+        print(f"Table: {self.table}")
+        print(f"Columns: {self.column_count}")
+
+
+class RowsEvent(BinLogEvent):
+    """The base of the rows events: table_id, schema, table, primary_key, columns,
+    number_of_columns, flags, rows."""
+
+    def _fill(self, d, ev, ctx):
+        t = ctx.table
+        self.table_id = int(d.table_id)
+        self.flags = int(d.flags)
+        self.number_of_columns = int(d.columns.column_count)
+        self._table = Table(t)
+        self.schema, self.table = t.db, t.table
+        self.primary_key = self._table.primary_key
+        self.columns = self._table.columns
+        self._changes, self._cols = ctx.changes, t.columns
+        self._rows = None
+        rows = d.get("rows")
+        self._head = len(ev.raw) - ctx.header_len - ctx.crc_len(ev) - (len(rows) if rows is not None else 0)
+        self.packet.read_bytes = self._head
+
+    @property
+    def rows(self):
+        if self._rows is None:
+            self._rows = [self._row(c) for c in self._changes()]
+            self.packet.read_bytes = self.event_size
+        return self._rows
+
+    def _image(self, image):
+        values, nones = {}, {}
+        for c in self._cols:
+            if c.name not in image:
+                values[c.name], nones[c.name] = None, COLS_BITMAP
+                continue
+            v, why = pmr_value(image[c.name], c)
+            values[c.name] = v
+            if v is None:
+                nones[c.name] = why
+        return values, nones
+
+    def _row(self, change):
+        image = change.after if change.after is not None else change.before
+        values, nones = self._image(image)
+        return {"values": values, "none_sources": nones}
+
+    def _dump(self):
+        print(f"Table: {self.schema}.{self.table}")
+        print(f"Affected columns: {self.number_of_columns}")
+        print(f"Changed rows: {len(self.rows)}")
+        print(f"Column Name Information Flag: {self._table.column_name_flag}")
+
+    def _dump_values(self):
+        print("Values:")
+        for row in self.rows:
+            print("--")
+            for key in row["values"]:
+                why = row["none_sources"].get(key, "")
+                print(f"* {key} : {row['values'][key]} ({why})" if why else
+                      f"* {key} : {row['values'][key]}")
+
+
+class WriteRowsEvent(RowsEvent):
+    """Inserted rows: `rows[i]["values"]`."""
+
+    def _dump(self):
+        super()._dump()
+        self._dump_values()
+
+
+class DeleteRowsEvent(RowsEvent):
+    """Deleted rows: `rows[i]["values"]`."""
+
+    def _dump(self):
+        super()._dump()
+        self._dump_values()
+
+
+class UpdateRowsEvent(RowsEvent):
+    """Updated rows: `rows[i]["before_values"]` and `rows[i]["after_values"]`."""
+
+    def _row(self, change):
+        before, bn = self._image(change.before)
+        after, an = self._image(change.after)
+        return {"before_values": before, "before_none_sources": bn,
+                "after_values": after, "after_none_sources": an}
+
+    def _dump(self):
+        super()._dump()
+        print("Values:")
+        for row in self.rows:
+            print("--")
+            for key in row["before_values"]:
+                b, a = row["before_values"][key], row["after_values"][key]
+                if key in row["before_none_sources"]:
+                    b = (f"{b} ", f"{row['before_none_sources'][key]} ")
+                if key in row["after_none_sources"]:
+                    a = (f"{a} ", f"{row['after_none_sources'][key]} ")
+                print(f"*{key}:{b}=>{a}")
+
+
+class PartialUpdateRowsEvent(UpdateRowsEvent):
+    """MySQL's PARTIAL_UPDATE_ROWS_EVENT (JSON columns changed in place), as an update."""
