@@ -4,7 +4,7 @@ source look up by name (design rule 11).
 Each `Format` says how its output is made:
 - "lines" formats (text, JSON lines in each envelope) make a writer, `fmt.writer(...)`, that is
   given a stream's events in order and gives each one's lines (`writer.lines(se)`, strings
-  without their newline) and, once the stream ends, what is left (`writer.end()`); `header` and
+  without their last newline: the compiled backend gives a rows event's JSON lines as one) and, once the stream ends, what is left (`writer.end()`); `header` and
   `footer` are the lines written before the first event and after the last. One writer follows
   a whole stream: what an event says about later ones (the server's character set for text
   without charset metadata, the transaction a row change belongs to) is kept, so `dump` of the
@@ -169,11 +169,18 @@ def names() -> list:
 def lines_of(events, name: str = "jsonl", rows_only: bool = False,
              options: Optional[dict] = None) -> Iterator[str]:
     """The lines of a lines format for a stream's events (StreamEvents in stream order), header
-    and footer included: one writer follows the whole stream."""
+    and footer included: one writer follows the whole stream. A writer may give several lines
+    as one string (the compiled backend writes a rows event's records at once); here each JSON
+    line is on its own (JSON text holds no raw newline)."""
     fmt = get(name)
     w = fmt.writer(rows_only=rows_only, options=options)
+    split = fmt.name != "text"
     yield from fmt.header
     for se in events:
-        yield from w.lines(se)
+        for line in w.lines(se):
+            if split and "\n" in line:
+                yield from line.split("\n")
+            else:
+                yield line
     yield from w.end()
     yield from fmt.footer
