@@ -47,9 +47,14 @@ class BinLogEvent:
         self.dbms = ctx.dbms
         self.complete = True
         self._fill(ev.data, ev, ctx)
+        self.packet.read_bytes = self._read(body)
 
     def _fill(self, d, ev, ctx):
         pass
+
+    def _read(self, body: int) -> int:
+        """The bytes after the header the library's parser reads (dump()'s `Read bytes`)."""
+        return body
 
     @property
     def formatted_timestamp(self) -> str:
@@ -129,6 +134,9 @@ class MariadbGtidEvent(BinLogEvent):
         self.flags = int(d.flags2)
         self.gtid = f"{self.domain_id}-{self.server_id}-{self.gtid_seq_no}"
 
+    def _read(self, body):
+        return 13  # sequence number, domain, flags
+
     def _dump(self):
         print(f"Flags: {self.flags}")
         print(f"GTID: {self.gtid}")
@@ -166,6 +174,9 @@ class MariadbGtidListEvent(BinLogEvent):
         self.gtid_list = [MariadbGtidObject(int(g.domain_id), int(g.server_id), int(g.seq_no))
                           for g in (d.gtids or [])]
         self.gtid_length = len(self.gtid_list)
+
+    def _read(self, body):
+        return 4 + 16 * self.gtid_length
 
 
 class MariadbStartEncryptionEvent(BinLogEvent):

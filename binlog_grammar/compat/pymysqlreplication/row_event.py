@@ -105,6 +105,103 @@ class Table:
         return dict(self.__dict__)
 
 
+_NUMERIC = {1, 2, 9, 3, 8, 246, 4, 5, 13}  # the library's numeric types (SIGNEDNESS bits)
+_CHARACTER = {254, 253, 15, 252}  # its character columns (and GEOMETRY, 255, on MariaDB)
+_ENUM_SET = {247, 248}
+
+
+def _bits(value) -> list:
+    return [bool(b) for byte in (value or []) for b in byte]
+
+
+def _default_charset(value):
+    if not value:
+        return None, {}
+    return (int(value["default_collation"]),
+            {int(e["column_index"]): int(e["collation"]) for e in value.get("exceptions") or []})
+
+
+class OptionalMetaData:
+    """A TABLE_MAP's optional metadata (binlog_row_metadata) as the library lists it."""
+
+    def __init__(self, entries, columns, dbms):
+        self.unsigned_column_list = []
+        self.default_charset_collation = None
+        self.charset_collation = {}
+        self.column_charset = []
+        self.column_name_list = []
+        self.set_str_value_list = []
+        self.set_enum_str_value_list = []
+        self.geometry_type_list = []
+        self.simple_primary_key_list = []
+        self.primary_keys_with_prefix = {}
+        self.enum_and_set_default_charset = None
+        self.enum_and_set_charset_collation = {}
+        self.enum_and_set_default_column_charset_list = []
+        self.charset_collation_list = []
+        self.enum_and_set_collation_list = []
+        self.visibility_list = []
+        types = [c.type for c in columns]
+        char = _CHARACTER | ({255} if dbms == "mariadb" else set())
+        n_char = sum(1 for t in types if t in char)
+        n_enum = sum(1 for t in types if t in _ENUM_SET)
+        for e in entries or []:
+            kind, v = e["id"], e["value"]
+            if kind == "signedness":
+                bits = iter(_bits(v))
+                self.unsigned_column_list = [next(bits, False) if t in _NUMERIC else False
+                                             for t in types]
+            elif kind == "default_charset":
+                self.default_charset_collation, self.charset_collation = _default_charset(v)
+                self.charset_collation_list = [self.charset_collation.get(
+                    i, self.default_charset_collation) for i in range(n_char)]
+            elif kind == "column_charset":
+                self.column_charset = [int(x) for x in v]
+                self.charset_collation_list = self.column_charset[:n_char] or None
+            elif kind == "column_name":
+                self.column_name_list = [str(x) for x in v]
+            elif kind in ("set_str_value", "enum_str_value"):
+                lists = [[str(m) for m in x["members"]] for x in v] or None
+                if kind == "set_str_value":
+                    self.set_str_value_list = lists
+                else:
+                    self.set_enum_str_value_list = lists
+            elif kind == "geometry_type":
+                self.geometry_type_list = [int(x) for x in v]
+            elif kind == "simple_primary_key":
+                self.simple_primary_key_list = [int(x) for x in v]
+            elif kind == "primary_key_with_prefix":
+                pairs = [int(x) for p in v for x in (p.values() if hasattr(p, "values") else p)]
+                self.primary_keys_with_prefix = dict(zip(pairs[::2], pairs[1::2]))
+            elif kind == "enum_and_set_default_charset":
+                self.enum_and_set_default_charset, self.enum_and_set_charset_collation = \
+                    _default_charset(v)
+                self.enum_and_set_collation_list = [self.enum_and_set_charset_collation.get(
+                    i, self.enum_and_set_default_charset) for i in range(n_enum)]
+            elif kind == "enum_and_set_column_charset":
+                self.enum_and_set_default_column_charset_list = [int(x) for x in v]
+                self.enum_and_set_collation_list = \
+                    self.enum_and_set_default_column_charset_list[:n_enum] or None
+            elif kind == "column_visibility":
+                self.visibility_list = _bits(v)[:len(types)]
+
+    def dump(self):
+        print(f"=== {self.__class__.__name__} ===")
+        print(f"unsigned_column_list: {self.unsigned_column_list}")
+        print(f"default_charset_collation: {self.default_charset_collation}")
+        print(f"charset_collation: {self.charset_collation}")
+        print(f"column_charset: {self.column_charset}")
+        print(f"column_name_list: {self.column_name_list}")
+        print(f"set_str_value_list : {self.set_str_value_list}")
+        print(f"set_enum_str_value_list : {self.set_enum_str_value_list}")
+        print(f"geometry_type_list : {self.geometry_type_list}")
+        print(f"simple_primary_key_list: {self.simple_primary_key_list}")
+        print(f"primary_keys_with_prefix: {self.primary_keys_with_prefix}")
+        print(f"visibility_list: {self.visibility_list}")
+        print(f"charset_collation_list: {self.charset_collation_list}")
+        print(f"enum_and_set_collation_list: {self.enum_and_set_collation_list}")
+
+
 class TableMapEvent(BinLogEvent):
     """A table's layout before its rows events: table_id, schema, table, column_count, columns."""
 
@@ -117,6 +214,10 @@ class TableMapEvent(BinLogEvent):
         self.column_count = int(d.column_count)
         self.table_obj = Table(t) if t is not None else None
         self.columns = self.table_obj.columns if t is not None else []
+        entries = d.get("optional_metadata") or []
+        self.optional_metadata = OptionalMetaData(entries, self.columns, ctx.dbms)
+        # the library prints it when the server logs full metadata, which names the columns
+        self._full = any(e["id"] == "column_name" for e in entries)
 
     def get_table(self):
         return self.table_obj
@@ -126,6 +227,8 @@ class TableMapEvent(BinLogEvent):
         print(f"Schema: {self.schema}")
         print(f"Table: {self.table}")
         print(f"Columns: {self.column_count}")
+        if self._full:
+            self.optional_metadata.dump()
 
 
 class RowsEvent(BinLogEvent):
@@ -145,7 +248,9 @@ class RowsEvent(BinLogEvent):
         self._rows = None
         rows = d.get("rows")
         self._head = len(ev.raw) - ctx.header_len - ctx.crc_len(ev) - (len(rows) if rows is not None else 0)
-        self.packet.read_bytes = self._head
+
+    def _read(self, body):
+        return self._head if self._rows is None else body
 
     @property
     def rows(self):
