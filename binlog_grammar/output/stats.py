@@ -5,14 +5,19 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from .. import native
+from .report_figures import Figures
 
 SIZE_BUCKETS = [(1 << 10, "< 1 KiB"), (1 << 14, "1-16 KiB"), (1 << 17, "16-128 KiB"),
                 (1 << 20, "128 KiB-1 MiB"), (1 << 24, "1-16 MiB"), (None, ">= 16 MiB")]
 
 
 class Stats:
-    def __init__(self, top=10):
+    def __init__(self, top=10, figures=False):
+        """figures: also count what the report page draws (output/report_figures.py), and give
+        each listed transaction its first event's timestamp."""
         self.top = top
+        self.figures = Figures() if figures else None
+        self.filters = None  # the run's filters (cli/stats.py), shown by as_dict when set
         self.events = Counter()
         self.event_bytes = Counter()
         self.table_ops = defaultdict(Counter)  # db.table -> {c, u, d, bytes}
@@ -31,9 +36,13 @@ class Stats:
             self.add_event(se)
             changes += len(se.changes) if se.event.type is not None and se.event.type.row_op else 0
         stamps = [int(se.event.header.timestamp) for se in tx.events]
-        self.add_summary({"gtid": tx.gtid, "file": tx.file, "pos": tx.start_pos,
-                          "end_pos": tx.end_pos, "bytes": size, "changes": changes,
-                          "seconds": max(stamps) - min(stamps), "end": tx.end})
+        summary = {"gtid": tx.gtid, "file": tx.file, "pos": tx.start_pos, "end_pos": tx.end_pos,
+                   "bytes": size, "changes": changes, "seconds": max(stamps) - min(stamps),
+                   "end": tx.end}
+        if self.figures is not None:
+            summary["timestamp"] = stamps[0]
+            self.figures.transaction(size, summary["seconds"], tx.gtid)
+        self.add_summary(summary)
 
     def add_summary(self, summary):
         """Count one transaction by its summary (its events are counted by add_event, or by
@@ -69,6 +78,10 @@ class Stats:
                 t[ch.op] += 1
             if getattr(se, "undecoded", None) is not None:
                 t["undecoded"] += 1
+            if self.figures is not None:
+                self.figures.event(ev, int(ev.header.timestamp), key, changes, se.table)
+        elif self.figures is not None:
+            self.figures.event(ev, int(ev.header.timestamp), None, (), None)
 
     def merge(self, other: "Stats"):
         """Add the counts of `other`, made of the input after this one's (--jobs N: the splits'
@@ -85,9 +98,12 @@ class Stats:
         self.largest = sorted(self.largest + other.largest, key=lambda x: -x[0])[:self.top]
         self.longest = sorted(self.longest + other.longest, key=lambda x: -x[0])[:self.top]
         self.files |= other.files
+        if self.figures is not None and other.figures is not None:
+            self.figures.merge(other.figures)
 
     def as_dict(self) -> dict:
         return {
+            **({"filters": self.filters} if self.filters is not None else {}),
             "backend": native.backend(),  # which readers ran: "c" or "python" (binlog_grammar.native)
             "files": sorted(self.files),
             "events": {k: {"count": v, "bytes": self.event_bytes[k]}
@@ -103,6 +119,7 @@ class Stats:
             "fast_path_fallbacks": {
                 "count": sum(sum(c.values()) for c in self.fallbacks.values()),
                 "by_file": {f: dict(sorted(c.items())) for f, c in self.fallbacks.items()}},
+            **({"figures": self.figures.as_dict()} if self.figures is not None else {}),
         }
 
     def text(self) -> str:
