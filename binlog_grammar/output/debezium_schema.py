@@ -126,8 +126,8 @@ def key_schema(writer, ch) -> dict:
 
 
 def _source_schema(connector: str) -> dict:
-    def fld(t, name, optional=False, **extra):
-        return {"type": t, "optional": optional, **extra, "field": name}
+    def fld(t, field, optional=False, **extra):
+        return {"type": t, "optional": optional, **extra, "field": field}
 
     return {"type": "struct", "fields": [
         fld("string", "version"), fld("string", "connector"), fld("string", "name"),

@@ -37,6 +37,7 @@ from ..runtime.values import CHARSET_CODECS, Geometry, codec_of
 from .forms import form_name, plan
 
 EPOCH = dt.datetime(1970, 1, 1)
+_EXACT = decimal.Context(prec=200)  # DECIMAL has at most 65 digits: scaling never rounds
 EPOCH_DATE = dt.date(1970, 1, 1)
 _ZERO_TS = "1970-01-01T00:00:00Z"
 
@@ -63,7 +64,7 @@ def unscaled_bytes(n: int) -> bytes:
 
 def decimal_bytes(v: decimal.Decimal, scale: int) -> str:
     """A DECIMAL as Kafka Connect's Decimal in JSON: base64 of its unscaled value's bytes."""
-    return _b64(unscaled_bytes(int(v.scaleb(scale).to_integral_value(decimal.ROUND_HALF_UP))))
+    return _b64(unscaled_bytes(int(_EXACT.scaleb(v, scale).to_integral_value(decimal.ROUND_HALF_UP))))
 
 
 def float32(v: float):
@@ -121,7 +122,7 @@ def _decimal(col, s):
         if not isinstance(v, decimal.Decimal):
             return _other(v, s)
         if s.decimal_mode == "string":
-            return format(v.quantize(quantum), "f")
+            return format(_EXACT.quantize(v, quantum), "f")
         if s.decimal_mode == "double":
             return float(v)
         return decimal_bytes(v, scale)
