@@ -19,6 +19,9 @@ puts binlog text into it through this module, and through nothing else:
 | `statement_lines(stmt, delimiter)` | any statement | the statement and its delimiter when `client_reads_verbatim`, else `prepared(stmt)` |
 | `use_lines(db, delimiter)` | a default database | the client's `use` line; None when no line carries the name (CR LF, NUL) |
 | `prepared(stmt, delimiter)` | a statement a client line cannot carry | it runs from its UTF-8 bytes in hex: `SET @binlog_grammar_stmt=CONVERT(X'..' USING utf8mb4)`, `PREPARE`, `EXECUTE`, `DEALLOCATE` |
+| `html(text)` | text in the report page (`stats --html`) | `& < > " '` as entities, unseen characters as visible escapes |
+| `script_json(value)` | data in the page's `<script type="application/json">` | JSON with no `<`, `>`, `&` or non-ASCII character: no `</script>` |
+| `shell(arg)` | a word of a copyable shell command | plain, `'...'`, or `$'...'` with `\\xNN` for unseen characters |
 | `SCRIPT_HEADER` | the first lines of every script | `/*!\\C utf8mb4 */` and the session settings |
 
 Why each rule (checked against a real MariaDB 10.11 client and server, and by
@@ -46,7 +49,7 @@ from .replay_charsets import text_round_trips
 
 __all__ = ["ident", "ident_is_plain", "string", "hex_literal", "charset_literal", "text_literal",
            "comment", "comment_line", "client_reads_verbatim", "statement_lines", "prepared",
-           "use_lines", "SCRIPT_HEADER", "CLIENT_CHARSET", "SESSION_SETTINGS", "STMT_VAR"]
+           "use_lines", "html", "script_json", "shell", "SCRIPT_HEADER", "CLIENT_CHARSET", "SESSION_SETTINGS", "STMT_VAR"]
 
 # The client command that fixes the client's character set (mysql/mariadb `\C`, `charset`).
 CLIENT_CHARSET = "/*!\\C utf8mb4 */"
@@ -256,3 +259,54 @@ def statement_lines(stmt: str, delimiter: str = ";", names=None) -> List[str]:
     else:
         verbatim = client_reads_verbatim(stmt, delimiter)
     return [stmt + delimiter] if verbatim else prepared(stmt, delimiter)
+
+
+# -- the report page (stats --html) and the shell commands it shows -----------------------------
+# A page is read by a browser, which runs what it takes for markup or script: binlog text enters
+# it only as escaped text (`html`) or inside a JSON island (`script_json`), never as code. The
+# characters a reader cannot see (controls, bytes that are not UTF-8, line separators) are shown
+# as the same visible escapes `comment` writes.
+_UNSEEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_HTML_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"})
+
+
+def html(text) -> str:
+    """`text` as HTML text, fit for an element's content and for a quoted attribute value (and
+    for the labels of plotly.js, which reads `<br>`, `<a>` and entities in them): `& < > " '` as
+    entities, controls, invalid bytes and U+2028/2029 as visible escapes (\\xNN, \\uNNNN)."""
+    return _UNSEEN.sub(_comment_escape, str(text)).translate(_HTML_ESCAPES)
+
+
+def script_json(value) -> str:
+    """`value` as JSON that may stand inside a `<script type="application/json">` element and
+    read back (JSON.parse, json.loads) as the same value: ASCII only (U+2028/2029 and bytes that
+    are not UTF-8 as \\u escapes), and `<`, `>`, `&` as \\u003c, \\u003e, \\u0026, so that no
+    `</script>` or `<!--` can appear. Those three occur in JSON only inside strings."""
+    import json
+
+    text = json.dumps(value, ensure_ascii=True, allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+_SHELL_PLAIN = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
+
+
+def shell(arg) -> str:
+    """One word of a POSIX shell command (the copyable commands of the report page): as it is
+    when plain, else in single quotes, else (controls, bytes that are not UTF-8) as bash's
+    $'...' with every such character as \\xNN."""
+    s = str(arg)
+    if _SHELL_PLAIN.fullmatch(s):
+        return s
+    if not _UNSEEN.search(s):
+        return "'" + s.replace("'", "'\"'\"'") + "'"
+    out = []
+    for ch in s:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif ch in "\\'" or code < 0x20 or 0x7f <= code <= 0x9f or _UNSEEN.match(ch):
+            out.append("".join(f"\\x{b:02x}" for b in ch.encode("utf-8", "surrogatepass")))
+        else:
+            out.append(ch)
+    return "$'" + "".join(out) + "'"
