@@ -185,7 +185,7 @@ class DebeziumWriter:
             yield begin
         ts = source["ts_ms"]
         value = {"before": before, "after": after, "source": source,
-                 "transaction": self._block(ch) if self.tx_metadata else None,
+                 "transaction": self._block(ch) if self.tx is not None else None,
                  "op": op, "ts_ms": ts, "ts_us": ts * 1000, "ts_ns": ts * 1_000_000}
         if not self.kafka:
             yield self._wrap_value(value, ch)
@@ -226,9 +226,15 @@ class DebeziumWriter:
         f, p = self.tx_start or ("", 0)
         return f"{os.path.basename(str(f))}_{p}"
 
+    def _tracks_transactions(self, file) -> bool:
+        """Does the connector see this binlog's transactions? The MySQL connector starts one at a
+        QUERY_EVENT BEGIN, which MariaDB does not write (its GTID event starts it): against
+        MariaDB it gives no transaction metadata (seen with 3.6.3), its MariaDB connector does."""
+        return not self.mariadb.get(file) or self._connector(file) == "mariadb"
+
     def _data_event(self, ch, ts):
         """The BEGIN record, before a transaction's first change (provide.transaction.metadata)."""
-        if not self.tx_metadata or self.tx is not None:
+        if not self.tx_metadata or self.tx is not None or not self._tracks_transactions(ch.file):
             return None
         self.tx = _Tx(self._tx_id(self._source_gtid(ch.file)), ts)
         return self._tx_record({"status": "BEGIN", "id": self.tx.id, "event_count": None,

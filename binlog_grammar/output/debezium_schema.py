@@ -39,9 +39,9 @@ def column_schema(col, settings) -> dict:
     meta = col.get("meta")
     fsp = int(col.get("fsp") or 0)
     mode = settings.time_mode
+    if form == "year":
+        return _logical("int32", "io.debezium.time.Year", optional, f)
     if form == "int":
-        if tname == "YEAR":
-            return _logical("int32", "io.debezium.time.Year", optional, f)
         table = _INT_UNSIGNED if col.get("unsigned") else _INT
         return _logical(table.get(tname, "int32"), None, optional, f)
     if form == "bigint":
@@ -88,6 +88,13 @@ def column_schema(col, settings) -> dict:
         members = col.get("enum_values" if form == "enum" else "set_values") or ()
         name = "io.debezium.data.Enum" if form == "enum" else "io.debezium.data.EnumSet"
         return _logical("string", name, optional, f, parameters={"allowed": ",".join(members)})
+    if form == "geometry" and col.get("geometry_type") == 1:  # POINT
+        return _logical("struct", "io.debezium.data.geometry.Point", optional, f,
+                        doc="Geometry (POINT)",
+                        fields=[{"type": "double", "optional": False, "field": "x"},
+                                {"type": "double", "optional": False, "field": "y"},
+                                {"type": "bytes", "optional": True, "field": "wkb"},
+                                {"type": "int32", "optional": True, "field": "srid"}])
     if form == "geometry":
         return _logical("struct", "io.debezium.data.geometry.Geometry", optional, f,
                         doc="Geometry",

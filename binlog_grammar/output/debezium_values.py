@@ -5,17 +5,18 @@ write(value)`, for a value that is not None).
 
 | form | column | value (default; with options) |
 |---|---|---|
-| int | TINYINT .. INT (signed or not), YEAR | the number |
+| int | TINYINT .. INT (signed or not) | the number |
+| year | YEAR | the year; YEAR 0000 is 1900 (the connector's binlog reader adds 1900 to the stored byte) |
 | bigint | BIGINT | the number; BIGINT UNSIGNED above 2^63-1 wraps to a negative long (bigint.unsigned.handling.mode=long, the default) or is a Decimal of scale 0 (precise: the base64 of its big-endian two's-complement bytes) |
 | decimal | DECIMAL | precise (default): base64 of the unscaled value's shortest big-endian two's-complement bytes at the column's scale; string: its digits at the column's scale; double: a number |
 | float32 / float64 | FLOAT / DOUBLE | the number (FLOAT as the shortest decimal of its 32-bit value) |
 | epoch_days | DATE | days since 1970-01-01 |
 | datetime | DATETIME | milliseconds since the epoch (fsp 0-3) or microseconds (fsp 4-6) read as UTC; time.precision.mode=connect: milliseconds |
 | zoned_timestamp | TIMESTAMP | ISO-8601 UTC text ending in Z, the fraction written to the column's fsp digits |
-| micro_time | TIME | microseconds (adaptive_time_microseconds, the default; adaptive: milliseconds when fsp <= 3); connect: milliseconds |
+| micro_time | TIME | microseconds (adaptive_time_microseconds, the default; adaptive: milliseconds when fsp <= 3); connect: milliseconds, null for a negative TIME or one of 24 hours or more |
 | bits | BIT | BIT(1) a boolean; BIT(n) base64 of its ceil(n/8) bytes, least significant first |
 | enum / enum_set | ENUM / SET | the member; the members in definition order joined by "," |
-| geometry | GEOMETRY | {"wkb": base64, "srid": N, null for 0} |
+| geometry | GEOMETRY | {"wkb": base64, "srid": N, null for 0}; a POINT column (GEOMETRY_TYPE metadata) {"x", "y", "wkb", "srid"} |
 | json | JSON | the document's text (MySQL's) |
 | string | CHAR, VARCHAR, TEXT, BINARY, BLOB | text (bytes that do not decode as U+FFFD, as Java decodes); binary: base64 (binary.handling.mode bytes or base64), base64-url-safe, hex |
 | value | anything else | by its Python value |
@@ -75,8 +76,11 @@ def float32(v: float):
     target = struct.pack("<f", v)
     for digits in range(1, 10):
         cand = float(f"{v:.{digits}g}")
-        if struct.pack("<f", cand) == target:
-            return cand
+        try:
+            if struct.pack("<f", cand) == target:
+                return cand
+        except OverflowError:  # rounded past the largest float
+            continue
     return v
 
 
@@ -97,6 +101,11 @@ def _fsp(col) -> int:
 
 def _int(col, s):
     return lambda v: v if type(v) is int else _other(v, s)
+
+
+def _year(col, s):
+    # the connector's binlog reader gives 1900 + the stored byte: YEAR 0000 is 1900
+    return lambda v: (v or 1900) if type(v) is int else _other(v, s)
 
 
 def _bigint(col, s):
@@ -189,6 +198,8 @@ def _micro_time(col, s):
         if type(v) is not dt.timedelta:
             return _other(v, s)
         us = (v.days * 86400 + v.seconds) * 1_000_000 + v.microseconds
+        if s.time_mode == "connect" and not 0 <= us < 86_400_000_000:
+            return None  # Kafka Connect's Time holds a time of day: the connector writes null
         return us // 1000 if millis else us
     return write
 
@@ -221,11 +232,31 @@ def _enum_set(col, s):
     return write
 
 
+GEOM_POINT = 1  # the spatial type code of POINT in GEOMETRY_TYPE (Field::geometry_type)
+
+
+def point_xy(wkb: bytes):
+    """x and y of a WKB point (OGC well-known binary, not a binlog layout: a byte order, the
+    type, two doubles), or None when the bytes are not one."""
+    if len(wkb) < 21 or wkb[0] not in (0, 1):
+        return None
+    order = "<" if wkb[0] == 1 else ">"
+    if struct.unpack(order + "I", wkb[1:5])[0] != GEOM_POINT:
+        return None
+    return struct.unpack(order + "dd", wkb[5:21])
+
+
 def _geometry(col, s):
+    point = col.get("geometry_type") == GEOM_POINT
+
     def write(v):
-        if isinstance(v, Geometry):
-            return {"wkb": _b64(bytes(v.wkb)), "srid": v.srid or None}
-        return _other(v, s)
+        if not isinstance(v, Geometry):
+            return _other(v, s)
+        wkb = bytes(v.wkb)
+        xy = point_xy(wkb) if point else None
+        if xy is not None:  # io.debezium.data.geometry.Point
+            return {"x": xy[0], "y": xy[1], "wkb": _b64(wkb), "srid": v.srid or None}
+        return {"wkb": _b64(wkb), "srid": v.srid or None}
     return write
 
 
@@ -305,7 +336,7 @@ def _value(col, s):
 
 
 DEBEZIUM_FORMS = {
-    "int": _int, "bigint": _bigint, "decimal": _decimal, "float32": _float32,
+    "int": _int, "year": _year, "bigint": _bigint, "decimal": _decimal, "float32": _float32,
     "float64": _float64, "epoch_days": _epoch_days, "datetime": _datetime,
     "zoned_timestamp": _zoned_timestamp, "micro_time": _micro_time, "bits": _bits,
     "enum": _enum, "enum_set": _enum_set, "geometry": _geometry, "json": _json,

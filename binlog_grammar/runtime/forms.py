@@ -37,7 +37,7 @@ FORMS = {
         "*": "value",
     },
     "debezium": {  # output/debezium_values.py DEBEZIUM_FORMS (--envelope debezium)
-        "TINY": "int", "SHORT": "int", "INT24": "int", "LONG": "int", "YEAR": "int",
+        "TINY": "int", "SHORT": "int", "INT24": "int", "LONG": "int", "YEAR": "year",
         "LONGLONG": "bigint", "NEWDECIMAL": "decimal",
         "FLOAT": "float32", "DOUBLE": "float64",
         "DATE": "epoch_days", "NEWDATE": "epoch_days",
