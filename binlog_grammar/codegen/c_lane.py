@@ -1,6 +1,7 @@
 """The compiled backend's text lane: a C loop that writes the `dump` text of the events that make
-up most of a row-based binlog (GTIDs, ANNOTATE_ROWS, TABLE_MAPs of known tables, rows events,
-XIDs) straight from the file's bytes, and stops at the first event it does not write, which the
+up most of a row-based binlog (GTIDs of both servers, MySQL's QUERY events whose statement the
+Python path has written once, ANNOTATE_ROWS, TABLE_MAPs of known tables, rows events, XIDs)
+straight from the file's bytes, and stops at the first event it does not write, which the
 Python path then reads and writes (output/text_lane.py drives it).
 
 Output: generated/native/lane.c (templates/native_lane.c.j2), built by setup.py as
@@ -13,19 +14,22 @@ their `rows:` operation and layout), where GTID_EVENT's seq_no and domain_id and
 sit and how wide they are, which bits of GTID_EVENT's flags2 announce the commit id (and how wide
 it is) and the XA xid (from the conditions of those body fields, named by the flags' enum), the
 width of a rows event's table id (rows_table_id's size expression, in C through codegen.c_expr),
-its flags and, in version 2, the extra data length. A spec whose
+its flags and, in version 2, the extra data length; MySQL's GTID_LOG_EVENT (ANONYMOUS_GTID
+shares its layout) and QUERY_EVENT with its status variables, read by C that codegen/c_fields.py
+generates from their fields (`mysql`). A spec whose
 fields are not the fixed-width integers this lane reads them as is an error at generation time
 (change the spec and this module together). What the text says about each event is the Python
 side's: output/text_lane.py gives a lane state (the module's Lane, whose C core uses no Python
 object and writes without the GIL) the labels, the names of the rows flags, the set of bytes
 quoting.comment leaves as they are and the quoted summary of each table, then the tables, ids
-and plans the Python path has read.
+and plans the Python path has read, and the lines it wrote for each statement (keyed by what
+they depend on: the header's flags, the first sql_mode, the database and the statement's bytes).
 """
 from __future__ import annotations
 
 from ..errors import SpecError
 from ..lang.model import SpecSet
-from . import c_expr
+from . import c_expr, c_fields
 
 ROWS_LAYOUTS = {"rows_event_v1": 1, "rows_event_v2": 2}
 TABLE_ID = "rows_table_id"
@@ -123,7 +127,28 @@ def model(specs: SpecSet) -> dict:
         xid_code=xname.code, xid_at=_need(x, "xid", 8, xid, "XID_EVENT"),
         table_map_code=by_name["TABLE_MAP_EVENT"][0].code,
         annotate_code=by_name["ANNOTATE_ROWS_EVENT"][0].code,
-        rows=rows, table_id_width=table_id_width, **_gtid_flags(specs, gtid))
+        rows=rows, table_id_width=table_id_width, **_gtid_flags(specs, gtid), **mysql(specs))
+
+
+def mysql(specs: SpecSet) -> dict:
+    """MySQL's GTID_LOG_EVENT and ANONYMOUS_GTID_LOG_EVENT (one layout) and QUERY_EVENT: their
+    codes and their C readers (codegen/c_fields.py), which give the text the GTID's sid and gno
+    and a statement's post-header, default database, text and first sql_mode status variable."""
+    by_name = {n.name: n for ed in specs.events for n in ed.names}
+    readers = "\n\n".join((
+        c_fields.reader(specs, "GTID_LOG_EVENT", "mysql_gtid", {"sid": "span", "gno": "int"}),
+        c_fields.reader(specs, "QUERY_EVENT", "query",
+                        {"thread_id": "int", "exec_time": "int", "error_code": "int",
+                         "db": "span", "query": "span"}, {"sql_mode": "int"})))
+    gtid = next(ed for ed in specs.events if by_name["GTID_LOG_EVENT"] in ed.names)
+    sid = next((f for f in gtid.fields if f.id == "sid"), None)
+    if "ANONYMOUS_GTID_LOG_EVENT" not in {n.name for n in gtid.names} or sid is None or \
+            sid.size != ("num", 16):
+        raise SpecError("the C loops read ANONYMOUS_GTID_LOG_EVENT with GTID_LOG_EVENT's layout, "
+                        "whose sid is a UUID's 16 bytes", gtid.file, gtid.line, "GTID_LOG_EVENT")
+    return dict(mysql_gtid_code=by_name["GTID_LOG_EVENT"].code,
+                anonymous_gtid_code=by_name["ANONYMOUS_GTID_LOG_EVENT"].code,
+                query_code=by_name["QUERY_EVENT"].code, field_readers=readers)
 
 
 def render(specs: SpecSet) -> dict:

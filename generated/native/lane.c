@@ -77,6 +77,9 @@ typedef struct bg_lane {
     bg_lane_map plans;   /* plan key (bg_lane_key) -> plan */
     bg_lane_text *summary;  /* table number -> ": `db`.`t` mapped to number " */
     int64_t nsummaries, capsummaries;
+    bg_lane_map stmts;   /* a QUERY's key (bg_lane_query_key) -> its texts' number */
+    bg_lane_text *stmt;  /* 2 per number: the lines before SET TIMESTAMP, the lines after */
+    int64_t nstmts, capstmts;
     bg_buf key;  /* scratch: the plan key of the event being written */
 } bg_lane;
 
@@ -184,6 +187,10 @@ static void bg_lane_free(bg_lane *L)
     for (int64_t k = 0; k < L->nsummaries; k++)
         free(L->summary[k].p);
     free(L->summary);
+    for (int64_t k = 0; k < 2 * L->nstmts; k++)
+        free(L->stmt[k].p);
+    free(L->stmt);
+    bg_lane_map_free(&L->stmts);
     bg_lane_map_free(&L->tables);
     bg_lane_map_free(&L->ids);
     bg_lane_map_free(&L->plans);
@@ -271,6 +278,53 @@ static int bg_lane_add_plan(bg_lane *L, const uint8_t *key, size_t n, const bg_p
     if (s == NULL)
         return -1;
     s->plan = plan;
+    return 0;
+}
+
+/* the key of a QUERY_EVENT's statement lines: what the Python path's lines depend on (the header's
+ * flags, the first sql_mode status variable, the default database, the statement's bytes) */
+static int bg_lane_query_key(bg_buf *key, unsigned flags, const bg_lanes_query *q)
+{
+    uint8_t head[20];
+    head[0] = 'Q';
+    head[1] = (uint8_t)flags;
+    head[2] = (uint8_t)(flags >> 8);
+    head[3] = (uint8_t)q->has_sql_mode;
+    for (int i = 0; i < 8; i++) {
+        head[4 + i] = (uint8_t)(q->sql_mode >> (8 * i));
+        head[12 + i] = (uint8_t)((uint64_t)q->db_len >> (8 * i));
+    }
+    key->n = 0;
+    return bg_buf_put(key, head, sizeof head) < 0 || bg_buf_put(key, q->db, (size_t)q->db_len) < 0 ||
+           bg_buf_put(key, q->query, (size_t)q->query_len) < 0 ? -1 : 0;
+}
+
+/* the lines the Python path wrote for a statement of this key, around its SET TIMESTAMP line;
+ * -1 when out of memory */
+static int bg_lane_add_stmt(bg_lane *L, const uint8_t *key, size_t n, const char *pre, size_t pn,
+                            const char *post, size_t qn)
+{
+    bg_lane_slot *s = bg_lane_put(&L->stmts, key, n);
+    if (s == NULL)
+        return -1;
+    if (s->reg >= 0)
+        return 0;
+    if (L->nstmts == L->capstmts) {
+        int64_t cap = L->capstmts ? 2 * L->capstmts : 16;
+        bg_lane_text *t = realloc(L->stmt, (size_t)(2 * cap) * sizeof *t);
+        if (t == NULL)
+            return -1;
+        L->stmt = t;
+        L->capstmts = cap;
+    }
+    bg_lane_text *t = &L->stmt[2 * L->nstmts];
+    t[0].p = t[1].p = NULL;
+    if (bg_lane_text_set(&t[0], pre, pn) < 0 || bg_lane_text_set(&t[1], post, qn) < 0) {
+        free(t[0].p);
+        free(t[1].p);
+        return -1;
+    }
+    s->reg = L->nstmts++;
     return 0;
 }
 
@@ -391,8 +445,36 @@ static int bg_lane_event(bg_lane *L, bg_lane_run *run, const uint8_t *raw, int64
     uint64_t table_id = 0;
     char new_gtid[96];
     new_gtid[0] = 0;
+    const bg_lane_text *stmt = NULL;
+    int anonymous = 0;  /* an ANONYMOUS_GTID: a GTID for the count, none for the text */
 
-    if (code == BG_LANES_GTID_CODE) {
+    if (code == BG_LANES_MYSQL_GTID_CODE || code == BG_LANES_ANONYMOUS_GTID_CODE) {
+        /* the text shows the GTID (binlog.gtid's uuid:gno) of a GTID_LOG_EVENT, nothing of an
+         * anonymous one; an event its reader refuses is the Python path's */
+        bg_lanes_mysql_gtid g;
+        if (bg_lanes_read_mysql_gtid(d, dlen, phl, code, &g) != 0)
+            return 1;
+        anonymous = code == BG_LANES_ANONYMOUS_GTID_CODE;
+        if (!anonymous) {
+            bg_lanes_mysql_gtid_text(&g, new_gtid, sizeof new_gtid);
+            snprintf(summary, sizeof summary, " %s", new_gtid);
+        }
+    } else if (code == BG_LANES_QUERY_CODE) {
+        /* a statement whose lines the Python path wrote already (same flags, sql_mode, default
+         * database and bytes): output/quoting.py made them; the lane adds its header and time */
+        bg_lanes_query q;
+        if (bg_lanes_read_query(d, dlen, phl, code, &q) != 0)
+            return 1;
+        if (bg_lane_query_key(&L->key, (unsigned)bg_le_uint(raw + BG_FULL_FLAGS_AT, 2), &q) < 0)
+            return -1;
+        const bg_lane_slot *s = bg_lane_find(&L->stmts, (const uint8_t *)L->key.p, L->key.n);
+        if (s == NULL || s->reg < 0 || s->reg >= L->nstmts)
+            return 1;
+        stmt = &L->stmt[2 * s->reg];
+        snprintf(summary, sizeof summary, "\tthread_id=%llu\texec_time=%llu\terror_code=%llu",
+                 (unsigned long long)q.thread_id, (unsigned long long)q.exec_time,
+                 (unsigned long long)q.error_code);
+    } else if (code == BG_LANES_GTID_CODE) {
         /* the text shows none of the body after flags2, but bytes that do not hold what it
          * announces are a damaged event the Python path reports (bg_lanes_gtid_read) */
         if (bg_lanes_gtid_read(d, dlen, phl, 0) != 0)
@@ -471,7 +553,12 @@ static int bg_lane_event(bg_lane *L, bg_lane_run *run, const uint8_t *raw, int64
         return -1;
 
     /* the body */
-    if (code == BG_LANES_XID_CODE) {
+    if (stmt != NULL) {
+        if (bg_lane_put_text(out, &stmt[0]) < 0 ||
+                bg_lane_printf(out, "SET TIMESTAMP=%u/*!*/;\n", (unsigned)bg_u32le(raw + BG_FULL_TIMESTAMP_AT)) < 0 ||
+                bg_lane_put_text(out, &stmt[1]) < 0)
+            return -1;
+    } else if (code == BG_LANES_XID_CODE) {
         if (bg_buf_put(out, "COMMIT/*!*/;\n", 13) < 0)
             return -1;
     } else if (code == BG_LANES_ANNOTATE_CODE) {
@@ -499,6 +586,8 @@ static int bg_lane_event(bg_lane *L, bg_lane_run *run, const uint8_t *raw, int64
         return -1;
     if (new_gtid[0]) {
         memcpy(run->gtid, new_gtid, sizeof new_gtid);
+        run->gtids++;
+    } else if (anonymous) {
         run->gtids++;
     }
     return 0;
@@ -668,6 +757,17 @@ static PyObject *bg_py_lane_forget_ids(bg_py_lane *self, PyObject *Py_UNUSED(arg
     Py_RETURN_NONE;
 }
 
+static PyObject *bg_py_lane_add_statement(bg_py_lane *self, PyObject *args)
+{
+    const char *key, *pre, *post;
+    Py_ssize_t n, pn, qn;
+    if (!PyArg_ParseTuple(args, "y#y#y#", &key, &n, &pre, &pn, &post, &qn) || bg_py_lane_ready(self) < 0)
+        return NULL;
+    if (bg_lane_add_stmt(&self->lane, (const uint8_t *)key, (size_t)n, pre, (size_t)pn, post, (size_t)qn) < 0)
+        return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
 static PyObject *bg_py_lane_add_plan(bg_py_lane *self, PyObject *args)
 {
     const char *key;
@@ -754,6 +854,9 @@ static PyMethodDef bg_lane_methods[] = {
      "set_id(table_id, number): the table a table id names."},
     {"forget_ids", (PyCFunction)bg_py_lane_forget_ids, METH_NOARGS,
      "forget_ids(): no table id names a table any more (the tables and plans stay known)."},
+    {"add_statement", (PyCFunction)bg_py_lane_add_statement, METH_VARARGS,
+     "add_statement(key, before, after): the lines of the statements query_key() gives this\n"
+     "key, before and after their SET TIMESTAMP line (UTF-8, as the Python path wrote them)."},
     {"add_plan", (PyCFunction)bg_py_lane_add_plan, METH_VARARGS,
      "add_plan(key, plan): a native._rows plan for the key shape_key() gives (the lane keeps it)."},
     {"text", (PyCFunction)bg_py_lane_text, METH_VARARGS, text_doc},
@@ -810,8 +913,39 @@ static PyObject *bg_py_shape_key(PyObject *self, PyObject *args)
     return res;
 }
 
+PyDoc_STRVAR(query_key_doc,
+"query_key(raw, post_header_len, crc_len) -> bytes or None: the key a Lane looks a QUERY_EVENT's\n"
+"statement lines up by (None: an event its reader refuses).");
+
+static PyObject *bg_py_query_key(PyObject *self, PyObject *args)
+{
+    Py_buffer view;
+    int phl, crc;
+    if (!PyArg_ParseTuple(args, "y*ii", &view, &phl, &crc))
+        return NULL;
+    const uint8_t *raw = view.buf;
+    int64_t len = view.len - crc;
+    PyObject *res = NULL;
+    bg_lanes_query q;
+    if (len >= BG_FULL_HEADER_LEN && phl >= 0 && phl <= 255 && raw[BG_FULL_TYPE_CODE_AT] == BG_LANES_QUERY_CODE &&
+            bg_lanes_read_query(raw + BG_FULL_HEADER_LEN, len - BG_FULL_HEADER_LEN, phl,
+                                BG_LANES_QUERY_CODE, &q) == 0) {
+        bg_buf key = {0};
+        if (bg_lane_query_key(&key, (unsigned)bg_le_uint(raw + BG_FULL_FLAGS_AT, 2), &q) < 0)
+            PyErr_NoMemory();
+        else
+            res = PyBytes_FromStringAndSize(key.p, (Py_ssize_t)key.n);
+        bg_buf_free(&key);
+    } else {
+        res = Py_NewRef(Py_None);
+    }
+    PyBuffer_Release(&view);
+    return res;
+}
+
 static PyMethodDef bg_methods[] = {
     {"shape_key", bg_py_shape_key, METH_VARARGS, shape_doc},
+    {"query_key", bg_py_query_key, METH_VARARGS, query_key_doc},
     {NULL, NULL, 0, NULL}
 };
 
@@ -837,8 +971,10 @@ PyMODINIT_FUNC PyInit__lane(void)
     PyObject *m = PyModule_Create(&bg_module);
     if (m == NULL)
         return NULL;
-    PyObject *codes = Py_BuildValue("{sisisisi}", "GTID_EVENT", 162, "XID_EVENT", 16,
-                                    "TABLE_MAP_EVENT", 19, "ANNOTATE_ROWS_EVENT", 160);
+    PyObject *codes = Py_BuildValue("{sisisisisisisi}", "GTID_EVENT", 162, "XID_EVENT", 16,
+                                    "TABLE_MAP_EVENT", 19, "ANNOTATE_ROWS_EVENT", 160,
+                                    "GTID_LOG_EVENT", 33, "ANONYMOUS_GTID_LOG_EVENT", 34,
+                                    "QUERY_EVENT", 2);
     PyObject *rows = PyDict_New();
     if (codes == NULL || rows == NULL) {
         Py_XDECREF(codes); Py_XDECREF(rows); Py_DECREF(m);

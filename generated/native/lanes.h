@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include "rows.h"     /* bg_val, bg_int: the table id's width expression */
 #include "framing.h"  /* the common header's offsets, bg_u32le */
 #include "crc32.h"
@@ -28,6 +29,9 @@
 #define BG_LANES_XID_CODE 16
 #define BG_LANES_ANNOTATE_CODE 160
 #define BG_LANES_TABLE_MAP_CODE 19
+#define BG_LANES_MYSQL_GTID_CODE 33
+#define BG_LANES_ANONYMOUS_GTID_CODE 34
+#define BG_LANES_QUERY_CODE 2
 
 /* an n-byte little-endian unsigned integer at p (n <= 8) */
 static inline uint64_t bg_le_uint(const uint8_t *p, int n)
@@ -106,6 +110,497 @@ static inline int bg_lanes_xid_ok(int64_t dlen, int phl)
 static inline uint64_t bg_lanes_xid(const uint8_t *d, int phl)
 {
     return bg_le_uint(d + phl + 0, 8);
+}
+
+/* GTID_LOG_EVENT's fields (specs/events/gtid/gtid.yaml), read by codegen/c_fields.py's reader */
+typedef struct bg_lanes_mysql_gtid {
+    const uint8_t *sid; int64_t sid_len;
+    uint64_t gno; int has_gno;
+} bg_lanes_mysql_gtid;
+
+static inline int bg_lanes_read_mysql_gtid(const uint8_t *d, int64_t end, int phl, int code,
+                                       bg_lanes_mysql_gtid *o)
+{
+    int64_t pos = 0;
+    bg_val v_remaining, ctx_post_header_len = bg_int(phl), ctx_type_code = bg_int(code);
+    (void)v_remaining; (void)ctx_post_header_len; (void)ctx_type_code;
+    memset(o, 0, sizeof *o);
+    bg_val v_immediate_commit_timestamp = bg_null();
+    bg_val v_immediate_server_version = bg_null();
+    bg_val v_lt_type = bg_null();
+    if (end - pos < 1) return -1;
+    uint64_t t2 = bg_le_uint(d + pos, 1);
+    pos += 1;
+    (void)t2;
+    v_remaining = bg_int(end - pos);
+    bg_val t4 = bg_int(16LL);
+    if (t4.k != BG_INT) return -1;
+    int64_t t3 = t4.i;
+    if (t3 < 0 || t3 > end - pos) return -1;
+    o->sid = d + pos;
+    o->sid_len = t3;
+    pos += t3;
+    if (end - pos < 8) return -1;
+    uint64_t t5 = bg_le_uint(d + pos, 8);
+    pos += 8;
+    (void)t5;
+    o->gno = t5;
+    o->has_gno = 1;
+    v_remaining = bg_int(end - pos);
+    if (bg_truth(bg_ge(v_remaining, bg_int(1LL)))) {
+        if (end - pos < 1) return -1;
+        uint64_t t6 = bg_le_uint(d + pos, 1);
+        pos += 1;
+        (void)t6;
+        v_lt_type = bg_int((int64_t)t6);
+    }
+    v_remaining = bg_int(end - pos);
+    if (bg_truth(bg_eq(v_lt_type, bg_int(2LL)))) {
+        if (end - pos < 8) return -1;
+        uint64_t t7 = bg_le_uint(d + pos, 8);
+        pos += 8;
+        (void)t7;
+    }
+    v_remaining = bg_int(end - pos);
+    if (bg_truth(bg_eq(v_lt_type, bg_int(2LL)))) {
+        if (end - pos < 8) return -1;
+        uint64_t t8 = bg_le_uint(d + pos, 8);
+        pos += 8;
+        (void)t8;
+    }
+    v_remaining = bg_int(end - pos);
+    if (bg_truth(({ bg_val _t1 = bg_ne(v_lt_type, bg_null()); bg_truth(_t1) ? bg_ne(v_lt_type, bg_int(2LL)) : _t1; }))) {
+        int64_t t9 = end - pos;
+        if (t9 < 0 || t9 > end - pos) return -1;
+        pos += t9;
+    }
+    v_remaining = bg_int(end - pos);
+    if (bg_truth(({ bg_val _t2 = bg_eq(v_lt_type, bg_int(2LL)); bg_truth(_t2) ? bg_ge(v_remaining, bg_int(7LL)) : _t2; }))) {
+        if (end - pos < 7) return -1;
+        uint64_t t10 = bg_le_uint(d + pos, 7);
+        pos += 7;
+        (void)t10;
+        v_immediate_commit_timestamp = bg_int((int64_t)t10);
+    }
+    v_remaining = bg_int(end - pos);
+    if (bg_truth(({ bg_val _t3 = bg_ne(v_immediate_commit_timestamp, bg_null()); bg_truth(_t3) ? bg_ne(bg_band(v_immediate_commit_timestamp, bg_int(36028797018963968LL)), bg_int(0LL)) : _t3; }))) {
+        if (end - pos < 7) return -1;
+        uint64_t t11 = bg_le_uint(d + pos, 7);
+        pos += 7;
+        (void)t11;
+    }
+    v_remaining = bg_int(end - pos);
+    if (bg_truth(({ bg_val _t4 = bg_ne(v_immediate_commit_timestamp, bg_null()); bg_truth(_t4) ? bg_ge(v_remaining, bg_int(1LL)) : _t4; }))) {
+        uint64_t t12;
+        int kt12 = bg_lanes_packed(d + pos, end - pos, &t12);
+        if (kt12 < 0) return -1;
+        pos += kt12;
+    }
+    v_remaining = bg_int(end - pos);
+    if (bg_truth(({ bg_val _t5 = bg_ne(v_immediate_commit_timestamp, bg_null()); bg_truth(_t5) ? bg_ge(v_remaining, bg_int(4LL)) : _t5; }))) {
+        if (end - pos < 4) return -1;
+        uint64_t t13 = bg_le_uint(d + pos, 4);
+        pos += 4;
+        (void)t13;
+        v_immediate_server_version = bg_int((int64_t)t13);
+    }
+    v_remaining = bg_int(end - pos);
+    if (bg_truth(({ bg_val _t6 = bg_ne(v_immediate_server_version, bg_null()); bg_truth(_t6) ? bg_ne(bg_band(v_immediate_server_version, bg_int(2147483648LL)), bg_int(0LL)) : _t6; }))) {
+        if (end - pos < 4) return -1;
+        uint64_t t14 = bg_le_uint(d + pos, 4);
+        pos += 4;
+        (void)t14;
+    }
+    v_remaining = bg_int(end - pos);
+    if (bg_truth(({ bg_val _t7 = bg_ne(v_immediate_server_version, bg_null()); bg_truth(_t7) ? bg_ge(v_remaining, bg_int(8LL)) : _t7; }))) {
+        if (end - pos < 8) return -1;
+        uint64_t t15 = bg_le_uint(d + pos, 8);
+        pos += 8;
+        (void)t15;
+    }
+    return pos == end ? 0 : -1;
+}
+
+/* QUERY_EVENT's fields (specs/events/statement/query.yaml), read by codegen/c_fields.py's reader */
+typedef struct bg_lanes_query {
+    uint64_t thread_id; int has_thread_id;
+    uint64_t exec_time; int has_exec_time;
+    uint64_t error_code; int has_error_code;
+    const uint8_t *db; int64_t db_len;
+    const uint8_t *query; int64_t query_len;
+    uint64_t sql_mode; int has_sql_mode;
+} bg_lanes_query;
+
+static inline int bg_lanes_read_query(const uint8_t *d, int64_t end, int phl, int code,
+                                       bg_lanes_query *o)
+{
+    int64_t pos = 0;
+    bg_val v_remaining, ctx_post_header_len = bg_int(phl), ctx_type_code = bg_int(code);
+    (void)v_remaining; (void)ctx_post_header_len; (void)ctx_type_code;
+    memset(o, 0, sizeof *o);
+    bg_val v_db_len = bg_null();
+    bg_val v_status_vars_len = bg_null();
+    if (end - pos < 4) return -1;
+    uint64_t t2 = bg_le_uint(d + pos, 4);
+    pos += 4;
+    (void)t2;
+    o->thread_id = t2;
+    o->has_thread_id = 1;
+    if (end - pos < 4) return -1;
+    uint64_t t3 = bg_le_uint(d + pos, 4);
+    pos += 4;
+    (void)t3;
+    o->exec_time = t3;
+    o->has_exec_time = 1;
+    if (end - pos < 1) return -1;
+    uint64_t t4 = bg_le_uint(d + pos, 1);
+    pos += 1;
+    (void)t4;
+    v_db_len = bg_int((int64_t)t4);
+    if (end - pos < 2) return -1;
+    uint64_t t5 = bg_le_uint(d + pos, 2);
+    pos += 2;
+    (void)t5;
+    o->error_code = t5;
+    o->has_error_code = 1;
+    v_remaining = bg_int(end - pos);
+    if (bg_truth(bg_gt(ctx_post_header_len, bg_int(11LL)))) {
+        if (end - pos < 2) return -1;
+        uint64_t t6 = bg_le_uint(d + pos, 2);
+        pos += 2;
+        (void)t6;
+        v_status_vars_len = bg_int((int64_t)t6);
+    }
+    v_remaining = bg_int(end - pos);
+    if (bg_truth(bg_eq(ctx_type_code, bg_int(18LL)))) {
+        if (end - pos < 4) return -1;
+        uint64_t t7 = bg_le_uint(d + pos, 4);
+        pos += 4;
+        (void)t7;
+    }
+    v_remaining = bg_int(end - pos);
+    if (bg_truth(bg_eq(ctx_type_code, bg_int(18LL)))) {
+        if (end - pos < 4) return -1;
+        uint64_t t8 = bg_le_uint(d + pos, 4);
+        pos += 4;
+        (void)t8;
+    }
+    v_remaining = bg_int(end - pos);
+    if (bg_truth(bg_eq(ctx_type_code, bg_int(18LL)))) {
+        if (end - pos < 4) return -1;
+        uint64_t t9 = bg_le_uint(d + pos, 4);
+        pos += 4;
+        (void)t9;
+    }
+    v_remaining = bg_int(end - pos);
+    if (bg_truth(bg_eq(ctx_type_code, bg_int(18LL)))) {
+        if (end - pos < 1) return -1;
+        uint64_t t10 = bg_le_uint(d + pos, 1);
+        pos += 1;
+        (void)t10;
+    }
+    v_remaining = bg_int(end - pos);
+    if (bg_truth(bg_gt(ctx_post_header_len, (bg_truth(bg_eq(ctx_type_code, bg_int(18LL))) ? bg_int(26LL) : bg_int(13LL))))) {
+        v_remaining = bg_int(end - pos);
+        bg_val t12 = bg_sub(ctx_post_header_len, (bg_truth(bg_eq(ctx_type_code, bg_int(18LL))) ? bg_int(26LL) : bg_int(13LL)));
+        if (t12.k != BG_INT) return -1;
+        int64_t t11 = t12.i;
+        if (t11 < 0 || t11 > end - pos) return -1;
+        pos += t11;
+    }
+    v_remaining = bg_int(end - pos);
+    if (bg_truth(bg_gt(ctx_post_header_len, bg_int(11LL)))) {
+        v_remaining = bg_int(end - pos);
+        bg_val t13 = v_status_vars_len;
+        if (t13.k != BG_INT || t13.i < 0 || t13.i > end - pos) return -1;
+        { int64_t t14 = end; end = pos + t13.i;
+            for (int go = 1; go && pos < end;) {
+                unsigned tag = d[pos++];
+                switch (tag) {
+                case 0: {
+                    if (end - pos < 4) return -1;
+                    uint64_t t16 = bg_le_uint(d + pos, 4);
+                    pos += 4;
+                    (void)t16;
+                    break;
+                }
+                case 1: {
+                    if (end - pos < 8) return -1;
+                    uint64_t t18 = bg_le_uint(d + pos, 8);
+                    pos += 8;
+                    (void)t18;
+                    if (!o->has_sql_mode) { o->sql_mode = t18; o->has_sql_mode = 1; }
+                    break;
+                }
+                case 2: {
+                    {
+                        bg_val v_length = bg_null();
+                        if (end - pos < 1) return -1;
+                        uint64_t t21 = bg_le_uint(d + pos, 1);
+                        pos += 1;
+                        (void)t21;
+                        v_length = bg_int((int64_t)t21);
+                        v_remaining = bg_int(end - pos);
+                        bg_val t23 = v_length;
+                        if (t23.k != BG_INT) return -1;
+                        int64_t t22 = t23.i;
+                        if (t22 < 0 || t22 > end - pos) return -1;
+                        pos += t22;
+                        if (end - pos < 1) return -1;
+                        uint64_t t24 = bg_le_uint(d + pos, 1);
+                        pos += 1;
+                        (void)t24;
+                        if (t24 != 0ULL) return -1;
+                    }
+                    break;
+                }
+                case 3: {
+                    {
+                        if (end - pos < 2) return -1;
+                        uint64_t t27 = bg_le_uint(d + pos, 2);
+                        pos += 2;
+                        (void)t27;
+                        if (end - pos < 2) return -1;
+                        uint64_t t28 = bg_le_uint(d + pos, 2);
+                        pos += 2;
+                        (void)t28;
+                    }
+                    break;
+                }
+                case 4: {
+                    {
+                        if (end - pos < 2) return -1;
+                        uint64_t t31 = bg_le_uint(d + pos, 2);
+                        pos += 2;
+                        (void)t31;
+                        if (end - pos < 2) return -1;
+                        uint64_t t32 = bg_le_uint(d + pos, 2);
+                        pos += 2;
+                        (void)t32;
+                        if (end - pos < 2) return -1;
+                        uint64_t t33 = bg_le_uint(d + pos, 2);
+                        pos += 2;
+                        (void)t33;
+                    }
+                    break;
+                }
+                case 5: {
+                    if (end - pos < 1) return -1;
+                    int64_t t35 = d[pos++];
+                    if (t35 < 0 || t35 > end - pos) return -1;
+                    pos += t35;
+                    break;
+                }
+                case 6: {
+                    if (end - pos < 1) return -1;
+                    int64_t t37 = d[pos++];
+                    if (t37 < 0 || t37 > end - pos) return -1;
+                    pos += t37;
+                    break;
+                }
+                case 7: {
+                    if (end - pos < 2) return -1;
+                    uint64_t t39 = bg_le_uint(d + pos, 2);
+                    pos += 2;
+                    (void)t39;
+                    break;
+                }
+                case 8: {
+                    if (end - pos < 2) return -1;
+                    uint64_t t41 = bg_le_uint(d + pos, 2);
+                    pos += 2;
+                    (void)t41;
+                    break;
+                }
+                case 9: {
+                    if (end - pos < 8) return -1;
+                    uint64_t t43 = bg_le_uint(d + pos, 8);
+                    pos += 8;
+                    (void)t43;
+                    break;
+                }
+                case 10: {
+                    if (end - pos < 4) return -1;
+                    uint64_t t45 = bg_le_uint(d + pos, 4);
+                    pos += 4;
+                    (void)t45;
+                    break;
+                }
+                case 11: {
+                    {
+                        if (end - pos < 1) return -1;
+                        int64_t t48 = d[pos++];
+                        if (t48 < 0 || t48 > end - pos) return -1;
+                        pos += t48;
+                        if (end - pos < 1) return -1;
+                        int64_t t49 = d[pos++];
+                        if (t49 < 0 || t49 > end - pos) return -1;
+                        pos += t49;
+                    }
+                    break;
+                }
+                case 12: {
+                    {
+                        bg_val v_count = bg_null();
+                        if (end - pos < 1) return -1;
+                        uint64_t t52 = bg_le_uint(d + pos, 1);
+                        pos += 1;
+                        (void)t52;
+                        v_count = bg_int((int64_t)t52);
+                        v_remaining = bg_int(end - pos);
+                        if (bg_truth(bg_le(v_count, bg_int(16LL)))) {
+                            { bg_val t55 = v_count;
+                            if (t55.k != BG_INT || t55.i < 0) return -1;
+                            for (int64_t i_t55 = 0; i_t55 < t55.i; i_t55++) {
+                                const uint8_t *t54 = memchr(d + pos, 0, (size_t)(end - pos));
+                                if (t54 == NULL) return -1;
+                                int64_t t53 = t54 - (d + pos);
+                                if (t53 < 0 || t53 > end - pos) return -1;
+                                pos += t53;
+                                pos += 1;
+                            } }
+                        }
+                    }
+                    break;
+                }
+                case 13: {
+                    if (end - pos < 3) return -1;
+                    uint64_t t57 = bg_le_uint(d + pos, 3);
+                    pos += 3;
+                    (void)t57;
+                    break;
+                }
+                case 16: {
+                    if (end - pos < 1) return -1;
+                    uint64_t t59 = bg_le_uint(d + pos, 1);
+                    pos += 1;
+                    (void)t59;
+                    break;
+                }
+                case 17: {
+                    if (end - pos < 8) return -1;
+                    uint64_t t61 = bg_le_uint(d + pos, 8);
+                    pos += 8;
+                    (void)t61;
+                    break;
+                }
+                case 18: {
+                    if (end - pos < 2) return -1;
+                    uint64_t t63 = bg_le_uint(d + pos, 2);
+                    pos += 2;
+                    (void)t63;
+                    break;
+                }
+                case 19: {
+                    if (end - pos < 1) return -1;
+                    uint64_t t65 = bg_le_uint(d + pos, 1);
+                    pos += 1;
+                    (void)t65;
+                    break;
+                }
+                case 20: {
+                    if (end - pos < 1) return -1;
+                    uint64_t t67 = bg_le_uint(d + pos, 1);
+                    pos += 1;
+                    (void)t67;
+                    break;
+                }
+                case 128: {
+                    if (end - pos < 3) return -1;
+                    uint64_t t69 = bg_le_uint(d + pos, 3);
+                    pos += 3;
+                    (void)t69;
+                    break;
+                }
+                case 129: {
+                    if (end - pos < 8) return -1;
+                    uint64_t t71 = bg_le_uint(d + pos, 8);
+                    pos += 8;
+                    (void)t71;
+                    break;
+                }
+                case 130: {
+                    {
+                        bg_val v_flags_extra = bg_null();
+                        if (end - pos < 1) return -1;
+                        uint64_t t74 = bg_le_uint(d + pos, 1);
+                        pos += 1;
+                        (void)t74;
+                        v_flags_extra = bg_int((int64_t)t74);
+                        v_remaining = bg_int(end - pos);
+                        if (bg_truth(bg_ne(bg_band(v_flags_extra, bg_int(12LL)), bg_int(0LL)))) {
+                            if (end - pos < 8) return -1;
+                            uint64_t t75 = bg_le_uint(d + pos, 8);
+                            pos += 8;
+                            (void)t75;
+                        }
+                    }
+                    break;
+                }
+                case 131: {
+                    {
+                        bg_val v_count = bg_null();
+                        if (end - pos < 1) return -1;
+                        uint64_t t78 = bg_le_uint(d + pos, 1);
+                        pos += 1;
+                        (void)t78;
+                        v_count = bg_int((int64_t)t78);
+                        { bg_val t82 = v_count;
+                        if (t82.k != BG_INT || t82.i < 0) return -1;
+                        for (int64_t i_t82 = 0; i_t82 < t82.i; i_t82++) {
+                            {
+                                if (end - pos < 2) return -1;
+                                uint64_t t80 = bg_le_uint(d + pos, 2);
+                                pos += 2;
+                                (void)t80;
+                                if (end - pos < 2) return -1;
+                                uint64_t t81 = bg_le_uint(d + pos, 2);
+                                pos += 2;
+                                (void)t81;
+                            }
+                        } }
+                    }
+                    break;
+                }
+                default: pos = end; go = 0; break;  /* unknown: the rest is kept raw */
+                }
+            }
+        if (pos != end) return -1;
+        end = t14; }
+    }
+    v_remaining = bg_int(end - pos);
+    bg_val t84 = v_db_len;
+    if (t84.k != BG_INT) return -1;
+    int64_t t83 = t84.i;
+    if (t83 < 0 || t83 > end - pos) return -1;
+    o->db = d + pos;
+    o->db_len = t83;
+    pos += t83;
+    if (end - pos < 1) return -1;
+    uint64_t t85 = bg_le_uint(d + pos, 1);
+    pos += 1;
+    (void)t85;
+    if (t85 != 0ULL) return -1;
+    int64_t t86 = end - pos;
+    if (t86 < 0 || t86 > end - pos) return -1;
+    o->query = d + pos;
+    o->query_len = t86;
+    pos += t86;
+    return pos == end ? 0 : -1;
+}
+
+/* a MySQL GTID's text, `uuid:gno` (binlog.gtid's), into out (cap >= 64): its length */
+static inline int bg_lanes_mysql_gtid_text(const bg_lanes_mysql_gtid *g, char *out, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = 0;
+    for (int k = 0; k < 16 && k < g->sid_len; k++) {
+        if (k == 4 || k == 6 || k == 8 || k == 10)
+            out[n++] = '-';
+        out[n++] = hex[g->sid[k] >> 4];
+        out[n++] = hex[g->sid[k] & 15];
+    }
+    return (int)n + snprintf(out + n, cap - n, ":%lld", (long long)g->gno);
 }
 
 /* the rows events of the v1 and v2 layouts, by type code: their version, 0 for others */

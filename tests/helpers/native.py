@@ -36,3 +36,16 @@ def damage(data: bytes, rnd) -> bytes:
         else:
             data[at:at] = bytes(rnd.randrange(256) for _ in range(rnd.randint(1, 4)))
     return bytes(data)
+
+
+def lane_counts(stream) -> tuple:
+    """(events a lane wrote, events the Python path read) of a stream with a lane attached."""
+    from binlog_grammar.binlog.stream import Written
+
+    written = python = 0
+    for se in stream.events():
+        if type(se) is Written:
+            written += se.text.count("# at ")
+        else:
+            python += 1
+    return written, python
