@@ -27,7 +27,8 @@
  *            exactly their size
  *
  * The state is built from those bytes and from the events themselves, as output/text_lane.py
- * builds it from what the Python path read: each known table's body with its summary, and for
+ * builds it from what the Python path read: each QUERY_EVENT's statement lines (by the key of
+ * its flags, sql_mode, database and bytes), each known table's body with its summary, and for
  * each rows event of a known table (by the ids of the TABLE_MAPs before it) a plan for its shape
  * (its columns present as its bitmaps say). The core then writes runs from offset 4 as the
  * stream drives it: after a run that stops at an event, that event is stepped over (as the
@@ -91,10 +92,14 @@ static int setup_lane(bg_lane *L, int options)
         L->crc_len[c] = options & 2 ? 4 : 0;
         int v = bg_lanes_rows_version(c);
         L->post_header_len[c] = v == 1 ? 8 : v == 2 ? 10 : c == BG_LANES_TABLE_MAP_CODE ? 8
-                                : c == BG_LANES_GTID_CODE ? 19 : 0;
+                                : c == BG_LANES_GTID_CODE ? 19 : c == BG_LANES_QUERY_CODE ? 13
+                                : c == BG_LANES_MYSQL_GTID_CODE || c == BG_LANES_ANONYMOUS_GTID_CODE
+                                ? 42 : 0;
         const char *label = v ? "Write_rows" : c == BG_LANES_GTID_CODE ? "GTID"
                             : c == BG_LANES_XID_CODE ? "Xid" : c == BG_LANES_ANNOTATE_CODE
-                            ? "Annotate_rows:" : c == BG_LANES_TABLE_MAP_CODE ? "Table_map" : NULL;
+                            ? "Annotate_rows:" : c == BG_LANES_TABLE_MAP_CODE ? "Table_map"
+                            : c == BG_LANES_MYSQL_GTID_CODE ? "GTID" : c == BG_LANES_ANONYMOUS_GTID_CODE
+                            ? "Anonymous_GTID" : c == BG_LANES_QUERY_CODE ? "Query" : NULL;
         if (label != NULL) {
             const char *t = options & 64 ? long_text : label;
             if (bg_lane_set_label(L, c, t, strlen(t)) < 0)
@@ -193,6 +198,17 @@ static int learn(harness *h, const uint8_t *buf, int64_t n, int tables, int ids,
         const uint8_t *d = raw + BG_FULL_HEADER_LEN;
         if (dlen < 0)
             continue;
+        if (code == BG_LANES_QUERY_CODE) {  /* every statement its reader accepts: known */
+            bg_lanes_query q;
+            if (bg_lanes_read_query(d, dlen, phl, code, &q) != 0)
+                continue;
+            if (bg_lane_query_key(&L->key, (unsigned)bg_le_uint(raw + BG_FULL_FLAGS_AT, 2), &q) < 0 ||
+                    bg_lane_add_stmt(L, (const uint8_t *)L->key.p, L->key.n, "use `d`/*!*/;\n", 14,
+                                     long_text ? "a statement long enough\n/*!*/;\n" : "BEGIN\n/*!*/;\n",
+                                     long_text ? 31 : 13) < 0)
+                return -1;
+            continue;
+        }
         if (code == BG_LANES_TABLE_MAP_CODE) {
             int64_t w = bg_lanes_table_id_width(phl);
             if (dlen < phl || w < 1 || w > 8 || w > phl)
@@ -283,8 +299,9 @@ static void check_run(const harness *h, const bg_lane_run *run, const uint8_t *b
     if (events && (run->out.n < 6 || memcmp(run->out.p, "# at ", 5) != 0 ||
                    strtoll(run->out.p + 5, NULL, 10) != pos))
         broken("a run's text does not start with its first event's offset");
-    if (run->gtids > events || (run->gtids > 0) != (run->gtid[0] != 0))
-        broken("more GTIDs than events, or a count without its GTID");
+    /* an ANONYMOUS_GTID counts without a GTID's text */
+    if (run->gtids > events || (run->gtid[0] != 0 && run->gtids == 0))
+        broken("more GTIDs than events, or a GTID without its count");
     if (run->reason == BG_LANE_END && run->pos != stop)
         broken("an END run before the stop");
     if (run->reason == BG_LANE_FULL && (int64_t)run->out.n < max_bytes)

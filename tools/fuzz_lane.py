@@ -175,6 +175,19 @@ def bench_like(data: bytes, times: int) -> bytes:
     return bytes(fix(bytearray(head + block * times + tail), has_crc(data)))
 
 
+def mysql_like(data: bytes, times: int) -> bytes:
+    """A MySQL binlog's transactions (from its first GTID_LOG_EVENT or ANONYMOUS_GTID to its last
+    XID: GTIDs, BEGIN and other QUERY events, rows events) repeated; b"" when it has none."""
+    evs = events(data)
+    gtids = [i for i, (p, n) in enumerate(evs) if data[p + 4] in (33, 34)]
+    xids = [i for i, (p, n) in enumerate(evs) if data[p + 4] == 16]
+    if not gtids or not xids or xids[-1] < gtids[0]:
+        return b""
+    first, last = gtids[0], xids[-1]
+    head, block = data[:evs[first][0]], data[evs[first][0]:sum(evs[last])]
+    return bytes(fix(bytearray(head + block * times + data[sum(evs[last]):]), has_crc(data)))
+
+
 def seed_files() -> list:
     files = sorted(p for p in (ROOT / "samples").iterdir() if p.is_file())
     if CORPUS.is_dir():

@@ -414,14 +414,21 @@ def lane_seeds(out: Path) -> int:
     files = [p for p in fuzz_lane.seed_files() if p.read_bytes()[:4] == MAGIC_BYTES]
     bench = out / "bench-like.000001"
     bench.write_bytes(fuzz_lane.bench_like(fuzz_lane.SAMPLE.read_bytes(), 3))
+    mysql = []  # MySQL's transactions repeated: GTIDs and QUERY events the lane writes
+    for k, p in enumerate(f for f in files if f.parent.name == "mysql"):
+        like = fuzz_lane.mysql_like(p.read_bytes(), 3)
+        if like:
+            mysql.append(out / f"mysql-like-{k}.000001")
+            mysql[-1].write_bytes(like)
     seen = set()
-    for path in [*files, bench]:
+    for path in [*files, bench, *mysql]:
         for options, ids in ((1, 0), (8, 0xFF), (4 | 16, 0xFF)):
             data = lane_input(path, options, ids)
             if data not in seen:
                 seen.add(data)
                 (out / f"seed-{len(seen):04d}").write_bytes(data)
-    bench.unlink()
+    for path in [bench, *mysql]:
+        path.unlink()
     for f in sorted(LANE_FINDINGS.glob("*.lane")) if LANE_FINDINGS.is_dir() else []:
         shutil.copyfile(f, out / f"finding-{f.name}")
         seen.add(f.name)
