@@ -5,8 +5,12 @@
                      header that fixes the client's character set
     replay_charsets.py  when a string value may be written as UTF-8 text into a script and when
                      only its bytes store what was logged
-    dump.py          `dump --format jsonl`: the JSON lines (row changes in the Debezium envelope,
+    formats.py       the registry of output formats (text, JSON lines in each envelope, sql,
+                     flashback) that dump, stream and the Spark source look up by name
+    dump.py          `dump --format jsonl`: the JSON lines of the native envelope (every event,
                      the documented JSON form of each value)
+    debezium.py      `--envelope debezium`: each row change as the Debezium connector's event
+                     (debezium_values.py its values, debezium_schema.py its Kafka Connect schemas)
     dump_text.py     `dump`'s text (mysqlbinlog -vv style), a script safe to pipe into a client
     text.py          column values and types as mariadb-binlog -vv prints them; the partial JSON
                      update as the JSON_REPLACE / JSON_INSERT / JSON_REMOVE calls that apply it
