@@ -138,9 +138,10 @@ class DebeziumWriter:
             self.tx_start = (ev.file, ev.offset)
             self.thread = None
             self.query = None
+        server = ev.context.get("server") if isinstance(ev.context, dict) else None
+        if server is not None:  # the FORMAT_DESCRIPTION's server, known mid-file too
+            self.mariadb[ev.file] = getattr(server, "flavor", "") == "mariadb"
         if name == "FORMAT_DESCRIPTION_EVENT":
-            version = str(ev.data.get("server_version") or "")
-            self.mariadb[ev.file] = "mariadb" in version.lower()
             return
         if name in _QUERIES:
             q = str(ev.data.get("query") or "").strip().upper()

@@ -229,6 +229,11 @@ def test_envelope_and_source_fields(binlog):
     assert s["file"] == binlog[0].name and s["db"] == "kv" and s["server_id"] == 1
     assert s["gtid"].startswith("0-1-") and s["row"] == 0 and s["query"] is None
     assert r["ts_ms"] == s["ts_ms"] and s["ts_us"] == s["ts_ms"] * 1000
+    # read from a position inside the file, after its FORMAT_DESCRIPTION: still MariaDB's fields
+    from binlog_grammar.binlog.stream import Filters
+
+    mid = list(debezium.records(binlog, filters=Filters(start_position=r["source"]["pos"])))
+    assert mid and all(x["source"]["connector"] == "mariadb" and x["source"]["gtid"] for x in mid)
     named = recs(binlog, topic_prefix="shop", include_query="true", connector="mysql")
     s = next(x for x in named if x["source"]["table"] == "p")["source"]
     assert s["name"] == "shop" and s["connector"] == "mysql" and s["gtid"] is None
@@ -398,3 +403,12 @@ def test_sample_records_have_every_field():
     assert {r["source"]["table"] for r in out} >= {"customers"}
     dec = next(r for r in out if r["source"]["table"] == "customers")["after"]
     assert dec["balance"] == unscaled("1200.50", 2) and dec["flags"] == "a,c"
+
+
+def test_undecoded_bytes_anywhere_become_replacement_characters():
+    """A name or value holding bytes its charset does not decode (kept by the reader as
+    surrogate escapes) is written as Java holds it, U+FFFD, keys included: the line stays UTF-8."""
+    rec = {"after": {"c\udce9": "x\udcff\udc80y"}, "source": {"table": "t\udcc3"}}
+    out = debezium._java_text(rec)
+    assert out == {"after": {"c\ufffd": "x\ufffd\ufffdy"}, "source": {"table": "t\ufffd"}}
+    json.dumps(out, ensure_ascii=False).encode("utf-8")
