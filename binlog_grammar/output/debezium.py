@@ -112,14 +112,16 @@ class DebeziumWriter:
         self.tx_seq = None
         self.tx_start = None  # (file, pos) of the transaction's first event
         self.gtid = None  # the GTID of the event being written (source.gtid)
+        self._files: dict = {}  # path -> its base name (source.file)
+        self._encode = json.JSONEncoder(ensure_ascii=False).encode
 
     # -- the stream
 
     def lines(self, se) -> Iterator[str]:
         for rec in self.records(se):
-            line = json.dumps(rec, ensure_ascii=False)
+            line = self._encode(rec)
             if not is_text(line):  # a name (db, table, column) held bytes that do not decode
-                line = json.dumps(_java_text(rec), ensure_ascii=False)
+                line = self._encode(_java_text(rec))
             yield line
 
     def end(self) -> list:
@@ -199,12 +201,14 @@ class DebeziumWriter:
 
     def _source(self, ch, se, row) -> dict:
         ts = int(ch.timestamp) * 1000
-        gtid = self._source_gtid(ch.file)
+        file = self._files.get(ch.file)
+        if file is None:
+            file = self._files[ch.file] = os.path.basename(str(ch.file))
         return {"version": VERSION, "connector": self._connector(ch.file), "name": self.prefix,
                 "ts_ms": ts, "snapshot": "false", "db": ch.db, "sequence": None,
                 "ts_us": ts * 1000, "ts_ns": ts * 1_000_000, "table": ch.table,
-                "server_id": int(ch.server_id), "gtid": gtid,
-                "file": os.path.basename(str(ch.file)), "pos": int(ch.pos), "row": row,
+                "server_id": int(ch.server_id), "gtid": self._source_gtid(ch.file),
+                "file": file, "pos": int(ch.pos), "row": row,
                 "thread": self.thread, "query": self.query if self.include_query else None}
 
     def _source_gtid(self, file):

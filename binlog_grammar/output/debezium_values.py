@@ -29,6 +29,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import decimal
+import functools
 import math
 import struct
 from dataclasses import dataclass
@@ -363,8 +364,11 @@ def image(values: Optional[dict], columns, settings: Settings,
         return None
     writers = plan("debezium", columns, lambda c: _entry(c, settings, server_charset),
                    (settings, server_charset), dict)
-    out = {}
-    for name, v in values.items():
-        w = writers.get(name)
-        out[name] = None if v is None else (w(v) if w is not None else _other(v, settings))
-    return out
+    get = writers.get
+    return {name: None if v is None else get(name, _other_of(settings))(v)
+            for name, v in values.items()}
+
+
+@functools.lru_cache(maxsize=64)
+def _other_of(settings):
+    return lambda v: _other(v, settings)
