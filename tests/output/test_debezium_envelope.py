@@ -60,6 +60,10 @@ def binlog(tmp_path_factory):
         db.sql("CREATE DATABASE full;")
         db.sql(TYPES_WORKLOAD, database="full")
         db.sql(WORKLOAD)
+        db.sql("SET GLOBAL binlog_row_metadata = MINIMAL;")  # no names, no primary key
+        db.sql("CREATE DATABASE mini; CREATE TABLE mini.m (id INT PRIMARY KEY, "
+               "e ENUM('x', 'y'), v VARCHAR(5)); INSERT INTO mini.m VALUES (1, 'y', 'a'); "
+               "UPDATE mini.m SET id = 2;")
         db.sql("FLUSH BINARY LOGS;")
         paths = []
         for p in db.binlogs():
@@ -412,3 +416,19 @@ def test_undecoded_bytes_anywhere_become_replacement_characters():
     out = debezium._java_text(rec)
     assert out == {"after": {"c\ufffd": "x\ufffd\ufffdy"}, "source": {"table": "t\ufffd"}}
     json.dumps(out, ensure_ascii=False).encode("utf-8")
+
+
+@pytest.mark.server
+def test_without_full_metadata_a_schema_names_the_columns_and_the_key(binlog):
+    """MINIMAL row metadata: columns are @1.. and no key is known (an update that changes the
+    key stays an update); a schema (--schema) gives the names, the members and the key."""
+    bare = [(r["op"], r["before"], r["after"]) for r in rows_of(recs(binlog), "m")]
+    assert bare == [("c", None, {"@1": 1, "@2": 2, "@3": "a"}),
+                    ("u", {"@1": 1, "@2": 2, "@3": "a"}, {"@1": 2, "@2": 2, "@3": "a"})]
+    schema = {"mini.m": {"columns": [{"name": "id"}, {"name": "e", "enum_values": ["x", "y"]},
+                                     {"name": "v"}], "primary_key": ["id"]}}
+    named = [r for r in debezium.records(binlog, {"kafka.records": "true"}, schemas=schema)
+             if r["topic"] == "binlog.mini.m"]
+    assert [(r["key"], r["value"] and r["value"]["op"]) for r in named] == [
+        ({"id": 1}, "c"), ({"id": 1}, "d"), ({"id": 1}, None), ({"id": 2}, "c")]
+    assert named[0]["value"]["after"] == {"id": 1, "e": "y", "v": "a"}
