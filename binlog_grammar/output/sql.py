@@ -56,7 +56,9 @@ Transactions: one that ended in ROLLBACK in the binlog (its non-transactional ch
 ends in ROLLBACK here too, forwards and inverted; one the input ends inside ('incomplete') is
 rolled back; an XA PREPAREd one is rendered as a plain transaction where its XA COMMIT is, and left
 out (with a comment) when it was rolled back or is not completed in the input. DDL and other
-statements are not replayed: they appear as comments. SAVEPOINT and ROLLBACK TO are applied as
+statements are run where they are in the binlog, in their default database and under the session
+settings their QUERY_EVENT logged (output/sql_statements.py); flashback cannot invert them (a
+DDL is a comment there, a transaction holding a statement is refused). SAVEPOINT and ROLLBACK TO are applied as
 the server applied them (output/savepoints.py): the row changes a ROLLBACK TO undid are neither
 replayed nor inverted (a comment says how many), so the output does not depend on the target's
 engines.
@@ -80,6 +82,7 @@ from ..errors import BinlogError
 from .quoting import SCRIPT_HEADER, SESSION_SETTINGS, comment, statement_lines
 from .savepoints import savepoints_applied
 from .sql_literals import quote_ident, quote_string, sql_literal, where_term
+from .sql_statements import replay_lines
 
 __all__ = ["sql_literal", "render_sql", "SqlGenError", "quote_ident", "quote_string",
            "SESSION_SETTINGS"]
@@ -389,9 +392,15 @@ def _render_tx(r: _Rendering, tx, items, notes=()) -> list:
             raise SqlGenError("cannot flash back a transaction of statements (statement-based "
                               f"binlog events): {_one_line(queries[0][2], 120)}", ev.file,
                               ev.offset, ev.name)
-        verb = "inverted" if r.flashback else "replayed"
-        return [_header(tx, r.flashback)] + [
-            f"-- not {verb} (a statement, not row changes): {_one_line(q[2])}\n" for q in queries]
+        if r.flashback:
+            return [_header(tx, True)] + [
+                f"-- not inverted (a statement, not row changes): {_one_line(q[2])}\n"
+                for q in queries]
+        if end == "ddl":  # DDL commits by itself: no BEGIN or COMMIT around it
+            out = [_header(tx, False)]
+            for q in queries:
+                out += _statement(r, q)
+            return out
     out = [_header(tx, r.flashback)] + [f"-- {comment(n)}\n" for n in notes]
     if end == "incomplete":
         out.append("-- the binlog ends inside this transaction: it is rolled back\n")
@@ -421,9 +430,16 @@ def _render_tx(r: _Rendering, tx, items, notes=()) -> list:
         elif item[0] == "unknown_savepoint":  # forwards only (flashback refused it above)
             raise _statement_error(item)
         else:
-            out.append(f"-- not replayed (a statement, not row changes): {_one_line(item[2])}\n")
+            out += _statement(r, item)
     out.append("ROLLBACK;\n" if end in ("rollback", "incomplete") else "COMMIT;\n")
     return out
+
+
+def _statement(r: _Rendering, item) -> list:
+    """A statement of the binlog run as its server ran it (output/sql_statements.py)."""
+    _, ev, text = item
+    return replay_lines(ev, text, r.db_map,
+                           lambda message: SqlGenError(message, ev.file, ev.offset, ev.name))
 
 
 def _statement_error(item) -> SqlGenError:
@@ -513,7 +529,8 @@ def render_sql(transactions: Iterable, flashback: bool = False, qualify: bool = 
     Transactions ended by ROLLBACK in the binlog (their non-transactional changes stayed) end in
     ROLLBACK here too; one the input ends inside ('incomplete') is rolled back. An XA PREPAREd
     transaction is rendered as a plain transaction where its XA COMMIT is, and left out when it was
-    rolled back or not completed in the input. DDL and other statements are shown as comments.
+    rolled back or not completed in the input. DDL and other statements are run as their server
+    ran them (output/sql_statements.py); in flashback a DDL is a comment.
 
     Errors are SqlGenError (a BinlogError naming the file, offset and event type of the change).
     With flashback every transaction is rendered before the first line is given, so a refused

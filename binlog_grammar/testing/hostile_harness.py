@@ -12,9 +12,9 @@ output that can be executed is piped into a real target through the real `mariad
   `mariadb --no-defaults --default-character-set=CS -h127.0.0.1 -P PORT -uroot` (what a DBA types).
 
 `Harness.check(case, charsets, modes)` returns `Execution`s, one per output x charset x mode:
-- `sql`: into the source's schema (the case's DDL run there the same way); the target must then
-  equal the source after the workload, and `flashback` piped after it must bring it back to the
-  source before the workload;
+- `sql`: into an empty target, whose schema its replayed DDL makes (output/sql_statements.py);
+  the target must then have the source's schema and equal the source after the workload, and
+  `flashback` piped after it must bring it back to the source before the workload;
 - `dump` (text): into an empty target; only the binlog's own statements may run: afterwards every
   database and table there is one of the source's, with the same definition, and holds no row (the
   rows are comments);
@@ -266,8 +266,9 @@ class Harness:
             for charset in charsets:
                 if "sql" in outputs:
                     ex = Execution("sql", charset, mode)
-                    self._prepare_target(mode, src["schema"])
+                    self._prepare_target(mode, None)  # the script makes the schema (its DDL)
                     self._piped(ex, "sql", scripts["sql"])
+                    self._same_schema(ex, "sql", src["source_schema"])
                     self._differs(ex, "sql", src["after"])
                     self._piped(ex, "flashback", scripts["flashback"])
                     self._differs(ex, "flashback", src["before"])
@@ -276,17 +277,20 @@ class Harness:
                     ex = Execution("dump", charset, mode)
                     self._prepare_target(mode, None)
                     self._piped(ex, "dump", scripts["dump"])
-                    self._dump_schema(ex, src["source_schema"])
+                    self._same_schema(ex, "dump", src["source_schema"])
+                    self._no_rows(ex)
                     done.append(ex)
         return done
 
-    def _dump_schema(self, ex: Execution, source_schema: List[str]):
+    def _same_schema(self, ex: Execution, what: str, source_schema: List[str]):
         got = self.schema_of(self.target)
         extra, missing = sorted(set(got) - set(source_schema)), sorted(set(source_schema) - set(got))
         if extra or missing:
             ex.differs = True
-            ex.problems.append("dump: the target's schema differs from the source's (hex rows of "
-                               f"information_schema) extra: {extra} missing: {missing}"[:1200])
+            ex.problems.append(f"{what}: the target's schema differs from the source's (hex rows "
+                               f"of information_schema) extra: {extra} missing: {missing}"[:1200])
+
+    def _no_rows(self, ex: Execution):
         rows = {k: v for k, v in self.data_of(self.target).items() if v}
         if rows:
             ex.differs = True

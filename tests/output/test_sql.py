@@ -466,10 +466,10 @@ def test_rollback_and_incomplete_end_in_rollback():
 def test_ddl_and_empty_transactions():
     ddl = tx(end="ddl", events=[query("CREATE TABLE t (\n  id INT PRIMARY KEY\n)")])
     empty = tx()
-    out = body(render_sql([ddl, empty]))
+    out = body(render_sql([ddl, empty]))  # replayed as logged (output/sql_statements.py)
     assert out == ["-- GTID 0-1-9, mariadb-bin.000007:4-94, 2024-05-01 10:00:00 UTC, server 1",
-                   "-- not replayed (a statement, not row changes): CREATE TABLE t ( id INT "
-                   "PRIMARY KEY )"]
+                   "-- statement at mariadb-bin.000007:1000",
+                   "CREATE TABLE t (\n  id INT PRIMARY KEY\n)", ";", *SESSION_SETTINGS]
     assert body(render_sql([ddl], flashback=True))[1].startswith("-- not inverted")
 
 
@@ -484,7 +484,8 @@ def test_statements_inside_a_transaction():
                        "INSERT INTO `shop`.`orders` (`id`, `note`, `amount`) VALUES (1, 'it\\'s', 1.50);",
                        "-- ROLLBACK TO `s1`: the server rolled back the 1 row change logged after "
                        "its SAVEPOINT: not replayed",
-                       "-- not replayed (a statement, not row changes): INSERT INTO t VALUES (1)",
+                       "-- statement at mariadb-bin.000007:1500",
+                       "INSERT INTO t VALUES (1)", ";", *SESSION_SETTINGS,
                        "COMMIT;"]
     with pytest.raises(SqlGenError, match=r"offset 1500: QUERY_EVENT: cannot flash back .*INSERT"):
         list(render_sql([t], flashback=True))
