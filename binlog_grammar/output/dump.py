@@ -547,8 +547,3 @@ class JsonlWriter:
         """The lines left once the stream ends (none: each event's lines are whole)."""
         return []
 
-
-def jsonl_lines(se):
-    """The JSON lines of one StreamEvent on its own (text without charset metadata is read as
-    UTF-8: JsonlWriter follows the server's character set through a stream)."""
-    yield from JsonlWriter().lines(se)
