@@ -20,8 +20,8 @@ times, alternating and repeated, each in a fresh process (so peak memory is its 
   the file's events fed offline to its BinLogPacketWrapper, every row value read; its code is
   untouched, the harness (a stand-in for its control connection) is ours;
 - `mariadb-binlog -vv --base64-output=decode-rows FILE > /dev/null`;
-- cli-dump, cli-dump-jobs2, cli-jsonl, cli-jsonl-jobs2, cli-stats: the whole process of
-  `binlog-grammar dump FILE > /dev/null` (--jobs 2, --format jsonl, stats), start to end as a
+- cli-dump, cli-dump-jobs2, cli-jsonl, cli-jsonl-jobs2, cli-stats, cli-debezium: the whole process of
+  `binlog-grammar dump FILE > /dev/null` (--jobs 2, --format jsonl, stats, --envelope debezium), start to end as a
   user runs it, against mariadb-binlog's whole process (issue 26's goals for dump and JSON lines).
 - --startup (issue 26: `dump` of a small file under 0.15 s, start to end): the whole process of
   `binlog-grammar dump FILE > /dev/null` (and dump --format jsonl, sql, stats, verify), the
@@ -203,7 +203,8 @@ for _name, _argv in JOBS_COMMANDS.items():
 # wall time with --jobs 1, dump text at most 0.6x with --jobs 2)
 WHOLE = {"cli-dump": ["dump"], "cli-dump-jobs2": ["dump", "--jobs", "2"],
          "cli-jsonl": ["dump", "--format", "jsonl"],
-         "cli-jsonl-jobs2": ["dump", "--format", "jsonl", "--jobs", "2"], "cli-stats": ["stats"]}
+         "cli-jsonl-jobs2": ["dump", "--format", "jsonl", "--jobs", "2"], "cli-stats": ["stats"],
+         "cli-debezium": ["dump", "--format", "jsonl", "--envelope", "debezium"]}
 WHOLE_GOALS = {"cli-dump": 1.0, "cli-dump-jobs2": 0.6, "cli-jsonl": 1.0}
 
 # start to end of the command a user types (issue 26): the whole process, imports included
