@@ -12,8 +12,12 @@ Where this differs from the library, on purpose (tests/compat/ runs the same scr
 both on a real MariaDB and compares what they print; these are the lines that may differ):
 
 - Values the library decodes wrongly are what the server stored: YEAR 0000 is 0 (the library
-  adds 1900 to every YEAR and gives 1900); a zero TIMESTAMP is None with the reason
-  "out of datetime2 range" (the library gives 1970-01-01 00:00:00); ENUM and SET members
+  adds 1900 to every YEAR and gives 1900); a negative TIME with a fraction of a second is
+  that time (the library gives -12:34:56.78 as -12:34:56.22: it reads the fraction of the
+  negative value as if it were positive); a zero TIMESTAMP is None with the reason "out of datetime2 range", as zero
+  DATETIMEs are (the library gives 1970-01-01 00:00:00); an empty binary string (VARBINARY,
+  BLOB) is b'' (the library gives the str '', as `b"".decode(...)` needs no codec while
+  every other binary value stays bytes); ENUM and SET members
   and column names come from the binlog's metadata in all cases (binlog_row_metadata=FULL), and
   for binlogs without it from the TABLE_MAP only (the library asks the server's
   information_schema, which may describe a later version of the table).

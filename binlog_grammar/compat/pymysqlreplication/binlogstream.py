@@ -5,6 +5,7 @@ the library's arguments, filters and stream attributes (`log_file`, `log_pos`).
 """
 from __future__ import annotations
 
+import copy
 import os
 from typing import Optional
 
@@ -47,6 +48,15 @@ DEFAULT_EVENTS = frozenset((
     E.RandEvent, E.MariadbStartEncryptionEvent, E.MariadbGtidListEvent,
     E.MariadbBinLogCheckPointEvent, E.UserVarEvent, E.PreviousGtidsEvent,
     R.PartialUpdateRowsEvent))
+
+
+def _fake_rotate(ev):
+    """The ROTATE_EVENT a server makes up when it opens the file a real one names."""
+    fake = copy.copy(ev)
+    fake.header = copy.copy(ev.header)
+    fake.header.timestamp, fake.header.log_pos = 0, 0
+    fake.extra = {**ev.extra, "artificial": True}
+    return fake
 
 
 class _Context:
@@ -162,6 +172,10 @@ class BinLogStreamReader:
                 self.dbms = "mariadb" if src.mariadb else "mysql"
             for e in with_inner(ev, src.state, True):
                 yield e, src.state
+            if ev.name == "ROTATE_EVENT" and not ev.extra.get("artificial"):
+                # the server opens the next file with a made-up ROTATE (log_pos 0, timestamp 0),
+                # which the library yields and the source, already there, leaves out
+                yield _fake_rotate(ev), src.state
 
     def _generate(self):
         decoder = RowDecoder()
