@@ -12,8 +12,11 @@ Python side's `_rows.rows`).
 What comes from the specs: where MariaDB's GTID_EVENT keeps seq_no and domain_id, how long its
 post-header is and which flags2 bits announce what its body holds, XID_EVENT's code and where its
 xid sits, ANNOTATE_ROWS_EVENT's code, the rows events of the v1 and v2 layouts and the width of
-their table id (codegen/c_lane.py's model, which reads them from specs/events/ and
-specs/types/). What each event does to a transaction is not decided here: output/stats_fast.py
+their table id, and the C readers of MySQL's GTID_LOG_EVENT / ANONYMOUS_GTID and QUERY_EVENT
+(codegen/c_lane.py's model, which reads them from specs/events/ and specs/types/, and
+codegen/c_fields.py). A MySQL transaction is counted when its GTID is followed by a QUERY_EVENT
+whose statement's bytes are one the Python path found to be BEGIN (binlog/boundaries.py decides;
+output/stats_loop.py passes them in), then table maps, rows events and its XID. What each event does to a transaction is not decided here: output/stats_fast.py
 passes, per type code, an action made from binlog/boundaries.py's roles (parts and commits,
 TABLE_MAPs, rows events, MariaDB's GTID opening a transaction), and the flag that makes a MariaDB
 GTID standalone (binlog.gtid); anything else, an event of a type not yet counted by the Python

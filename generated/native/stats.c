@@ -27,7 +27,11 @@
 /* what run() does with an event, by type code (passed in by output/stats_fast.py; BETWEEN, the
  * events between transactions, are all given to the Python path, which parses them) */
 enum { BG_ST_NONE, BG_ST_BETWEEN, BG_ST_PART, BG_ST_COMMIT, BG_ST_TABLE_MAP, BG_ST_GTID,
+       BG_ST_MYSQL_GTID, BG_ST_STATEMENT,
        BG_ST_ROWS = 8 /* + 2 * op (insert, update, delete) + layout version - 1 */ };
+/* what opened a transaction: the GTID it has (MariaDB's, MySQL's, none: ANONYMOUS_GTID) */
+enum { BG_ST_MARIADB, BG_ST_MYSQL, BG_ST_ANONYMOUS };
+#define BG_ST_MAX_BEGINS 16
 /* why run() stopped */
 enum { BG_ST_END, BG_ST_WINDOW, BG_ST_EVENT };
 
@@ -36,10 +40,13 @@ enum { BG_ST_END, BG_ST_WINDOW, BG_ST_EVENT };
 
 typedef struct bg_st_cand {  /* a transaction, as run() returns the largest and longest */
     int64_t pos, end_pos, size, changes, seconds, seq;
-    uint64_t seq_no;
+    uint64_t seq_no;  /* MySQL's: the gno */
     uint32_t domain, server;
+    uint8_t sid[16];  /* MySQL's source UUID */
+    uint8_t kind;     /* BG_ST_MARIADB ... */
+    uint8_t pad[7];
 } bg_st_cand;
-#define BG_ST_CAND_FORMAT "<qqqqqqQII"
+#define BG_ST_CAND_FORMAT "<qqqqqqQII16sB7x"
 
 /* what the open transaction adds, counted when it commits (dropped when it is given back): by
  * type code, and by table number (each code and table listed once, when first touched) */
@@ -147,23 +154,41 @@ static int bg_st_lookup(PyObject *d, PyObject *key, long *out)
 PyDoc_STRVAR(run_doc,
 "run(buffer, pos, soft_stop, header_len, cfg, tables, ids, plans, counts, table_counts, seq)\n"
 "-> (pos, reason, transactions, by_size, largest, longest, changed, gtid)\n\n"
+"A transaction is a MariaDB GTID's up to its XID, or a MySQL GTID's (or ANONYMOUS_GTID's)\n"
+"followed by a QUERY_EVENT whose statement is one of cfg's begins, up to its XID.\n"
 "Count the events of buffer (a whole file) from pos: whole transactions, up to the first point\n"
 "between transactions at or after soft_stop (reason WINDOW), the\n"
 "end (END), or the first event this loop does not count (EVENT: pos is that event's offset, or\n"
 "its transaction's first event's). cfg: (actions: bytes(256), post_header_len: bytes(256),\n"
-"standalone flag, size limits of the transaction buckets, top). tables: TABLE_MAP data -> table\n"
+"standalone flag, size limits of the transaction buckets, top, begins: the statements' bytes\n"
+"the Python path found to be BEGIN). tables: TABLE_MAP data -> table\n"
 "number; ids: table id -> table number (updated; changed lists the (id, number) pairs set);\n"
 "plans: (table number, type code, prefix) key -> _rows plan. counts: bytearray of 256 (count,\n"
 "bytes) int64 pairs; table_counts: 4 int64 per table number (insert, update, delete, bytes);\n"
 "both added to. seq: the number of the first transaction. by_size: the transactions per bucket;\n"
 "largest and longest: the top transactions of this call (format CAND_FORMAT); gtid: the last\n"
-"GTID read, (domain, server, seq_no), or None.");
+"GTID read, (kind, domain, server, seq_no, sid) as a candidate's, or None.");
 
 typedef struct bg_st_tx {
     int64_t start, end_pos, size, changes, lo, hi;
     uint64_t seq_no;
     uint32_t domain, server;
+    uint8_t sid[16];
+    int kind;
+    int begun;  /* its BEGIN came (a MariaDB GTID is its own) */
 } bg_st_tx;
+
+/* a QUERY_EVENT's statement is one the Python path found to be BEGIN (binlog/boundaries.py) */
+static int bg_st_is_begin(PyObject *begins, const bg_lanes_query *q)
+{
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(begins); k++) {
+        PyObject *b = PyTuple_GET_ITEM(begins, k);
+        if (PyBytes_Check(b) && PyBytes_GET_SIZE(b) == q->query_len &&
+                memcmp(PyBytes_AS_STRING(b), q->query, (size_t)q->query_len) == 0)
+            return 1;
+    }
+    return 0;
+}
 
 static PyObject *bg_py_run(PyObject *self, PyObject *args)
 {
@@ -175,7 +200,7 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
                           &PyTuple_Type, &cfgt, &PyDict_Type, &tables, &PyDict_Type, &ids,
                           &PyDict_Type, &plans, &cview, &tview, &seq))
         return NULL;
-    PyObject *acts, *phls, *limits_t, *result = NULL, *changed = NULL;
+    PyObject *acts, *phls, *limits_t, *begins, *result = NULL, *changed = NULL;
     unsigned standalone;
     Py_ssize_t top;
     bg_st_delta *delta = NULL;
@@ -184,11 +209,12 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
     int64_t limits[16], buckets[17] = {0};
     Py_ssize_t nlimits = 0, ntx = 0;
     int have_gtid = 0;
-    uint32_t last_domain = 0, last_server = 0;
-    uint64_t last_seq_no = 0;
-    if (!PyArg_ParseTuple(cfgt, "SSIO!n", &acts, &phls, &standalone, &PyTuple_Type, &limits_t, &top) ||
+    bg_st_cand last = {0};
+    if (!PyArg_ParseTuple(cfgt, "SSIO!nO!", &acts, &phls, &standalone, &PyTuple_Type, &limits_t, &top,
+                          &PyTuple_Type, &begins) ||
             PyBytes_GET_SIZE(acts) != 256 || PyBytes_GET_SIZE(phls) != 256 ||
             (nlimits = PyTuple_GET_SIZE(limits_t)) > 16 || top < 0 ||
+            PyTuple_GET_SIZE(begins) > BG_ST_MAX_BEGINS ||
             cview.len != 256 * 2 * (Py_ssize_t)sizeof(int64_t) || tview.len % (4 * sizeof(int64_t)) ||
             pos < 0 || pos > view.len) {
         if (!PyErr_Occurred())
@@ -259,11 +285,37 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
             if (BG_LANES_CRC32(buf + off, (size_t)(len - BG_CHECKSUM_SIZE)) != bg_u32le(d + dlen))
                 goto give_back;  /* the Python side's walk finds it, and gives up */
             int phl = phl_of[code];
-            if (!open ? a != BG_ST_GTID : a == BG_ST_GTID || a == BG_ST_BETWEEN)
-                goto give_back;  /* between transactions, or what ends one: the Python path's */
+            int opens = a == BG_ST_GTID || a == BG_ST_MYSQL_GTID;
+            if (!open ? !opens : opens || a == BG_ST_BETWEEN || (tx.begun != (a != BG_ST_STATEMENT)))
+                goto give_back;  /* between transactions, what ends one, a MySQL transaction
+                                  * without its BEGIN, a statement after it: the Python path's */
             int64_t reg = -1, count = 0;
             int op = -1;
-            if (a == BG_ST_GTID) {
+            if (a == BG_ST_MYSQL_GTID) {
+                /* MySQL's GTID or ANONYMOUS_GTID (one layout), read as the Python path reads it
+                 * (codegen/c_fields.py); its BEGIN must follow */
+                bg_lanes_mysql_gtid g;
+                if (bg_lanes_read_mysql_gtid(d, dlen, phl, code, &g) != 0 || g.sid_len != 16)
+                    goto give_back;
+                open = 1;
+                bg_st_settle(delta, 0, counts, tcounts);
+                tx.start = off;
+                tx.size = tx.changes = 0;
+                tx.lo = tx.hi = ts;
+                tx.kind = code == BG_LANES_MYSQL_GTID_CODE ? BG_ST_MYSQL : BG_ST_ANONYMOUS;
+                tx.seq_no = g.gno;
+                tx.domain = tx.server = 0;
+                memcpy(tx.sid, g.sid, 16);
+                tx.begun = 0;
+            } else if (a == BG_ST_STATEMENT) {
+                /* the BEGIN after a MySQL GTID: a QUERY_EVENT its reader accepts, whose bytes the
+                 * Python path found to be BEGIN */
+                bg_lanes_query q;
+                if (code != BG_LANES_QUERY_CODE || bg_lanes_read_query(d, dlen, phl, code, &q) != 0 ||
+                        !bg_st_is_begin(begins, &q))
+                    goto give_back;
+                tx.begun = 1;
+            } else if (a == BG_ST_GTID) {
                 /* a MariaDB GTID that opens a transaction (not FL_STANDALONE), whose body holds
                  * what flags2 announces and no more than the text lane writes (codegen/c_lane.py:
                  * no XA xid, flags_extra 0 or absent) */
@@ -277,6 +329,8 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
                 tx.seq_no = bg_lanes_gtid_seq_no(d);
                 tx.domain = bg_lanes_gtid_domain(d);
                 tx.server = bg_u32le(rec + BG_RECORD_SERVER_ID_AT);
+                tx.kind = BG_ST_MARIADB;
+                tx.begun = 1;
             } else if (a == BG_ST_TABLE_MAP) {
                 uint64_t tid;
                 if (bg_lanes_table_id(d, dlen, phl, &tid) != 0)
@@ -420,14 +474,13 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
                 b++;
             buckets[b]++;
             bg_st_cand c = {tx.start, tx.end_pos, tx.size, tx.changes, tx.hi - tx.lo, seq + ntx,
-                            tx.seq_no, tx.domain, tx.server};
+                            tx.seq_no, tx.domain, tx.server, {0}, (uint8_t)tx.kind, {0}};
+            memcpy(c.sid, tx.sid, 16);
             ntx++;
             if (bg_st_insert(&largest, &c, c.size, 1) < 0 || bg_st_insert(&longest, &c, c.seconds, 0) < 0)
                 goto nomem;
             have_gtid = 1;
-            last_domain = tx.domain;
-            last_server = tx.server;
-            last_seq_no = tx.seq_no;
+            last = c;
             continue;
         give_back:
             cur = (size_t)(open ? tx.start : off);
@@ -449,8 +502,9 @@ stopped:
             }
             PyTuple_SET_ITEM(by_size, k, v);
         }
-        PyObject *gtid = have_gtid ? Py_BuildValue("(IIK)", last_domain, last_server,
-                                                   (unsigned long long)last_seq_no)
+        PyObject *gtid = have_gtid ? Py_BuildValue("(iIIKy#)", (int)last.kind, last.domain, last.server,
+                                                   (unsigned long long)last.seq_no,
+                                                   (const char *)last.sid, (Py_ssize_t)16)
                                    : Py_NewRef(Py_None);
         result = gtid == NULL ? NULL
             : Py_BuildValue("(niNNNNON)", (Py_ssize_t)cur, reason, PyLong_FromSsize_t(ntx), by_size,
@@ -556,6 +610,15 @@ PyMODINIT_FUNC PyInit__stats(void)
     if (bg_st_row_kind(rows, "PARTIAL_UPDATE_ROWS_EVENT", "update", 2) < 0) { Py_DECREF(rows); Py_DECREF(m); return NULL; }
     if (PyModule_AddObjectRef(m, "ROWS", rows) < 0 ||
             PyModule_AddIntConstant(m, "GTID_CODE", BG_LANES_GTID_CODE) < 0 ||
+            PyModule_AddIntConstant(m, "MYSQL_GTID_CODE", BG_LANES_MYSQL_GTID_CODE) < 0 ||
+            PyModule_AddIntConstant(m, "ANONYMOUS_GTID_CODE", BG_LANES_ANONYMOUS_GTID_CODE) < 0 ||
+            PyModule_AddIntConstant(m, "QUERY_CODE", BG_LANES_QUERY_CODE) < 0 ||
+            PyModule_AddIntConstant(m, "MYSQL_GTID", BG_ST_MYSQL_GTID) < 0 ||
+            PyModule_AddIntConstant(m, "STATEMENT", BG_ST_STATEMENT) < 0 ||
+            PyModule_AddIntConstant(m, "MAX_BEGINS", BG_ST_MAX_BEGINS) < 0 ||
+            PyModule_AddIntConstant(m, "MARIADB", BG_ST_MARIADB) < 0 ||
+            PyModule_AddIntConstant(m, "MYSQL", BG_ST_MYSQL) < 0 ||
+            PyModule_AddIntConstant(m, "ANONYMOUS", BG_ST_ANONYMOUS) < 0 ||
             PyModule_AddStringConstant(m, "CAND_FORMAT", BG_ST_CAND_FORMAT) < 0 ||
             PyModule_AddIntConstant(m, "NONE", BG_ST_NONE) < 0 ||
             PyModule_AddIntConstant(m, "BETWEEN", BG_ST_BETWEEN) < 0 ||

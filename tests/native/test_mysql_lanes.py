@@ -7,7 +7,6 @@ name), each statement twice in a row so the lane, taught by the first, writes th
 lane does write them (it no longer stops at every transaction)."""
 import random
 import struct
-import zlib
 from pathlib import Path
 
 import pytest
@@ -15,77 +14,19 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from binlog_grammar import native
-from binlog_grammar.binlog.framing import scan
 from binlog_grammar.binlog.stream import open_stream
 from binlog_grammar.output.text_lane import TextLane
+from helpers.mysql_binlog import MYSQL8, event as _event, events as _events
+from helpers.mysql_binlog import mysql_file as _mysql_file, query_data as _query_data
 from helpers.native import cli_dump, damage, lane_counts
+from helpers.paths import corpus_files, needs_corpus
 
 LANE = native._load_lane()[0]
 pytestmark = pytest.mark.skipif(LANE is None or native.unavailable() is not None,
                                 reason="the compiled extensions are not built")
-CORPUS = Path("/work/shared/corpus/mysql")
-MYSQL8 = CORPUS / "mysql-enum-string-set.000001"  # 8.0.28: GTIDs, BEGIN, rows events, XIDs
-needs_corpus = pytest.mark.skipif(not MYSQL8.exists(), reason="the shared corpus is not here")
-CORPUS_FILES = sorted(CORPUS.glob("*")) if CORPUS.exists() else []
+CORPUS_FILES = corpus_files()
 
 ANSI_QUOTES, NO_BACKSLASH_ESCAPES = 0x4, 0x100000
-
-
-def _events(path):
-    data = Path(path).read_bytes()
-    return data, [(pos, code, bytes(data[pos:pos + length])) for pos, code, length in scan(path)]
-
-
-def _event(template: bytes, data: bytes, at: int, code=None, flags=None) -> bytes:
-    """An event with template's header (CRC32 footer), `data` after it, placed at offset `at`."""
-    head = bytearray(template[:19])
-    if code is not None:
-        head[4] = code
-    if flags is not None:
-        head[17:19] = flags.to_bytes(2, "little")
-    length = 19 + len(data) + 4
-    head[9:13] = length.to_bytes(4, "little")
-    head[13:17] = (at + length).to_bytes(4, "little")
-    ev = bytes(head) + data
-    return ev + zlib.crc32(ev).to_bytes(4, "little")
-
-
-def _query_data(query: bytes, db: bytes = b"test", status: bytes = None, thread_id=9,
-                error_code=0) -> bytes:
-    if status is None:
-        status = b"\x00" + bytes(4) + b"\x01" + struct.pack("<Q", 0x40000000) + \
-            b"\x06\x03std" + b"\x04" + struct.pack("<HHH", 255, 255, 255)
-    return struct.pack("<IIBHH", thread_id, 0, len(db), error_code, len(status)) + status + \
-        db + b"\x00" + query
-
-
-def _mysql_file(statements=(), repeat=3) -> bytes:
-    """MYSQL8's events to its first transaction, then its third transaction (GTID, BEGIN,
-    TABLE_MAP, WRITE_ROWS, XID) `repeat` times with new GNOs and xids, then for each of
-    `statements` ((query data, header flags) pairs) a GTID and that QUERY_EVENT twice."""
-    data, evs = _events(MYSQL8)
-    gtids = [k for k, e in enumerate(evs) if e[1] == 33]
-    out = bytearray(data[:evs[gtids[0]][0]])
-    tx = [e[2] for e in evs[gtids[2]:gtids[3]]]
-    gtid, query = tx[0], tx[1]
-    gno = 100
-    for _ in range(repeat):
-        for raw in tx:
-            body = bytearray(raw[19:-4])
-            if raw[4] == 33:
-                gno += 1
-                body[17:25] = struct.pack("<q", gno)
-            elif raw[4] == 16:
-                body[0:8] = struct.pack("<Q", gno)
-            out += _event(raw, bytes(body), len(out))
-    for qdata, flags in statements:
-        gno += 1
-        body = bytearray(gtid[19:-4])
-        body[17:25] = struct.pack("<q", gno)
-        out += _event(gtid, bytes(body), len(out))
-        for _ in range(2):
-            out += _event(query, qdata, len(out), flags=flags)
-    return bytes(out)
 
 
 def _same(tmp_path, data: bytes, *opts, name="mysql.000001"):
@@ -96,6 +37,7 @@ def _same(tmp_path, data: bytes, *opts, name="mysql.000001"):
     return py
 
 
+@needs_corpus
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=[p.name for p in CORPUS_FILES])
 def test_the_mysql_corpus_prints_the_same(path):
     assert cli_dump(path, "c") == cli_dump(path, "python")
