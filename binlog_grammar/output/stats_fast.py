@@ -253,8 +253,10 @@ class _Reader:
             action = _C_ACTION.get(kind)
             if kind == ROWS and (et.decode or et.name == _PARTIAL):
                 action = None
-            elif kind == PARSE and et.role == "gtid_begin":  # opens one, unless FL_STANDALONE
-                action = "GTID"
+            elif kind == PARSE and et.role in B.GTID_ROLES:  # opens one (MariaDB's: unless
+                action = "GTID"                               # FL_STANDALONE)
+            elif kind == PARSE and et.role == B.STATEMENT_ROLE:  # MySQL's BEGIN (the loop asks)
+                action = "STATEMENT"
             self.loop.set_action(code, action, et, code in self.ranked_here)
         return kind
 
@@ -305,6 +307,8 @@ class _Reader:
             bound = B.boundary(ev)
             if bound in B.OPENS_WITH_GTID:
                 self.gtid = gtid_of(ev)
+            elif self.loop is not None and bound == B.BEGIN:
+                self.loop.statement(ev, bound)
         elif kind == STATE and off == 4:  # the file's own FORMAT_DESCRIPTION_EVENT
             bound = B.BETWEEN
         else:
