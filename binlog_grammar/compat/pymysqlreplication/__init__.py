@@ -17,7 +17,9 @@ both on a real MariaDB and compares what they print; these are the lines that ma
   negative value as if it were positive); a zero TIMESTAMP is None with the reason "out of datetime2 range", as zero
   DATETIMEs are (the library gives 1970-01-01 00:00:00); an empty binary string (VARBINARY,
   BLOB) is b'' (the library gives the str '', as `b"".decode(...)` needs no codec while
-  every other binary value stays bytes); ENUM and SET members
+  every other binary value stays bytes); a BINARY(n) value is its n bytes as stored (the
+  binlog leaves out its trailing zero bytes, and the library gives what is left: x'0100' in a
+  BINARY(4) is b'\\x01'); ENUM and SET members
   and column names come from the binlog's metadata in all cases (binlog_row_metadata=FULL), and
   for binlogs without it from the TABLE_MAP only (the library asks the server's
   information_schema, which may describe a later version of the table).
