@@ -215,7 +215,7 @@ def add_reading_options(p):
     f.add_argument("--include-gtids", type=gtid_set, help="keep only these transactions (MySQL uuid:1-5 or MariaDB d-s-n)")
     f.add_argument("--exclude-gtids", type=gtid_set, help="drop these transactions")
     f.add_argument("--database", action="append", default=[], help="keep only this database (repeatable)")
-    f.add_argument("--table", action="append", default=[], help="keep only db.table (shell patterns; repeatable)")
+    f.add_argument("--table", action="append", default=[], help="keep only db.table (shell patterns; a name without its database is that table in any database; repeatable)")
     f.add_argument("--exclude-table", action="append", default=[], help="drop db.table (shell patterns; repeatable)")
     r = p.add_argument_group("reading")
     r.add_argument("--no-checksum", action="store_true", help="do not verify CRC32s")
