@@ -136,6 +136,8 @@ class DebeziumWriter:
         self.gtid = se.gtid
         self.charsets.see(ev)
         if se.tx_seq != self.tx_seq:
+            if self.tx is not None:  # a transaction left without its commit (a cut input)
+                yield from self._commit(ev)
             self.tx_seq = se.tx_seq
             self.tx_start = (ev.file, ev.offset)
             self.thread = None
@@ -149,8 +151,8 @@ class DebeziumWriter:
             q = str(ev.data.get("query") or "").strip().upper()
             if q == "BEGIN":
                 self.thread = int(ev.data.get("thread_id") or 0)
-            elif q in ("COMMIT", "ROLLBACK") or not q.startswith(("SAVEPOINT", "ROLLBACK TO")):
-                yield from self._commit(ev)
+            elif not q.startswith(("SAVEPOINT", "ROLLBACK TO", "XA START")):
+                yield from self._commit(ev)  # COMMIT, ROLLBACK, XA END, a DDL's implicit commit
             return
         if name in _STATEMENTS:
             self.query = text_value(str(ev.data.get("query") or ""))
@@ -172,15 +174,20 @@ class DebeziumWriter:
 
     def _change(self, ch, se, row, cs):
         s = self.settings
-        before = image(ch.before, ch.columns, s, cs)
-        after = image(ch.after, ch.columns, s, cs)
+        before = _whole(image(ch.before, ch.columns, s, cs), ch.columns)
+        after = _whole(image(ch.after, ch.columns, s, cs), ch.columns)
         source = self._source(ch, se, row)
         pk = list(ch.primary_key or ())
-        if ch.op == "u" and pk and _key(before, pk) != _key(after, pk):
+        # a MINIMAL row image holds some columns only: the key comes from the image that has it,
+        # and only a key both images hold can be seen to change
+        has_key = [img is not None and all(n in img for n in pk)
+                   for img in (ch.before, ch.after)]
+        if ch.op == "u" and pk and all(has_key) and _key(before, pk) != _key(after, pk):
             yield from self._emit("d", before, None, source, ch, pk, before)
             yield from self._emit("c", None, after, source, ch, pk, after)
             return
-        yield from self._emit(ch.op, before, after, source, ch, pk, after if ch.op != "d" else before)
+        keyed = before if ch.op == "d" or (ch.op == "u" and not has_key[1]) else after
+        yield from self._emit(ch.op, before, after, source, ch, pk, keyed)
 
     def _emit(self, op, before, after, source, ch, pk, keyed):
         begin = self._data_event(ch, source["ts_ms"])
@@ -306,6 +313,14 @@ def _java_text(v):
     if isinstance(v, list):
         return [_java_text(x) for x in v]
     return v
+
+
+def _whole(img: Optional[dict], columns) -> Optional[dict]:
+    """An image with every column of the table, as the connector's struct has them: a column a
+    MINIMAL row image leaves out is null."""
+    if img is None or len(img) >= len(columns):
+        return img
+    return {c.name: img.get(c.name) for c in columns}
 
 
 def _key(img: Optional[dict], pk) -> Optional[dict]:

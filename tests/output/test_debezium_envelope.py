@@ -38,6 +38,9 @@ UPDATE p SET id = 10 WHERE id = 1;
 UPDATE p SET v = 'bb' WHERE id = 2;
 DELETE FROM p WHERE id = 3;
 INSERT INTO nokey VALUES (1, 2); UPDATE nokey SET a = 5; DELETE FROM nokey;
+SET SESSION binlog_row_image = MINIMAL;
+UPDATE q SET n = 2 WHERE k = 'x'; DELETE FROM q WHERE k = 'x';
+SET SESSION binlog_row_image = FULL;
 CREATE TABLE notnull (d DATE NOT NULL, dt DATETIME NOT NULL, ts TIMESTAMP NOT NULL DEFAULT 0);
 SET sql_mode = '';
 INSERT INTO notnull VALUES ('0000-00-00', '0000-00-00 00:00:00', 0);
@@ -432,3 +435,16 @@ def test_without_full_metadata_a_schema_names_the_columns_and_the_key(binlog):
     assert [(r["key"], r["value"] and r["value"]["op"]) for r in named] == [
         ({"id": 1}, "c"), ({"id": 1}, "d"), ({"id": 1}, None), ({"id": 2}, "c")]
     assert named[0]["value"]["after"] == {"id": 1, "e": "y", "v": "a"}
+
+
+@pytest.mark.server
+def test_minimal_row_images_keep_every_column_and_the_key(binlog):
+    """binlog_row_image=MINIMAL: an image holds only some columns (the before image the key, the
+    after image the changed ones). Every column is in the record (null when left out, as in the
+    connector's struct), the key comes from the image holding it, and no key change is made up."""
+    q = [(r["key"], r["value"] and r["value"]["op"], r["value"] and r["value"]["before"],
+          r["value"] and r["value"]["after"])
+         for r in recs(binlog, kafka_records="true") if r["topic"] == "binlog.kv.q"]
+    assert q == [({"k": "x"}, "c", None, {"k": "x", "n": 1}),
+                 ({"k": "x"}, "u", {"k": "x", "n": None}, {"k": None, "n": 2}),
+                 ({"k": "x"}, "d", {"k": "x", "n": None}, None), ({"k": "x"}, None, None, None)]
