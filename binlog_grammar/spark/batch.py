@@ -4,6 +4,8 @@ are plain Python (binlog_grammar.spark.split), the values' forms binlog_grammar.
 streaming source reads a replication stream through the same BinlogReader."""
 from __future__ import annotations
 
+import os
+import sys
 from typing import Iterator
 
 from pyspark.sql import types as S
@@ -12,6 +14,46 @@ from pyspark.sql.datasource import DataSourceReader, InputPartition
 from .options import ERROR_MARK, ReadOptions, bad_input
 
 BATCH_ROWS = 4096
+IGNORE_CORRUPT = "spark.sql.files.ignoreCorruptFiles"
+_OPS = {"insert": "c", "update": "u", "delete": "d"}  # rows.OPS: a raw rows event's op
+
+
+def _in_spark_worker() -> bool:
+    """Is this a Python worker Spark started (pyspark.daemon, pyspark.worker, the data source
+    planners of pyspark.sql.worker), not a user's driver or a test?"""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    return getattr(spec, "name", "").startswith("pyspark.")
+
+
+def task_error(message) -> RuntimeError:
+    """The error of a data source call about its input, for Spark to show with the message
+    first: Spark prints a Python worker's exception as "An exception was thrown from the Python
+    worker:" and the traceback, the message last. The worker exits once it has sent the error
+    (pyspark.worker, pyspark.sql.worker.utils), so it may format this one without the traceback,
+    as spark.sql.execution.pyspark.udf.hideTraceback.enabled does for a session:
+    `RuntimeError: [binlog-grammar] FILE: offset N: EVENT_TYPE: what` is the line after it."""
+    if _in_spark_worker():
+        os.environ["SPARK_HIDE_TRACEBACK"] = "1"
+    return bad_input(message)
+
+
+def report(line: str) -> None:
+    """One line on the worker's standard error (the executor's log; the console in local mode),
+    where Spark's file sources log the corrupt files they skip."""
+    print(f"binlog-grammar: {line}", file=sys.stderr, flush=True)
+
+
+def corrupt_files_ignored() -> bool:
+    """spark.sql.files.ignoreCorruptFiles of the query's session: Spark hands the SQL settings a
+    session sets to its tasks as local properties."""
+    try:
+        from pyspark import TaskContext
+
+        tc = TaskContext.get()
+        v = tc.getLocalProperty(IGNORE_CORRUPT) if tc is not None else None
+    except Exception:  # pragma: no cover - outside a task
+        v = None
+    return str(v).strip().lower() == "true"
 
 
 _GRAMMAR = None
@@ -88,7 +130,7 @@ class BinlogReader(DataSourceReader):
             splits, _ = plan(paths, self.o.split_bytes, self.o.min_partitions,
                              tx_seq_base=self.o.tx_seq_base)
         except BinlogError as e:
-            raise bad_input(e) from None
+            raise task_error(e) from None
         out = []
         last = len(paths) - 1
         for s in splits:
@@ -110,15 +152,16 @@ class BinlogReader(DataSourceReader):
         if partition.value is None:
             return
         split = Split.from_json(partition.value)
+        self.ignore_corrupt = corrupt_files_ignored()
         try:
             if self.o.content == "tables":
                 yield from self._tables(split, partition.paths)
             else:
                 yield from self.change_batches(split, partition.paths)
         except BinlogError as e:
-            raise bad_input(e) from None
+            raise task_error(e) from None
         except (OSError, ValueError) as e:
-            raise bad_input(f"{split.path}: {e}") from None
+            raise task_error(f"{split.path}: {e}") from None
 
     # -- change rows ---------------------------------------------------------------------------
     def change_batches(self, split, paths, stream=None) -> Iterator:
@@ -134,9 +177,12 @@ class BinlogReader(DataSourceReader):
         types = [f.type for f in pa_schema]
         o = self.o
         if stream is None:  # the streaming reader passes a stream over a replication source
-            stream = split_stream(split, paths, o.filters(), o.verify_checksum, o.schemas())
+            # raw rows as the commands show them; the pipeline (a plan) cannot snapshot them
+            stream = split_stream(split, paths, o.filters(), o.verify_checksum, o.schemas(),
+                                  o.skip_damaged, raw_rows=o.plan is None)
+        events = self._row_events(stream)
         if self.typed_defs is None:
-            yield from self._map_batches(stream, pa, types, pa_schema)
+            yield from self._map_batches(events, pa, types, pa_schema)
             return
         only = tuple(o.table.split(".", 1))
         convs = [(d["name"], converter(d)) for d in self.typed_defs]
@@ -144,15 +190,21 @@ class BinlogReader(DataSourceReader):
         def image(img):
             return typed_image(img, convs)
 
-        cols = [[] for _ in range(7)]
-        op_c, before_c, after_c, source_c, ts_c, db_c, table_c = cols
+        cols = [[] for _ in range(9)]
+        op_c, before_c, after_c, source_c, ts_c, db_c, table_c, raw_c, why_c = cols
         n = 0
-        for se, changes in _row_events(stream):
+        for se, changes in events:
             t = se.table
             if t is None or (t.db, t.table) != only:
                 continue
             gtid = se.gtid
             seq = se.tx_seq
+            if changes is None:  # rows not decoded: one row with the event's bytes
+                row = raw_row(se)
+                for c, v in zip(cols, row):
+                    c.append(v)
+                n += 1
+                continue
             for i, ch in enumerate(changes):
                 op_c.append(ch.op)
                 before_c.append(image(ch.before))
@@ -162,6 +214,8 @@ class BinlogReader(DataSourceReader):
                 ts_c.append(ch.timestamp * 1000)
                 db_c.append(ch.db)
                 table_c.append(ch.table)
+                raw_c.append(None)
+                why_c.append(None)
                 n += 1
             if n >= BATCH_ROWS:
                 yield _batch(pa, cols, types, pa_schema)
@@ -171,7 +225,24 @@ class BinlogReader(DataSourceReader):
         if n:
             yield _batch(pa, cols, types, pa_schema)
 
-    def _map_batches(self, stream, pa, types, pa_schema) -> Iterator:
+    def _row_events(self, stream) -> Iterator:
+        """_row_events of the stream, then its damage reported; with ignoreCorruptFiles, the
+        split ends at an error about its bytes (the rows before it are kept), reported."""
+        from ..errors import BinlogError
+
+        try:
+            yield from _row_events(stream, getattr(self, "see", None))
+        except BinlogError as e:
+            if not getattr(self, "ignore_corrupt", False):
+                raise
+            report(f"{IGNORE_CORRUPT}: skipped the rest of a split at the damage: {e}")
+        for d in getattr(stream, "damage", ()):
+            report(damage_line(d))
+        for u in getattr(stream, "undecoded", ()):
+            report(f"{'damaged rows event' if u.damaged else 'note: rows not decoded'} of "
+                   f"{u.file} at offset {u.offset} ({u.event_type}), shown raw: {u.message}")
+
+    def _map_batches(self, events, pa, types, pa_schema) -> Iterator:
         """The map (or JSON) form, built column by column (flat key and value lists for the
         maps, one value per rows event for the fields its rows share): what Arrow converts
         fastest. The form is the schema's (a string image: image_format json)."""
@@ -181,7 +252,11 @@ class BinlogReader(DataSourceReader):
         json_images = not isinstance(self.schema["before"].dataType, S.MapType)
         batch = _MapBatch(json_images)
         charsets = ServerCharsets()  # the dump's forms: JSON columns, text without charsets
-        for se, changes in _row_events(stream, charsets.see):
+        self.see = charsets.see
+        for se, changes in events:
+            if changes is None:
+                batch.add_raw(se)
+                continue
             t = se.table
             changes = with_image_forms(changes, charsets.charset(se.event.file, t.db if t else None))
             batch.add(changes, se.gtid, se.tx_seq, json_text)
@@ -213,16 +288,40 @@ class BinlogReader(DataSourceReader):
 
 
 def _row_events(stream, see=None) -> Iterator:
-    """(stream event, its row changes) of every rows event of the stream that has any; `see` is
-    given every other event."""
+    """(stream event, its row changes) of every rows event of the stream that has any, and
+    (stream event, None) of a rows event whose rows were not decoded (its `undecoded` says
+    why); `see` is given every other event."""
     for se in stream.events():
         ev = se.event
         if ev.type is not None and ev.type.row_op:
             changes = se.changes
             if changes:
                 yield se, changes
+            elif se.undecoded is not None:
+                yield se, None
         elif see is not None:
             see(ev)
+
+
+def raw_row(se) -> tuple:
+    """The row of a rows event whose rows were not decoded: op, no images, source (row 0), ts_ms,
+    db, table, the row-image bytes as stored, the reason (dump.raw_rows_record's fields)."""
+    from ..output.dump import rows_bytes
+
+    ev = se.event
+    t = se.table
+    db, table = (t.db, t.table) if t is not None else (None, None)
+    ts = int(ev.header.timestamp)
+    return (_OPS[ev.type.row_op], None, None,
+            (ev.file, ev.offset, ev.end, int(ev.header.server_id), se.gtid, ts, db, table,
+             int(ev.data["table_id"]), ev.name, se.tx_seq, 0),
+            ts * 1000, db, table, rows_bytes(ev), se.undecoded)
+
+
+def damage_line(d) -> str:
+    """A Damage (bytes skip_damaged stepped over) in the words of the commands' report."""
+    return (f"skipped {d.skipped_bytes} damaged bytes of {d.file} at offset {d.offset} "
+            f"({d.event_type or 'unknown event'}): {d.message}")
 
 
 def _put_map(img, columns, json_text):
@@ -246,7 +345,8 @@ class _MapBatch:
         self.n = 0
         self.json = json_images
         self.ends = []  # run ends: rows in the batch after each event
-        self.runs = [[] for _ in range(13)]  # op, the source fields but row, ts_ms
+        # op, the source fields but row, ts_ms, rows_raw, undecoded
+        self.runs = [[] for _ in range(15)]
         self.row = []
         if json_images:
             self.images = [], []  # JSON object text (None: no image)
@@ -262,7 +362,7 @@ class _MapBatch:
         self.ends.append(self.n)
         for run, v in zip(self.runs, (ch.op, ch.file, ch.pos, ch.end_pos, ch.server_id, gtid,
                                       ch.timestamp, ch.db, ch.table, ch.table_id, ch.event_type,
-                                      seq, ch.timestamp * 1000)):
+                                      seq, ch.timestamp * 1000, None, None)):
             run.append(v)
         self.row.extend(range(n))
         if self.json:
@@ -278,6 +378,22 @@ class _MapBatch:
         for ch in changes:
             _put_map(ch.before, before, json_text)
             _put_map(ch.after, after, json_text)
+
+    def add_raw(self, se):
+        """The one row of a rows event whose rows were not decoded (raw_row)."""
+        op, _b, _a, source, ts_ms, _db, _t, raw, why = raw_row(se)
+        self.n += 1
+        self.ends.append(self.n)
+        for run, v in zip(self.runs, (op, *source[:11], ts_ms, raw, why)):
+            run.append(v)
+        self.row.append(0)
+        for img in self.images:
+            if self.json:
+                img.append(None)
+            else:
+                offsets, _keys, _values, mask = img
+                mask.append(True)
+                offsets.append(offsets[-1])
 
     def _object(self, img, json_text):
         """A row image as one JSON object text: the keys in image order, each value its
@@ -315,7 +431,8 @@ class _MapBatch:
                                             fields=[st.field(i) for i in range(st.num_fields)])
         return pa.RecordBatch.from_arrays(
             [expand(runs[0], types[0]), images[0], images[1], source, expand(runs[12], types[4]),
-             fields[6], fields[7]], schema=pa_schema)
+             fields[6], fields[7], expand(runs[13], types[7]), expand(runs[14], types[8])],
+            schema=pa_schema)
 
 
 def _batch(pa, cols, types, pa_schema):
@@ -338,5 +455,5 @@ def find_table(o: ReadOptions) -> list:
                 if (table.db, table.table) == want:
                     return [column_def(c) for c in table.columns]
     except BinlogError as e:
-        raise bad_input(e) from None
+        raise task_error(e) from None
     raise ValueError(f"{ERROR_MARK}table {o.table}: no TABLE_MAP_EVENT of it in the input")

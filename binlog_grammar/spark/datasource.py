@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pyspark.sql.datasource import DataSource
 
-from .batch import BinlogReader, find_table, use_grammar
+from .batch import BinlogReader, find_table, task_error, use_grammar
 from .options import ReadOptions
 from .schema import JSON_IMAGE, MAP, TABLES, change_schema
 
@@ -33,7 +33,10 @@ class BinlogDataSource(DataSource):
 
         if is_stream(self.options):  # no files: a live server (spark.readStream; see .streaming)
             return stream_schema(self.options)
-        o = ReadOptions(self.options)
+        try:
+            o = ReadOptions(self.options)
+        except ValueError as e:
+            raise task_error(e) from None
         use_grammar(o.specs)
         if o.content == "tables":
             return TABLES

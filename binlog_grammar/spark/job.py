@@ -273,7 +273,9 @@ class Job:
     def _write_changes(self, changes, where):
         from pyspark.sql import functions as F
 
-        (changes.withColumn("date", F.date_format(F.timestamp_seconds(F.col("source.timestamp")),
+        # rows_raw and undecoded are NULL here: the pipeline reads with raw rows off (a plan),
+        # so rows it cannot decode fail the run instead of leaving holes in the snapshots
+        (changes.drop("rows_raw", "undecoded").withColumn("date", F.date_format(F.timestamp_seconds(F.col("source.timestamp")),
                                                   "yyyy-MM-dd"))
          .write.mode("overwrite").partitionBy("db", "table", "date").parquet(where))
 

@@ -4,6 +4,7 @@ mistake is a ValueError naming the option. Plain Python: no pyspark, and no gram
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import json
 import re
 from typing import Optional
@@ -19,12 +20,33 @@ _MARKED = re.compile(re.escape(ERROR_MARK) + r"(.*)")
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
 
+# The options of spark.read.format("binlog") a user gives, with their defaults as docs/spark.md
+# shows them (a test holds the two equal). Spark lower-cases option names before the source sees
+# them, so `skipDamaged` is `skipdamaged`: both spellings are taken.
+OPTIONS = {
+    "path": "", "paths": "", "tables": "", "exclude_tables": "", "databases": "",
+    "start_position": "", "stop_position": "", "start_datetime": "", "stop_datetime": "",
+    "include_gtids": "", "exclude_gtids": "", "verify_checksum": "true", "table": "",
+    "schema": "", "split_bytes": str(64 << 20), "min_partitions": "0", "specs": "",
+    "content": "changes", "image_format": "map", "skip_damaged": "false", "mode": "FAILFAST",
+}
+INTERNAL = ("plan", "tx_seq_base")  # given by the pipeline (binlog_grammar.spark.job)
+# the streaming source's own options (binlog_grammar.spark.stream_options), with the row options
+STREAM_OPTIONS = ("host", "port", "user", "password_env", "password_file", "server_id",
+                  "heartbeat", "connect_timeout", "read_timeout", "reconnect_timeout", "ssl_mode",
+                  "ssl_ca", "ssl_cert", "ssl_key", "server_public_key", "get_server_public_key",
+                  "starting_offsets")
+# spark.read's mode option, as Spark's file sources mean it: FAILFAST stops at the first damaged
+# event; PERMISSIVE and DROPMALFORMED go on past it (skip_damaged)
+MODES = {"failfast": False, "permissive": True, "dropmalformed": True}
+
 
 class ReadOptions:
     """The data source's options, checked (a mistake is a ValueError naming the option)."""
 
-    def __init__(self, options):
+    def __init__(self, options, also=()):
         o = {str(k).lower(): v for k, v in dict(options).items()}
+        check_names(o, also)
         self.raw = o
         paths = []
         if o.get("paths"):
@@ -67,6 +89,7 @@ class ReadOptions:
         if self.image_format == "json" and self.table:
             raise ValueError("binlog: option image_format: json is a form of the untyped images; "
                              "with the option table they are typed structs")
+        self.skip_damaged = _skip_damaged(o)
 
     def filters(self):
         from ..binlog.stream import Filters, GtidSet
@@ -90,6 +113,53 @@ class ReadOptions:
         if not isinstance(data, dict):
             raise ValueError("binlog: option schema: a mapping of 'db.table' to a table schema")
         return data
+
+
+def _canonical(name: str) -> str:
+    """An option's name as OPTIONS spells it (`skipdamaged`, as Spark passes `skipDamaged`, is
+    `skip_damaged`)."""
+    return _FOLDED.get(name.replace("_", ""), name)
+
+
+_FOLDED = {k.replace("_", ""): k for k in (*OPTIONS, *INTERNAL)}
+
+
+def check_names(o: dict, also=()) -> None:
+    """Refuse an option the source does not know, naming the valid ones and a close match
+    (`also`: the streaming source's own options). Names are put in OPTIONS' spelling in `o`."""
+    for k in list(o):
+        c = _canonical(k)
+        if c != k:
+            if c in o:
+                raise ValueError(f"binlog: option {c} is given twice ({k} and {c})")
+            o[c] = o.pop(k)
+    known = (*OPTIONS, *INTERNAL, *also)
+    for k in o:
+        if k in known:
+            continue
+        if k in STREAM_OPTIONS:
+            raise ValueError(f"binlog: option {k} is for a live server (spark.readStream, with no "
+                             f"path); files are read with load(paths)")
+        close = difflib.get_close_matches(k, [*OPTIONS, *also], n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise ValueError(f"binlog: unknown option {k}{hint}; the options are "
+                         f"{', '.join(sorted((*OPTIONS, *also)))} (docs/spark.md)")
+
+
+def _skip_damaged(o) -> bool:
+    """skip_damaged, or what mode says of it (both given: they must agree)."""
+    skip = option_bool(o, "skip_damaged", None)
+    mode = o.get("mode")
+    if mode is None or str(mode).strip() == "":
+        return bool(skip)
+    m = str(mode).strip().lower()
+    if m not in MODES:
+        raise ValueError(f"binlog: option mode: {mode!r} (FAILFAST, PERMISSIVE or DROPMALFORMED)")
+    if skip is not None and skip != MODES[m]:
+        raise ValueError(f"binlog: options mode {mode} and skip_damaged {o['skip_damaged']} "
+                         f"disagree (FAILFAST is skip_damaged false, PERMISSIVE and "
+                         f"DROPMALFORMED are true)")
+    return MODES[m]
 
 
 def _list(v) -> list:

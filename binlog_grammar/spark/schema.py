@@ -13,8 +13,8 @@ SOURCE = S.StructType([
     S.StructField("server_id", S.LongType(), False),
     S.StructField("gtid", S.StringType(), True),
     S.StructField("timestamp", S.LongType(), False),
-    S.StructField("db", S.StringType(), False),
-    S.StructField("table", S.StringType(), False),
+    S.StructField("db", S.StringType(), True),  # NULL: a raw rows event no TABLE_MAP maps
+    S.StructField("table", S.StringType(), True),
     S.StructField("table_id", S.LongType(), False),
     S.StructField("event_type", S.StringType(), False),
     S.StructField("tx_seq", S.LongType(), True),
@@ -33,13 +33,18 @@ TABLES = S.StructType([
 
 
 def change_schema(image=MAP) -> S.StructType:
-    """The schema of the change rows; `image` is the map type or a table's typed struct."""
+    """The schema of the change rows; `image` is the map type or a table's typed struct. A rows
+    event whose rows are not decoded (its TABLE_MAP_EVENT says too little, or it is damaged and
+    skip_damaged is on) is one row with no images, its row-image bytes in `rows_raw` and the
+    reason in `undecoded` (NULL for every decoded row), as dump --format jsonl writes it."""
     return S.StructType([
         S.StructField("op", S.StringType(), False),
         S.StructField("before", image, True),
         S.StructField("after", image, True),
         S.StructField("source", SOURCE, False),
         S.StructField("ts_ms", S.LongType(), False),
-        S.StructField("db", S.StringType(), False),
-        S.StructField("table", S.StringType(), False),
+        S.StructField("db", S.StringType(), True),
+        S.StructField("table", S.StringType(), True),
+        S.StructField("rows_raw", S.BinaryType(), True),
+        S.StructField("undecoded", S.StringType(), True),
     ])

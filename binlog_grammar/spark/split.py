@@ -66,10 +66,55 @@ def natural_key(path: str):
     return [int(p) if p.isdigit() else p for p in _NUM.split(path)]
 
 
+BESIDE = (".index", ".state")  # a server's files beside its binlogs: the index, the GTID state
+
+
+def is_binlog(path: str) -> bool:
+    """Does the file begin with the binlog magic bytes (a binlog or relay log, not an index,
+    a .state file or anything else a server's folder holds)?"""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(MAGIC)) == MAGIC
+    except OSError:
+        return False
+
+
+_NUMBERED = re.compile(r"(.*)\.(\d+)$")
+
+
+def binlog_key(path: str):
+    """A binlog's place: its folder, its name, then its number (`mysql-bin.999999` before
+    `mysql-bin.1000000`; a name without a number before the numbered files of that name)."""
+    d, base = os.path.split(path)
+    m = _NUMBERED.match(base)
+    return (d.split(os.sep), m.group(1), int(m.group(2))) if m else (d.split(os.sep), base, -1)
+
+
+def binlog_order(paths: Iterable[str], root: str = "") -> list:
+    """Paths in binlog order (binlog_key), relative to `root`."""
+    return sorted(paths, key=lambda p: binlog_key(os.path.relpath(p, root) if root else p))
+
+
+def folder_binlogs(folder: str) -> list:
+    """The binlog files under `folder` and its subfolders (by their magic bytes), in binlog
+    order; BinlogError when there is none."""
+    found = []
+    for d, subdirs, names in os.walk(folder):
+        subdirs.sort()
+        found += [p for p in (os.path.join(d, n) for n in names) if os.path.isfile(p)
+                  and is_binlog(p)]
+    if not found:
+        raise BinlogError("no binlog file in this folder (none begins with the binlog magic "
+                          "bytes fe 62 69 6e)", folder)
+    return binlog_order(found, folder)
+
+
 def expand_paths(items: Iterable[str]) -> list:
-    """Files in reading order: a file as given, a glob's matches in binlog order, a `.index` file
-    replaced by the files it lists. `file:` URIs are read as local paths. Raises BinlogError for a
-    glob that matches nothing, a missing file or a folder."""
+    """Files in reading order: a file as given; a folder's binlog files, its subfolders' too
+    (folder_binlogs); a glob's matches in binlog order (folders among them as folders, the
+    `.index` and `.state` files a server keeps beside its binlogs left out); a `.index` file replaced by the files it lists. `file:` URIs
+    are read as local paths. Raises BinlogError for a glob that matches no file, a folder
+    holding none, or a missing file."""
     from ..binlog.stream import expand_inputs
 
     out = []
@@ -80,15 +125,23 @@ def expand_paths(items: Iterable[str]) -> list:
         elif path.startswith("file:"):
             path = path[len("file:"):]
         if glob.has_magic(path):
-            found = sorted((p for p in glob.glob(path) if os.path.isfile(p)), key=natural_key)
+            found = []
+            for p in binlog_order(glob.glob(path)):
+                if os.path.isdir(p):
+                    found += folder_binlogs(p)
+                elif p.endswith(BESIDE) and not is_binlog(p):
+                    continue  # mariadb-bin.* matches the index and state files beside the logs
+                else:  # a damaged file is read (and reported), not left out
+                    found.append(p)
             if not found:
                 raise BinlogError("no file matches this pattern", path)
             out += found
             continue
+        if os.path.isdir(path):
+            out += folder_binlogs(path)
+            continue
         out += expand_inputs([path])
     for p in out:
-        if os.path.isdir(p):
-            raise BinlogError("is a directory, not a binlog file", p)
         if not os.path.exists(p):
             raise BinlogError("No such file or directory", p)
     return out
@@ -334,18 +387,28 @@ def _size(p) -> int:
 
 class SplitReader:
     """The events of one split, in order, as BinlogFile yields them (`state` is the FormatState
-    in force; errors name the file, the offset and the event type)."""
+    in force; errors name the file, the offset and the event type). With skip_damaged, damaged
+    events are stepped over and listed on `damage` (BinlogFile's)."""
 
-    def __init__(self, split: Split, verify_checksum=True):
+    def __init__(self, split: Split, verify_checksum=True, skip_damaged=False):
         self.split = split
         self.verify_checksum = verify_checksum
+        self.skip_damaged = skip_damaged
         self.state = FormatState()
+        self._file = None
+
+    @property
+    def damage(self) -> list:
+        return self._file.damage if self._file is not None else []
 
     def __iter__(self) -> Iterator:
         sp = self.split
+        kwargs = {"skip_damaged": True} if self.skip_damaged else {}
         f = BinlogFile(sp.path, self.verify_checksum,
-                       start=sp.start if sp.fde_pos is not None else None, format_at=sp.fde_pos)
+                       start=sp.start if sp.fde_pos is not None else None, format_at=sp.fde_pos,
+                       **kwargs)
         self.state = f.state
+        self._file = f
         for ev in f:
             if sp.stop is not None and ev.offset >= sp.stop:
                 return
@@ -356,36 +419,47 @@ class SplitReader:
 # ---------------------------------------------------------------------------------------------
 # a split as a stream
 
-def split_stream(split: Split, paths: list, filters=None, verify_checksum=True, schemas=None):
+def split_stream(split: Split, paths: list, filters=None, verify_checksum=True, schemas=None,
+                 skip_damaged=False, raw_rows=False):
     """A stream.Stream over one split: its events, transactions and row changes are those the
     plain reader gives for the same offsets of the same file over the whole input `paths` (the
     filters' positions apply to the first and the last of `paths`; `tx_seq` counts from the
-    split's `tx_seq_base`)."""
+    split's `tx_seq_base`). skip_damaged and raw_rows as stream.open_stream's: damaged events
+    stepped over (on the stream's `damage` once read), rows events that cannot be decoded given
+    with no changes and the reason (`undecoded`)."""
+    from ..binlog.payload import inner_events_or_damage
     from ..binlog.rows import RowDecoder
-    from ..binlog.stream import Stream, StreamEvent, with_inner
+    from ..binlog.stream import Stream, StreamEvent
 
     class SplitStream(Stream):
         def _all_events(self):
             sp = split
             decoder = RowDecoder(self.schemas)
-            reader = SplitReader(sp, self.verify_checksum)
+            reader = SplitReader(sp, self.verify_checksum, self.skip_damaged)
             gtid = sp.gtid
             seq = sp.tx_seq_base
             i = sp.file_index
             verify = self.verify_checksum
-            for ev in reader:
-                if B.is_gtid(ev):
-                    gtid = gtid_of(ev)
-                    seq += 1
-                for e in with_inner(ev, reader.state, verify):
-                    table = None
-                    if e.type is not None and e.type.name == "TABLE_MAP_EVENT":
-                        table = decoder.table_map(e)
-                    elif e.type is not None and e.type.row_op:
-                        table = decoder.tables.get(int(e.data.table_id))
-                    yield i, StreamEvent(e, table, gtid, decoder, seq)
+            damage = [] if self.skip_damaged else None
+            on_undecoded = self._on_undecoded
+            try:
+                for ev in reader:
+                    if B.is_gtid(ev):
+                        gtid = gtid_of(ev)
+                        seq += 1
+                    for e in inner_events_or_damage(ev, reader.state, verify, damage):
+                        table = None
+                        if e.type is not None and e.type.name == "TABLE_MAP_EVENT":
+                            table = decoder.table_map(e)
+                        elif e.type is not None and e.type.row_op:
+                            table = decoder.tables.get(int(e.data.table_id))
+                        yield i, StreamEvent(e, table, gtid, decoder, seq,
+                                             on_undecoded if e.type is not None
+                                             and e.type.row_op else None)
+            finally:
+                self.damage += reader.damage + (damage or [])
 
-    s = SplitStream([], filters, verify_checksum, schemas)
+    s = SplitStream([], filters, verify_checksum, schemas, skip_damaged, raw_rows=raw_rows)
     s.paths = list(paths)
     return s
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 
-from .options import ReadOptions, option_bool
+from .options import STREAM_OPTIONS, ReadOptions, option_bool
 
 DEFAULTS = {"host": "127.0.0.1", "port": 3306, "heartbeat": 2.0, "connect_timeout": 10.0,
             "read_timeout": 30.0, "reconnect_timeout": 60.0}
@@ -81,7 +81,7 @@ class StreamOptions:
         # the row options, through the batch source's own parser (its file check satisfied)
         self.row_options = {k: v for k, v in o.items() if k not in ("path", "paths", "plan")}
         self.row_options["path"] = f"binlog://{self.server}"
-        self.rows = ReadOptions(self.row_options)
+        self.rows = ReadOptions(self.row_options, also=STREAM_OPTIONS)
 
     def secret(self):
         """The password, read now from password_env or password_file (a replication.Secret)."""

@@ -9,7 +9,8 @@ import random
 import shutil
 
 from binlog_grammar.binlog.stream import open_stream
-from binlog_grammar.output.dump import change_record
+from binlog_grammar.binlog.rows import OPS
+from binlog_grammar.output.dump import change_record, raw_rows_record
 
 
 def missing() -> str | None:
@@ -25,14 +26,32 @@ def missing() -> str | None:
 
 # -- the plain reader and the DataFrame in one comparable form ----------------------------------
 
-def plain_records(paths, flt=None):
+def plain_records(paths, flt=None, skip_damaged=False):
+    """The plain reader's row changes in the data source's form (dump.change_record plus db,
+    table and NULL rows_raw, undecoded), and a rows event it shows raw as raw_record."""
     out = []
-    for se in open_stream(paths, flt).events():
-        for i, ch in enumerate(se.changes):
+    for se in open_stream(paths, flt, skip_damaged=skip_damaged, raw_rows=True).events():
+        changes = se.changes
+        if not changes and se.undecoded is not None:
+            out.append(raw_record(se))
+        for i, ch in enumerate(changes):
             r = json.loads(json.dumps(change_record(ch, se, i)))
             r["db"], r["table"] = ch.db, ch.table
+            r["rows_raw"] = r["undecoded"] = None
             out.append(r)
     return out
+
+
+def raw_record(se):
+    """A rows event not decoded, in the data source's form, from the record dump --format jsonl
+    writes for it (dump.raw_rows_record)."""
+    rec = raw_rows_record(se)
+    source = {k: rec[k] for k in ("file", "pos", "end_log_pos", "server_id", "gtid", "timestamp",
+                                  "db", "table", "table_id")}
+    source.update(event_type=rec["event"], tx_seq=se.tx_seq, row=0)
+    return {"op": OPS[se.event.type.row_op], "before": None, "after": None, "source": source,
+            "ts_ms": rec["timestamp"] * 1000, "db": rec["db"], "table": rec["table"],
+            "rows_raw": bytes.fromhex(rec["rows_raw"]), "undecoded": rec["undecoded"]}
 
 
 def df_records(df):
@@ -42,6 +61,8 @@ def df_records(df):
         for k in ("before", "after"):
             if d[k] is not None:
                 d[k] = {c: json.loads(v) for c, v in d[k].items()}
+        if d.get("rows_raw") is not None:
+            d["rows_raw"] = bytes(d["rows_raw"])
         out.append(d)
     return out
 

@@ -42,7 +42,8 @@ SAMPLES = sorted(str(p) for p in (ROOT / "samples").glob("mariadb-*"))
 
 def test_schema_is_the_documented_envelope(spark):
     df = load(spark, SAMPLES)
-    assert df.columns == ["op", "before", "after", "source", "ts_ms", "db", "table"]
+    assert df.columns == ["op", "before", "after", "source", "ts_ms", "db", "table", "rows_raw",
+                          "undecoded"]
     assert df.schema["before"].dataType.simpleString() == "map<string,string>"
     assert df.schema["source"].dataType.names == [
         "file", "pos", "end_log_pos", "server_id", "gtid", "timestamp", "db", "table", "table_id",
@@ -141,7 +142,8 @@ def test_image_format_json(spark):
     expected = plain_records(SAMPLES)
     df = load(spark, SAMPLES, image_format="json", split_bytes=1)
     assert df.rdd.getNumPartitions() > 10
-    assert df.columns == ["op", "before", "after", "source", "ts_ms", "db", "table"]
+    assert df.columns == ["op", "before", "after", "source", "ts_ms", "db", "table", "rows_raw",
+                          "undecoded"]
     assert [df.schema[k].dataType.simpleString() for k in ("before", "after")] == ["string"] * 2
     texts = df.collect()
     got = []
@@ -330,9 +332,9 @@ def test_pipeline_snapshots_follow_the_rules(spark, tmp_path):
     without a primary key, columns without names): the exact snapshot rows are the model's."""
     good = []
     for f in corpus_files():
-        try:
-            plain_records([str(f)])
-            good.append(str(f))
+        try:  # not the damaged files, nor those with rows not decoded (no snapshot of them)
+            if all(r["undecoded"] is None for r in plain_records([str(f)])):
+                good.append(str(f))
         except BinlogError:
             pass
     inputs = good + SAMPLES

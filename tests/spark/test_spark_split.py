@@ -7,6 +7,7 @@ whatever the split size and whatever the filters.
 from __future__ import annotations
 
 import datetime as dt
+import os
 
 import pytest
 
@@ -154,5 +155,31 @@ def test_expand_paths_globs_in_binlog_order(tmp_path):
         expand_paths([str(tmp_path / "none*")])
     with pytest.raises(BinlogError, match="No such file"):
         expand_paths([str(tmp_path / "missing.000001")])
-    with pytest.raises(BinlogError, match="directory"):
-        expand_paths([str(tmp_path)])
+    with pytest.raises(BinlogError, match="no binlog file in this folder"):
+        expand_paths([str(tmp_path)])  # files, but none begins with the magic bytes
+
+
+def test_expand_paths_reads_folders_globs_and_indexes(tmp_path):
+    """What a user points the data source at: a server's folder (its binlogs by their magic
+    bytes, subfolders too, in binlog order: name then number; not the index, the GTID state or
+    an empty file), a glob over it (the index and state files beside the logs left out, a file
+    whose magic is damaged kept, to be reported), its index file, several of them."""
+    logs = tmp_path / "logs"
+    (logs / "sub").mkdir(parents=True)
+    body = open(SAMPLES[0], "rb").read()
+    for n in ("b.1000000", "b.000010", "b.999999", "sub/a.000001", "a.000002"):
+        (logs / n).write_bytes(body)
+    (logs / "b.index").write_text("./b.000010\n./b.999999\n./b.1000000\n")
+    (logs / "b.state").write_text("0-1-5\n")
+    (logs / "notes.txt").write_text("not a binlog")
+    (logs / "sub" / "empty.000002").write_bytes(b"")
+    names = lambda got: [os.path.relpath(p, logs) for p in got]  # noqa: E731
+    assert names(expand_paths([str(logs)])) == [
+        "a.000002", "b.000010", "b.999999", "b.1000000", "sub/a.000001"]
+    assert names(expand_paths([f"file://{logs}/b.*"])) == ["b.000010", "b.999999", "b.1000000"]
+    assert names(expand_paths([str(logs / "b.index")])) == ["b.000010", "b.999999", "b.1000000"]
+    assert names(expand_paths([str(logs / "sub"), str(logs / "a.*")])) == [
+        "sub/a.000001", "a.000002"]
+    (logs / "b.000011").write_bytes(b"\xfebXn" + body[4:])  # damaged magic: read, then refused
+    assert "b.000011" in names(expand_paths([str(logs / "b.0*")]))
+    assert "b.000011" not in names(expand_paths([str(logs)]))
