@@ -2,7 +2,7 @@
 source look up by name (design rule 11).
 
 Each `Format` says how its output is made:
-- "lines" formats (text, JSON lines in each envelope) make a writer, `fmt.writer(...)`, that is
+- "lines" formats (text, hexdump, JSON lines in each envelope) make a writer, `fmt.writer(...)`, that is
   given a stream's events in order and gives each one's lines (`writer.lines(se)`, strings
   without their last newline: the compiled backend gives a rows event's JSON lines as one) and, once the stream ends, what is left (`writer.end()`); `header` and
   `footer` are the lines written before the first event and after the last. One writer follows
@@ -83,6 +83,24 @@ def _text(rows_only, options):
     return _TextWriter()
 
 
+class _HexWriter:
+    """`dump --hexdump`: each event's bytes, every run labelled by its spec field."""
+
+    def lines(self, se) -> Iterable[str]:
+        from .hexdump import render
+
+        return (render(se),)
+
+    def end(self) -> list:
+        return []
+
+
+def _hexdump(rows_only, options):
+    if options:
+        raise ValueError(f"the hexdump format takes no options (given: {', '.join(sorted(options))})")
+    return _HexWriter()
+
+
 def _native(rows_only, options):
     from .dump import JsonlWriter
 
@@ -134,6 +152,8 @@ def register(fmt: Format) -> Format:
 register(Format("text", "events as mariadb-binlog -vv --base64-output=decode-rows prints them, "
                         "a script that restores nothing and runs safely", "lines", _text,
                 executable=True, frame=_text_frame))
+register(Format("hexdump", "every event's bytes in hex, each run labelled by its spec field",
+                "lines", _hexdump))
 register(Format("jsonl", "JSON lines, the native envelope: every event, row changes with "
                          "before/after/source", "lines", _native))
 register(Format("debezium", "JSON lines, each row change as the Debezium MySQL/MariaDB "

@@ -20,12 +20,12 @@ PASSWORD = "Fmt-pw_27x"
 
 
 def test_every_format_is_one_entry_found_by_name():
-    assert formats.names() == ["debezium", "flashback", "jsonl", "sql", "text"]
+    assert formats.names() == ["debezium", "flashback", "hexdump", "jsonl", "sql", "text"]
     assert formats.lookup("jsonl").name == "jsonl"
     assert formats.lookup("jsonl", "debezium").name == "debezium"
     assert formats.lookup("text").header and formats.lookup("text").footer
     assert formats.get("sql").executable and not formats.get("debezium").executable
-    with pytest.raises(KeyError, match="known: debezium, flashback, jsonl, sql, text"):
+    with pytest.raises(KeyError, match="known: debezium, flashback, hexdump, jsonl, sql, text"):
         formats.get("csv")
     with pytest.raises(ValueError, match="--envelope is for --format jsonl"):
         formats.lookup("text", "debezium")
@@ -35,18 +35,21 @@ def test_every_format_is_one_entry_found_by_name():
         formats.get("sql").writer()
 
 
-def test_lines_of_is_the_writer_loop(tmp_path):
-    """lines_of (what the Spark source calls) gives what dump writes."""
+@pytest.mark.parametrize("name,argv", [("jsonl", ["--format", "jsonl"]), ("text", []),
+                                       ("hexdump", ["--hexdump"]),
+                                       ("debezium", ["--format", "jsonl", "--envelope", "debezium"])])
+def test_lines_of_is_the_writer_loop(name, argv):
+    """lines_of (what the Spark source calls) gives what dump writes, for every lines format."""
     from binlog_grammar.binlog.stream import open_stream
 
     from helpers.paths import ROOT
 
     path = str(ROOT / "samples" / "mariadb-10.11-sample.000001")
-    got = list(formats.lines_of(open_stream([path]).events(), "jsonl"))
-    r = subprocess.run([sys.executable, "-m", "binlog_grammar", "dump", "--format", "jsonl", path],
+    got = list(formats.lines_of(open_stream([path]).events(), name))
+    r = subprocess.run([sys.executable, "-m", "binlog_grammar", "dump", *argv, path],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    assert got == r.stdout.splitlines() and got
+    assert "\n".join(got).splitlines() == r.stdout.splitlines() and got
 
 
 @pytest.fixture(scope="module")
