@@ -221,6 +221,14 @@ COLUMNS = {
     "bt": ("BIT(10)", st.integers(0, 1023).map(lambda n: f"b'{n:b}'")),
     "se": ("SET('x','y','z')", st.sets(st.sampled_from("xyz")).map(lambda s: f"'{','.join(sorted(s))}'")),
     "en": ("ENUM('p','q','r')", st.sampled_from("pqr").map(lambda s: f"'{s}'")),
+    "si": ("SMALLINT UNSIGNED", st.integers(0, 2**16 - 1).map(str)),
+    "bd": ("DECIMAL(30,10)", st.decimals(Decimal("-1e19") + 1, Decimal("1e19") - 1, places=10,
+                                        allow_nan=False).map(str)),
+    "d0": ("DATETIME", _DT.map(lambda d: f"'{d.isoformat(' ', 'seconds')}'")),
+    "t0": ("TIMESTAMP NULL", _TS.map(lambda d: f"'{d.isoformat(' ', 'seconds')}'")),
+    "geo": ("POINT", st.tuples(st.integers(-180, 180), st.integers(-90, 90))
+            .map(lambda p: f"ST_GeomFromText('POINT({p[0]} {p[1]})')")),
+    "b1": ("BIT(1)", st.integers(0, 1).map(str)),
 }
 
 
