@@ -155,7 +155,10 @@ class DebeziumWriter:
                 yield from self._commit(ev)  # COMMIT, ROLLBACK, XA END, a DDL's implicit commit
             return
         if name in _STATEMENTS:
-            self.query = text_value(str(ev.data.get("query") or ""))
+            # the MySQL connector reads ROWS_QUERY, not MariaDB's ANNOTATE_ROWS (its MariaDB
+            # connector does): against MariaDB its source.query stays null
+            if name != "ANNOTATE_ROWS_EVENT" or self._connector(ev.file) == "mariadb":
+                self.query = text_value(str(ev.data.get("query") or ""))
             return
         if name == "XID_EVENT" or name == "XA_PREPARE_LOG_EVENT":
             yield from self._commit(ev)
