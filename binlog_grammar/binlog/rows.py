@@ -246,7 +246,10 @@ def _apply_schema(t: Table, schema: dict):
 
 
 def load_schemas(path) -> dict:
-    """Table schemas from a JSON or YAML file: {"db.table": {"columns": [...], "primary_key": [...]}}."""
+    """Table schemas from a JSON or YAML file: {"db.table": {"columns": [...], "primary_key": [...]}}.
+    A mapping is taken as it is (schemas read elsewhere: replication.schema, from a server)."""
+    if isinstance(path, dict):
+        return path
     import yaml
 
     with open(path, encoding="utf-8") as fh:

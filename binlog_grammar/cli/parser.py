@@ -21,6 +21,7 @@ import re
 import sys
 
 NOT_SHOWN = "not shown, it may be a secret"
+PROMPT = "\0prompt"  # cli/login.py: the value of a bare -p / --password (no argv word holds a NUL)
 # argparse's messages that quote a value the user typed (Python 3.11 to 3.13)
 _QUOTED_VALUE = (
     re.compile(r"(invalid choice: )(.*?)( \(choose from )", re.S),
@@ -85,7 +86,14 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, allow_abbrev=allow_abbrev, **kwargs)
 
     def parse_known_args(self, args=None, namespace=None):
-        self._words = list(sys.argv[1:] if args is None else args)
+        words = list(sys.argv[1:] if args is None else args)
+        prompt = getattr(self, "prompt_words", None)
+        if prompt:  # cli/login.py: a bare -p / --password asks, the word after it is not taken
+            end = words.index("--") if "--" in words else len(words)
+            words = [f"{prompt[-1]}={PROMPT}" if i < end and w in prompt else w
+                     for i, w in enumerate(words)]
+            args = words
+        self._words = words
         namespace, extras = super().parse_known_args(args, namespace)
         if extras:
             self.error(describe_refused(extras))
@@ -116,4 +124,4 @@ class Parser(argparse.ArgumentParser):
         return unknown
 
 
-__all__ = ["Parser", "describe_refused", "option_name", "scrub", "unset_variable"]
+__all__ = ["PROMPT", "Parser", "describe_refused", "option_name", "scrub", "unset_variable"]

@@ -5,25 +5,75 @@ from __future__ import annotations
 import sys
 
 from . import parallel
-from .options import add_reading_options
+from .login import add_login_options, login
+from .options import UsageError, add_reading_options
 from .reading import open_input, report_damage, stdout
 
 
 def add(sub):
-    sq = sub.add_parser("sql", help="replayable SQL from the row changes, transaction by transaction")
+    sq = sub.add_parser("sql", add_help=False,
+                        help="replayable SQL from the row changes and statements, in binlog order")
     add_reading_options(sq)
     parallel.add_option(sq)
+    _add_server_schema(sq)
     sq.set_defaults(func=run)
 
-    fb = sub.add_parser("flashback", help="SQL that undoes the row changes, last transaction first")
+    fb = sub.add_parser("flashback", add_help=False,
+                        help="SQL that undoes the row changes, last transaction first")
     add_reading_options(fb)
     parallel.add_option(fb)
+    _add_server_schema(fb)
     fb.set_defaults(func=lambda a: run(a, flashback=True))
+
+
+def _add_server_schema(p):
+    p.add_argument("--schema-from-server", action="store_true",
+                   help="column names, signedness, ENUM/SET members and primary keys of binlogs "
+                        "written without full metadata from the server's information_schema "
+                        "(its tables now, not when the binlog was written; --schema wins)")
+    add_login_options(p, "server, for --schema-from-server (as the mysql client is told)")
+    p.set_defaults(contradictions=_login_without_server)
+
+
+LOGIN = ("host", "port", "user", "password", "password_env", "socket", "defaults_file")
+
+
+def _login_without_server(args):
+    """Login options are for --schema-from-server only: without it, `sql -p FILE` would read
+    FILE and `-p SECRET` would take the password for a file to read."""
+    given = [name for name in LOGIN if getattr(args, name) is not None] + \
+        (["no_defaults"] if args.no_defaults else [])
+    if given and not args.schema_from_server:
+        return ("the server options (-h, -P, -u, -p, -S, --password-env, --defaults-file, "
+                "--no-defaults) are for --schema-from-server: give it, or leave them out")
+    return None
+
+
+def _server_schemas(args):
+    """--schema-from-server: the server's schemas under those of --schema, and the caveat."""
+    from ..binlog.rows import load_schemas
+    from ..replication.connection import Connection
+    from ..replication.schema import CAVEAT, server_schemas
+
+    conn = Connection(**login(args)).connect()
+    try:
+        found = server_schemas(conn, args.database or None)
+    finally:
+        conn.close()
+    if args.schema:
+        try:
+            found.update(load_schemas(args.schema))
+        except (OSError, ValueError) as e:
+            raise UsageError(f"--schema: {e}") from None
+    print(f"binlog-grammar: note: --schema-from-server: {CAVEAT}", file=sys.stderr)
+    return found
 
 
 def run(args, flashback=False) -> int:
     from ..output.sql import render_sql
 
+    if args.schema_from_server:
+        args.schema = _server_schemas(args)
     stream, progress = open_input(args)
     refused = []  # transactions written as comments: the script says why, stderr how many
     try:

@@ -100,8 +100,9 @@ class Connection:
     def __init__(self, host="127.0.0.1", port=3306, user="root", password=None, *,
                  tls: Optional[TLSOptions] = None, connect_timeout=10.0, read_timeout=30.0,
                  server_public_key: Optional[str] = None, get_server_public_key=False,
-                 secret: Optional[Secret] = None):
+                 secret: Optional[Secret] = None, unix_socket: Optional[str] = None):
         self.host = host
+        self.unix_socket = unix_socket  # a local server's socket file, used instead of host:port
         self.port = int(port)
         self.user = user
         self._secret = secret if secret is not None else Secret(password)
@@ -110,7 +111,7 @@ class Connection:
         self.read_timeout = read_timeout
         self.server_public_key = server_public_key
         self.get_server_public_key = get_server_public_key
-        self.server = f"{host}:{self.port}"
+        self.server = unix_socket if unix_socket else f"{host}:{self.port}"
         self.io: Optional[PacketIO] = None
         self.sock = None
         self.handshake = None
@@ -134,7 +135,7 @@ class Connection:
     def connect(self) -> "Connection":
         deadline = time.monotonic() + self.connect_timeout
         try:
-            sock = socket.create_connection((self.host, self.port), timeout=self.connect_timeout)
+            sock = self._open_socket()
         except (socket.timeout, TimeoutError):
             raise ConnectionLost(f"cannot connect: no answer in {self.connect_timeout:g} s",
                                  self.server) from None
@@ -142,8 +143,9 @@ class Connection:
             raise ConnectionLost(f"cannot connect: {first_line(e.strerror or e)}", self.server) from None
         self.sock = sock
         try:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+            if sock.family != socket.AF_UNIX:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
             self.io = PacketIO(sock, self.server, self.read_timeout)
             self.io.deadline = deadline
             self._handshake()
@@ -152,6 +154,18 @@ class Connection:
             self.close()
             raise
         return self
+
+    def _open_socket(self):
+        if not self.unix_socket:
+            return socket.create_connection((self.host, self.port), timeout=self.connect_timeout)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.settimeout(self.connect_timeout)
+            sock.connect(self.unix_socket)
+        except BaseException:
+            sock.close()
+            raise
+        return sock
 
     def _read_greeting(self) -> bytes:
         """The server's first packet (a HandshakeV10, or an ERR), read so that whatever else
