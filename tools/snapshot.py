@@ -7,7 +7,8 @@ checkouts can be compared byte for byte (a restructuring must change none of it)
 
 For each binlog of ../shared/corpus (when present) and of samples/, each reading command runs as
 a user runs it (`python3 -m binlog_grammar ...` in a subprocess): dump (text, -vv style), dump
---format jsonl, dump --hexdump, sql, flashback, stats, verify. Each run gives one file holding
+--format jsonl (native, and debezium with Kafka records and transaction metadata), dump --hexdump,
+sql, flashback, stats, verify. Each run gives one file holding
 its standard output, its standard error and its exit status. The rendered documentation goes to
 OUT/docs/. Damaged files are read with --skip-damaged as well, so that the recovery path is
 covered too.
@@ -26,6 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = {
     "dump": ["dump", "--no-progress"],
     "dump-jsonl": ["dump", "--no-progress", "--format", "jsonl"],
+    "dump-debezium": ["dump", "--no-progress", "--format", "jsonl", "--envelope", "debezium",
+                      "--skip-damaged", "--debezium-option", "kafka.records=true",
+                      "--debezium-option", "provide.transaction.metadata=true"],
     "dump-hexdump": ["dump", "--no-progress", "--hexdump"],
     "dump-skip-damaged": ["dump", "--no-progress", "--skip-damaged"],
     "sql": ["sql", "--no-progress"],
