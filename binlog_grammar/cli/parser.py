@@ -41,15 +41,23 @@ def option_name(arg: str) -> str:
     return None
 
 
-def describe_refused(words) -> str:
-    """The error for arguments no option takes: the options by name, the values counted."""
+def describe_refused(words, known=()) -> str:
+    """The error for arguments no option takes: the options by name (with the nearest of the
+    `known` option strings, when one is close), the values counted."""
+    import difflib
+
     names, hidden = [], 0
+    longs = [k for k in known if k.startswith("--")]
     for w in words:
         name = option_name(w)
         if name is None:
             hidden += 1
-        else:
-            names.append(name + (f" (its value {NOT_SHOWN})" if name != w else ""))
+            continue
+        text = name + (f" (its value {NOT_SHOWN})" if name != w else "")
+        near = difflib.get_close_matches(name, longs if name.startswith("--") else known, 1, 0.7)
+        if near:
+            text += f" (did you mean {near[0]}?)"
+        names.append(text)
     parts = []
     if names:
         parts.append(("unrecognized option " if len(names) == 1 else "unrecognized options ")
@@ -96,7 +104,7 @@ class Parser(argparse.ArgumentParser):
         self._words = words
         namespace, extras = super().parse_known_args(args, namespace)
         if extras:
-            self.error(describe_refused(extras))
+            self.error(describe_refused(extras, list(self._option_string_actions)))
         return namespace, extras
 
     def error(self, message):
@@ -105,7 +113,7 @@ class Parser(argparse.ArgumentParser):
             # an unknown option before it (`--password SECRET stream`): name that option instead
             unknown = self.unknown_options_before_a_value()
             if unknown:
-                message = describe_refused(unknown)
+                message = describe_refused(unknown, list(self._option_string_actions))
         super().error(scrub(message))
 
     def unknown_options_before_a_value(self):
