@@ -18,7 +18,7 @@ bigint.unsigned.handling.mode, provide.transaction.metadata (BEGIN/END records a
 `transaction` block), tombstones.on.delete, include.query (source.query from the statement the
 binlog logged with the rows: ANNOTATE_ROWS / ROWS_QUERY), and three of this writer's own:
 connector (auto, mysql, mariadb: whose fields a MariaDB binlog gets; `mysql` writes what the
-MySQL connector writes against MariaDB, gtid and thread null), kafka.records (each line a Kafka
+MySQL connector writes against MariaDB: gtid, thread and query null, no transaction metadata), kafka.records (each line a Kafka
 record {"topic", "key", "value"}, tombstones included) and schemas.enable (each key and value
 wrapped in the JSON converter's {"schema", "payload"}).
 
