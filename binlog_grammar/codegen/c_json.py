@@ -1,7 +1,7 @@
 """The compiled backend's JSON-lines lane: a C loop that writes the `dump --format jsonl` records
-of the events that make up most of a row-based MariaDB binlog (GTIDs, ANNOTATE_ROWS, XIDs,
-TABLE_MAPs the Python path has written, rows events whose plan it has made) straight from the
-file's bytes, and stops at the first event it does not write, which the Python path then reads
+of the events that make up most of a row-based binlog (GTIDs of both servers, ANNOTATE_ROWS,
+XIDs, TABLE_MAPs and QUERY events the Python path has written for the same bytes, rows events
+whose plan it has made) straight from the file's bytes, and stops at the first event it does not write, which the Python path then reads
 and writes (output/jsonl_lane.py drives it).
 
 Output: generated/native/jsonl_lane.c (templates/native_jsonl_lane.c.j2), built by setup.py as
@@ -10,8 +10,10 @@ codegen/c_rows.py).
 
 What comes from the specs, here: the "data" object of a GTID_EVENT (MariaDB), XID_EVENT and
 ANNOTATE_ROWS_EVENT record is their parsed struct, so its writer is generated from their fields
-in spec order (`data_writers`): fixed-width integers as numbers, a field's `if:` through
-codegen.c_expr (null when false), a `bytes` field to the event's end as base64, a `str` field
+in spec order (`data_writers`; MySQL's GTID_LOG_EVENT and ANONYMOUS_GTID too): fixed-width
+integers and packed integers as numbers, a field's `if:` through codegen.c_expr (null when
+false; `since:`/`until:` only document which servers write a field, as for the Python readers),
+a `bytes` field of a fixed size or to the event's end as base64, a `str` field
 to the event's end as a JSON string (printable ASCII only, each character's JSON text passed in
 by the Python side, which made it with the json module). A field it cannot write is a SpecError
 when it is always there (change this module with the spec), and stops the lane at run time when
@@ -28,7 +30,7 @@ from ..errors import SpecError
 from ..lang.model import SpecSet
 from . import c_expr, c_lane
 
-HOT = ("GTID_EVENT", "XID_EVENT", "ANNOTATE_ROWS_EVENT")
+HOT = ("GTID_EVENT", "XID_EVENT", "ANNOTATE_ROWS_EVENT", "GTID_LOG_EVENT", "ANONYMOUS_GTID_LOG_EVENT")
 PARTIAL = "PARTIAL_UPDATE_ROWS_EVENT"  # its JSON diffs: the Python path's
 
 
@@ -48,14 +50,18 @@ def _field(ed, f, tr) -> dict:
     if f.id.startswith("_") or f.enum or f.decode or f.value is not None or f.const is not None \
             or f.repeat is not None or f.repeat_until is not None or f.rebuild is not None:
         return _later(ed, f, tr, "a hidden, enum, decoded, computed or repeated field")
-    if f.since is not None or f.until is not None:
-        return _later(ed, f, tr, "a field of some server versions only")
+    # since/until document which servers write a field: neither Python reader reads by them
     out = dict(id=f.id, key=_key(f.id), cond=None, kind=None)
-    if t.kind == "int" and t.endian == "le" and t.width in (1, 2, 3, 4, 8) and f.size is None:
+    if t.kind == "int" and t.endian == "le" and 1 <= t.width <= 8 and f.size is None:
         out.update(kind="int", width=t.width, signed=bool(t.signed))
+    elif t.kind == "packed" and f.size is None:
+        out.update(kind="packed")
     elif t.kind in ("bytes", "str") and f.size == "rest" and f.terminator is None \
             and f.prefix is None and f.pad is None:
         out.update(kind=t.kind)
+    elif t.kind == "bytes" and isinstance(f.size, tuple) and f.size[0] == "num" and \
+            f.terminator is None and f.prefix is None and f.pad is None:
+        out.update(kind="fixed_bytes", size=int(f.size[1]))
     else:
         return _later(ed, f, tr, f"type {t.describe()}")
     if f.cond is not None:
@@ -93,11 +99,16 @@ def data_writers(specs: SpecSet) -> list:
         used = {v[2:] for v in tr.variables if v != "v_remaining"}
         for f in fields:
             f["used"] = f["id"] in used
-            if f["used"] and f["kind"] not in ("int", "refuse"):
+            if f["used"] and f["kind"] not in ("int", "packed", "refuse"):
                 raise SpecError(f"the C JSON-lines lane binds integer fields only ({f['id']})",
                                 ed.file, ed.line, name)
-        out.append(dict(name=name, code=n.code, fields=fields,
-                        spec=str(ed.file), remaining="v_remaining" in tr.variables))
+        same = next((w for w in out if w["layout"] == ed.layout), None)
+        if same is not None:  # a layout's writer serves each of its hot events
+            same["codes"].append(n.code)
+            same["also"].append((name, n.code))
+            continue
+        out.append(dict(name=name, code=n.code, fields=fields, layout=ed.layout, codes=[n.code],
+                        also=[], spec=str(ed.file), remaining="v_remaining" in tr.variables))
     return out
 
 

@@ -37,6 +37,7 @@ MAX_BYTES = 2 << 20  # bytes of JSON lines per run (the stream yields it, then t
 # (2 MB runs: 47,000 page faults and 0.45 s CPU for a worker's half of the 127 MB bench binlog;
 # 256 KB: 3,000 and 0.35 s). Without chaining (--jobs 1) a run ends in an event read by Python.
 CHAINED_BYTES = 1 << 18
+MAX_STATEMENTS = 4096  # QUERY statements whose data JSON a lane keeps (then it learns no more)
 WINDOW = 16 << 20  # bytes of the file mapped at once
 # the values a record's text leaves a place for, numbered as the C lane numbers them (BG_F_...)
 FIELDS = {"pos": 0, "end_log_pos": 1, "end_pos": 1, "timestamp": 2, "server_id": 3, "gtid": 4,
@@ -134,6 +135,7 @@ class JsonlLane:
     def _forget(self):
         self.tables, self.ids, self.plans = {}, {}, {}  # data -> (reg, id, json); id -> reg; key -> (plan, frame)
         self.regs, self.bodies, self.by_id = [], {}, {}
+        self.queries = 0  # QUERY statements' data JSON in self.tables, under (code, data) keys
 
     def forget_ids(self):
         """What a fresh lane knows of the stream (nothing: no table id, GTID, transaction number,
@@ -188,6 +190,13 @@ class JsonlLane:
                 self.tables[bytes(ev.raw[hl:len(ev.raw) - crc])] = (reg, t.table_id, text.encode("utf-8"))
             self.ids[t.table_id] = reg
             self.by_id[(reg, t.table_id)] = t
+        elif code == self.mod.CODES["QUERY_EVENT"] and ev.name == "QUERY_EVENT":
+            # the statement's data JSON, for the same bytes again (a BEGIN, mostly)
+            if self.queries < MAX_STATEMENTS:
+                text = json.dumps(dump.data_json(ev.data), ensure_ascii=False)
+                if dump.is_text(text):
+                    self.queries += 1
+                    self.tables[(code, bytes(ev.raw[hl:len(ev.raw) - crc]))] = text.encode("utf-8")
         elif ev.type.row_op and code in self.mod.ROWS.values() and se.table is not None:
             reg = self.ids.get(se.table.table_id)
             if reg is None:

@@ -184,7 +184,12 @@ static int bg_jl_data_162(bg_buf *out, const uint8_t *d, int64_t n, uint64_t *in
         if (bg_buf_put(out, "null", 4) < 0)
             return -1;
     } else {
-    return 1;
+    if (pos + 8 > n)
+        return 1;
+    ints[7] = bg_le_uint(d + pos, 8);
+    pos += 8;
+    if (bg_jl_u64(out, ints[7]) < 0)
+        return -1;
     }
     /* thread_id */
     if (bg_buf_put(out, ", ""\"thread_id\": ", 2 + sizeof "\"thread_id\": " - 1) < 0)
@@ -194,7 +199,12 @@ static int bg_jl_data_162(bg_buf *out, const uint8_t *d, int64_t n, uint64_t *in
         if (bg_buf_put(out, "null", 4) < 0)
             return -1;
     } else {
-    return 1;
+    if (pos + 4 > n)
+        return 1;
+    ints[8] = bg_le_uint(d + pos, 4);
+    pos += 4;
+    if (bg_jl_u64(out, ints[8]) < 0)
+        return -1;
     }
     /* padding */
     if (bg_buf_put(out, ", ""\"padding\": ", 2 + sizeof "\"padding\": " - 1) < 0)
@@ -255,13 +265,230 @@ static int bg_jl_data_160(bg_buf *out, const uint8_t *d, int64_t n, uint64_t *in
         return 1;  /* bytes left over: the Python path reports them */
     return bg_buf_put(out, "}", 1) < 0 ? -1 : 0;
 }
+/* GTID_LOG_EVENT (specs/events/gtid/gtid.yaml) */
+static int bg_jl_data_33(bg_buf *out, const uint8_t *d, int64_t n, uint64_t *ints)
+{
+    int64_t pos = 0;
+    int w;
+    bg_val v_lt_type = bg_null();
+    bg_val v_immediate_commit_timestamp = bg_null();
+    bg_val v_immediate_server_version = bg_null();
+    bg_val v_remaining;
+    if (setjmp(bg_jmp) != 0)
+        return 1;  /* a condition Python would raise on: the Python path says how */
+    (void)w;
+    if (bg_buf_put(out, "{", 1) < 0)
+        return -1;
+    /* gtid_flags */
+    if (bg_buf_put(out, """\"gtid_flags\": ", 0 + sizeof "\"gtid_flags\": " - 1) < 0)
+        return -1;
+    if (pos + 1 > n)
+        return 1;
+    ints[0] = bg_le_uint(d + pos, 1);
+    pos += 1;
+    if (bg_jl_u64(out, ints[0]) < 0)
+        return -1;
+    /* sid */
+    if (bg_buf_put(out, ", ""\"sid\": ", 2 + sizeof "\"sid\": " - 1) < 0)
+        return -1;
+    if (pos + 16 > n)
+        return 1;
+    if ((w = bg_json_bytes(out, d + pos, 16)) < 0)
+        return w == BG_NOMEM ? -1 : 1;
+    pos += 16;
+    /* gno */
+    if (bg_buf_put(out, ", ""\"gno\": ", 2 + sizeof "\"gno\": " - 1) < 0)
+        return -1;
+    if (pos + 8 > n)
+        return 1;
+    ints[2] = bg_le_uint(d + pos, 8);
+    pos += 8;
+    {
+        int64_t s = (int64_t)(ints[2] << (64 - 8 * 8)) >> (64 - 8 * 8);
+        if (bg_jl_i64(out, s) < 0)
+            return -1;
+    }
+    /* lt_type */
+    if (bg_buf_put(out, ", ""\"lt_type\": ", 2 + sizeof "\"lt_type\": " - 1) < 0)
+        return -1;
+    v_remaining = bg_int(n - pos);
+    if (!bg_truth(bg_ge(v_remaining, bg_int(1LL)))) {
+        if (bg_buf_put(out, "null", 4) < 0)
+            return -1;
+    } else {
+    if (pos + 1 > n)
+        return 1;
+    ints[3] = bg_le_uint(d + pos, 1);
+    pos += 1;
+    if (bg_jl_u64(out, ints[3]) < 0)
+        return -1;
+    if (ints[3] > (uint64_t)INT64_MAX)
+        return 1;
+    v_lt_type = bg_int((int64_t)ints[3]);
+    }
+    /* last_committed */
+    if (bg_buf_put(out, ", ""\"last_committed\": ", 2 + sizeof "\"last_committed\": " - 1) < 0)
+        return -1;
+    v_remaining = bg_int(n - pos);
+    if (!bg_truth(bg_eq(v_lt_type, bg_int(2LL)))) {
+        if (bg_buf_put(out, "null", 4) < 0)
+            return -1;
+    } else {
+    if (pos + 8 > n)
+        return 1;
+    ints[4] = bg_le_uint(d + pos, 8);
+    pos += 8;
+    {
+        int64_t s = (int64_t)(ints[4] << (64 - 8 * 8)) >> (64 - 8 * 8);
+        if (bg_jl_i64(out, s) < 0)
+            return -1;
+    }
+    }
+    /* sequence_number */
+    if (bg_buf_put(out, ", ""\"sequence_number\": ", 2 + sizeof "\"sequence_number\": " - 1) < 0)
+        return -1;
+    v_remaining = bg_int(n - pos);
+    if (!bg_truth(bg_eq(v_lt_type, bg_int(2LL)))) {
+        if (bg_buf_put(out, "null", 4) < 0)
+            return -1;
+    } else {
+    if (pos + 8 > n)
+        return 1;
+    ints[5] = bg_le_uint(d + pos, 8);
+    pos += 8;
+    {
+        int64_t s = (int64_t)(ints[5] << (64 - 8 * 8)) >> (64 - 8 * 8);
+        if (bg_jl_i64(out, s) < 0)
+            return -1;
+    }
+    }
+    /* legacy_logical_clock */
+    if (bg_buf_put(out, ", ""\"legacy_logical_clock\": ", 2 + sizeof "\"legacy_logical_clock\": " - 1) < 0)
+        return -1;
+    v_remaining = bg_int(n - pos);
+    if (!bg_truth(({ bg_val _t1 = bg_ne(v_lt_type, bg_null()); bg_truth(_t1) ? bg_ne(v_lt_type, bg_int(2LL)) : _t1; }))) {
+        if (bg_buf_put(out, "null", 4) < 0)
+            return -1;
+    } else {
+    if ((w = bg_json_bytes(out, d + pos, n - pos)) < 0)
+        return w == BG_NOMEM ? -1 : 1;
+    pos = n;
+    }
+    /* immediate_commit_timestamp */
+    if (bg_buf_put(out, ", ""\"immediate_commit_timestamp\": ", 2 + sizeof "\"immediate_commit_timestamp\": " - 1) < 0)
+        return -1;
+    v_remaining = bg_int(n - pos);
+    if (!bg_truth(({ bg_val _t2 = bg_eq(v_lt_type, bg_int(2LL)); bg_truth(_t2) ? bg_ge(v_remaining, bg_int(7LL)) : _t2; }))) {
+        if (bg_buf_put(out, "null", 4) < 0)
+            return -1;
+    } else {
+    if (pos + 7 > n)
+        return 1;
+    ints[7] = bg_le_uint(d + pos, 7);
+    pos += 7;
+    if (bg_jl_u64(out, ints[7]) < 0)
+        return -1;
+    if (ints[7] > (uint64_t)INT64_MAX)
+        return 1;
+    v_immediate_commit_timestamp = bg_int((int64_t)ints[7]);
+    }
+    /* original_commit_timestamp */
+    if (bg_buf_put(out, ", ""\"original_commit_timestamp\": ", 2 + sizeof "\"original_commit_timestamp\": " - 1) < 0)
+        return -1;
+    v_remaining = bg_int(n - pos);
+    if (!bg_truth(({ bg_val _t3 = bg_ne(v_immediate_commit_timestamp, bg_null()); bg_truth(_t3) ? bg_ne(bg_band(v_immediate_commit_timestamp, bg_int(36028797018963968LL)), bg_int(0LL)) : _t3; }))) {
+        if (bg_buf_put(out, "null", 4) < 0)
+            return -1;
+    } else {
+    if (pos + 7 > n)
+        return 1;
+    ints[8] = bg_le_uint(d + pos, 7);
+    pos += 7;
+    if (bg_jl_u64(out, ints[8]) < 0)
+        return -1;
+    }
+    /* transaction_length */
+    if (bg_buf_put(out, ", ""\"transaction_length\": ", 2 + sizeof "\"transaction_length\": " - 1) < 0)
+        return -1;
+    v_remaining = bg_int(n - pos);
+    if (!bg_truth(({ bg_val _t4 = bg_ne(v_immediate_commit_timestamp, bg_null()); bg_truth(_t4) ? bg_ge(v_remaining, bg_int(1LL)) : _t4; }))) {
+        if (bg_buf_put(out, "null", 4) < 0)
+            return -1;
+    } else {
+    {
+        int k = bg_lanes_packed(d + pos, n - pos, &ints[9]);
+        if (k < 0)
+            return 1;  /* a length the Python path reads otherwise or finds damaged */
+        pos += k;
+        if (bg_jl_u64(out, ints[9]) < 0)
+            return -1;
+    }
+    }
+    /* immediate_server_version */
+    if (bg_buf_put(out, ", ""\"immediate_server_version\": ", 2 + sizeof "\"immediate_server_version\": " - 1) < 0)
+        return -1;
+    v_remaining = bg_int(n - pos);
+    if (!bg_truth(({ bg_val _t5 = bg_ne(v_immediate_commit_timestamp, bg_null()); bg_truth(_t5) ? bg_ge(v_remaining, bg_int(4LL)) : _t5; }))) {
+        if (bg_buf_put(out, "null", 4) < 0)
+            return -1;
+    } else {
+    if (pos + 4 > n)
+        return 1;
+    ints[10] = bg_le_uint(d + pos, 4);
+    pos += 4;
+    if (bg_jl_u64(out, ints[10]) < 0)
+        return -1;
+    if (ints[10] > (uint64_t)INT64_MAX)
+        return 1;
+    v_immediate_server_version = bg_int((int64_t)ints[10]);
+    }
+    /* original_server_version */
+    if (bg_buf_put(out, ", ""\"original_server_version\": ", 2 + sizeof "\"original_server_version\": " - 1) < 0)
+        return -1;
+    v_remaining = bg_int(n - pos);
+    if (!bg_truth(({ bg_val _t6 = bg_ne(v_immediate_server_version, bg_null()); bg_truth(_t6) ? bg_ne(bg_band(v_immediate_server_version, bg_int(2147483648LL)), bg_int(0LL)) : _t6; }))) {
+        if (bg_buf_put(out, "null", 4) < 0)
+            return -1;
+    } else {
+    if (pos + 4 > n)
+        return 1;
+    ints[11] = bg_le_uint(d + pos, 4);
+    pos += 4;
+    if (bg_jl_u64(out, ints[11]) < 0)
+        return -1;
+    }
+    /* commit_group_ticket */
+    if (bg_buf_put(out, ", ""\"commit_group_ticket\": ", 2 + sizeof "\"commit_group_ticket\": " - 1) < 0)
+        return -1;
+    v_remaining = bg_int(n - pos);
+    if (!bg_truth(({ bg_val _t7 = bg_ne(v_immediate_server_version, bg_null()); bg_truth(_t7) ? bg_ge(v_remaining, bg_int(8LL)) : _t7; }))) {
+        if (bg_buf_put(out, "null", 4) < 0)
+            return -1;
+    } else {
+    if (pos + 8 > n)
+        return 1;
+    ints[12] = bg_le_uint(d + pos, 8);
+    pos += 8;
+    if (bg_jl_u64(out, ints[12]) < 0)
+        return -1;
+    }
+    if (pos != n)
+        return 1;  /* bytes left over: the Python path reports them */
+    return bg_buf_put(out, "}", 1) < 0 ? -1 : 0;
+}
 
 static int bg_jl_data(int code, bg_buf *out, const uint8_t *d, int64_t n, uint64_t *ints)
 {
     switch (code) {
-    case 162: return bg_jl_data_162(out, d, n, ints);
-    case 16: return bg_jl_data_16(out, d, n, ints);
-    case 160: return bg_jl_data_160(out, d, n, ints);
+    case 162:
+        return bg_jl_data_162(out, d, n, ints);
+    case 16:
+        return bg_jl_data_16(out, d, n, ints);
+    case 160:
+        return bg_jl_data_160(out, d, n, ints);
+    case 33:
+    case 34:
+        return bg_jl_data_33(out, d, n, ints);
     default: return 1;
     }
 }
@@ -463,14 +690,44 @@ static int bg_jl_event_out(bg_buf *out, const uint8_t *raw, int64_t len, int64_t
         reg = PyTuple_GET_ITEM(known, 0);
         tid = PyTuple_GET_ITEM(known, 1);
         e.data_json = PyTuple_GET_ITEM(known, 2);
+    } else if (code == BG_LANES_QUERY_CODE) {
+        /* a statement whose data JSON the Python path wrote for the same bytes (under the same
+         * format: output/jsonl_lane.py forgets them with it): tables[(code, data)] */
+        PyObject *body = PyBytes_FromStringAndSize((const char *)e.d, e.dlen);
+        PyObject *key = body == NULL ? NULL : Py_BuildValue("(iN)", code, body);
+        if (key == NULL)
+            return -1;
+        PyObject *known = PyDict_GetItemWithError(run->tables, key);
+        Py_DECREF(key);
+        if (known == NULL)
+            return PyErr_Occurred() ? -1 : 1;
+        if (!PyBytes_Check(known))
+            return 1;
+        e.data_json = known;
     } else {
-        uint64_t ints[10] = {0};
+        uint64_t ints[13] = {0};
         int r = bg_jl_data(code, &run->data, e.d, e.dlen, ints);
         if (r != 0)
             return r;
         if (code == 162) {
             gtid_len = snprintf(gtid, sizeof gtid, "\"%u-%u-%llu\"", (unsigned)ints[1],
                                 (unsigned)e.server_id, (unsigned long long)ints[0]);
+        } else if (code == BG_LANES_MYSQL_GTID_CODE) {  /* binlog.gtid's uuid:gno */
+            bg_lanes_mysql_gtid g;
+            if (bg_lanes_read_mysql_gtid(e.d, e.dlen, phl, code, &g) != 0)
+                return 1;
+            gtid[0] = '"';
+            gtid_len = 1 + bg_lanes_mysql_gtid_text(&g, gtid + 1, sizeof gtid - 2);
+            gtid[gtid_len++] = '"';
+        } else if (code == BG_LANES_ANONYMOUS_GTID_CODE) {
+            /* no GTID: written only while there is none already, so the stream's GTID (which a
+             * run's last GTID sets, and None does not) stays what the records say */
+            if (run->gtid_len != 4 || memcmp(run->gtid, "null", 4) != 0)
+                return 1;
+            memcpy(gtid, "null", 4);
+            gtid_len = 4;
+        }
+        if (gtid_len > 0) {
             e.gtid = gtid;
             e.gtid_len = (size_t)gtid_len;
             e.tx_seq = run->tx_seq + 1;
@@ -593,8 +850,9 @@ static PyObject *bg_py_lines(PyObject *self, PyObject *args)
         Py_DECREF(run.assigned);
         return NULL;
     }
-    PyObject *g = run.gtids ? PyUnicode_FromStringAndSize(run.gtid + 1, (Py_ssize_t)run.gtid_len - 2)
-                            : Py_NewRef(Py_None);
+    PyObject *g = run.gtids && run.gtid[0] == '"'
+                      ? PyUnicode_FromStringAndSize(run.gtid + 1, (Py_ssize_t)run.gtid_len - 2)
+                      : Py_NewRef(Py_None);
     return Py_BuildValue("(NnNiNi)", text, pos, g, run.gtids, run.assigned, reason);
 }
 
@@ -649,7 +907,7 @@ PyMODINIT_FUNC PyInit__jsonl_lane(void)
     PyObject *m = PyModule_Create(&bg_module);
     if (m == NULL)
         return NULL;
-    PyObject *codes = Py_BuildValue("{sisisisi}", "TABLE_MAP_EVENT", 19, "GTID_EVENT", 162, "XID_EVENT", 16, "ANNOTATE_ROWS_EVENT", 160);
+    PyObject *codes = Py_BuildValue("{sisisisisisisi}", "TABLE_MAP_EVENT", 19, "QUERY_EVENT", BG_LANES_QUERY_CODE, "GTID_EVENT", 162, "XID_EVENT", 16, "ANNOTATE_ROWS_EVENT", 160, "GTID_LOG_EVENT", 33, "ANONYMOUS_GTID_LOG_EVENT", 34);
     PyObject *rows = Py_BuildValue("{sisisisisisi}", "WRITE_ROWS_EVENT_V1", 23, "UPDATE_ROWS_EVENT_V1", 24, "DELETE_ROWS_EVENT_V1", 25, "WRITE_ROWS_EVENT", 30, "UPDATE_ROWS_EVENT", 31, "DELETE_ROWS_EVENT", 32);
     if (codes == NULL || rows == NULL || PyModule_AddObjectRef(m, "CODES", codes) < 0 ||
             PyModule_AddObjectRef(m, "ROWS", rows) < 0 ||

@@ -68,7 +68,9 @@ def mysql_file(statements=(), repeat=3, gtid_code=33, begin=None) -> bytes:
         gno += 1
         body = bytearray(gtid[19:-4])
         body[17:25] = struct.pack("<q", gno)
-        out += event(gtid, bytes(body), len(out))
+        if gtid_code == 34:
+            body[1:25] = bytes(24)
+        out += event(gtid, bytes(body), len(out), code=gtid_code)
         for _ in range(2):
             out += event(query, qdata, len(out), flags=flags)
     return bytes(out)
