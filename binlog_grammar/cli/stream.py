@@ -45,6 +45,12 @@ def add(sub):
     o.add_argument("--schema", type=schema_file,
                    help="JSON or YAML file of table schemas for binlogs without full metadata")
     o.add_argument("--no-checksum", action="store_true", help="do not verify CRC32s")
+    o.add_argument("--raw", action="store_true",
+                   help="a backup: write the server's binlog files byte for byte into the folder "
+                        "of --result-file, following rotations and restarts, going on where an "
+                        "earlier backup there stopped (mysqlbinlog -R --raw --stop-never)")
+    o.add_argument("-r", "--result-file", metavar="DIR",
+                   help="--raw: the folder the binlog files are written to")
     o.add_argument("--any-binlog-format", action="store_true",
                    help="read a server whose binlog_format is not ROW (row changes may be missing)")
     n = st.add_argument_group("connection")
@@ -65,7 +71,20 @@ def add(sub):
 
 
 def contradictions(args):
-    """Where to start, given twice: what is wrong, or None."""
+    """Where to start, given twice; --raw with what it does not take: what is wrong, or None."""
+    if args.raw:
+        if not args.result_file:
+            return "--raw writes binlog files: give the folder with --result-file (-r) DIR"
+        odd = [o for o, given in (("--pos", args.pos is not None), ("--gtid", args.gtid),
+                                  ("--format", args.format != "text"), ("--rows-only", args.rows_only),
+                                  ("--database", args.database), ("--table", args.table),
+                                  ("--exclude-table", args.exclude_table), ("--schema", args.schema))
+               if given]
+        if odd:
+            return (f"--raw copies whole files from where the folder's copy ends (or --file's "
+                    f"start): {', '.join(odd)} do not apply")
+    elif args.result_file:
+        return "--result-file is the folder of --raw"
     if args.gtid is not None and args.file is not None:
         return "give either --file (and --pos) or --gtid, not both"
     if args.gtid is not None and args.pos is not None:
@@ -105,6 +124,11 @@ def run(args) -> int:
     handler.setFormatter(logging.Formatter("binlog-grammar: %(message)s"))
     log.addHandler(handler)
     log.setLevel(logging.WARNING)
+    if args.raw:
+        try:
+            return _raw(args, password)
+        finally:
+            log.removeHandler(handler)
     try:
         src = ReplicationSource(
             args.host, args.port, args.user, password, server_id=args.server_id, file=args.file,
@@ -143,4 +167,27 @@ def run(args) -> int:
             out.write("".join(line + "\n" for line in writer.end()))
             out.write("".join(line + "\n" for line in fmt.footer))
         out.flush()
+    return 0
+
+
+def _raw(args, password) -> int:
+    """--raw: the backup (replication/backup.py) until --until-now's end, or until interrupted."""
+    from ..replication import TLSOptions
+    from ..replication.backup import RawBackup
+
+    try:
+        backup = RawBackup(
+            args.result_file, file=args.file, host=args.host, port=args.port, user=args.user,
+            password=password, server_id=args.server_id, until_now=args.until_now,
+            heartbeat=args.heartbeat, connect_timeout=args.connect_timeout,
+            read_timeout=args.read_timeout, reconnect=not args.no_reconnect,
+            reconnect_timeout=args.reconnect_timeout,
+            tls=TLSOptions(args.ssl_mode, args.ssl_ca, args.ssl_cert, args.ssl_key,
+                           allow_cleartext=args.enable_cleartext_plugin),
+            server_public_key=args.server_public_key,
+            get_server_public_key=args.get_server_public_key, verify_checksum=not args.no_checksum)
+    except (OSError, ValueError) as e:
+        print(f"binlog-grammar: stream --raw: {e}", file=sys.stderr)
+        return 2
+    backup.run()
     return 0

@@ -117,3 +117,38 @@ def len_of_last(db: MariaDB) -> int:
         last = int.from_bytes(data[at + 9:at + 13], "little")
         at += last
     return last
+
+
+def cli(*words):
+    return subprocess.run([sys.executable, "-m", "binlog_grammar", *map(str, words)],
+                          capture_output=True, text=True, cwd=ROOT, stdin=subprocess.DEVNULL,
+                          timeout=120)
+
+
+def test_stream_raw_until_now_and_again(tmp_path):
+    """`stream --raw -r DIR --until-now` copies up to the end the server has when it connects;
+    a second run goes on from there."""
+    need_mariadb()
+    out = tmp_path / "backup"
+    with MariaDB(OPTIONS) as db:
+        db.sql("CREATE DATABASE b; CREATE TABLE b.t (id INT PRIMARY KEY); INSERT INTO b.t "
+               "VALUES (1); FLUSH BINARY LOGS; INSERT INTO b.t VALUES (2)")
+        login = ["--host", "127.0.0.1", "--port", db.port, "--user", "root"]
+        r = cli("stream", "--raw", "-r", out, "--until-now", *login)
+        assert r.returncode == 0 and r.stdout == "", r.stderr
+        same_files(db, out)
+        db.sql("INSERT INTO b.t VALUES (3); FLUSH BINARY LOGS; INSERT INTO b.t VALUES (4)")
+        r = cli("stream", "--raw", "--result-file", out, "--until-now", *login)
+        assert r.returncode == 0, r.stderr
+        same_files(db, out)
+
+
+@pytest.mark.parametrize("words, said", [
+    (["--raw"], "--raw writes binlog files: give the folder with --result-file (-r) DIR"),
+    (["--raw", "-r", "d", "--pos", "5"], "--pos do not apply"),
+    (["--raw", "-r", "d", "--table", "a.b", "--format", "jsonl"], "--format, --table do not apply"),
+    (["-r", "d"], "--result-file is the folder of --raw"),
+])
+def test_raw_takes_only_what_applies(words, said):
+    r = cli("stream", *words)
+    assert r.returncode == 2 and said in r.stderr, r.stderr
