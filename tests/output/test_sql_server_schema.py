@@ -123,3 +123,48 @@ def test_what_the_server_says(server):
         {"name": "e", "charset": "latin1", "enum_values": ["x", "it's", "b\\s"]},
         {"name": "s", "charset": "latin1", "set_values": ["p", "q", "r"]},
         {"name": "n", "unsigned": True}, {"name": "c"}], "primary_key": ["c", "a"]}}
+
+
+def test_a_bare_p_asks_on_the_terminal_without_echo(server):
+    """`-p` alone: the password is asked on the terminal (a pseudo-terminal here), not echoed,
+    and the word after -p is still the file to read."""
+    import pty
+    import select
+
+    db, files, _, after = server
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the command on the terminal, its stdout to a file
+        out = os.open(os.path.join(os.environ.get("TMPDIR", "/tmp"), f"bg-sql-{os.getppid()}.out"),
+                      os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(out, 1)
+        os.chdir(ROOT)
+        os.execv(sys.executable, [sys.executable, "-m", "binlog_grammar", "sql",
+                                  "--schema-from-server", "-S", str(db.socket), "-u", "app",
+                                  "--no-defaults", "-p", *files])
+    seen = b""
+    try:
+        while b"Enter password:" not in seen:
+            ready, _, _ = select.select([fd], [], [], 30)
+            assert ready, seen
+            seen += os.read(fd, 1024)
+        os.write(fd, b"s3cret; pw\n")
+        while True:
+            ready, _, _ = select.select([fd], [], [], 30)
+            if not ready:
+                break
+            try:
+                chunk = os.read(fd, 1024)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        _, status = os.waitpid(pid, 0)
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"bg-sql-{os.getpid()}.out")
+    with open(path, "rb") as fh:
+        script = fh.read()
+    os.unlink(path)
+    assert os.waitstatus_to_exitcode(status) == 0, seen
+    assert b"s3cret" not in seen  # not echoed
+    assert b"INSERT INTO `anon`.`t`" in script and b"-- not replayed" not in script
