@@ -31,6 +31,7 @@ import json
 import os
 from typing import Iterator, Optional
 
+from .debezium_ddl import DeclaredColumns
 from .debezium_values import Settings, image, text_value, writers_of
 from .dump import ServerCharsets, is_text
 
@@ -114,6 +115,7 @@ class DebeziumWriter:
         self.gtid = None  # the GTID of the event being written (source.gtid)
         self._files: dict = {}  # path -> its base name (source.file)
         self._plans: dict = {}  # (id of a table's columns, charset) -> (columns, writers)
+        self.declared = DeclaredColumns()  # the DDL's column types and defaults (schemas only)
         self._encode = json.JSONEncoder(ensure_ascii=False).encode
 
     # -- the stream
@@ -149,7 +151,10 @@ class DebeziumWriter:
         if name == "FORMAT_DESCRIPTION_EVENT":
             return
         if name in _QUERIES:
-            q = str(ev.data.get("query") or "").strip().upper()
+            text = ev.data.get("query")
+            if self.schemas and isinstance(text, str):  # what the DDL declared of columns
+                self.declared.see(text, ev.data.get("db"))
+            q = str(text or "").strip().upper()
             if q == "BEGIN":
                 self.thread = int(ev.data.get("thread_id") or 0)
             elif not q.startswith(("SAVEPOINT", "ROLLBACK TO", "XA START")):

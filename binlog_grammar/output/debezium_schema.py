@@ -5,9 +5,14 @@ SMALLINT int16 (SMALLINT UNSIGNED int32), MEDIUMINT and INT int32 (INT UNSIGNED 
 int64, FLOAT float, DOUBLE double, DECIMAL org.apache.kafka.connect.data.Decimal (bytes, with
 scale and precision), the temporal types by time.precision.mode (io.debezium.time.*), BIT(1)
 boolean and BIT(n) io.debezium.data.Bits, ENUM/SET io.debezium.data.Enum/EnumSet with their
-members, GEOMETRY io.debezium.data.geometry.Geometry, JSON io.debezium.data.Json, text string,
+members, GEOMETRY io.debezium.data.geometry.Geometry (POINT ...Point), JSON io.debezium.data.Json
+(MariaDB's JSON, logged as LONGTEXT, by the binlog's DDL: output/debezium_ddl.py), text string,
 binary bytes (or string, by binary.handling.mode). Schemas are made once per table."""
 from __future__ import annotations
+
+import datetime as dt
+import decimal
+import re
 
 from .forms import form_name
 
@@ -27,8 +32,20 @@ def _logical(type_, name, optional, field, **extra):
     return out
 
 
-def column_schema(col, settings) -> dict:
-    """One column's field schema."""
+def column_schema(col, settings, declared=None) -> dict:
+    """One column's field schema; `declared`: what its DDL said (output/debezium_ddl.Column),
+    which names a MariaDB JSON column and gives the field's `default`."""
+    out = _column_schema(col, settings, declared is not None and declared.type == "JSON")
+    literal = declared.default if declared is not None else None
+    if literal is not None:
+        value = default_value(col, literal, settings)
+        if value is not None:  # after "optional", where the JSON converter writes it
+            out = {k: v for k, v in out.items() if k in ("type", "optional")} | {"default": value} | {
+                k: v for k, v in out.items() if k not in ("type", "optional")}
+    return out
+
+
+def _column_schema(col, settings, json_declared: bool = False) -> dict:
     from ..generated import enums
 
     code = col.get("real_type", col.get("type"))
@@ -103,6 +120,8 @@ def column_schema(col, settings) -> dict:
     if form == "json":
         return _logical("string", "io.debezium.data.Json", optional, f)
     if form == "string":
+        if json_declared and col.get("charset") != "binary":  # MariaDB's JSON: LONGTEXT
+            return _logical("string", "io.debezium.data.Json", optional, f)
         if col.get("charset") == "binary":
             return _logical("bytes" if settings.binary_mode == "bytes" else "string", None,
                             optional, f)
@@ -114,20 +133,26 @@ def _struct(name, fields, optional):
     return {"type": "struct", "fields": fields, "optional": optional, "name": name}
 
 
+def _fields(writer, ch, columns):
+    declared = writer.declared.get(ch.db, ch.table)
+    return [column_schema(c, writer.settings, declared.get(str(c.name).lower())) for c in columns]
+
+
 def _value_schema(writer, ch, optional=True):
     name = f"{writer.prefix}.{ch.db}.{ch.table}.Value"
-    return _struct(name, [column_schema(c, writer.settings) for c in ch.columns], optional)
+    return _struct(name, _fields(writer, ch, ch.columns), optional)
 
 
 def key_schema(writer, ch) -> dict:
     """The schema of a table's key: its primary key's columns."""
-    ident = ("key", id(ch.columns), writer.settings, writer.prefix)
+    ident = ("key", id(ch.columns), writer.settings, writer.prefix,
+             _declared_key(writer, ch))
     seen = _CACHE.get(ident)
     if seen is not None and seen[0] is ch.columns:
         return seen[1]
     pk = set(ch.primary_key or ())
     out = _struct(f"{writer.prefix}.{ch.db}.{ch.table}.Key",
-                  [column_schema(c, writer.settings) for c in ch.columns if c.name in pk], False)
+                  _fields(writer, ch, [c for c in ch.columns if c.name in pk]), False)
     _remember(ident, ch.columns, out)
     return out
 
@@ -161,7 +186,8 @@ _BLOCK = {"type": "struct", "fields": [
 def envelope_schema(writer, ch) -> dict:
     """The schema of a table's change events."""
     connector = writer._connector(ch.file)
-    ident = ("envelope", id(ch.columns), writer.settings, writer.prefix, connector)
+    ident = ("envelope", id(ch.columns), writer.settings, writer.prefix, connector,
+             _declared_key(writer, ch))
     seen = _CACHE.get(ident)
     if seen is not None and seen[0] is ch.columns:
         return seen[1]
@@ -194,6 +220,82 @@ def transaction_schema(kind: str) -> dict:
         {"type": "int64", "optional": False, "field": "ts_ms"}],
         "optional": False, "name": "io.debezium.connector.common.TransactionMetadataValue",
         "version": 1}
+
+
+def _declared_key(writer, ch):
+    return tuple(sorted(writer.declared.get(ch.db, ch.table).items()))
+
+
+def _sql_string(raw: str) -> str:
+    """The text of a SQL string literal as written ('...', '' and backslash escapes)."""
+    body, out, i = raw[1:-1], [], 0
+    escapes = {"0": "\0", "b": "\b", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a"}
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            out.append(escapes.get(nxt, "\\" + nxt if nxt in "%_" else nxt))
+            i += 2
+        elif ch == "'" and body[i + 1:i + 2] == "'":
+            out.append("'")
+            i += 2
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def _time(text: str):
+    m = re.fullmatch(r"(-?)(\d+):(\d\d):(\d\d)(?:\.(\d{1,6}))?", text.strip())
+    if not m:
+        return text
+    us = ((int(m[2]) * 60 + int(m[3])) * 60 + int(m[4])) * 10**6 + int((m[5] or "0").ljust(6, "0"))
+    return dt.timedelta(microseconds=-us if m[1] else us)
+
+
+def default_value(col, literal, settings):
+    """A DEFAULT literal (kind, text) as the column's values are written (its form), or None."""
+    from .debezium_values import writer_of
+
+    kind, text = literal
+    form = form_name("debezium", col.get("real_type", col.get("type")))
+    if kind == "str":
+        text = _sql_string(text)
+    try:
+        if form in ("int", "year", "bigint"):
+            v = int(decimal.Decimal(text.strip())) if kind in ("num", "str") else \
+                int(text, 16 if kind == "hex" else 2) if kind in ("hex", "bits") else None
+        elif form == "decimal":
+            v = decimal.Decimal(text.strip())
+        elif form in ("float32", "float64"):
+            v = float(text)
+        elif form == "epoch_days":
+            v = dt.date.fromisoformat(text) if kind == "str" else None
+        elif form in ("datetime", "zoned_timestamp"):
+            v = dt.datetime(1970, 1, 1) if kind == "now" else dt.datetime.fromisoformat(text)
+            if form == "zoned_timestamp":
+                v = v.replace(tzinfo=dt.timezone.utc)
+        elif form == "micro_time":
+            v = _time(text) if kind == "str" else None
+        elif form == "bits":
+            v = int(text, 2) if kind == "bits" else int(text, 16) if kind == "hex" else int(text)
+        elif form == "enum":
+            v = text if kind == "str" else None
+        elif form == "enum_set":
+            v = frozenset(m for m in text.split(",") if m) if kind == "str" else None
+        elif form == "string":
+            raw = bytes.fromhex(text) if kind == "hex" else None
+            if col.get("charset") == "binary":
+                v = raw if raw is not None else text.encode("utf-8") if kind == "str" else None
+            else:
+                v = raw.decode("utf-8", "replace") if raw is not None else text if kind == "str" else None
+        else:
+            v = None
+    except (ValueError, ArithmeticError):
+        return None
+    if v is None:
+        return None
+    return writer_of(col, settings)(v)
 
 
 def _remember(ident, columns, schema):

@@ -356,6 +356,11 @@ def _entry(col, settings, server_charset):
     return col.name, write
 
 
+def writer_of(col, settings: Settings, server_charset: Optional[str] = None):
+    """One column's writer, write(value) for a value that is not None."""
+    return _entry(col, settings, server_charset)[1]
+
+
 def writers_of(columns, settings: Settings, server_charset: Optional[str] = None) -> dict:
     """Each column's writer (name -> write(value)), by its form: the table's plan."""
     return plan("debezium", columns, lambda c: _entry(c, settings, server_charset),
