@@ -10,7 +10,8 @@
     dump.py          `dump --format jsonl`: the JSON lines of the native envelope (every event,
                      the documented JSON form of each value)
     debezium.py      `--envelope debezium`: each row change as the Debezium connector's event
-                     (debezium_values.py its values, debezium_schema.py its Kafka Connect schemas)
+                     (debezium_values.py its values, debezium_schema.py its Kafka Connect schemas,
+                     debezium_ddl.py what the binlog's DDL declared: JSON columns, DEFAULTs)
     dump_text.py     `dump`'s text (mysqlbinlog -vv style), a script safe to pipe into a client
     text.py          column values and types as mariadb-binlog -vv prints them; the partial JSON
                      update as the JSON_REPLACE / JSON_INSERT / JSON_REMOVE calls that apply it
