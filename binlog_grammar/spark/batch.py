@@ -108,8 +108,8 @@ class SplitPartition(InputPartition):
 
 
 class BinlogReader(DataSourceReader):
-    def __init__(self, options, schema):
-        self.o = ReadOptions(options)
+    def __init__(self, options, schema, also=()):
+        self.o = ReadOptions(options, also)  # also: the streaming source's own options
         self.schema = schema
         self.typed_defs = None
         if self.o.table and self.o.content == "changes":

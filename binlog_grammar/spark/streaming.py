@@ -120,7 +120,7 @@ except ImportError:  # pragma: no cover - older Spark 4
 from .batch import BinlogReader, use_grammar
 from .options import ERROR_MARK, bad_input, marked_message
 from .schema import MAP, change_schema
-from .stream_options import StreamOptions, parse_start
+from .stream_options import STREAM_OPTIONS, StreamOptions, parse_start
 
 log = logging.getLogger("binlog_grammar.spark.streaming")
 STALL_SECONDS = 10.0  # with 3 heartbeats: how long a read waits at a standstill before its end
@@ -327,7 +327,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         except ValueError as e:
             raise bad_input(e) from None
         watch = _Stall(src, end, o.heartbeat)
-        rows = BinlogReader(o.row_options, self.schema)
+        rows = BinlogReader(o.row_options, self.schema, STREAM_OPTIONS)
         try:
             stream = _WithoutTxSeq(open_replication_stream(src, o.rows.filters(), o.rows.schemas()))
             watch.start()
