@@ -180,6 +180,9 @@ class BinlogReader(DataSourceReader):
             # raw rows as the commands show them; the pipeline (a plan) cannot snapshot them
             stream = split_stream(split, paths, o.filters(), o.verify_checksum, o.schemas(),
                                   o.skip_damaged, raw_rows=o.plan is None)
+        if o.envelope == "debezium":
+            yield from self._debezium_batches(stream, pa, pa_schema)
+            return
         events = self._row_events(stream)
         if self.typed_defs is None:
             yield from self._map_batches(events, pa, types, pa_schema)
@@ -225,13 +228,46 @@ class BinlogReader(DataSourceReader):
         if n:
             yield _batch(pa, cols, types, pa_schema)
 
-    def _row_events(self, stream) -> Iterator:
-        """_row_events of the stream, then its damage reported; with ignoreCorruptFiles, the
-        split ends at an error about its bytes (the rows before it are kept), reported."""
+    def _debezium_batches(self, stream, pa, pa_schema) -> Iterator:
+        """envelope debezium: the split's lines of the registry's debezium format (one writer
+        for the split, as dump's for a file), each with the event it comes from."""
+        from ..output.formats import get
+
+        w = get("debezium").writer(options=self.o.debezium)
+        cols = ([], [], [], [])
+
+        def put(lines, file, pos):
+            i = 0
+            for text in lines:
+                for line in text.split("\n"):  # the compiled backend joins an event's lines
+                    for c, v in zip(cols, (line, file, pos, i)):
+                        c.append(v)
+                    i += 1
+
+        events = self._row_events(stream, every=True)
+        for se, _ in events:
+            put(w.lines(se), se.event.file, se.event.offset)
+            if len(cols[0]) >= BATCH_ROWS:
+                yield pa.RecordBatch.from_arrays([pa.array(c, f.type) for c, f in
+                                                  zip(cols, pa_schema)], schema=pa_schema)
+                for c in cols:
+                    c.clear()
+        put(w.end(), None, None)
+        if cols[0]:
+            yield pa.RecordBatch.from_arrays([pa.array(c, f.type) for c, f in zip(cols, pa_schema)],
+                                             schema=pa_schema)
+
+    def _row_events(self, stream, every=False) -> Iterator:
+        """_row_events of the stream (`every`: all its events), then its damage reported; with
+        ignoreCorruptFiles, the split ends at an error about its bytes (the rows before it are
+        kept), reported."""
         from ..errors import BinlogError
 
         try:
-            yield from _row_events(stream, getattr(self, "see", None))
+            if every:  # every event, (se, None)
+                yield from ((se, None) for se in stream.events())
+            else:
+                yield from _row_events(stream, getattr(self, "see", None))
         except BinlogError as e:
             if not getattr(self, "ignore_corrupt", False):
                 raise

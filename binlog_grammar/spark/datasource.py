@@ -18,7 +18,7 @@ from pyspark.sql.datasource import DataSource
 
 from .batch import BinlogReader, find_table, task_error, use_grammar
 from .options import ReadOptions
-from .schema import JSON_IMAGE, MAP, TABLES, change_schema
+from .schema import DEBEZIUM, JSON_IMAGE, MAP, TABLES, change_schema
 
 
 class BinlogDataSource(DataSource):
@@ -40,6 +40,8 @@ class BinlogDataSource(DataSource):
         use_grammar(o.specs)
         if o.content == "tables":
             return TABLES
+        if o.envelope == "debezium":
+            return DEBEZIUM
         if o.table:
             from .typed import struct_type
 

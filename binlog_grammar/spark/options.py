@@ -29,7 +29,9 @@ OPTIONS = {
     "include_gtids": "", "exclude_gtids": "", "verify_checksum": "true", "table": "",
     "schema": "", "split_bytes": str(64 << 20), "min_partitions": "0", "specs": "",
     "content": "changes", "image_format": "map", "skip_damaged": "false", "mode": "FAILFAST",
+    "envelope": "native",
 }
+DEBEZIUM_PREFIX = "debezium."  # debezium.KEY: the Debezium writer's option KEY (envelope debezium)
 INTERNAL = ("plan", "tx_seq_base")  # given by the pipeline (binlog_grammar.spark.job)
 # the streaming source's own options (binlog_grammar.spark.stream_options), with the row options
 STREAM_OPTIONS = ("host", "port", "user", "password_env", "password_file", "server_id",
@@ -90,6 +92,24 @@ class ReadOptions:
             raise ValueError("binlog: option image_format: json is a form of the untyped images; "
                              "with the option table they are typed structs")
         self.skip_damaged = _skip_damaged(o)
+        self.envelope = (o.get("envelope") or "native").strip().lower()
+        self.debezium = {k[len(DEBEZIUM_PREFIX):]: v for k, v in o.items()
+                         if k.startswith(DEBEZIUM_PREFIX)}
+        if self.envelope not in ("native", "debezium"):
+            raise ValueError(f"binlog: option envelope: {self.envelope!r} (native or debezium)")
+        if self.envelope == "debezium":
+            if self.table or self.content != "changes" or o.get("image_format"):
+                raise ValueError("binlog: option envelope: debezium rows are the connector's JSON "
+                                 "events; not with table, content or image_format")
+            from ..output.debezium import check_options
+
+            try:
+                check_options(self.debezium)
+            except ValueError as e:
+                raise ValueError(f"binlog: option {DEBEZIUM_PREFIX}{e}") from None
+        elif self.debezium:
+            raise ValueError(f"binlog: option {DEBEZIUM_PREFIX}{next(iter(self.debezium))} is for "
+                             f"envelope debezium")
 
     def filters(self):
         from ..binlog.stream import Filters, GtidSet
@@ -135,7 +155,7 @@ def check_names(o: dict, also=()) -> None:
             o[c] = o.pop(k)
     known = (*OPTIONS, *INTERNAL, *also)
     for k in o:
-        if k in known:
+        if k in known or k.startswith(DEBEZIUM_PREFIX):
             continue
         if k in STREAM_OPTIONS:
             raise ValueError(f"binlog: option {k} is for a live server (spark.readStream, with no "

@@ -48,3 +48,13 @@ def change_schema(image=MAP) -> S.StructType:
         S.StructField("rows_raw", S.BinaryType(), True),
         S.StructField("undecoded", S.StringType(), True),
     ])
+
+
+# envelope debezium: each line `dump --format jsonl --envelope debezium` writes, with the event
+# it comes from (NULL for a line written at the end of a split)
+DEBEZIUM = S.StructType([
+    S.StructField("value", S.StringType(), False),
+    S.StructField("file", S.StringType(), True),
+    S.StructField("pos", S.LongType(), True),
+    S.StructField("line", S.IntegerType(), False),
+])

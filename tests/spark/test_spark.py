@@ -192,6 +192,23 @@ def test_image_format_json_corpus(spark):
     assert len(got) > 30 and got == expected
 
 
+@pytest.mark.parametrize("options", [{}, {"debezium.provide.transaction.metadata": "true",
+                                          "debezium.decimal.handling.mode": "string"}])
+def test_debezium_envelope_is_the_dumps(spark, options):
+    """envelope=debezium: the lines of the output registry's debezium format (what dump --format
+    jsonl --envelope debezium writes), in order, split anywhere."""
+    from binlog_grammar.output.formats import lines_of
+
+    opts = {k[len("debezium."):]: v for k, v in options.items()}
+    expected = list(lines_of(open_stream(SAMPLES, raw_rows=True).events(), "debezium",
+                             options=opts))
+    assert len(expected) >= 13
+    df = load(spark, SAMPLES, envelope="debezium", split_bytes=1, **options)
+    assert df.columns == ["value", "file", "pos", "line"]
+    assert df.rdd.getNumPartitions() > 10
+    assert [r.value for r in df.collect()] == expected
+
+
 def test_tables_content(spark):
     rows = load(spark, SAMPLES, content="tables").collect()
     names = {(r.db, r.table) for r in rows}

@@ -44,6 +44,18 @@ def test_skip_damaged_and_mode():
     assert ReadOptions({"path": "x", "imageFormat": "JSON"}).image_format == "json"
 
 
+def test_debezium_envelope_options():
+    o = ReadOptions({"path": "x", "envelope": "Debezium",
+                     "debezium.decimal.handling.mode": "string"})
+    assert o.envelope == "debezium" and o.debezium == {"decimal.handling.mode": "string"}
+    with pytest.raises(ValueError, match="debezium.decimal.handling.mode is for envelope debezium"):
+        ReadOptions({"path": "x", "debezium.decimal.handling.mode": "string"})
+    with pytest.raises(ValueError, match="option debezium.decimal.handling.mode='exact'"):
+        ReadOptions({"path": "x", "envelope": "debezium", "debezium.decimal.handling.mode": "exact"})
+    with pytest.raises(ValueError, match="not with table"):
+        ReadOptions({"path": "x", "envelope": "debezium", "table": "shop.items"})
+
+
 def test_docs_list_every_option_with_its_default():
     text = (ROOT / "docs" / "spark.md").read_text()
     table = text[text.index("| option | default | what |"):text.index("## Damaged input")]
