@@ -63,8 +63,9 @@ SANITIZE = ("-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fr
 EXTENSIONS = ("_framing", "_rows", "_lane")
 MAGIC = b"\xfebin"
 HL = 19
-# type codes the lane writes (MariaDB GTID, XID, ANNOTATE_ROWS, TABLE_MAP, rows v1 and v2)
-LANE_CODES = (162, 16, 160, 19, 23, 24, 25, 30, 31, 32, 166, 167, 168, 169)
+# type codes the lane writes (MariaDB GTID, XID, ANNOTATE_ROWS, TABLE_MAP, rows v1 and v2, MySQL's
+# GTID and ANONYMOUS_GTID, QUERY)
+LANE_CODES = (162, 16, 160, 19, 23, 24, 25, 30, 31, 32, 166, 167, 168, 169, 33, 34, 2)
 
 
 # -- the sanitized build ------------------------------------------------------------------------
@@ -330,7 +331,7 @@ class _Probe:
     def __init__(self, mod):
         self.mod, self.hits = mod, set()
         self.CODES, self.ROWS, self.HEADER_LEN = mod.CODES, mod.ROWS, mod.HEADER_LEN
-        self.shape_key = mod.shape_key
+        self.shape_key, self.query_key = mod.shape_key, mod.query_key
         self.written = 0
 
     def Lane(self, *args):  # noqa: N802 - the module's name for it
@@ -341,6 +342,7 @@ class _ProbedLane:
     def __init__(self, probe, lane):
         self.probe, self.lane = probe, lane
         self.add_table, self.set_id, self.add_plan = lane.add_table, lane.set_id, lane.add_plan
+        self.add_statement = lane.add_statement
 
     def text(self, buf, base, pos, stop, *rest):
         r = self.lane.text(buf, base, pos, stop, *rest)
