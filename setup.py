@@ -28,7 +28,8 @@ setup(ext_modules=[
               [GENERATED + "framing.h", NATIVE + "crc32.h"]),
     extension("_rows", [GENERATED + "rows_module.c", GENERATED + "rows.c"], ROWS_H),
     # the loops: lanes.h's CRC32 is zlib's when zlib.h is there
-    extension("_lane", [GENERATED + "lane.c", GENERATED + "rows.c", NATIVE + "crc32.c"], LOOP_H,
+    extension("_lane", [GENERATED + "lane.c", GENERATED + "rows.c", NATIVE + "crc32.c"],
+              LOOP_H + [GENERATED + "lane_state.h"],
               libraries=["z"]),
     extension("_jsonl_lane", [GENERATED + "jsonl_lane.c", GENERATED + "rows.c", NATIVE + "crc32.c"],
               LOOP_H, libraries=["z"]),
