@@ -325,8 +325,8 @@ CREATE TABLE skip (id INT PRIMARY KEY);
 INSERT INTO items VALUES (1, 'pen', 1.50, 'a'), (2, 'ink', 3.25, '');
 INSERT INTO skip VALUES (1);
 UPDATE items SET price = price * 2; DELETE FROM items WHERE id = 2;
-FLUSH BINARY LOGS;
-INSERT INTO items VALUES (3, 'pad', 0.99, 'a,b');"""
+FLUSH BINARY LOGS;"""
+FIXED_LATER = """USE fx; INSERT INTO items VALUES (3, 'pad', 0.99, 'a,b');"""
 
 
 @pytest.fixture(scope="module")
@@ -334,8 +334,11 @@ def fixed(server):
     start = _status(server)
     gtid = _gtid_pos(server)
     server.sql(FIXED)
+    time.sleep(1.1)
+    later = int(server.sql("SELECT UNIX_TIMESTAMP()").strip())  # for skip_to_timestamp
+    server.sql(FIXED_LATER)
     settle(server)
-    return start, gtid
+    return start, gtid, later
 
 
 @pytest.mark.parametrize("kw", [
@@ -350,14 +353,16 @@ def test_typical_scripts_print_the_same_through_both(server, fixed, kw):
 
 
 def test_resume_stream_log_file_log_pos_and_mariadb_gtids(server, fixed):
-    (file, pos), gtid = fixed
+    (file, pos), gtid, later = fixed
     for kw in ({"resume_stream": True, "log_file": file, "log_pos": pos},
                {"is_mariadb": True, "auto_position": gtid},
-               {"is_mariadb": True, "auto_position": gtid,
-                "skip_to_timestamp": int(time.time()) - 3600, "end_log_pos": 10**9}):
+               {"is_mariadb": True, "auto_position": gtid, "end_log_pos": 10**9}):
         real, shim = both(server, kw)
-        assert "fx items" in real and "pad" in real
+        assert "fx items" in real and "pad" in real and "pen" in real
         assert_same(real, shim)
+    real, shim = both(server, {"is_mariadb": True, "auto_position": gtid, "skip_to_timestamp": later})
+    assert "pad" in real and "pen" not in real
+    assert_same(real, shim)
 
 
 def test_with_install_the_script_runs_unchanged(server, fixed):
