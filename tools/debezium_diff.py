@@ -22,7 +22,9 @@ envelope's author. --connector-only runs the connector alone (no dump): which dr
 workloads it takes.
 
 At the end: per option set, examples, change records and values compared, values differing,
-fields explained (the connector's clock), failures, wall time; exit status 1 when any failed.
+fields explained (binlog_grammar.testing.debezium_diff: the connector's clock, ...), the
+connector's known mistakes (debezium_diff.connector_wrong: values where the connector is wrong and
+the envelope writes what the server stored), failures, wall time; exit status 1 when any failed.
 """
 from __future__ import annotations
 
@@ -96,6 +98,7 @@ def run_set(server, name, options, schemas, examples, seed, n_cases, connector_o
     start = state["start"]
     out(f"{name}: {state['examples']} examples, {total.changes} change records, {total.values} "
         f"values compared, {total.differing} differing, explained {total.explained or '{}'}, "
+        f"the connector's known mistakes {total.connector_wrong or '{}'}, "
         f"{state['failures']} failed; connector streaming after "
         f"{(sum(start) / len(start)) if start else 0:.1f} s on average; "
         f"{time.monotonic() - began:.0f} s")

@@ -23,7 +23,8 @@ How a capture goes (`DebeziumServer.capture`):
    and value parsed; `Capture.binlogs` are the server's binlog files that hold the workload.
 
 What the connector cannot do against MariaDB (so the workloads avoid it): it stops on DDL it
-cannot parse (MariaDB-only syntax such as CREATE OR REPLACE, UUID and INET6 columns); it leaves
+cannot parse ("DDL statement couldn't be parsed": CREATE OR REPLACE, UUID, INET4 and INET6
+columns, COMPRESSED columns; INVISIBLE columns it takes); it leaves
 `source.gtid`, `source.thread` and `source.query` null for MariaDB (it reads MySQL's GTID events
 only, and the thread id and statement from events MariaDB writes differently); `source.ts_ms`
 and the envelope's `ts_ms`/`ts_us`/`ts_ns` are the connector's clock where they are not the
@@ -137,6 +138,10 @@ def properties(server, db: str, workdir: Path, options: dict, schemas: bool) -> 
         "database.include.list": db,
         "snapshot.mode": "no_data",
         "schema.history.internal": "io.debezium.relational.history.MemorySchemaHistory",
+        # the DDL of the captured tables only: a table of another capture that the connector
+        # cannot parse (a UUID column) must not stop this one's snapshot
+        "schema.history.internal.store.only.captured.databases.ddl": "true",
+        "schema.history.internal.store.only.captured.tables.ddl": "true",
         "offset.storage": "org.apache.kafka.connect.storage.FileOffsetBackingStore",
         "offset.storage.file.filename": str(workdir / "offsets.dat"),
         "offset.flush.interval.ms": "0",
@@ -272,7 +277,10 @@ class DebeziumServer:
             stderr = err.read().decode(errors="replace")
             err.close()
         if rc != 0:
-            raise RuntimeError(f"the connector failed (exit {rc}): {stderr[-4000:]}")
+            said = [line for line in stderr.splitlines()
+                    if line.startswith(("engine stopped:", "timeout:"))]
+            raise RuntimeError(f"the connector failed (exit {rc}): "
+                               f"{' '.join(said) or stderr[-4000:]}")
         records = []
         for line in out.read_text(encoding="utf-8").splitlines():
             records.append(json.loads(line))

@@ -72,7 +72,12 @@ public class DebeziumCapture {
             .using(props)
             .using((success, message, error) -> {
                 if (!success) {
-                    failure.set(message + (error == null ? "" : ": " + error));
+                    // the chain of causes: the last one says what the connector stopped on
+                    StringBuilder why = new StringBuilder(String.valueOf(message));
+                    for (Throwable t = error; t != null; t = t.getCause()) {
+                        why.append(" <- ").append(String.valueOf(t.getMessage()).replace('\n', ' '));
+                    }
+                    failure.set(why.toString());
                 }
                 done.countDown();
             })
@@ -100,7 +105,11 @@ public class DebeziumCapture {
         ExecutorService executor = Executors.newSingleThreadExecutor();
         executor.execute(engine);
         boolean arrived = done.await(timeout, TimeUnit.SECONDS);
-        engine.close();
+        try {
+            engine.close();
+        } catch (IllegalStateException e) {
+            // already shut down: it stopped by itself (the completion callback said why)
+        }
         executor.shutdown();
         executor.awaitTermination(60, TimeUnit.SECONDS);
         synchronized (out) {

@@ -11,17 +11,26 @@ both emit them. Tables are drawn as the randomized differential suite draws them
 Fields that cannot match, and why:
 - the envelope's `ts_ms`, `ts_us`, `ts_ns`: the time the connector processed the record, its
   clock, not anything in the binlog (`source.ts_ms` is the event's time, and is compared).
+- a column's `default` in the Kafka Connect schema (schemas.enable): the connector takes it from
+  the CREATE TABLE; a binlog's TABLE_MAP has no defaults, unless the envelope writes them;
+- a NULL value of a column that has a DEFAULT: Kafka's JSON converter writes the DEFAULT in its
+  place (replace.null.with.default, true by default; the judge keeps the default, since with it
+  false the source block's null `snapshot` is written null, not "false"), where the envelope
+  writes the NULL the binlog holds.
 Fields that differ by design where the envelope follows Debezium's MariaDB connector rather than
 the MySQL connector that judges it (only when the envelope says `"connector": "mariadb"`):
 `source.connector`, `source.gtid` (the MySQL connector reads MySQL GTID events only, so leaves it
-null for MariaDB), `source.thread`, `source.query`, and `transaction` (the MySQL connector takes
+null for MariaDB), `source.thread`, `source.query`, the source block's schema name with
+`schemas.enable` (io.debezium.connector.mariadb.Source), and `transaction` (the MySQL connector takes
 a transaction's id from MySQL GTIDs: against MariaDB it writes `transaction: null` and no BEGIN/END
 records even with provide.transaction.metadata=true).
 """
 from __future__ import annotations
 
+import base64
 import json
 import os
+import struct
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -142,7 +151,8 @@ def _diff(path, a, b, out):
             _diff(f"{path}.{k}" if path else str(k), a.get(k, "<absent>"), b.get(k, "<absent>"), out)
     elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         for i, (x, y) in enumerate(zip(a, b)):
-            _diff(f"{path}[{i}]", x, y, out)
+            label = x.get("field", i) if isinstance(x, dict) else i  # a schema's fields by name
+            _diff(f"{path}[{label}]", x, y, out)
     elif a != b or type(a) is not type(b):
         out.append((path, a, b))
 
@@ -153,6 +163,7 @@ class Comparison:
     values: int = 0  # column values compared (before and after images)
     differing: int = 0  # of the values, differing
     explained: dict = field(default_factory=dict)  # path -> count of differences explained above
+    connector_wrong: dict = field(default_factory=dict)  # mistake -> count (connector_wrong)
     problems: list = field(default_factory=list)
 
     def add(self, other: "Comparison"):
@@ -161,20 +172,85 @@ class Comparison:
         self.differing += other.differing
         for k, v in other.explained.items():
             self.explained[k] = self.explained.get(k, 0) + v
+        for k, v in other.connector_wrong.items():
+            self.connector_wrong[k] = self.connector_wrong.get(k, 0) + v
         self.problems += other.problems
 
 
-def _explained(path: str, ours_value) -> bool:
+def _explained(path: str, theirs, ours, ours_value) -> bool:
     if path.split(".")[0] in CLOCK_FIELDS:
         return True
     mariadb = isinstance(ours_value, dict) and (ours_value.get("source") or {}).get(
         "connector") == "mariadb"
+    if path.startswith("schema.") and path.endswith(".default") and ours == "<absent>":
+        return True  # a column's DEFAULT: in the DDL, not in the binlog's TABLE_MAP
+    if mariadb and path.startswith("schema.") and isinstance(theirs, str):
+        # the source block's schema name: io.debezium.connector.mariadb.Source
+        return ours == theirs.replace(".connector.mysql.", ".connector.mariadb.")
     return mariadb and any(path == f or path.startswith(f + ".") for f in MARIADB_FIELDS)
 
 
-def compare(theirs: list, ours: list, schemas: bool, dbs, limit=40) -> Comparison:
+_CP1252_HOLES = str.maketrans({c: "\ufffd" for c in "\x81\x8d\x8f\x90\x9d"})
+
+
+def _bytes_of(value, options: dict):
+    """The bytes of a binary value as the envelope writes it under binary.handling.mode."""
+    mode = options.get("binary.handling.mode", "bytes")
+    try:
+        if mode == "hex":
+            return bytes.fromhex(value)
+        if mode == "base64-url-safe":
+            return base64.urlsafe_b64decode(value)
+        return base64.b64decode(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def connector_wrong(sql_type: str, theirs, ours, options: dict) -> str | None:
+    """Which of the connector's known mistakes explains its value `theirs` where the envelope
+    wrote `ours` (the value the server stored), or None. The connector is wrong in each:
+    - ENUM/SET members as the DDL spells them: it keeps the backslash escapes of the CREATE
+      TABLE's literals ('\\\\1' is the member \\1);
+    - latin1 text: MariaDB's latin1 maps 0x81, 0x8D, 0x8F, 0x90, 0x9D to U+0081...; Java's
+      windows-1252 has no character for them and writes U+FFFD;
+    - utf16/ucs2 text that begins with U+FEFF: Java's UTF-16 decoder takes it for a byte order
+      mark and drops it;
+    - CHAR(n)/VARCHAR(n) CHARACTER SET binary (which MariaDB makes BINARY(n)/VARBINARY(n)): the
+      connector's DDL parser keeps them text, so it writes their bytes as characters (and
+      BINARY(n)'s without the trailing zero bytes) instead of binary.
+    """
+    if not isinstance(theirs, str) or not isinstance(ours, str):
+        return None
+    if sql_type.startswith(("enum(", "set(")) and theirs == ours.replace("\\", "\\\\"):
+        return "ENUM/SET member with a backslash written as the DDL escapes it"
+    if sql_type.endswith(" latin1") and theirs == ours.translate(_CP1252_HOLES):
+        return "latin1 0x81/0x8D/0x8F/0x90/0x9D written U+FFFD"
+    if (sql_type.endswith((" utf16", " ucs2", " utf16le")) and ours.startswith("\ufeff")
+            and theirs == ours[1:]):
+        return "a leading U+FEFF of UTF-16 text dropped as a byte order mark"
+    if sql_type.startswith(("binary(", "varbinary(")):
+        data = _bytes_of(ours, options)
+        if data is not None and theirs in (data.decode("latin1"),
+                                           data.rstrip(b"\0").decode("latin1")):
+            return "CHAR/VARCHAR CHARACTER SET binary written as text"
+    return None
+
+
+def _float32(x) -> bytes | None:
+    try:
+        return struct.pack("<f", x) if isinstance(x, (int, float)) else None
+    except (OverflowError, struct.error):
+        return None
+
+
+def compare(theirs: list, ours: list, schemas: bool, dbs, limit=40,
+            types: dict | None = None, defaults: dict | None = None,
+            options: dict | None = None) -> Comparison:
     """The connector's records (`theirs`) against the envelope's (`ours`), both as
-    [{"key", "value"}]: every change record of the databases `dbs`."""
+    [{"key", "value"}]: every change record of the databases `dbs`. types: {(db, table,
+    column): SQL type}, named in the problems (and a FLOAT's value compared as a float32);
+    defaults: {(db, table, column): True} of the columns that have a DEFAULT."""
+    types, defaults, options = types or {}, defaults or {}, options or {}
     a = change_records(theirs, schemas, dbs)
     b = change_records(ours, schemas, dbs)
     res = Comparison()
@@ -198,7 +274,23 @@ def compare(theirs: list, ours: list, schemas: bool, dbs, limit=40) -> Compariso
             if schemas:
                 _diff("schema", x[4]["value"].get("schema"), y[4]["value"].get("schema"), diffs)
         for path, va, vb in diffs:
-            if _explained(path, y[3]):
+            column = path.split(".", 1)[1] if path.startswith(("before.", "after.")) else None
+            sql_type = types.get((x[0], x[1], column), "")
+            mistake = connector_wrong(sql_type, va, vb, options) if column else None
+            if mistake:
+                res.connector_wrong[mistake] = res.connector_wrong.get(mistake, 0) + 1
+                continue
+            if vb is None and va is not None and defaults.get((x[0], x[1], column)):
+                res.explained["NULL written as the DEFAULT"] = (
+                    res.explained.get("NULL written as the DEFAULT", 0) + 1)
+                continue
+            if (sql_type.startswith("float") and _float32(va) is not None
+                    and _float32(va) == _float32(vb)):
+                # the same float32: Java 17's Float.toString does not always write the
+                # shortest digits (1.17549435e-38 for 1.1754944e-38); Java 19 and later do
+                res.explained["float32 digits"] = res.explained.get("float32 digits", 0) + 1
+                continue
+            if _explained(path, va, vb, y[3]):
                 head = path.split(".")[0]
                 name = head if head in CLOCK_FIELDS else path
                 res.explained[name] = res.explained.get(name, 0) + 1
@@ -206,8 +298,8 @@ def compare(theirs: list, ours: list, schemas: bool, dbs, limit=40) -> Compariso
             if path.startswith(("before.", "after.")):
                 res.differing += 1
             if len(res.problems) < limit:
-                res.problems.append(f"{where} {path}: connector {json.dumps(va)[:200]}, "
-                                    f"dump {json.dumps(vb)[:200]}")
+                res.problems.append(f"{where} {path}{' [' + sql_type + ']' if sql_type else ''}: "
+                                    f"connector {json.dumps(va)[:200]}, dump {json.dumps(vb)[:200]}")
     return res
 
 
@@ -225,4 +317,23 @@ def check(server, cases: list, options: dict, schemas: bool = False, cli=None):
     cap = server.capture(sql, options, schemas=schemas, db=base, force=True,
                          include=f"{base}(_[0-9]+)?")
     ours = dump_records(cap.binlogs, options, schemas, cli)
-    return compare(cap.records, ours, schemas, set(dbs)), cap
+    types, defaults = column_types(server, dbs)
+    return compare(cap.records, ours, schemas, set(dbs), types=types, defaults=defaults,
+                   options=options), cap
+
+
+def column_types(server, dbs):
+    """({(db, table, column): "COLUMN_TYPE CHARACTER_SET"}, {(db, table, column): has a
+    DEFAULT}) of the databases `dbs`."""
+    names = ", ".join("'" + d + "'" for d in dbs)
+    out = server.server.sql(
+        "SELECT TABLE_SCHEMA, TABLE_NAME, HEX(COLUMN_NAME), COLUMN_TYPE, "
+        "IFNULL(CHARACTER_SET_NAME, ''), COLUMN_DEFAULT IS NOT NULL AND COLUMN_DEFAULT <> 'NULL'"
+        f" FROM information_schema.COLUMNS WHERE TABLE_SCHEMA IN ({names})")
+    types, defaults = {}, {}
+    for line in out.splitlines():
+        db, table, name, sql_type, charset, has_default = line.split("\t")
+        where = (db, table, bytes.fromhex(name).decode("utf-8"))
+        types[where] = f"{sql_type} {charset}".strip()
+        defaults[where] = has_default == "1"
+    return types, defaults

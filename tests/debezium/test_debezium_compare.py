@@ -4,7 +4,7 @@ reported, and only the connector's clock (ts_ms, ts_us, ts_ns of the envelope) a
 envelope says it follows the MariaDB connector, its MariaDB fields are let through."""
 import copy
 
-from binlog_grammar.testing.debezium_diff import compare
+from binlog_grammar.testing.debezium_diff import compare, connector_wrong
 
 
 def _record(op, before, after, pos=4, gtid=None, connector="mysql"):
@@ -78,3 +78,25 @@ def test_schemas_are_compared_with_the_payloads():
     assert compare(theirs, ours, True, {"d_0"}).problems == []
     ours[0]["value"]["schema"]["name"] = "other"
     assert any("schema.name" in p for p in compare(theirs, ours, True, {"d_0"}).problems)
+
+
+def test_the_connectors_known_mistakes_are_named_and_nothing_else():
+    named = [
+        ("enum('\\\\0','\\\\1') latin1", "\\\\1", "\\1"),
+        ("set('a','\\\\b') utf8mb4", "a,\\\\b", "a,\\b"),
+        ("tinytext latin1", "\ufffd?", "\x90?"),
+        ("text utf16", "x", "\ufeffx"),
+        ("binary(4)", "j", "agAAAA=="),
+        ("varbinary(3)", "j\x00", "agA="),
+    ]
+    for sql_type, theirs, ours in named:
+        assert connector_wrong(sql_type, theirs, ours, {}), (sql_type, theirs, ours)
+    assert connector_wrong("binary(2)", "j", "6a00", {"binary.handling.mode": "hex"})
+    for sql_type, theirs, ours in [
+        ("enum('a','b') latin1", "a", "b"),
+        ("tinytext latin1", "\ufffd", "\xe9"),  # é is not a hole of windows-1252
+        ("text utf8mb4", "x", "\ufeffx"),  # only UTF-16 text loses a U+FEFF
+        ("binary(4)", "agAAAA==", "agAAAB=="),
+        ("int", 1, 2),
+    ]:
+        assert connector_wrong(sql_type, theirs, ours, {}) is None, (sql_type, theirs, ours)
