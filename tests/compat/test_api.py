@@ -143,3 +143,21 @@ def test_the_readme_python_examples_run_verbatim_on_the_samples():
         assert out.stdout.strip(), block
     assert "0-1-4" in subprocess.run([sys.executable, "-c", blocks[0]], capture_output=True,
                                      text=True, cwd=ROOT).stdout
+
+
+def test_a_server_url_gives_a_replication_source_with_its_options():
+    from binlog_grammar.compat.api import source_from_url
+
+    src = source_from_url("mysql://repl:p%40ss@10.0.0.5:3307?gtid=0-1-5&until_now=1&blocking=0")
+    assert (src.host, src.port, src.user, src.until_now, src.blocking) == \
+        ("10.0.0.5", 3307, "repl", True, False)
+    assert str(src.gtid_state) == "0-1-5" and src.password.reveal() == b"p@ss"
+    assert "p@ss" not in repr(src)
+    with pytest.raises(ValueError, match="unknown option 'nope'.*until_now"):
+        source_from_url("mysql://repl@h?nope=1")
+    with pytest.raises(ValueError, match="write 1 or 0"):
+        source_from_url("mariadb://repl@h?blocking=maybe")
+    with pytest.raises(ValueError, match="position filters do not apply to a server"):
+        open_stream("mysql://repl@127.0.0.1:1", start_position=4)
+    with pytest.raises(TypeError, match="takes no skip_damaged"):
+        open_stream("mysql://repl@127.0.0.1:1", skip_damaged=True)

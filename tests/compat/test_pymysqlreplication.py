@@ -383,12 +383,18 @@ def test_a_blocking_script_reads_events_as_they_are_written(server, fixed):
           "only_schemas": ["live"]}
     procs = [start(server, kw, how, stop="stop_here", server_id=5000 + i)
              for i, how in enumerate(("real", "shim"))]
-    time.sleep(2)  # both connected, waiting
-    assert all(p.poll() is None for p in procs)
-    server.sql("CREATE DATABASE live; USE live; CREATE TABLE t (id INT PRIMARY KEY, v TEXT);"
-               "INSERT INTO t VALUES (1, 'a'), (2, 'b'); UPDATE t SET v = 'c'; FLUSH BINARY LOGS;"
-               "DELETE FROM t WHERE id = 1; CREATE TABLE stop_here (id INT);")
-    real, shim = (finish(p) for p in procs)
+    try:
+        time.sleep(2)  # both connected, waiting
+        assert all(p.poll() is None for p in procs)
+        server.sql("CREATE DATABASE live; USE live; CREATE TABLE t (id INT PRIMARY KEY, v TEXT);"
+                   "INSERT INTO t VALUES (1, 'a'), (2, 'b'); UPDATE t SET v = 'c';"
+                   "FLUSH BINARY LOGS; DELETE FROM t WHERE id = 1; CREATE TABLE stop_here (id INT);")
+        real, shim = [finish(p) for p in procs]
+    finally:
+        for p in procs:  # a script that failed leaves the other one waiting
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
     assert "DeleteRowsEvent" in real and "stop_here" in real and "rotate" in real
     assert_same(real, shim)
 
