@@ -199,7 +199,8 @@ def seed_files() -> list:
 
 
 def seeds(out: Path) -> list:
-    """Seed files in out: the samples, the corpus, earlier findings, two bench-like files."""
+    """Seed files in out: the samples, the corpus, earlier findings, two bench-like files and
+    each MySQL corpus file's transactions repeated."""
     paths = []
     for i, p in enumerate(seed_files()):
         data = p.read_bytes()
@@ -209,6 +210,12 @@ def seeds(out: Path) -> list:
     for k in (3, 12):
         paths.append(out / f"bench-{k}.bin")
         paths[-1].write_bytes(bench_like(SAMPLE.read_bytes(), k))
+    mysql = CORPUS / "mysql"
+    for i, p in enumerate(sorted(mysql.iterdir()) if mysql.is_dir() else []):
+        like = mysql_like(p.read_bytes(), 12)  # MySQL's GTIDs, BEGINs and XIDs, repeated
+        if like:
+            paths.append(out / f"mysql-like-{i:03d}.bin")
+            paths[-1].write_bytes(like)
     return [str(p) for p in paths]
 
 

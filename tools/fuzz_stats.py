@@ -36,8 +36,9 @@ import fuzz_lane  # noqa: E402  (tools/fuzz_lane.py: the sanitized build, seeds 
 
 OPTIONS = ([], ["--json", "--top", "3"], ["--top", "0"])
 HL, CRC = fuzz_lane.HL, 4
-# the events the loop reads: MariaDB GTID, XID, ANNOTATE_ROWS, TABLE_MAP, rows v1 and v2
-LOOP_CODES = (162, 16, 160, 19, 23, 24, 25, 30, 31, 32)
+# the events the loop reads: MariaDB GTID, XID, ANNOTATE_ROWS, TABLE_MAP, rows v1 and v2, MySQL's
+# GTID and ANONYMOUS_GTID, QUERY (its BEGIN)
+LOOP_CODES = (162, 16, 160, 19, 23, 24, 25, 30, 31, 32, 33, 34, 2)
 
 
 def resize(data: bytes, rnd: random.Random) -> bytes:
