@@ -66,6 +66,7 @@ class _Context:
         self.state, self.dbms, self.mysql_version = state, dbms, mysql_version
         self.header_len = 19
         self.table = None
+        self.pmr_table = None  # row_event.Table of `table`
         self.changes = None
 
     def crc_len(self, ev) -> int:
@@ -180,6 +181,7 @@ class BinLogStreamReader:
     def _generate(self):
         decoder = RowDecoder()
         tables = {}  # table id -> rows.Table of the TABLE_MAPs the filters keep
+        made = {}  # table id -> (rows.Table, row_event.Table made from it)
         for ev, state in self._raw_events():
             name = ev.name
             cls = CLASSES.get(name, E.NotImplementedEvent)
@@ -211,11 +213,13 @@ class BinLogStreamReader:
                 if not self._table_ok(str(ev.data.db), str(ev.data.table)):
                     continue
                 ctx.table = tables[tid] = decoder.table_map(ev)
+                ctx.pmr_table = self._made(made, ctx.table)
             elif issubclass(cls, R.RowsEvent):
                 t = tables.get(int(ev.data.table_id))
                 if t is None or not self._table_ok(t.db, t.table):
                     continue
                 ctx.table = t
+                ctx.pmr_table = self._made(made, t)
                 ctx.changes = (lambda ev=ev, t=t: decoder.changes(ev, t))
             if cls not in self._allowed:
                 if self.is_past_end_log_pos:
@@ -224,6 +228,14 @@ class BinLogStreamReader:
             yield cls(ev, ctx)
             if self.is_past_end_log_pos:
                 return
+
+    @staticmethod
+    def _made(made, t):
+        """The library's Table for rows.Table `t`, made once per TABLE_MAP that changes it."""
+        got = made.get(t.table_id)
+        if got is None or got[0] is not t:
+            got = made[t.table_id] = (t, R.Table(t))
+        return got[1]
 
     def _table_ok(self, schema, table) -> bool:
         if self.only_tables is not None and table not in self.only_tables:

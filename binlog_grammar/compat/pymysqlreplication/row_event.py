@@ -15,6 +15,7 @@ from .event import BinLogEvent
 NULL, OUT_OF_DATE_RANGE, OUT_OF_DATETIME_RANGE = "null", "out of date range", "out of datetime range"
 OUT_OF_DATETIME2_RANGE, EMPTY_SET, COLS_BITMAP = "out of datetime2 range", "empty set", "cols bitmap"
 
+_ABSENT = object()
 _ZERO_REASON = {"DATE": OUT_OF_DATE_RANGE, "NEWDATE": OUT_OF_DATE_RANGE,
                 "DATETIME": OUT_OF_DATETIME_RANGE, "DATETIME2": OUT_OF_DATETIME2_RANGE,
                 "TIMESTAMP": OUT_OF_DATETIME2_RANGE, "TIMESTAMP2": OUT_OF_DATETIME2_RANGE}
@@ -27,29 +28,55 @@ def pmr_value(value, col):
     datetime in UTC, GEOMETRY its bytes (SRID and WKB)."""
     if value is None:
         return None, NULL
-    kind = col.type_name
-    if kind == "SET":
-        return (set(value), None) if value else (None, EMPTY_SET)
-    if kind == "BIT":
-        bits = _bit_width(col)
-        n = value if isinstance(value, int) else int.from_bytes(bytes(value), "big")
-        return format(n, f"0{bits}b"), None
-    if isinstance(value, str) and kind in _ZERO_REASON:
-        return None, _ZERO_REASON[kind]  # a zero date, or one with a zero part
-    if kind in ("TIMESTAMP", "TIMESTAMP2") and isinstance(value, datetime.datetime):
-        return value.astimezone(datetime.timezone.utc).replace(tzinfo=None), None
-    if kind == "GEOMETRY" and not isinstance(value, (bytes, str)):
-        raw = getattr(value, "raw", None)
-        if raw is None:
-            raw = int(getattr(value, "srid", 0)).to_bytes(4, "little") + bytes(getattr(value, "wkb", b""))
-        return bytes(raw), None
+    return converter(col)(value)
+
+
+def _plain(value):
+    t = type(value)
+    if t is int or t is float or t is str or t is bool:
+        return value, None
+    if isinstance(value, str):  # text as logged (a str subclass)
+        return str(value), None
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value), None
-    if isinstance(value, str):
-        return str(value), None
     if isinstance(value, frozenset):
         return set(value), None
     return value, None
+
+
+def _set(value):
+    return (set(value), None) if value else (None, EMPTY_SET)
+
+
+def _geometry(value):
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value), None
+    return int(value.srid).to_bytes(4, "little") + bytes(value.wkb), None
+
+
+def converter(col):
+    """The function that gives one column's values the library's types: (value, none_source)."""
+    kind = col.type_name
+    if kind == "SET":
+        return _set
+    if kind == "BIT":
+        spec = f"0{_bit_width(col)}b"
+        return lambda v: (format(v if isinstance(v, int) else int.from_bytes(bytes(v), "big"),
+                                 spec), None)
+    if kind == "GEOMETRY":
+        return _geometry
+    why = _ZERO_REASON.get(kind)
+    if why is not None:  # a zero date (text) has no value; a TIMESTAMP is naive, in UTC
+        utc = kind.startswith("TIMESTAMP")
+
+        def date(v):
+            if isinstance(v, str):
+                return None, why
+            if utc and isinstance(v, datetime.datetime):
+                return v.astimezone(datetime.timezone.utc).replace(tzinfo=None), None
+            return v, None
+        return date
+    return _plain
 
 
 def _bit_width(col) -> int:
@@ -100,6 +127,7 @@ class Table:
         keys = list(t.primary_key or [])
         self.primary_key = "" if not keys else keys[0] if len(keys) == 1 else tuple(keys)
         self.column_name_flag = bool(t.full_metadata)
+        self._plan = [(c.name, converter(c)) for c in t.columns]
 
     @property
     def data(self):
@@ -213,7 +241,7 @@ class TableMapEvent(BinLogEvent):
         self.schema = str(d.db)
         self.table = str(d.table)
         self.column_count = int(d.column_count)
-        self.table_obj = Table(t) if t is not None else None
+        self.table_obj = ctx.pmr_table if t is not None else None
         self.columns = self.table_obj.columns if t is not None else []
         entries = d.get("optional_metadata") or []
         self.optional_metadata = OptionalMetaData(entries, self.columns, ctx.dbms)
@@ -241,11 +269,11 @@ class RowsEvent(BinLogEvent):
         self.table_id = int(d.table_id)
         self.flags = int(d.flags)
         self.number_of_columns = int(d.columns.column_count)
-        self._table = Table(t)
+        self._table = ctx.pmr_table
         self.schema, self.table = t.db, t.table
         self.primary_key = self._table.primary_key
         self.columns = self._table.columns
-        self._changes, self._cols = ctx.changes, t.columns
+        self._changes = ctx.changes
         self._rows = None
         rows = d.get("rows")
         self._head = len(ev.raw) - ctx.header_len - ctx.crc_len(ev) - (len(rows) if rows is not None else 0)
@@ -262,14 +290,20 @@ class RowsEvent(BinLogEvent):
 
     def _image(self, image):
         values, nones = {}, {}
-        for c in self._cols:
-            if c.name not in image:
-                values[c.name], nones[c.name] = None, COLS_BITMAP
-                continue
-            v, why = pmr_value(image[c.name], c)
-            values[c.name] = v
+        for name, conv in self._table._plan:
+            v = image.get(name, _ABSENT)
             if v is None:
-                nones[c.name] = why
+                values[name] = None
+                nones[name] = NULL
+                continue
+            if v is _ABSENT:  # not in the image (binlog_row_image=MINIMAL)
+                values[name] = None
+                nones[name] = COLS_BITMAP
+                continue
+            v, why = conv(v)
+            values[name] = v
+            if v is None:
+                nones[name] = why
         return values, nones
 
     def _row(self, change):
