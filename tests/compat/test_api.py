@@ -161,3 +161,29 @@ def test_a_server_url_gives_a_replication_source_with_its_options():
         open_stream("mysql://repl@127.0.0.1:1", start_position=4)
     with pytest.raises(TypeError, match="takes no skip_damaged"):
         open_stream("mysql://repl@127.0.0.1:1", skip_damaged=True)
+
+
+@pytest.mark.corpus
+def test_the_corpus_reads_through_the_python_mysql_replication_api():
+    """Every corpus file through BinLogStreamReader(files=...) and every event's dump(): read to
+    the end, or stopped by a BinlogGrammarError where `dump` also stops (damaged files)."""
+    import contextlib
+    import io
+
+    from binlog_grammar.compat.pymysqlreplication import BinLogStreamReader
+    from helpers.paths import corpus_files
+
+    files = corpus_files()
+    stopped = []
+    for path in files:
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                for event in BinLogStreamReader(files=[path], filter_non_implemented_events=False):
+                    event.dump()
+        except binlog_grammar.BinlogGrammarError:
+            stopped.append(path)
+    assert len(files) > 20 and len(stopped) < len(files) // 4
+    for path in stopped:
+        out = subprocess.run([sys.executable, "-m", "binlog_grammar", "dump", str(path)],
+                             capture_output=True, cwd=ROOT)
+        assert out.returncode != 0, path
