@@ -7,8 +7,10 @@ prints them (binlog_grammar.output.text). A rows event whose rows are not decode
 decoded" below) is followed by `# rows not decoded: REASON` and its row-image bytes in hex,
 `#   OFFSET  xx xx ...`, 32 bytes a line.
 
-JSON lines (`--format jsonl`): one JSON object per line, and every line is valid UTF-8 JSON text.
-- a row change, in the Debezium envelope:
+JSON lines (`--format jsonl`, the native envelope; `--envelope debezium` is output/debezium.py):
+one JSON object per line, and every line is valid UTF-8 JSON text.
+- a row change, shaped like Debezium's envelope (its values are this module's forms, not the
+  connector's):
   `{"op": "c"|"u"|"d", "before": {...}|null, "after": {...}|null, "source": {...}, "ts_ms": N}`
   with `source` = file, pos (of the rows event), end_log_pos, server_id, gtid, timestamp (seconds),
   db, table, table_id, event_type, tx_seq (transaction number in the stream), row (index of the row
@@ -393,7 +395,7 @@ def with_image_forms(changes, server_charset: Optional[str] = None) -> list:
 
 
 def change_record(ch, se, row_index: int, server_charset: Optional[str] = None) -> dict:
-    """A RowChange in the Debezium envelope."""
+    """A RowChange in the native envelope (op, before, after, source, ts_ms)."""
     raw_before, raw_after = {}, {}
     rec = {
         "op": ch.op,
