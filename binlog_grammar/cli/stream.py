@@ -49,7 +49,7 @@ def add(sub):
                    help="a backup: write the server's binlog files byte for byte into the folder "
                         "of --result-file, following rotations and restarts, going on where an "
                         "earlier backup there stopped (mysqlbinlog -R --raw --stop-never)")
-    o.add_argument("-r", "--result-file", metavar="DIR",
+    o.add_argument("--result-file", metavar="DIR",
                    help="--raw: the folder the binlog files are written to")
     o.add_argument("--any-binlog-format", action="store_true",
                    help="read a server whose binlog_format is not ROW (row changes may be missing)")
@@ -74,7 +74,7 @@ def contradictions(args):
     """Where to start, given twice; --raw with what it does not take: what is wrong, or None."""
     if args.raw:
         if not args.result_file:
-            return "--raw writes binlog files: give the folder with --result-file (-r) DIR"
+            return "--raw writes binlog files: give the folder with --result-file DIR"
         odd = [o for o, given in (("--pos", args.pos is not None), ("--gtid", args.gtid),
                                   ("--format", args.format != "text"), ("--rows-only", args.rows_only),
                                   ("--database", args.database), ("--table", args.table),

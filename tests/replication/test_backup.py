@@ -134,7 +134,7 @@ def test_stream_raw_until_now_and_again(tmp_path):
         db.sql("CREATE DATABASE b; CREATE TABLE b.t (id INT PRIMARY KEY); INSERT INTO b.t "
                "VALUES (1); FLUSH BINARY LOGS; INSERT INTO b.t VALUES (2)")
         login = ["--host", "127.0.0.1", "--port", db.port, "--user", "root"]
-        r = cli("stream", "--raw", "-r", out, "--until-now", *login)
+        r = cli("stream", "--raw", "--result-file", out, "--until-now", *login)
         assert r.returncode == 0 and r.stdout == "", r.stderr
         same_files(db, out)
         db.sql("INSERT INTO b.t VALUES (3); FLUSH BINARY LOGS; INSERT INTO b.t VALUES (4)")
@@ -144,10 +144,10 @@ def test_stream_raw_until_now_and_again(tmp_path):
 
 
 @pytest.mark.parametrize("words, said", [
-    (["--raw"], "--raw writes binlog files: give the folder with --result-file (-r) DIR"),
-    (["--raw", "-r", "d", "--pos", "5"], "--pos do not apply"),
-    (["--raw", "-r", "d", "--table", "a.b", "--format", "jsonl"], "--format, --table do not apply"),
-    (["-r", "d"], "--result-file is the folder of --raw"),
+    (["--raw"], "--raw writes binlog files: give the folder with --result-file DIR"),
+    (["--raw", "--result-file", "d", "--pos", "5"], "--pos do not apply"),
+    (["--raw", "--result-file", "d", "--table", "a.b", "--format", "jsonl"], "--format, --table do not apply"),
+    (["--result-file", "d"], "--result-file is the folder of --raw"),
 ])
 def test_raw_takes_only_what_applies(words, said):
     r = cli("stream", *words)
