@@ -281,9 +281,13 @@ class DebeziumServer:
                     if line.startswith(("engine stopped:", "timeout:"))]
             raise RuntimeError(f"the connector failed (exit {rc}): "
                                f"{' '.join(said) or stderr[-4000:]}")
-        records = []
-        for line in out.read_text(encoding="utf-8").splitlines():
-            records.append(json.loads(line))
+        records = []  # lines end at \n only: U+2028 and U+0085 are text in a JSON string
+        for n, line in enumerate(out.read_bytes().decode("utf-8").split("\n")[:-1]):
+            try:
+                records.append(json.loads(line))
+            except ValueError as e:
+                raise RuntimeError(f"the connector's record {n + 1} is not JSON ({e}): "
+                                   f"{line[:2000]}") from None
         binlogs = [p for p in self.server.binlogs()
                    if p.name >= first_binlog.name]
         return Capture(db, options, records, binlogs, started, time.monotonic() - began, stderr)

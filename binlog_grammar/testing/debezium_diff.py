@@ -105,8 +105,12 @@ def dump_records(files, options: dict, schemas: bool = False, cli=None) -> list:
         raise RuntimeError(f"{' '.join(cmd[1:])} failed ({r.returncode}): "
                            f"{r.stderr.decode(errors='replace')[-3000:]}")
     out = []
-    for line in r.stdout.decode("utf-8").splitlines():
-        rec = json.loads(line)
+    # split at \n only: U+2028, U+0085 and other line breaks splitlines() knows are text here
+    for n, line in enumerate(r.stdout.decode("utf-8").split("\n")[:-1]):
+        try:
+            rec = json.loads(line)
+        except ValueError as e:
+            raise RuntimeError(f"dump's line {n + 1} is not JSON ({e}): {line[:2000]}") from None
         if "value" not in rec:
             rec = {"key": None, "value": rec}
         if "topic" in rec and "destination" not in rec:
@@ -212,7 +216,8 @@ def connector_wrong(sql_type: str, theirs, ours, options: dict) -> str | None:
     - ENUM/SET members as the DDL spells them: it keeps the backslash escapes of the CREATE
       TABLE's literals ('\\\\1' is the member \\1);
     - latin1 text: MariaDB's latin1 maps 0x81, 0x8D, 0x8F, 0x90, 0x9D to U+0081...; Java's
-      windows-1252 has no character for them and writes U+FFFD;
+      windows-1252 has no character for them and writes U+FFFD; likewise other single-byte
+      charsets' codes that MariaDB maps to C1 controls (tis620's 0x80-0x9F);
     - utf16/ucs2 text that begins with U+FEFF: Java's UTF-16 decoder takes it for a byte order
       mark and drops it;
     - CHAR(n)/VARCHAR(n) CHARACTER SET binary (which MariaDB makes BINARY(n)/VARBINARY(n)): the
@@ -225,6 +230,10 @@ def connector_wrong(sql_type: str, theirs, ours, options: dict) -> str | None:
         return "ENUM/SET member with a backslash written as the DDL escapes it"
     if sql_type.endswith(" latin1") and theirs == ours.translate(_CP1252_HOLES):
         return "latin1 0x81/0x8D/0x8F/0x90/0x9D written U+FFFD"
+    if (len(theirs) == len(ours) and "\ufffd" in theirs
+            and all(a == b or (a == "\ufffd" and "\x80" <= b <= "\x9f")
+                    for a, b in zip(theirs, ours))):
+        return "a code its charset maps to a C1 control written U+FFFD"
     if (sql_type.endswith((" utf16", " ucs2", " utf16le")) and ours.startswith("\ufeff")
             and theirs == ours[1:]):
         return "a leading U+FEFF of UTF-16 text dropped as a byte order mark"
@@ -274,7 +283,8 @@ def compare(theirs: list, ours: list, schemas: bool, dbs, limit=40,
             if schemas:
                 _diff("schema", x[4]["value"].get("schema"), y[4]["value"].get("schema"), diffs)
         for path, va, vb in diffs:
-            column = path.split(".", 1)[1] if path.startswith(("before.", "after.")) else None
+            column = (path.split(".", 1)[1] if path.startswith(("before.", "after.", "key."))
+                      else None)
             sql_type = types.get((x[0], x[1], column), "")
             mistake = connector_wrong(sql_type, va, vb, options) if column else None
             if mistake:
@@ -331,7 +341,7 @@ def column_types(server, dbs):
         "IFNULL(CHARACTER_SET_NAME, ''), COLUMN_DEFAULT IS NOT NULL AND COLUMN_DEFAULT <> 'NULL'"
         f" FROM information_schema.COLUMNS WHERE TABLE_SCHEMA IN ({names})")
     types, defaults = {}, {}
-    for line in out.splitlines():
+    for line in out.split("\n")[:-1]:
         db, table, name, sql_type, charset, has_default = line.split("\t")
         where = (db, table, bytes.fromhex(name).decode("utf-8"))
         types[where] = f"{sql_type} {charset}".strip()

@@ -99,6 +99,15 @@ def test_the_connector_stops_on_ddl_only_mariadb_has(judge, ddl):
         judge.capture([ddl, "INSERT INTO t (id) VALUES (1)"], timeout=60)
 
 
+def test_a_record_holding_line_separators_is_one_record(judge):
+    """U+2028 and U+0085 are text inside a JSON string (the connector writes them raw): the
+    records are lines ended by \\n only."""
+    text = "a\u2028b\u0085c\u2029d\x1ce"
+    cap = judge.capture(["CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20)) CHARSET utf8mb4",
+                         f"INSERT INTO t VALUES (1, _utf8mb4 X'{text.encode().hex()}')"])
+    assert [r["value"]["after"] for r in cap.changes()] == [{"id": 1, "v": text}]
+
+
 def _compare(judge, cases, options, schemas):
     from binlog_grammar.testing.debezium_diff import check
 
