@@ -32,7 +32,7 @@ COLUMNS = [
     *[(f"dtm{p}", f"DATETIME({p})") for p in range(7)],
     *[(f"ts{p}", f"TIMESTAMP({p}) NULL") for p in range(7)],
     *[(f"tm{p}", f"TIME({p})") for p in range(7)],
-    ("y", "YEAR"),
+    ("y", "YEAR"), ("bo", "BOOL"),
     ("c", "CHAR(10) CHARACTER SET utf8mb4"),
     ("vc", "VARCHAR(40) CHARACTER SET utf8mb4"),
     ("vl", "VARCHAR(40) CHARACTER SET latin1"),
@@ -57,7 +57,7 @@ _ROW1 = {
     **{f"dtm{p}": f"'2024-02-29 13:14:15{'.123456'[:p + 1] if p else ''}'" for p in range(7)},
     **{f"ts{p}": f"'2024-02-29 13:14:15{'.654321'[:p + 1] if p else ''}'" for p in range(7)},
     **{f"tm{p}": f"'-12:34:56{'.000001'[:p + 1] if p else ''}'" for p in range(7)},
-    "y": "2024",
+    "y": "2024", "bo": "1",
     "c": "'abc'", "vc": "'héllo wörld ☃ 😀'", "vl": "'café'",
     "bn": "X'00FF10'", "vb": "X'DEADBEEF00'", "bl": "X'000102FF'", "tx": "'some text ✓'",
     "e": "'medium'", "st": "'one,three'",
@@ -76,7 +76,7 @@ _ROW2 = {
     **{f"dtm{p}": f"'9999-12-31 23:59:59{'.999999'[:p + 1] if p else ''}'" for p in range(7)},
     **{f"ts{p}": f"'1970-01-01 00:00:01{'.000001'[:p + 1] if p else ''}'" for p in range(7)},
     **{f"tm{p}": f"'838:59:59{'.000000'[:p + 1] if p else ''}'" for p in range(7)},
-    "y": "1901",
+    "y": "1901", "bo": "116",
     "c": "''", "vc": "'x'", "vl": "'\\\\ \\' \"'",
     "bn": "X'00000000'", "vb": "X''", "bl": "X''", "tx": "''",
     "e": "'small'", "st": "''",
@@ -96,6 +96,12 @@ def _insert(row_id: int, values: dict) -> str:
             f"({row_id}, {', '.join(values.values())})")
 
 
+# years 0-99 of DATE and DATETIME: Debezium reads them as two-digit years (its
+# enable.time.adjuster, on by default: 0-69 are 2000-2069, 70-99 are 1970-1999)
+_ROW5 = {"dt": "'0001-01-01'", "dtm0": "'0069-12-31 10:00:00'", "dtm6": "'0070-01-01 00:00:00.5'",
+         "ts0": "NULL", "bo": "0"}
+
+
 WORKLOAD = [
     "SET SESSION sql_mode = ''",
     CREATE,
@@ -103,6 +109,7 @@ WORKLOAD = [
     _insert(2, _ROW2),
     _insert(3, _ROW3),
     f"INSERT INTO {TABLE} (id) VALUES (4)",
+    _insert(5, _ROW5),
     # one transaction of several changes
     "BEGIN",
     f"UPDATE {TABLE} SET vc = 'updated', d52 = 0.5, st = 'two', b12 = b'1' WHERE id = 1",
