@@ -37,7 +37,8 @@ MAX_BYTES = 2 << 20  # bytes of JSON lines per run (the stream yields it, then t
 # (2 MB runs: 47,000 page faults and 0.45 s CPU for a worker's half of the 127 MB bench binlog;
 # 256 KB: 3,000 and 0.35 s). Without chaining (--jobs 1) a run ends in an event read by Python.
 CHAINED_BYTES = 1 << 18
-MAX_STATEMENTS = 4096  # QUERY statements whose data JSON a lane keeps (then it learns no more)
+MAX_STATEMENTS = 4096  # QUERY statements whose data JSON a lane keeps (then it learns no more) ...
+MAX_STATEMENT_DATA = 2048  # ... each of at most this many bytes (a long one is seldom written twice)
 WINDOW = 16 << 20  # bytes of the file mapped at once
 # the values a record's text leaves a place for, numbered as the C lane numbers them (BG_F_...)
 FIELDS = {"pos": 0, "end_log_pos": 1, "end_pos": 1, "timestamp": 2, "server_id": 3, "gtid": 4,
@@ -192,7 +193,7 @@ class JsonlLane:
             self.by_id[(reg, t.table_id)] = t
         elif code == self.mod.CODES["QUERY_EVENT"] and ev.name == "QUERY_EVENT":
             # the statement's data JSON, for the same bytes again (a BEGIN, mostly)
-            if self.queries < MAX_STATEMENTS:
+            if self.queries < MAX_STATEMENTS and len(ev.raw) - hl - crc <= MAX_STATEMENT_DATA:
                 text = json.dumps(dump.data_json(ev.data), ensure_ascii=False)
                 if dump.is_text(text):
                     self.queries += 1

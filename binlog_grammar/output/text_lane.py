@@ -32,7 +32,8 @@ from .dump_text import DELIMITER, label_of, text_lines
 
 __all__ = ["TextLane", "attach", "lane_module"]
 
-MAX_STATEMENTS = 4096  # QUERY statements whose lines a lane keeps (then it learns no more)
+MAX_STATEMENTS = 4096  # QUERY statements whose lines a lane keeps (then it learns no more) ...
+MAX_STATEMENT_KEY = 2048  # ... each at most this long (flags, sql_mode, database, statement)
 MAX_TEXT = 1 << 18  # characters of text per run (the stream yields it, then the lane goes on)
 WINDOW = 16 << 20  # bytes of the file mapped at once (an event longer than half of it: Python's)
 _FLAGS = tuple(sorted((bit, name.encode("ascii")) for bit, name in enums.ROWS_FLAGS.items()))
@@ -172,8 +173,8 @@ class TextLane:
         if len(self.statements) >= MAX_STATEMENTS:
             return
         key = self.mod.query_key(ev.raw, phl, crc)
-        if key is None or key in self.statements:
-            return
+        if key is None or len(key) > MAX_STATEMENT_KEY or key in self.statements:
+            return  # a long statement is seldom written twice: its copies would fill memory
         body = list(text_lines(SimpleNamespace(event=ev, gtid=None)))[2:]
         stamp = f"SET TIMESTAMP={int(ev.header.timestamp)}{DELIMITER}"
         if body.count(stamp) != 1:

@@ -152,3 +152,22 @@ def test_damaged_mysql_copies_write_the_same(tmp_path):
         path = tmp_path / f"damaged-{k}.000001"
         path.write_bytes(data[:1000] + damage(data[1000:], rnd))
         assert cli_dump(path, "c", *JSONL) == cli_dump(path, "python", *JSONL), k
+
+
+@needs_corpus
+def test_long_statements_are_not_kept(tmp_path, monkeypatch):
+    """A QUERY of more than jsonl_lane.MAX_STATEMENT_DATA bytes is written by the Python path
+    each time (the lane keeps no copy of its data JSON); both backends write the same."""
+    kept = []
+    real = jsonl_lane.JsonlLane._learn
+
+    def spy(self, se, f):
+        real(self, se, f)
+        kept.append(self.queries)
+
+    monkeypatch.setattr(jsonl_lane.JsonlLane, "_learn", spy)
+    long = b"INSERT INTO t VALUES ('" + b"x" * 3000 + b"')"
+    path = tmp_path / "long.000001"
+    path.write_bytes(mysql_file([(query_data(long), 0), (query_data(b"BEGIN"), 0)], repeat=1))
+    _same(path)
+    assert kept and max(kept) <= 2

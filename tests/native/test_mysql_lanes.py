@@ -182,3 +182,23 @@ def test_gtid_bodies_of_every_length_print_the_same(tmp_path):
             ev = _event(gtid, b, len(head), code=code)
             _same(tmp_path, head + ev + _event(gtid, body, len(head) + len(ev)),
                   name=f"gtid-{k}-{code}.000001")
+
+
+@needs_corpus
+def test_long_statements_are_not_kept(tmp_path, monkeypatch):
+    """A statement longer than text_lane.MAX_STATEMENT_KEY is written by the Python path each
+    time (the lane keeps no copy of it), and both backends still print the same."""
+    from binlog_grammar.output import text_lane
+
+    kept = []
+    real = text_lane.TextLane._statement
+
+    def spy(self, ev, phl, crc):
+        real(self, ev, phl, crc)
+        kept.append(len(self.statements))
+
+    monkeypatch.setattr(text_lane.TextLane, "_statement", spy)
+    long = b"INSERT INTO t VALUES ('" + b"x" * 3000 + b"')"
+    data = _mysql_file([(_query_data(long), 0), (_query_data(b"BEGIN"), 0)], repeat=1)
+    _same(tmp_path, data)
+    assert kept and max(kept) <= 2  # BEGIN's (from the transactions and the statements)
