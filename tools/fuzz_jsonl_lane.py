@@ -14,6 +14,10 @@ the lane's parsing. tests/native/test_jsonl_lane.py runs a bounded share of both
 the long run:
 
     python3 tools/fuzz_jsonl_lane.py --mutants 5000 --seed 27
+
+--mysql takes a MySQL 8.0 binlog instead (tests/helpers/mysql_binlog.py: a corpus transaction
+repeated, with GTIDs, BEGINs and other QUERY events, each statement twice), whose GTIDs and
+QUERY events the lane writes too.
 """
 from __future__ import annotations
 
@@ -31,7 +35,8 @@ from binlog_grammar.generated.catalog import EVENTS  # noqa: E402
 from helpers.native import cli_dump, damage  # noqa: E402
 
 SAMPLE = ROOT / "samples" / "mariadb-10.11-sample.000001"
-LANE_EVENTS = {"GTID_EVENT", "XID_EVENT", "ANNOTATE_ROWS_EVENT", "TABLE_MAP_EVENT"}
+LANE_EVENTS = {"GTID_EVENT", "XID_EVENT", "ANNOTATE_ROWS_EVENT", "TABLE_MAP_EVENT",
+               "GTID_LOG_EVENT", "ANONYMOUS_GTID_LOG_EVENT", "QUERY_EVENT"}
 
 
 def seed_file(times: int, path: Path) -> bytes:
@@ -69,10 +74,18 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=27)
     ap.add_argument("--repeat", type=int, default=6, help="transactions of the sample, repeated")
     ap.add_argument("--findings", type=Path, default=Path("/tmp/fuzz_jsonl_lane"))
+    ap.add_argument("--mysql", action="store_true", help="a MySQL 8.0 binlog, not the sample's")
     args = ap.parse_args(argv)
     args.findings.mkdir(parents=True, exist_ok=True)
     base_path = args.findings / "seed.000001"
-    base = seed_file(args.repeat, base_path)
+    if args.mysql:
+        from helpers.mysql_binlog import mysql_file, query_data
+
+        statements = [(query_data(q), 0) for q in (b"BEGIN", b"COMMIT", b"CREATE TABLE t (a INT)")]
+        base = mysql_file(statements, repeat=args.repeat)
+        base_path.write_bytes(base)
+    else:
+        base = seed_file(args.repeat, base_path)
     events = [(p, n) for p, c, n in scan(base_path)
               if EVENTS.get(c) is not None and (EVENTS[c].name in LANE_EVENTS or EVENTS[c].row_op)]
     rnd = random.Random(args.seed)

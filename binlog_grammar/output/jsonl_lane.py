@@ -192,9 +192,10 @@ class JsonlLane:
             self.ids[t.table_id] = reg
             self.by_id[(reg, t.table_id)] = t
         elif code == self.mod.CODES["QUERY_EVENT"] and ev.name == "QUERY_EVENT":
-            # the statement's data JSON, for the same bytes again (a BEGIN, mostly)
+            # the statement's data JSON as its record has it (its text in its client charset),
+            # for the same bytes again (a BEGIN, mostly)
             if self.queries < MAX_STATEMENTS and len(ev.raw) - hl - crc <= MAX_STATEMENT_DATA:
-                text = json.dumps(dump.data_json(ev.data), ensure_ascii=False)
+                text = json.dumps(dump.event_record(se)["data"], ensure_ascii=False)
                 if dump.is_text(text):
                     self.queries += 1
                     self.tables[(code, bytes(ev.raw[hl:len(ev.raw) - crc]))] = text.encode("utf-8")

@@ -171,3 +171,17 @@ def test_long_statements_are_not_kept(tmp_path, monkeypatch):
     path.write_bytes(mysql_file([(query_data(long), 0), (query_data(b"BEGIN"), 0)], repeat=1))
     _same(path)
     assert kept and max(kept) <= 2
+
+
+@needs_corpus
+@pytest.mark.parametrize("client", [8, 54, 35, 51, 255])  # latin1, utf16, ucs2, cp1251, utf8mb4
+def test_statements_in_other_client_charsets_write_the_same(tmp_path, client):
+    """A record's statement is text in its character_set_client (output/dump.py), not the bytes
+    as UTF-8: the lane repeats the record's data JSON, which the Python path made so. (Even
+    lengths: an odd one in UTF-16 makes output/dump.py raise on both backends.)"""
+    status = b"\x01" + bytes(8) + b"\x04" + bytes([client, 0, client, 0, client, 0])
+    statements = [(query_data(q, status=status), 0) for q in
+                  (b"BEGIN!", b"caf\xe9 \xe9t\xe9!!", b"\x00B\x00E\x00G\x00I\x00N", b"abcd")]
+    path = tmp_path / f"charset-{client}.000001"
+    path.write_bytes(mysql_file(statements, repeat=2))
+    _same(path)
