@@ -5,8 +5,9 @@ from ..errors import BinlogError, ChecksumError, plain_reason
 from .reader import BinlogFile, inner_events, rebuild_event
 
 
-def verify_file(path, verify_checksum=True) -> dict:
-    """Report on one file: events, byte-identical rebuilds, checksum failures, errors."""
+def verify_file(path, verify_checksum=True, progress=None) -> dict:
+    """Report on one file: events, byte-identical rebuilds, checksum failures, errors.
+    progress(offset): called with the end of each event read (the command's progress bar)."""
     report = {"file": str(path), "events": 0, "byte_identical": 0, "checksums_verified": 0,
               "checksum_failures": 0, "inner_events": 0, "errors": []}
 
@@ -19,6 +20,8 @@ def verify_file(path, verify_checksum=True) -> dict:
     try:
         for ev in bf:
             report["events"] += 1
+            if progress is not None:
+                progress(ev.end)
             if ev.checksum_ok is not None:
                 report["checksums_verified"] += 1
                 if not ev.checksum_ok:

@@ -226,10 +226,16 @@ def add_reading_options(p):
     r.add_argument("--server-version", type=server_version, metavar="VERSION",
                    help="read as if this server wrote the files (mysql-8.4.0, mariadb-10.11.6), "
                         "instead of the version in their FORMAT_DESCRIPTION_EVENT")
-    r.add_argument("--no-progress", action="store_true", help="no progress bar even on a terminal")
+    add_quiet_option(r)
     r.add_argument("--follow-rotate", action="store_true",
                    help="after the last file, go on into the file its closing ROTATE_EVENT names "
                         "(when it is in the same folder), and so on")
+
+
+def add_quiet_option(group):
+    """--quiet (and its older name --no-progress): no progress bar, even on a terminal."""
+    group.add_argument("--quiet", "--no-progress", dest="no_progress", action="store_true",
+                       help="no progress bar on stderr, even on a terminal")
 
 
 def add_tls_options(group, ssl_mode_help, public_key_help, get_public_key_help):

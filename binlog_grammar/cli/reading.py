@@ -9,29 +9,53 @@ import sys
 from .options import UsageError
 
 
-class Progress:
-    """A progress bar on stderr, only when it is a terminal and the input is large."""
+# inputs smaller than this read too fast for a bar (BINLOG_GRAMMAR_PROGRESS_MIN_BYTES: another size)
+MIN_BYTES = 8 << 20
 
-    def __init__(self, enabled):
-        self.enabled = enabled
-        self.last = 0.0
+
+def progress_wanted(args, writes_as_it_reads=True) -> bool:
+    """Whether a command shows its progress: stderr is a terminal, no --quiet (--no-progress),
+    and, for a command that writes while it reads (dump, sql, flashback), stdout is not that
+    terminal (its lines and the bar would mix)."""
+    if getattr(args, "no_progress", False) or not sys.stderr.isatty():
+        return False
+    return not (writes_as_it_reads and sys.stdout.isatty())
+
+
+class Progress:
+    """Bytes done, rate and time left on stderr (a tqdm bar), when `enabled` and the input has
+    MIN_BYTES or more. Called as progress(done, total) with byte counts; close() clears it."""
+
+    def __init__(self, enabled, what=None):
+        import os
+
+        self.enabled, self.what, self.bar, self.next, self.step = enabled, what, None, 0, 1
+        self.min_bytes = int(os.environ.get("BINLOG_GRAMMAR_PROGRESS_MIN_BYTES", MIN_BYTES))
 
     def __call__(self, done, total):
-        import time
-
-        now = time.monotonic()
-        if not self.enabled or total < (8 << 20) or now - self.last < 0.2:
+        if not self.enabled or done < self.next or total < self.min_bytes:
             return
-        self.last = now
-        frac = min(1.0, done / total)
-        bar = "#" * int(frac * 30)
-        sys.stderr.write(f"\r[{bar:<30}] {frac:6.1%} {done >> 20}/{total >> 20} MiB")
-        sys.stderr.flush()
+        if self.bar is None:
+            import shutil
+
+            from tqdm import tqdm
+
+            # a terminal that says it has 0 columns and rows (a fresh pty) gets 80x24: tqdm
+            # would draw an empty bar, or none
+            size = shutil.get_terminal_size((80, 24))
+            self.bar = tqdm(total=total, desc=self.what, unit="B", unit_scale=True,
+                            unit_divisor=1024, file=sys.stderr, leave=False, mininterval=0.2,
+                            ncols=size.columns, nrows=size.lines)
+            self.step = max(1, total // 1000)
+        elif total != self.bar.total:
+            self.bar.total = total
+        self.bar.update(min(done, total) - self.bar.n)
+        self.next = done + self.step
 
     def close(self):
-        if self.enabled and self.last:
-            sys.stderr.write("\r" + " " * 60 + "\r")
-            sys.stderr.flush()
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 def open_input(args):
@@ -54,7 +78,7 @@ def open_input(args):
             schemas = load_schemas(args.schema)
         except (OSError, ValueError) as e:
             raise UsageError(f"--schema: {e}") from None
-    progress = Progress(not args.no_progress and sys.stderr.isatty())
+    progress = Progress(progress_wanted(args, getattr(args, "command", None) != "stats"))
     # a window keeps whole transactions (binlog/window.py), except in the text dump and the hex
     # view, which cut where mysqlbinlog does
     reading = getattr(args, "hexdump", False) or getattr(args, "format", None) == "text"

@@ -2,12 +2,18 @@
 (binlog_grammar.binlog.verify), one report a file, as text or JSON."""
 from __future__ import annotations
 
+import os
+
+from .options import add_quiet_option
+from .reading import Progress, progress_wanted
+
 
 def add(sub):
     v = sub.add_parser("verify", help="parse and rebuild every event, check CRC32s")
     v.add_argument("files", nargs="+", metavar="FILE")
     v.add_argument("--json", action="store_true", help="one JSON object per file")
     v.add_argument("--no-checksum", action="store_true", help="do not verify CRC32s")
+    add_quiet_option(v)
     v.set_defaults(func=run)
 
 
@@ -18,8 +24,17 @@ def run(args) -> int:
     from ..binlog.verify import verify_file
 
     ok = True
-    for path in [p for f in args.files for p in (expand_inputs([f]) if f.endswith(".index") else [f])]:
-        report = verify_file(path, verify_checksum=not args.no_checksum)
+    paths = [p for f in args.files for p in (expand_inputs([f]) if f.endswith(".index") else [f])]
+    sizes = [os.path.getsize(p) if os.path.isfile(p) else 0 for p in paths]
+    # each file's report is printed after its bar is cleared, so a terminal stdout is no bar
+    bar, before, total = Progress(progress_wanted(args, False), "verify"), 0, sum(sizes)
+    for path, size in zip(paths, sizes):
+        try:
+            report = verify_file(path, verify_checksum=not args.no_checksum,
+                                 progress=lambda end, b=before: bar(b + end, total))
+        finally:
+            bar.close()  # before the file's report, which goes to the same terminal
+        before += size
         ok = ok and report["ok"]
         if args.json:
             print(json.dumps(report, sort_keys=True))
