@@ -289,6 +289,8 @@ def script_json(value) -> str:
 
 
 _SHELL_PLAIN = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
+# in a copyable command a tab or a line feed is unseen too (the command is one line)
+_SHELL_UNSEEN = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
 def shell(arg) -> str:
@@ -298,14 +300,14 @@ def shell(arg) -> str:
     s = str(arg)
     if _SHELL_PLAIN.fullmatch(s):
         return s
-    if not _UNSEEN.search(s):
+    if not _SHELL_UNSEEN.search(s):
         return "'" + s.replace("'", "'\"'\"'") + "'"
     out = []
     for ch in s:
         code = ord(ch)
         if 0xDC80 <= code <= 0xDCFF:
             out.append(f"\\x{code - 0xDC00:02x}")
-        elif ch in "\\'" or code < 0x20 or 0x7f <= code <= 0x9f or _UNSEEN.match(ch):
+        elif ch in "\\'" or _SHELL_UNSEEN.match(ch):
             out.append("".join(f"\\x{b:02x}" for b in ch.encode("utf-8", "surrogatepass")))
         else:
             out.append(ch)
