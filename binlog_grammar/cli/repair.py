@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from .options import add_tls_options, int_in, seconds
+from .options import add_quiet_option, add_tls_options, int_in, seconds
 from .parser import unset_variable
 
 PROG = "binlog-grammar repair"
@@ -67,6 +67,7 @@ def add(sub):
     add_tls_options(n, "TLS for both servers, as the mysql client's --ssl-mode (default preferred)",
                     "server's RSA public key (caching_sha2_password without TLS)",
                     "ask the server for its RSA public key when needed")
+    add_quiet_option(n)
     p.set_defaults(func=lambda args: run(args, p))
     return p
 
@@ -100,6 +101,11 @@ def run(args, parser) -> int:
     from ..repair.runner import Repair
     from ..repair.status import Refused, RepairError
 
+    from .reading import Progress, progress_wanted
+
+    # the relay logs' scan for the failing transaction (repair/locate.relay_events); the plan
+    # is printed after the bar is cleared
+    args.progress = Progress(progress_wanted(args, False), "repair: reading relay logs")
     try:
         return Repair(args).run()
     except Refused as e:
@@ -108,3 +114,5 @@ def run(args, parser) -> int:
     except (RepairError, ReplicationError, BinlogError) as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 1
+    finally:
+        args.progress.close()

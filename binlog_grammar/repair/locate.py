@@ -190,10 +190,13 @@ def _format_event_before(path: str, pos: int) -> Optional[int]:
 
 
 def relay_events(paths: list, start: int, source_file: str, replica_server_id: int,
-                 first: int = 0):
+                 first: int = 0, progress=None):
     """(event, primary's file, origin, format state) of the relay logs from offset `start` of
     paths[first] on. The primary's file name follows the ROTATE events the primary wrote (server
-    id other than the replica's); the replica's own ROTATE to its next relay file is not one."""
+    id other than the replica's); the replica's own ROTATE to its next relay file is not one.
+    progress(done, total): bytes of the relay logs read so far (the command's progress bar)."""
+    sizes = [os.path.getsize(p) if os.path.isfile(p) else 0 for p in paths[first:]] \
+        if progress is not None else []
     for i, path in enumerate(paths[first:]):
         if i == 0 and start > 4:
             fde = _format_event_before(path, start)
@@ -203,6 +206,8 @@ def relay_events(paths: list, start: int, source_file: str, replica_server_id: i
         else:
             f = BinlogFile(path)
         for ev in f:
+            if progress is not None:
+                progress(sum(sizes[:i]) + ev.end, sum(sizes))
             if ev.name == "ROTATE_EVENT" and int(ev.header.server_id) != replica_server_id:
                 source_file = str(ev.data.new_log_ident)
                 continue

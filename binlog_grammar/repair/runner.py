@@ -99,10 +99,13 @@ class Repair:
                 agrees = relay_position_agrees(paths[at], st.relay_log_pos, st, server_id)
                 # from Relay_Log_Pos; when it lies inside the failing transaction, from the
                 # first relay log still there (transactions executed already are passed over)
+                bar = getattr(self.args, "progress", None)  # cli/repair.py's progress bar
                 events = relay_events(paths, st.relay_log_pos, st.relay_source_log_file, server_id,
-                                      at) if agrees else \
-                    relay_events(paths, 4, st.relay_source_log_file, server_id, 0)
+                                      at, bar) if agrees else \
+                    relay_events(paths, 4, st.relay_source_log_file, server_id, 0, bar)
                 found = find_transaction(events, err, applied, executed)
+                if bar is not None:
+                    bar.close()
                 if found:
                     tx = decode_transaction(found, schemas)
                     tx.relay_position_inside = not agrees
