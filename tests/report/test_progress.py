@@ -84,3 +84,25 @@ def test_no_bar_over_output_on_the_same_terminal():
     """dump writes as it reads: with stdout on a terminal the bar would cut its lines."""
     rc, out, term = _run(["dump"] + SAMPLES, stdout_tty=True)
     assert rc == 0 and not _bar(term) and b"# at " in out
+
+
+@pytest.mark.spark
+def test_pipeline_bar(tmp_path):
+    """pipeline: Spark reads the splits, so the bar is the input's bytes times the share of the
+    running stages' tasks done (cli/pipeline.py's watcher of Spark's status tracker)."""
+    from helpers.services import REQUIRE_SERVICES, need_marker
+    from helpers.spark import missing
+
+    need_marker("spark")
+    why = missing()
+    if why:
+        if REQUIRE_SERVICES:
+            pytest.fail(f"{why} and BINLOG_GRAMMAR_REQUIRE_SERVICES=1")
+        pytest.skip(why)
+    args = ["pipeline", "--input", SAMPLES[0], "--output", str(tmp_path / "out")]
+    rc, out, term = _run(args)
+    assert rc == 0, term
+    assert b"pipeline:" in term and b"B/s" in term, term[-2000:]
+    assert b"B/s" not in out and b"\r" not in out
+    rc, _out, term = _run(args[:-1] + [str(tmp_path / "again"), "--quiet"])
+    assert rc == 0 and b"pipeline:" not in term
