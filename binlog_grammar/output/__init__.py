@@ -1,7 +1,7 @@
 """What the reading commands print, from the events and row changes binlog_grammar.binlog gives:
 
     quoting.py       the one way binlog text enters anything that may be executed (scripts,
-                     their comments): identifiers, literals, comments, prepared statements, the
+                     their comments, the report page): identifiers, literals, comments, prepared statements, the
                      header that fixes the client's character set
     replay_charsets.py  when a string value may be written as UTF-8 text into a script and when
                      only its bytes store what was logged
@@ -24,6 +24,10 @@
     sql.py           `sql` and `flashback`: transactions as replayable or undoing SQL scripts
     savepoints.py    SAVEPOINT / ROLLBACK TO inside a transaction, applied as the server did
     stats.py         `stats`: counts and bytes by event type, table and transaction size
+    report_figures.py  `stats --figures`: writes per interval by table, sizes and durations,
+                     image kinds, metadata levels, server ids, GTID domains, gaps, hot rows
+    report_html.py   `stats --html`: those figures as one offline page (plotly.js inlined), its
+                     text through quoting.py's html/script_json/shell
 
 Each module is one way of printing; none reads bytes itself, and every script and comment takes
 binlog text through quoting.py: layouts are the specs', reached
