@@ -82,8 +82,11 @@ def test_a_terminated_run_removes_its_spool(sig):
     r, w = os.pipe()
     fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, 4096)
     with tempfile.TemporaryFile() as err:
+        # the signal's default disposition in the command, whatever this test runs under
+        # (nohup ignores SIGHUP, and an ignored signal stays ignored in a child)
         proc = subprocess.Popen([sys.executable, "-m", "binlog_grammar", "dump", *SAMPLES],
-                                stdout=w, stderr=err, stdin=subprocess.DEVNULL, cwd=ROOT, env=env)
+                                stdout=w, stderr=err, stdin=subprocess.DEVNULL, cwd=ROOT, env=env,
+                                preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
         os.close(w)
         with os.fdopen(r, "rb") as out:
             assert out.read(100)
