@@ -484,7 +484,13 @@ def _statement_text(ev, out: dict) -> None:
         if entry.get("id") == "charset" and entry.get("value") is not None:
             cs = _charset_name(entry["value"].get("character_set_client"))
     codec = CHARSET_CODECS.get(cs or "", "utf-8")
-    text = raw.decode(codec, errors_of(codec))
+    try:
+        text = raw.decode(codec, errors_of(codec))
+    except UnicodeDecodeError:  # a handler that keeps surrogates has no answer for cut-off units
+        try:
+            text = raw.decode(codec, "surrogateescape")
+        except UnicodeDecodeError:
+            return  # the statement stays as stored, with query_base64
     out.pop("query_base64", None)
     if _is_utf8(text):
         out["query"] = text

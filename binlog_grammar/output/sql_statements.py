@@ -197,7 +197,9 @@ def _as_client_wrote(text: str, sv: dict) -> str:
     if codec is None or codec == "utf-8" or text.isascii():
         return text
     try:
-        return text.encode("utf-8", "surrogateescape").decode(codec, errors_of(codec))
+        meant = text.encode("utf-8", "surrogateescape").decode(codec, errors_of(codec))
+        meant.encode("utf-8", "surrogateescape")  # a lone UTF-16 surrogate has no UTF-8 bytes
+        return meant
     except (UnicodeError, LookupError):
         return text
 
