@@ -14,7 +14,7 @@ event; here it is the event's own, so the output is the same each run).
 
 Options (`--debezium-option KEY=VALUE`, the connector's own property names; `OPTIONS`):
 topic.prefix, decimal.handling.mode, time.precision.mode, binary.handling.mode,
-bigint.unsigned.handling.mode, provide.transaction.metadata (BEGIN/END records and each change's
+bigint.unsigned.handling.mode, enable.time.adjuster, provide.transaction.metadata (BEGIN/END records and each change's
 `transaction` block), tombstones.on.delete, include.query (source.query from the statement the
 binlog logged with the rows: ANNOTATE_ROWS / ROWS_QUERY), and three of this writer's own:
 connector (auto, mysql, mariadb: whose fields a MariaDB binlog gets; `mysql` writes what the
@@ -50,12 +50,14 @@ OPTIONS = {
     "connector": ("auto", "mysql", "mariadb"),
     "kafka.records": _BOOL,
     "schemas.enable": _BOOL,
+    "enable.time.adjuster": _BOOL,
 }
 DEFAULTS = {"topic.prefix": "binlog", "decimal.handling.mode": "precise",
             "time.precision.mode": "adaptive_time_microseconds", "binary.handling.mode": "bytes",
             "bigint.unsigned.handling.mode": "long", "provide.transaction.metadata": "false",
             "tombstones.on.delete": "true", "include.query": "false", "connector": "auto",
-            "kafka.records": "false", "schemas.enable": "false"}
+            "kafka.records": "false", "schemas.enable": "false",
+            "enable.time.adjuster": "true"}
 ALIASES = {"database.server.name": "topic.prefix"}  # the name before Debezium 2.0
 
 _QUERIES = frozenset({"QUERY_EVENT", "QUERY_COMPRESSED_EVENT"})
@@ -98,7 +100,8 @@ class DebeziumWriter:
     def __init__(self, options: Optional[dict] = None):
         o = self.options = check_options(options)
         self.settings = Settings(o["decimal.handling.mode"], o["time.precision.mode"],
-                                 o["binary.handling.mode"], o["bigint.unsigned.handling.mode"])
+                                 o["binary.handling.mode"], o["bigint.unsigned.handling.mode"],
+                                 o["enable.time.adjuster"] == "true")
         self.prefix = o["topic.prefix"]
         self.tx_metadata = o["provide.transaction.metadata"] == "true"
         self.tombstones = o["tombstones.on.delete"] == "true"

@@ -22,6 +22,9 @@ _INT_UNSIGNED = {"TINY": "int16", "SHORT": "int32", "INT24": "int32", "LONG": "i
 _CACHE: dict = {}
 
 
+_ZERO_DATES = frozenset({"epoch_days", "datetime", "zoned_timestamp"})
+
+
 def _logical(type_, name, optional, field, **extra):
     out = {"type": type_, "optional": optional}
     if name:
@@ -52,6 +55,8 @@ def _column_schema(col, settings, json_declared: bool = False) -> dict:
     tname = enums.COLUMN_TYPE.get(code, "")
     form = form_name("debezium", code)
     optional = True if col.get("nullable") is None else bool(col.get("nullable"))
+    if form in _ZERO_DATES:  # a zero date is null even in a NOT NULL column
+        optional = True
     f = col.name
     meta = col.get("meta")
     fsp = int(col.get("fsp") or 0)
@@ -265,6 +270,8 @@ def default_value(col, literal, settings):
         if form in ("int", "year", "bigint"):
             v = int(decimal.Decimal(text.strip())) if kind in ("num", "str") else \
                 int(text, 16 if kind == "hex" else 2) if kind in ("hex", "bits") else None
+            if form == "year" and v is not None and (0 < v < 100 or (v == 0 and kind == "str")):
+                v += 2000 if v < 70 else 1900  # MariaDB stores a two-digit YEAR DEFAULT so
         elif form == "decimal":
             v = decimal.Decimal(text.strip())
         elif form in ("float32", "float64"):

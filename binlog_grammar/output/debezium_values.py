@@ -21,8 +21,9 @@ write(value)`, for a value that is not None).
 | string | CHAR, VARCHAR, TEXT, BINARY, BLOB | text (bytes that do not decode as U+FFFD, as Java decodes); binary: base64 (binary.handling.mode bytes or base64), base64-url-safe, hex |
 | value | anything else | by its Python value |
 
-Zero and invalid dates (kept as MySQL's text by the reader) are null in a nullable column and
-the epoch (0, or "1970-01-01T00:00:00Z") in a NOT NULL one, as the connector writes them.
+Zero and invalid dates (kept as MySQL's text by the reader) are null, as the connector writes
+them (its schema makes temporal fields optional). enable.time.adjuster (default true) reads a
+DATE/DATETIME year 0-99 as a two-digit year.
 """
 from __future__ import annotations
 
@@ -52,6 +53,7 @@ class Settings:
     time_mode: str = "adaptive_time_microseconds"  # time.precision.mode (also adaptive, connect)
     binary_mode: str = "bytes"  # binary.handling.mode: bytes | base64 | base64-url-safe | hex
     bigint_mode: str = "long"  # bigint.unsigned.handling.mode: long | precise
+    time_adjuster: bool = True  # enable.time.adjuster: years 0-69 -> 20yy, 70-99 -> 19yy
 
 
 def _b64(data: bytes) -> str:
@@ -91,8 +93,20 @@ def _nullable(col) -> bool:
 
 
 def _zero(col, epoch_value):
-    """A zero or invalid date (the reader's MySQL text): null, or the epoch when NOT NULL."""
-    return None if _nullable(col) else epoch_value
+    """A zero or invalid date (the reader's MySQL text): null, as the connector reads it, also
+    in a NOT NULL column (whose schema field is therefore optional)."""
+    return None
+
+
+def adjust_year(v, s):
+    """enable.time.adjuster: a DATE/DATETIME year 0-99 read as a two-digit year (0-69 -> 2000+,
+    70-99 -> 1900+), as the connector's MySqlValueConverters.adjustTemporal does."""
+    if s.time_adjuster and v.year < 100:
+        try:
+            return v.replace(year=v.year + (2000 if v.year < 70 else 1900))
+        except ValueError:  # 29 February of a year the added century makes common
+            return v
+    return v
 
 
 def _fsp(col) -> int:
@@ -150,7 +164,7 @@ def _float64(col, s):
 def _epoch_days(col, s):
     def write(v):
         if type(v) is dt.date:
-            return (v - EPOCH_DATE).days
+            return (adjust_year(v, s) - EPOCH_DATE).days
         return _zero(col, 0) if isinstance(v, str) else _other(v, s)
     return write
 
@@ -165,7 +179,7 @@ def _datetime(col, s):
 
     def write(v):
         if type(v) is dt.datetime:
-            us = _micros(v.replace(tzinfo=None))
+            us = _micros(adjust_year(v.replace(tzinfo=None), s))
             return us if micro else us // 1000
         return _zero(col, 0) if isinstance(v, str) else _other(v, s)
     return write

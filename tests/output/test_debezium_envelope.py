@@ -44,6 +44,9 @@ SET SESSION binlog_row_image = FULL;
 CREATE TABLE notnull (d DATE NOT NULL, dt DATETIME NOT NULL, ts TIMESTAMP NOT NULL DEFAULT 0);
 SET sql_mode = '';
 INSERT INTO notnull VALUES ('0000-00-00', '0000-00-00 00:00:00', 0);
+CREATE TABLE adj (d DATE, dt DATETIME, y YEAR, yd YEAR DEFAULT 99, b BOOL, bb BOOLEAN, t1 TINYINT(1));
+INSERT INTO adj VALUES ('0069-12-31', '0001-01-01 00:00:00', 69, 99, 116, -1, 5),
+ ('0070-01-01', '0099-12-31 23:59:59', 99, 99, 0, 1, 0), ('0100-01-01', '0100-01-01 00:00:00', 2000, 99, NULL, NULL, NULL);
 CREATE DATABASE `we"ird\db`;
 CREATE TABLE `we"ird\db`.`t
 ab` (`c"ol` VARCHAR(40) CHARACTER SET utf8mb4, `é` BLOB, `x'y` TEXT CHARACTER SET latin1);
@@ -163,15 +166,48 @@ def test_temporal_types_by_default(binlog):
     assert rows[1] == {"y": 1900, "d": None, "dt": None, "dt3": None, "dt6": None, "ts": None,
                        "ts1": None, "ts6": None, "t": 0, "t2": 500_000, "t6": -1_000_001,
                        "t5": 100 * 3600 * 10**6 + 10}
-    assert rows[2]["dt6"] == micros("0001-01-01 00:00:00.1") and rows[2]["d"] is None
+    # enable.time.adjuster (default true): year 0001 read as the two-digit year 01
+    assert rows[2]["dt6"] == micros("2001-01-01 00:00:00.1") and rows[2]["d"] is None
+    off = rows_of(recs(binlog, enable_time_adjuster="false"), "temporal")
+    assert off[2]["after"]["dt6"] == micros("0001-01-01 00:00:00.1")
     old = first_after(recs(binlog), "old_temporal")
     assert old == {"dt": micros("2024-02-29 23:59:59") // 1000, "t": -(838 * 3600 + 3599) * 10**6,
                    "ts": "2038-01-19T03:14:07Z"}
 
 
 @pytest.mark.server
-def test_zero_dates_in_not_null_columns_are_the_epoch(binlog):
-    assert first_after(recs(binlog), "notnull") == {"d": 0, "dt": 0, "ts": "1970-01-01T00:00:00Z"}
+def test_zero_dates_in_not_null_columns_are_null(binlog):
+    # the connector reads a zero date as null, also in a NOT NULL column (DIFFERENCES items 3, 9)
+    assert first_after(recs(binlog), "notnull") == {"d": None, "dt": None, "ts": None}
+    schema = next(r for r in recs(binlog, schemas_enable="true")
+                  if r["payload"]["source"]["table"] == "notnull")["schema"]
+    after = next(f for f in schema["fields"] if f["field"] == "after")
+    assert all(f["optional"] for f in after["fields"])  # so their schema fields are optional
+
+
+def days(text: str) -> int:
+    return (dt.date.fromisoformat(text) - EPOCH.date()).days
+
+
+@pytest.mark.server
+def test_time_adjuster_reads_years_below_100_as_two_digit_years(binlog):
+    rows = [r["after"] for r in rows_of(recs(binlog), "adj")]
+    assert [r["d"] for r in rows] == [days("2069-12-31"), days("1970-01-01"), days("0100-01-01")]
+    assert [r["dt"] for r in rows] == [micros("2001-01-01 00:00:00") // 1000,
+                                       micros("1999-12-31 23:59:59") // 1000,
+                                       micros("0100-01-01 00:00:00") // 1000]
+    assert [r["y"] for r in rows] == [2069, 1999, 2000]  # YEAR untouched (the server's own years)
+    off = [r["after"] for r in rows_of(recs(binlog, enable_time_adjuster="false"), "adj")]
+    assert [r["d"] for r in off] == [days("0069-12-31"), days("0070-01-01"), days("0100-01-01")]
+
+
+@pytest.mark.server
+def test_year_default_in_the_schema_is_what_mariadb_stores(binlog):
+    schema = next(r for r in recs(binlog, schemas_enable="true")
+                  if r["payload"]["source"]["table"] == "adj")["schema"]
+    after = next(f for f in schema["fields"] if f["field"] == "after")
+    yd = next(f for f in after["fields"] if f["field"] == "yd")
+    assert yd["default"] == 1999
 
 
 @pytest.mark.server
