@@ -31,7 +31,8 @@ import json
 import os
 from typing import Iterator, Optional
 
-from .debezium_ddl import DeclaredColumns
+from ..generated.enums import COLUMN_TYPE
+from .debezium_ddl import BOOL_TYPES, DeclaredColumns
 from .debezium_values import Settings, image, text_value, writers_of
 from .dump import ServerCharsets, is_text
 
@@ -155,7 +156,7 @@ class DebeziumWriter:
             return
         if name in _QUERIES:
             text = ev.data.get("query")
-            if self.schemas and isinstance(text, str):  # what the DDL declared of columns
+            if isinstance(text, str):  # what the DDL declared of columns (BOOL, defaults)
                 self.declared.see(text, ev.data.get("db"))
             q = str(text or "").strip().upper()
             if q == "BEGIN":
@@ -188,7 +189,7 @@ class DebeziumWriter:
     # -- one row change
 
     def _change(self, ch, source, cs):
-        writers = self._writers(ch.columns, cs)
+        writers = self._writers(ch.columns, cs, self.declared.get(ch.db, ch.table))
         before = _whole(image(ch.before, ch.columns, self.settings, cs, writers), ch.columns)
         after = _whole(image(ch.after, ch.columns, self.settings, cs, writers), ch.columns)
         pk = list(ch.primary_key or ())
@@ -203,14 +204,23 @@ class DebeziumWriter:
         keyed = before if ch.op == "d" or (ch.op == "u" and not has_key[1]) else after
         yield from self._emit(ch.op, before, after, source, ch, pk, keyed)
 
-    def _writers(self, columns, cs) -> dict:
-        """Each column's value writer, made once per table (TABLE_MAP) and server charset."""
-        key = (id(columns), cs)
+    def _writers(self, columns, cs, declared) -> dict:
+        """Each column's value writer, made once per table (TABLE_MAP), server charset and
+        declared BOOL columns (TINYINT(1) in the binlog: booleans in the connector)."""
+        bools = frozenset(n for n, c in declared.items() if c.type in BOOL_TYPES) \
+            if declared else frozenset()
+        key = (id(columns), cs, bools)
         seen = self._plans.get(key)
         if seen is None or seen[0] is not columns:
             if len(self._plans) > 1024:
                 self._plans.clear()
-            seen = self._plans[key] = (columns, writers_of(columns, self.settings, cs))
+            writers = writers_of(columns, self.settings, cs)
+            if bools:
+                writers = dict(writers)
+                for c in columns:
+                    if str(c.name).lower() in bools and is_tiny(c):
+                        writers[c.name] = _boolean
+            seen = self._plans[key] = (columns, writers)
         return seen[1]
 
     def _emit(self, op, before, after, source, ch, pk, keyed):
@@ -326,6 +336,14 @@ class DebeziumWriter:
 
         return {"schema": transaction_schema(kind), "payload": value}
 
+
+
+def is_tiny(col) -> bool:
+    return COLUMN_TYPE.get(col.get("real_type", col.get("type"))) == "TINY"
+
+
+def _boolean(v):
+    return v != 0 if type(v) is int else v
 
 
 def _java_text(v):

@@ -71,6 +71,9 @@ class Column:
         return f"Column({self.type!r}, {self.default!r})"
 
 
+BOOL_TYPES = frozenset({"BOOL", "BOOLEAN"})  # TINYINT(1) in the binlog, booleans in Debezium
+
+
 class DeclaredColumns:
     """(db, table) -> {column name (lower case): Column}, as the stream's DDL declared them."""
 

@@ -14,6 +14,7 @@ import datetime as dt
 import decimal
 import re
 
+from .debezium_ddl import BOOL_TYPES
 from .forms import form_name
 
 _INT = {"TINY": "int16", "SHORT": "int16", "INT24": "int32", "LONG": "int32", "YEAR": "int32"}
@@ -45,6 +46,10 @@ def column_schema(col, settings, declared=None) -> dict:
         if value is not None:  # after "optional", where the JSON converter writes it
             out = {k: v for k, v in out.items() if k in ("type", "optional")} | {"default": value} | {
                 k: v for k, v in out.items() if k not in ("type", "optional")}
+    if declared is not None and declared.type in BOOL_TYPES and out.get("type") == "int16":
+        out["type"] = "boolean"  # BOOL: TINYINT(1) in the binlog, a boolean in the connector
+        if "default" in out:
+            out["default"] = out["default"] != 0
     return out
 
 

@@ -208,6 +208,15 @@ def test_year_default_in_the_schema_is_what_mariadb_stores(binlog):
     after = next(f for f in schema["fields"] if f["field"] == "after")
     yd = next(f for f in after["fields"] if f["field"] == "yd")
     assert yd["default"] == 1999
+    b = next(f for f in after["fields"] if f["field"] == "b")
+    assert b["type"] == "boolean"
+
+
+@pytest.mark.server
+def test_bool_columns_are_booleans_and_tinyint1_stays_an_int(binlog):
+    rows = [r["after"] for r in rows_of(recs(binlog), "adj")]
+    assert [(r["b"], r["bb"], r["t1"]) for r in rows] == [
+        (True, True, 5), (False, True, 0), (None, None, None)]
 
 
 @pytest.mark.server
