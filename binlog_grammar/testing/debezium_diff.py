@@ -222,7 +222,10 @@ def connector_wrong(sql_type: str, theirs, ours, options: dict) -> str | None:
       mark and drops it;
     - CHAR(n)/VARCHAR(n) CHARACTER SET binary (which MariaDB makes BINARY(n)/VARBINARY(n)): the
       connector's DDL parser keeps them text, so it writes their bytes as characters (and
-      BINARY(n)'s without the trailing zero bytes) instead of binary.
+      BINARY(n)'s without the trailing zero bytes) instead of binary;
+    - sjis 0x815F: Java's Shift_JIS decodes it as U+FF3C, MariaDB stores U+005C.
+    A NULL written as the column's DEFAULT (the JSON converter's replace.null.with.default) is
+    counted apart by `compare` under "NULL written as the DEFAULT".
     """
     if not isinstance(theirs, str) or not isinstance(ours, str):
         return None
@@ -237,6 +240,9 @@ def connector_wrong(sql_type: str, theirs, ours, options: dict) -> str | None:
     if (sql_type.endswith((" utf16", " ucs2", " utf16le")) and ours.startswith("\ufeff")
             and theirs == ours[1:]):
         return "a leading U+FEFF of UTF-16 text dropped as a byte order mark"
+    if (sql_type.endswith((" sjis", " cp932")) and "\\" in ours
+            and theirs == ours.replace("\\", "\uff3c")):
+        return "sjis 0x815F written U+FF3C (Java's mapping; MariaDB's is U+005C)"
     if sql_type.startswith(("binary(", "varbinary(")):
         data = _bytes_of(ours, options)
         if data is not None and theirs in (data.decode("latin1"),
@@ -291,8 +297,8 @@ def compare(theirs: list, ours: list, schemas: bool, dbs, limit=40,
                 res.connector_wrong[mistake] = res.connector_wrong.get(mistake, 0) + 1
                 continue
             if vb is None and va is not None and defaults.get((x[0], x[1], column)):
-                res.explained["NULL written as the DEFAULT"] = (
-                    res.explained.get("NULL written as the DEFAULT", 0) + 1)
+                res.connector_wrong["NULL written as the DEFAULT"] = (
+                    res.connector_wrong.get("NULL written as the DEFAULT", 0) + 1)
                 continue
             if (sql_type.startswith("float") and _float32(va) is not None
                     and _float32(va) == _float32(vb)):

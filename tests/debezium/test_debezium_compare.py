@@ -88,6 +88,7 @@ def test_the_connectors_known_mistakes_are_named_and_nothing_else():
         ("text utf16", "x", "\ufeffx"),
         ("binary(4)", "j", "agAAAA=="),
         ("varbinary(3)", "j\x00", "agA="),
+        ("varchar(4) sjis", "a\uff3c", "a\\"),
     ]
     for sql_type, theirs, ours in named:
         assert connector_wrong(sql_type, theirs, ours, {}), (sql_type, theirs, ours)
@@ -98,5 +99,7 @@ def test_the_connectors_known_mistakes_are_named_and_nothing_else():
         ("text utf8mb4", "x", "\ufeffx"),  # only UTF-16 text loses a U+FEFF
         ("binary(4)", "agAAAA==", "agAAAB=="),
         ("int", 1, 2),
+        ("varchar(4) sjis", "a\uff3c", "a\uff3c"),  # the same text is no mistake
+        ("varchar(4) utf8mb4", "a\uff3c", "a\\"),  # only sjis maps 0x815F so
     ]:
         assert connector_wrong(sql_type, theirs, ours, {}) is None, (sql_type, theirs, ours)
