@@ -181,15 +181,22 @@ class DebeziumWriter:
         t = se.table
         cs = self.charsets.charset(ev.file, t.db if t is not None else None)
         base = self._source(changes[0], se, 0)  # the same for every row of the event
+        bools = self._bools(changes[0])
         for i, ch in enumerate(changes):
             source = dict(base)
             source["row"] = i
-            yield from self._change(ch, source, cs)
+            yield from self._change(ch, source, cs, bools)
 
     # -- one row change
 
-    def _change(self, ch, source, cs):
-        writers = self._writers(ch.columns, cs, self.declared.get(ch.db, ch.table))
+    def _bools(self, ch) -> frozenset:
+        """The names (lower case) of the table's columns its DDL declared BOOL/BOOLEAN."""
+        declared = self.declared.get(ch.db, ch.table)
+        return frozenset(n for n, c in declared.items() if c.type in BOOL_TYPES) \
+            if declared else frozenset()
+
+    def _change(self, ch, source, cs, bools=frozenset()):
+        writers = self._writers(ch.columns, cs, bools)
         before = _whole(image(ch.before, ch.columns, self.settings, cs, writers), ch.columns)
         after = _whole(image(ch.after, ch.columns, self.settings, cs, writers), ch.columns)
         pk = list(ch.primary_key or ())
@@ -204,11 +211,9 @@ class DebeziumWriter:
         keyed = before if ch.op == "d" or (ch.op == "u" and not has_key[1]) else after
         yield from self._emit(ch.op, before, after, source, ch, pk, keyed)
 
-    def _writers(self, columns, cs, declared) -> dict:
+    def _writers(self, columns, cs, bools) -> dict:
         """Each column's value writer, made once per table (TABLE_MAP), server charset and
         declared BOOL columns (TINYINT(1) in the binlog: booleans in the connector)."""
-        bools = frozenset(n for n, c in declared.items() if c.type in BOOL_TYPES) \
-            if declared else frozenset()
         key = (id(columns), cs, bools)
         seen = self._plans.get(key)
         if seen is None or seen[0] is not columns:
