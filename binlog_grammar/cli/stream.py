@@ -98,7 +98,7 @@ def run(args) -> int:
 
     from ..binlog.rows import load_schemas
     from ..binlog.stream import Filters
-    from ..replication import ReplicationSource, TLSOptions, open_replication_stream
+    from ..replication import ReplicationSource, open_replication_stream
     from ..replication.source import log
 
     try:
@@ -131,16 +131,8 @@ def run(args) -> int:
             log.removeHandler(handler)
     try:
         src = ReplicationSource(
-            args.host, args.port, args.user, password, server_id=args.server_id, file=args.file,
-            pos=args.pos if args.pos is not None else 4, gtid=args.gtid, until_now=args.until_now,
-            heartbeat=args.heartbeat, connect_timeout=args.connect_timeout,
-            read_timeout=args.read_timeout, reconnect=not args.no_reconnect,
-            reconnect_timeout=args.reconnect_timeout,
-            tls=TLSOptions(args.ssl_mode, args.ssl_ca, args.ssl_cert, args.ssl_key,
-                           allow_cleartext=args.enable_cleartext_plugin),
-            server_public_key=args.server_public_key,
-            get_server_public_key=args.get_server_public_key,
-            verify_checksum=not args.no_checksum, require_row_format=not args.any_binlog_format)
+            file=args.file, pos=args.pos if args.pos is not None else 4, gtid=args.gtid,
+            require_row_format=not args.any_binlog_format, **_source_options(args, password))
     except ValueError as e:
         print(f"binlog-grammar: stream: {e}", file=sys.stderr)
         return 2
@@ -170,22 +162,27 @@ def run(args) -> int:
     return 0
 
 
+def _source_options(args, password) -> dict:
+    """The ReplicationSource keywords of the server and connection options (both outputs)."""
+    from ..replication import TLSOptions
+
+    return dict(
+        host=args.host, port=args.port, user=args.user, password=password,
+        server_id=args.server_id, until_now=args.until_now, heartbeat=args.heartbeat,
+        connect_timeout=args.connect_timeout, read_timeout=args.read_timeout,
+        reconnect=not args.no_reconnect, reconnect_timeout=args.reconnect_timeout,
+        tls=TLSOptions(args.ssl_mode, args.ssl_ca, args.ssl_cert, args.ssl_key,
+                       allow_cleartext=args.enable_cleartext_plugin),
+        server_public_key=args.server_public_key,
+        get_server_public_key=args.get_server_public_key, verify_checksum=not args.no_checksum)
+
+
 def _raw(args, password) -> int:
     """--raw: the backup (replication/backup.py) until --until-now's end, or until interrupted."""
-    from ..replication import TLSOptions
     from ..replication.backup import RawBackup
 
     try:
-        backup = RawBackup(
-            args.result_file, file=args.file, host=args.host, port=args.port, user=args.user,
-            password=password, server_id=args.server_id, until_now=args.until_now,
-            heartbeat=args.heartbeat, connect_timeout=args.connect_timeout,
-            read_timeout=args.read_timeout, reconnect=not args.no_reconnect,
-            reconnect_timeout=args.reconnect_timeout,
-            tls=TLSOptions(args.ssl_mode, args.ssl_ca, args.ssl_cert, args.ssl_key,
-                           allow_cleartext=args.enable_cleartext_plugin),
-            server_public_key=args.server_public_key,
-            get_server_public_key=args.get_server_public_key, verify_checksum=not args.no_checksum)
+        backup = RawBackup(args.result_file, file=args.file, **_source_options(args, password))
     except (OSError, ValueError) as e:
         print(f"binlog-grammar: stream --raw: {e}", file=sys.stderr)
         return 2
