@@ -12,13 +12,8 @@ from __future__ import annotations
 import functools
 import html.parser
 import http.server
-import json
-import os
 import re
-import signal
-import subprocess
 import threading
-import time
 import urllib.parse
 import urllib.request
 
@@ -31,9 +26,8 @@ from binlog_grammar.cli import main as cli_main
 from binlog_grammar.generated.catalog import EVENTS
 from binlog_grammar.lang.loader import load_specs
 
-from helpers.browser import CDP as _CDP, CHROMIUM
+from helpers.browser import chromium
 from helpers.paths import ROOT, corpus_files
-from helpers.services import REQUIRE_SERVICES
 
 SPECS = load_specs()
 EVENT_NAMES = sorted(n.name for ev in SPECS.events for n in ev.names)
@@ -345,48 +339,9 @@ def site(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    if CHROMIUM is None:
-        if REQUIRE_SERVICES:
-            pytest.fail("chromium is not installed (apt-get install -y chromium) and "
-                        "BINLOG_GRAMMAR_REQUIRE_SERVICES=1")
-        pytest.skip("chromium is not installed (apt-get install -y chromium)")
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    log = open(profile.parent / "chromium.log", "wb")
-    proc = subprocess.Popen(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={profile}", "--remote-debugging-address=127.0.0.1",
-         "--remote-debugging-port=0", "about:blank"],
-        stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
-    cdp = None
-    try:
-        port_file = profile / "DevToolsActivePort"
-        deadline = time.monotonic() + 60
-        while not (port_file.exists() and port_file.read_text().count("\n") >= 1):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail("chromium did not start: " + (profile.parent / "chromium.log").read_text(errors="replace")[-2000:])
-            time.sleep(0.1)
-        port = int(port_file.read_text().split()[0])
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=30) as r:
-            targets = json.load(r)
-        page = next(t for t in targets if t.get("type") == "page")
-        cdp = _CDP(page["webSocketDebuggerUrl"])
-        cdp.call("Page.enable")
-        cdp.call("Runtime.enable")
+    """One headless chromium for the module (helpers.browser starts and stops it)."""
+    with chromium(tmp_path_factory.mktemp("chromium-profile")) as cdp:
         yield cdp
-    finally:
-        if cdp is not None:
-            cdp.close()
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)  # chromium and the helpers it started
-        except ProcessLookupError:
-            pass
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=20)
-        log.close()
 
 
 _INSPECT = r"""
