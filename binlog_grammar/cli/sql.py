@@ -70,8 +70,9 @@ def _server_schemas(args):
 
 
 def run(args, flashback=False) -> int:
-    from ..output.sql import render_sql
+    from ..output import formats
 
+    fmt = formats.get("flashback" if flashback else "sql")  # the registry's entry, as dump's
     if args.schema_from_server:
         args.schema = _server_schemas(args)
     stream, progress = open_input(args)
@@ -86,7 +87,7 @@ def run(args, flashback=False) -> int:
             txs = list(txs)  # the inverse runs from the last transaction back
         out = stdout()
         if txs is not None:
-            for line in render_sql(txs, flashback=flashback, on_refused=refused.append):
+            for line in fmt.render(txs, on_refused=refused.append):
                 out.write(line if line.endswith("\n") else line + "\n")
     except ValueError as e:
         print(f"binlog-grammar: {e}", file=sys.stderr)
@@ -107,10 +108,10 @@ def run(args, flashback=False) -> int:
 def _parallel(args, stream, flashback):
     """--jobs N: the script's header (forwards, before anything is read, as render_sql gives it;
     flashback once all is read), then the splits' blocks (parallel.run)."""
-    from ..output.sql import render_sql
+    from ..output import formats
 
     out = stdout()
-    header = list(render_sql((), flashback=flashback))
+    header = list(formats.get("flashback" if flashback else "sql").render(()))
     if not flashback:
         out.write("".join(header))
         outcome, _ = parallel.run(args, stream, "sql", out.write)
