@@ -26,7 +26,8 @@ position (`@slave_connect_state`) or after a MySQL GTID set (COM_BINLOG_DUMP_GTI
 parsed with reader.parse_event and reader.update_state, as a file's events are; the fake ROTATE
 and FORMAT_DESCRIPTION events the server makes up are yielded once, marked
 `ev.extra["artificial"] = True` (open_replication_stream, and so `stream`, leaves them out: they
-are in no binlog file); heartbeats are not yielded.
+are in no binlog file); heartbeats are not yielded, unless `yield_heartbeats=True` (the
+pymysqlreplication shim's, whose users get them as events), marked `ev.extra["heartbeat"] = True`.
 
 When the connection drops (server shut down, killed or restarted, network cut, the server went
 silent for three heartbeat periods; a clean shutdown ends a blocking dump with an EOF packet, which

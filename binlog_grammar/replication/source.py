@@ -73,7 +73,7 @@ class ReplicationSource:
                  heartbeat=5.0, connect_timeout=10.0, read_timeout=30.0, reconnect=True,
                  reconnect_timeout=None, backoff=(0.1, 5.0), tls: Optional[TLSOptions] = None,
                  server_public_key: Optional[str] = None, get_server_public_key=False,
-                 verify_checksum=True, require_row_format=True):
+                 verify_checksum=True, require_row_format=True, yield_heartbeats=False):
         self.host = host
         self.port = int(port)
         self.user = user
@@ -100,6 +100,7 @@ class ReplicationSource:
         self.get_server_public_key = get_server_public_key
         self.verify_checksum = verify_checksum
         self.require_row_format = require_row_format
+        self.yield_heartbeats = yield_heartbeats  # the pymysqlreplication shim: they are events there
         # what is known of the server and the stream
         self.server_version = ""
         self.mariadb: Optional[bool] = None
@@ -387,6 +388,9 @@ class ReplicationSource:
             ident = ev.data.get("log_ident") if hasattr(ev.data, "get") else None
             if ident and log_pos:
                 self.file, self.pos = ident, log_pos
+            if self.yield_heartbeats:
+                ev.extra["heartbeat"] = True
+                return ev
             return None
         update_state(state, ev)
         state.encrypted = False  # the server sends decrypted events (START_ENCRYPTION as ignorable)

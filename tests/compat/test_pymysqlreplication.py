@@ -432,3 +432,44 @@ def test_the_readme_server_example_runs_verbatim(server, fixed):
                          env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "c fx items" in out.stdout and "'pad'" in out.stdout
+
+
+HEARTBEAT_SCRIPT = '''
+import os
+from pymysqlreplication import BinLogStreamReader
+from pymysqlreplication.event import HeartbeatLogEvent
+
+MYSQL_SETTINGS = {"host": "127.0.0.1", "port": int(os.environ["PORT"]), "user": os.environ["USER"],
+                  "passwd": os.environ["PASSWORD"]}
+stream = BinLogStreamReader(connection_settings=MYSQL_SETTINGS, server_id=int(os.environ["SERVER_ID"]),
+                            blocking=True, resume_stream=True, log_file=os.environ["LOG_FILE"],
+                            log_pos=int(os.environ["LOG_POS"]), slave_heartbeat=1)
+beats = 0
+for binlogevent in stream:
+    print(type(binlogevent).__name__, binlogevent.event_type, binlogevent.packet.log_pos,
+          binlogevent.timestamp)
+    binlogevent.dump()
+    if isinstance(binlogevent, HeartbeatLogEvent):
+        print("heartbeat", binlogevent.ident, stream.log_file, stream.log_pos)
+        beats += 1
+        if beats == 2:
+            break
+print("at", stream.log_file, stream.log_pos)
+stream.close()
+'''
+
+
+def test_an_idle_blocking_stream_yields_heartbeats(server, fixed):
+    """python-mysql-replication yields a HeartbeatLogEvent (the binlog's name in `ident`, its end
+    in log_pos) when a blocking stream with slave_heartbeat waits on an idle server; the shim
+    yields the same events, printed the same."""
+    file, pos = _status(server)
+    os.environ["LOG_FILE"], os.environ["LOG_POS"] = file, str(pos)
+    try:
+        real, shim = [run(server, {}, how=how, script=HEARTBEAT_SCRIPT, server_id=6000 + i)
+                      for i, how in enumerate(("real", "shim"))]
+    finally:
+        del os.environ["LOG_FILE"], os.environ["LOG_POS"]
+    assert real.count("=== HeartbeatLogEvent ===") == 2, real
+    assert f"heartbeat {file} {file} {pos}" in real, real
+    assert_same(real, shim)

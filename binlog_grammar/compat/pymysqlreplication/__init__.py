@@ -27,7 +27,6 @@ both on a real MariaDB and compares what they print; these are the lines that ma
   (WRITE/UPDATE/DELETE_ROWS_COMPRESSED_EVENT, log_bin_compress=ON) are Write/Update/
   DeleteRowsEvents and QUERY_COMPRESSED_EVENT a QueryEvent (the library gives neither, so their
   rows are lost); MySQL's TRANSACTION_PAYLOAD_EVENT is followed by the events inside it.
-- HeartbeatLogEvents are never yielded: the replication client answers heartbeats itself.
 - A server is read with reconnection and resumption (ReplicationSource): a dropped connection
   does not end the iteration or deliver an event twice.
 - `Read bytes:` in dump() is the bytes of the event after its header: for a rows event the

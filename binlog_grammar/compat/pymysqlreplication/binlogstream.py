@@ -90,7 +90,8 @@ class BinLogStreamReader:
     an index) instead of a server. ctl_connection_settings, report_slave, slave_uuid,
     pymysql_wrapper, ignore_decode_errors, enable_logging and use_column_name_cache are
     accepted and have no effect (no second connection is needed: names come from the binlog's
-    metadata); slave_heartbeat sets the heartbeat period (heartbeats are never yielded).
+    metadata); slave_heartbeat sets the heartbeat period, and the server's heartbeats on an
+    idle stream are HeartbeatLogEvents (as the library yields them; without it there are none).
     """
 
     def __init__(self, connection_settings=None, server_id=None, ctl_connection_settings=None,
@@ -139,8 +140,9 @@ class BinLogStreamReader:
         host, port, user, password = self._settings()
         kwargs = dict(server_id=self.server_id, blocking=self.blocking, verify_checksum=True,
                       require_row_format=False)
-        if self.slave_heartbeat:
+        if self.slave_heartbeat:  # the library's heartbeats are events, as the server sends them
             kwargs["heartbeat"] = float(self.slave_heartbeat)
+            kwargs["yield_heartbeats"] = E.HeartbeatLogEvent in self._allowed
         if self.auto_position:
             kwargs["gtid"] = str(self.auto_position)
         elif not self.is_mariadb:
@@ -187,8 +189,6 @@ class BinLogStreamReader:
             cls = CLASSES.get(name, E.NotImplementedEvent)
             if name == "ANNOTATE_ROWS_EVENT" and not (self.is_mariadb and self.annotate_rows_event):
                 continue  # the library asks for them only then
-            if name == "HEARTBEAT_LOG_EVENT" or name == "HEARTBEAT_LOG_EVENT_V2":
-                continue
             ts = int(ev.header.timestamp)
             if name == "ROTATE_EVENT":
                 self.log_pos = int(ev.data.position) if ev.data.get("position") is not None else 4

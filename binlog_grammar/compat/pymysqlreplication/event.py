@@ -263,8 +263,8 @@ class XidEvent(BinLogEvent):
 
 
 class HeartbeatLogEvent(BinLogEvent):
-    """A heartbeat (`ident`: the binlog file). BinLogStreamReader yields none: the replication
-    client answers them itself."""
+    """A heartbeat: the server says it is alive while a blocking stream with slave_heartbeat
+    waits (`ident`: the binlog file; log_pos: its end, timestamp 0)."""
 
     def _fill(self, d, ev, ctx):
         self.ident = str(d.get("log_ident") or "")
