@@ -1,0 +1,123 @@
+"""A rows event inverted, as `mariadb-binlog --flashback` inverts it, built by the grammar.
+
+`invert_rows_event(ev, table)` gives the bytes of the event that undoes `ev`:
+
+- the type code: a WRITE_ROWS event becomes the DELETE_ROWS event of its version and the other
+  way round; an UPDATE_ROWS event stays one, each row's before and after images swapped (and the
+  two column bitmaps with them: equal under binlog_row_image=FULL, the only image flashback can
+  undo with; mariadb-binlog keeps the bitmaps in place, which is the same bytes then);
+- the rows in reverse order inside the event (mariadb-binlog's change_to_flashback_event);
+- a compressed MariaDB rows event (log_bin_compress) becomes its uncompressed twin, inverted
+  (mariadb-binlog inflates it too: the script's event is WRITE/UPDATE/DELETE_ROWS_EVENT_V1);
+- the header: the new type code, the event length of the bytes built, the next position as the
+  server wrote it (mariadb-binlog keeps it), and a CRC32 computed for the new bytes when the
+  event has a checksum footer (mariadb-binlog leaves the original event's CRC32 in place, which
+  no longer matches; the server does not check it in a BINLOG statement, so either replays).
+
+The row images are parsed by the spec type `row_images` and the new ones built by the same
+struct (rule 5: every struct builds as it parses); the images of the event as read are built back
+first, and an event whose bytes do not come back byte for byte is refused rather than guessed at.
+The STMT_END_F flag is the caller's to move: mariadb-binlog writes a statement's rows events last
+first, so the flag goes to the event that is then last (`stmt_end`).
+
+Refused with an EventFormatError naming file, offset and event: PRE_GA rows events (one column
+bitmap; mariadb-binlog leaves them as they are, which replays them forwards), MySQL's
+PARTIAL_UPDATE_ROWS_EVENT (its after images may be JSON diffs, which have no inverse), a rows
+event whose table no TABLE_MAP maps, and bytes the row images do not describe.
+"""
+from __future__ import annotations
+
+import zlib
+from typing import Optional
+
+from construct import Container
+
+from ..errors import EventFormatError, plain_reason
+from ..generated import types as T
+from ..generated.catalog import EVENTS
+from .events import decode_of, decompress
+
+STMT_END_F = 0x01  # rows_flags.STMT_END_F
+
+_BY_NAME = {e.name: e for e in EVENTS.values()}
+_OPPOSITE = {"insert": ("WRITE", "DELETE"), "delete": ("DELETE", "WRITE"), "update": ("UPDATE", "UPDATE")}
+
+
+def inverse_type(et):
+    """The event type that undoes a rows event of type `et` (uncompressed, same rows version), or
+    None when there is none (PRE_GA, PARTIAL_UPDATE: see the module's text)."""
+    if et is None or not et.row_op or et.name.startswith("PRE_GA_") or et.name.startswith("PARTIAL_"):
+        return None
+    old, new = _OPPOSITE[et.row_op]
+    name = et.name.replace("_COMPRESSED", "")
+    return _BY_NAME.get(new + name[len(old):]) if name.startswith(old) else None
+
+
+def rows_images(ev, table) -> tuple:
+    """(the parse context of the event's row images, their bytes as the server wrote them before
+    compressing them)."""
+    data = ev.data
+    cols = data["columns"]
+    present = list(cols["columns_present"])
+    images = [present] if ev.type.row_op != "update" else \
+        [present, list(cols["columns_present_after"])]
+    ctx = dict(ev.context, columns=table.columns, images=images, json_columns=table.json_columns)
+    rows = data["rows"]
+    dec = decode_of(ev.type, data, "rows")
+    if dec is not None:
+        rows = decompress(dec.codec, bytes(rows))
+    return ctx, bytes(rows)
+
+
+def invert_rows_event(ev, table, stmt_end: Optional[bool] = None) -> bytes:
+    """The bytes of the rows event that undoes `ev` (a parsed reader.Event) whose table is
+    `table` (rows.Table, as its TABLE_MAP mapped it). stmt_end: set (True) or clear (False) the
+    STMT_END_F flag; None keeps the event's."""
+    def refuse(why):
+        return EventFormatError(f"cannot invert this rows event: {why}", ev.file, ev.offset, ev.name)
+
+    new_type = inverse_type(ev.type)
+    if new_type is None:
+        raise refuse("mariadb-binlog --flashback inverts only WRITE/UPDATE/DELETE_ROWS events "
+                     "(v1, v2 and MariaDB's compressed ones)")
+    if table is None:
+        raise refuse("no TABLE_MAP_EVENT before it maps its table")
+    d = ev.data
+    if len(d["columns"]["columns_present"]) != len(table.columns):
+        raise refuse(f"it has {len(d['columns']['columns_present'])} columns, the TABLE_MAP of "
+                     f"its table {len(table.columns)}")
+    try:
+        ctx, rows = rows_images(ev, table)
+        parsed = T.row_images.parse(rows, **ctx)
+        if T.row_images.build(parsed, **ctx) != rows:
+            raise ValueError("the row images do not build back to the bytes read")
+        images = ctx["images"][::-1]
+        new_ctx = dict(ctx, images=images, type_code=new_type.code)
+        flipped = Container(rows=[Container(images=list(r["images"])[::-1])
+                                  for r in reversed(parsed["rows"])])
+        new_rows = T.row_images.build(flipped, **new_ctx)
+    except EventFormatError:
+        raise
+    except Exception as e:  # noqa: BLE001 - whatever bad bytes make a struct raise is bad input
+        raise refuse(plain_reason(e)) from None
+
+    data = Container(d)
+    cols = Container(d["columns"])
+    if ev.type.row_op == "update":
+        cols["columns_present"], cols["columns_present_after"] = images
+    data["columns"] = cols
+    data["rows"] = new_rows
+    flags = int(d["flags"])
+    if stmt_end is not None:
+        flags = flags | STMT_END_F if stmt_end else flags & ~STMT_END_F
+    data["flags"] = flags
+    ctx = dict(ev.context, type_code=new_type.code)
+    body = new_type.build(data, ctx)
+    header = Container(ev.header)
+    header["type_code"] = new_type.code
+    header["event_length"] = ctx["header_len"] + len(body) + T.event_checksum.sizeof() * ev.footer
+    head = T.common_header.build(header, **ctx)
+    if not ev.footer:
+        return head + body
+    return head + body + T.event_checksum.build(zlib.crc32(head + body))
+
