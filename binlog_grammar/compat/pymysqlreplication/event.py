@@ -58,6 +58,7 @@ class BinLogEvent:
 
     @property
     def formatted_timestamp(self) -> str:
+        """The event's timestamp as ISO text in UTC, as the library shows it in dump()."""
         return datetime.datetime.fromtimestamp(self.timestamp, datetime.timezone.utc) \
             .replace(tzinfo=None).isoformat()
 
@@ -72,10 +73,12 @@ class BinLogEvent:
         print()
 
     def to_dict(self) -> dict:
+        """The header facts dump() prints: timestamp, log_pos, event_size, read_bytes."""
         return {"timestamp": self.formatted_timestamp, "log_pos": self.packet.log_pos,
                 "event_size": self.event_size, "read_bytes": self.packet.read_bytes}
 
     def to_json(self) -> str:
+        """to_dict() as JSON text."""
         return json.dumps(self.to_dict())
 
     def _dump(self):
@@ -102,6 +105,7 @@ class GtidEvent(BinLogEvent):
 
     @property
     def gtid(self):
+        """The GTID as MySQL writes it: 'uuid:gno'."""
         return f"{_uuid(self.sid)}:{self.gno}"
 
     def _dump(self):
@@ -143,6 +147,8 @@ class MariadbGtidEvent(BinLogEvent):
 
 
 class MariadbBinLogCheckPointEvent(BinLogEvent):
+    """MariaDB's binlog checkpoint: `filename`, the oldest binlog file crash recovery needs."""
+
     def _fill(self, d, ev, ctx):
         self.filename = str(d.binlog_file_name)
 
@@ -170,6 +176,9 @@ class MariadbGtidObject:
 
 
 class MariadbGtidListEvent(BinLogEvent):
+    """MariaDB's GTID state at the start of a binlog file: `gtid_list` (MariadbGtidObjects:
+    domain_id, server_id, gtid_seq_no, gtid) and `gtid_length`."""
+
     def _fill(self, d, ev, ctx):
         self.gtid_list = [MariadbGtidObject(int(g.domain_id), int(g.server_id), int(g.seq_no))
                           for g in (d.gtids or [])]
@@ -180,6 +189,9 @@ class MariadbGtidListEvent(BinLogEvent):
 
 
 class MariadbStartEncryptionEvent(BinLogEvent):
+    """MariaDB's start of an encrypted binlog: `schema`, `key_version`, `nonce` (the events after
+    it come decrypted from the server)."""
+
     def _fill(self, d, ev, ctx):
         self.schema = int(d.get("scheme") or 0)
         self.key_version = int(d.get("key_version") or 0)
@@ -194,6 +206,7 @@ class RotateEvent(BinLogEvent):
         self.next_binlog = str(d.new_log_ident)
 
     def dump(self):
+        """Print the rotation as the library's dump() does (no date or sizes)."""
         print(f"=== {self.__class__.__name__} ===")
         print(f"Position: {self.position}")
         print(f"Next binlog file: {self.next_binlog}")
@@ -201,6 +214,9 @@ class RotateEvent(BinLogEvent):
 
 
 class XAPrepareEvent(BinLogEvent):
+    """An XA PREPARE (or XA COMMIT ... ONE PHASE): `one_phase`, `xid_format_id`, `xid_gtrid`,
+    `xid_bqual` (bytes) and `xid`."""
+
     def _fill(self, d, ev, ctx):
         self.one_phase = bool(d.get("one_phase"))
         self.xid_format_id = int(d.get("format_id") or 0)
@@ -209,6 +225,7 @@ class XAPrepareEvent(BinLogEvent):
 
     @property
     def xid(self):
+        """gtrid and bqual as text, one after the other, as the library gives the XA id."""
         return self.xid_gtrid.decode() + self.xid_bqual.decode()
 
     def _dump(self):
@@ -218,6 +235,10 @@ class XAPrepareEvent(BinLogEvent):
 
 
 class FormatDescriptionEvent(BinLogEvent):
+    """The first event of a binlog file: `binlog_version` (a 1-tuple), `mysql_version_str`,
+    `mysql_version`, `created`, `common_header_len`, `post_header_len`, `checksum_algorithm`,
+    `server_version_split`, `number_of_event_types`."""
+
     def _fill(self, d, ev, ctx):
         self.binlog_version = (int(d.binlog_version),)
         self.mysql_version_str = str(d.server_version)
@@ -249,7 +270,7 @@ def version_tuple(text: str) -> tuple:
 
 
 class StopEvent(BinLogEvent):
-    pass
+    """The server stopped; the binlog file ends here."""
 
 
 class XidEvent(BinLogEvent):
@@ -296,16 +317,21 @@ class QueryEvent(BinLogEvent):
 
 
 class BeginLoadQueryEvent(BinLogEvent):
+    """A block of a LOAD DATA file: `file_id`, `block_data` (bytes)."""
+
     def _fill(self, d, ev, ctx):
         self.file_id = int(d.get("file_id") or 0)
         self.block_data = bytes(d.get("block_data") or b"")
 
 
 class ExecuteLoadQueryEvent(QueryEvent):
-    pass
+    """The LOAD DATA statement that loads the file of the BeginLoadQueryEvents before it, with
+    QueryEvent's attributes."""
 
 
 class IntvarEvent(BinLogEvent):
+    """The next statement's LAST_INSERT_ID() (`type` 1) or AUTO_INCREMENT value (`type` 2): `value`."""
+
     def _fill(self, d, ev, ctx):
         self.type = int(d.get("type") or 0)
         self.value = int(d.get("value") or 0)
@@ -316,6 +342,8 @@ class IntvarEvent(BinLogEvent):
 
 
 class RandEvent(BinLogEvent):
+    """The RAND() seeds of the next statement: `seed1`, `seed2`."""
+
     def _fill(self, d, ev, ctx):
         self.seed1 = int(d.get("seed1") or 0)
         self.seed2 = int(d.get("seed2") or 0)
@@ -326,12 +354,16 @@ class RandEvent(BinLogEvent):
 
 
 class UserVarEvent(BinLogEvent):
+    """A user variable the next statement reads: `name`, `is_null`."""
+
     def _fill(self, d, ev, ctx):
         self.name = str(d.get("name") or "")
         self.is_null = int(d.get("is_null") or 0)
 
 
 class RowsQueryLogEvent(BinLogEvent):
+    """MySQL's statement of the rows events that follow (binlog_rows_query_log_events): `query`."""
+
     def _fill(self, d, ev, ctx):
         self.query = str(d.get("query") or "")
 

@@ -249,6 +249,7 @@ class TableMapEvent(BinLogEvent):
         self._full = any(e["id"] == "column_name" for e in entries)
 
     def get_table(self):
+        """The Table (columns, primary key) this TABLE_MAP describes."""
         return self.table_obj
 
     def _dump(self):
@@ -283,6 +284,8 @@ class RowsEvent(BinLogEvent):
 
     @property
     def rows(self):
+        """The changed rows, decoded when first read: `{"values": {column: value}}` for writes
+        and deletes, `{"before_values": ..., "after_values": ...}` for updates."""
         if self._rows is None:
             self._rows = [self._row(c) for c in self._changes()]
             self.packet.read_bytes = self.event_size
