@@ -60,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         command.add(sub)
     for name, sp in sub.choices.items():
         sp.set_defaults(subparser=sp)
+    p.set_defaults(root_parser=p)  # the whole command line: docs' CLI reference walks it
     return p
 
 

@@ -1,4 +1,5 @@
-"""`binlog-grammar docs`: render the format documentation from the specs (binlog_grammar.docs),
+"""`binlog-grammar docs`: render the format documentation from the specs and the user guide from
+the code it describes (binlog_grammar.docs; the guide's inputs are gathered by docs_inputs.py),
 or with --check say whether the committed documentation is up to date."""
 from __future__ import annotations
 
@@ -9,12 +10,16 @@ from .options import spec_dir
 
 
 def add(sub):
-    d = sub.add_parser("docs", help="render the format documentation (Markdown and HTML) from the specs")
+    d = sub.add_parser("docs", help="render the format documentation (Markdown and HTML) from the "
+                                    "specs, with the user guide (command line, Python API, Spark, "
+                                    "JSON lines) from the code")
     d.add_argument("--specs", type=spec_dir, help="specs folder (default: the project's specs/)")
     d.add_argument("--output", help="where to write (default: generated/docs/; the HTML site goes "
                                     "to its html/ folder)")
     d.add_argument("--check", action="store_true",
                    help="do not write; exit 1 if the committed docs differ from a fresh render")
+    d.add_argument("--no-guide", action="store_true",
+                   help="the format documentation alone, without the user guide's pages")
     d.set_defaults(func=run)
 
 
@@ -23,11 +28,13 @@ def run(args) -> int:
 
     from .. import docs
     from ..lang.loader import load_specs
+    from .docs_inputs import guide_inputs
 
     started = time.monotonic()
     specs = load_specs(args.specs)
     try:
-        files = docs.render(specs)
+        guide = None if args.no_guide else guide_inputs(args.root_parser)
+        files = docs.render(specs, guide)
     except docs.DocsError as e:
         print(f"binlog-grammar: docs: {e}", file=sys.stderr)
         return 1

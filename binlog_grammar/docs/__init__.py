@@ -17,7 +17,15 @@ HTML. The modules, in the order they build on each other:
     tables.py           field tables of structs, switches and TLV lists; hex examples
     pages_reference.py  column types, enums, named types, context, versions, the guide
     pages_events.py     event pages, the index, type codes, TLV pages; Builder (all pages)
+    guide_text.py       the user guide's prose: Markdown files and docstrings as blocks
+    guide_cli.py        the guide's command-line reference, from the argparse parser
+    guide_api.py        the guide's Python API reference, from the objects and their docstrings
+    guide_data.py       the guide's Spark and JSON-lines pages, its first page, GuideInputs
     render.py           Markdown and HTML through the templates; the search index
+
+The user guide (guide/) is rendered into the same site when `render` is given a GuideInputs:
+`binlog-grammar docs` gathers one (binlog_grammar/cli/docs.py) from the parser, the public
+names, the Spark source and the output writers, which this package does not import.
 """
 from __future__ import annotations
 
@@ -26,20 +34,25 @@ from pathlib import Path
 from ..lang.loader import load_specs
 from ..lang.model import SpecSet
 from .blocks import DocsError, Page
+from .guide_data import GuideInputs, guide_pages, index_note
 from .model import iter_fields
 from .pages_events import Builder
 from .render import HTML_DIR, MD_HEADER, Renderer
 
-__all__ = ["DOCS_DIR", "HTML_DIR", "MD_HEADER", "Builder", "DocsError", "Page", "Renderer",
-           "diff", "iter_fields", "render", "write"]
+__all__ = ["DOCS_DIR", "HTML_DIR", "MD_HEADER", "Builder", "DocsError", "GuideInputs", "Page",
+           "Renderer", "diff", "iter_fields", "render", "write"]
 
 DOCS_DIR = Path(__file__).resolve().parent.parent.parent / "generated" / "docs"
 
 
-def render(specs: SpecSet | None = None) -> dict:
-    """{path relative to the docs folder: text} of the whole documentation."""
+def render(specs: SpecSet | None = None, guide: GuideInputs | None = None) -> dict:
+    """{path relative to the docs folder: text} of the whole documentation; with `guide`, the
+    user guide's pages too (guide/), in the same navigation and search."""
     specs = specs or load_specs()
     pages = Builder(specs).build()
+    if guide is not None:
+        pages[0].blocks.insert(1, index_note())
+        pages += guide_pages(guide)
     return Renderer(pages).render()
 
 

@@ -35,7 +35,11 @@ EVENT_NAMES = sorted(n.name for ev in SPECS.events for n in ev.names)
 
 @functools.lru_cache(maxsize=None)
 def rendered():
-    return docs.render(SPECS)
+    """The whole site as `binlog-grammar docs` renders it: the format docs and the user guide."""
+    from binlog_grammar.cli import build_parser
+    from binlog_grammar.cli.docs_inputs import guide_inputs
+
+    return docs.render(SPECS, guide_inputs(build_parser()))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,7 +263,10 @@ def test_span_recorder_on_real_events(path):
 # committed and deterministic
 
 def test_render_is_deterministic():
-    again = docs.render(load_specs())
+    from binlog_grammar.cli import build_parser
+    from binlog_grammar.cli.docs_inputs import guide_inputs
+
+    again = docs.render(load_specs(), guide_inputs(build_parser()))
     assert again == rendered()
 
 
