@@ -26,7 +26,7 @@ def own_doc(obj):
 def signature(name, obj) -> str:
     """`name(args)` as inspect gives it (`class Name(args)` for a class), never an address."""
     try:
-        sig = str(inspect.signature(obj))
+        sig = str(_unquoted(inspect.signature(obj)))
     except (TypeError, ValueError):
         sig = "(...)"
     sig = _ADDRESS.sub("", sig)
@@ -36,6 +36,25 @@ def signature(name, obj) -> str:
             return f"class {name}({', '.join(bases)})"
         return f"class {name}{sig}" + (f"  # a {', '.join(bases)}" if bases else "")
     return f"{name}{sig}"
+
+
+class _Text:
+    """An annotation kept as text (`from __future__ import annotations`), shown without quotes."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return self.text
+
+
+def _unquoted(sig: inspect.Signature) -> inspect.Signature:
+    def bare(a):
+        return _Text(a) if isinstance(a, str) else a
+
+    return sig.replace(parameters=[p.replace(annotation=bare(p.annotation))
+                                   for p in sig.parameters.values()],
+                       return_annotation=bare(sig.return_annotation))
 
 
 def members(cls):

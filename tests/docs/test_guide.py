@@ -16,7 +16,6 @@ from the code it describes, never from a hand copy:
 """
 from __future__ import annotations
 
-import argparse
 import base64
 import functools
 import html
@@ -169,7 +168,8 @@ def test_signatures_are_inspects():
     import binlog_grammar
     import inspect
 
-    assert f"open_stream{inspect.signature(binlog_grammar.open_stream)}" in text
+    # annotations are text (from __future__ import annotations): shown without their quotes
+    assert f"open_stream{inspect.signature(binlog_grammar.open_stream)}".replace("'", "") in text
     assert "class Filters(" in text and "class BinLogStreamReader(connection_settings=None" in text
 
 
@@ -221,3 +221,86 @@ def test_each_column_types_line_is_the_writers(envelope):
         assert line in dumped[0], label
         assert f"```json\n{line}\n```" in md, label
         assert json.loads(line)["source"]["table"].startswith("t_")
+
+
+# ---------------------------------------------------------------------------------------------
+# readable at 1280 px, in a real browser
+
+WIDTH, HEIGHT = 1280, 900
+# where each page's screenshot is taken: a section whose tables are generated
+SHOT_AT = {"cli": "cmd-dump", "api": "api-binlog-grammar-open_stream", "spark": "options",
+           "jsonl": "values"}
+UPDATE = os.environ.get("BINLOG_GRAMMAR_UPDATE_SCREENSHOTS") == "1"
+
+_WIDE = r"""
+(() => {
+  const main = document.querySelector('main');
+  const out = {page: document.documentElement.scrollWidth, vw: document.documentElement.clientWidth,
+               main: [main.scrollWidth, main.clientWidth], wide: [], tables: 0, codes: 0};
+  // every table and code block fits: nothing in it needs a sideways scroll, in itself or in
+  // the scroll box around it
+  for (const el of main.querySelectorAll('table, pre, .scroll')) {
+    if (el.tagName === 'TABLE') out.tables++;
+    if (el.tagName === 'PRE') out.codes++;
+    const r = el.getBoundingClientRect();
+    if (el.scrollWidth > el.clientWidth + 1 || r.right > main.getBoundingClientRect().right + 1)
+      out.wide.push(el.tagName.toLowerCase() + '.' + el.className + ' ' + el.scrollWidth + '>' +
+                    el.clientWidth + ' ' + (el.textContent || '').slice(0, 60));
+  }
+  return out;
+})()
+"""
+
+
+def png_size(data: bytes):
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
+
+
+@pytest.fixture(scope="module")
+def guide_site(tmp_path_factory):
+    root = tmp_path_factory.mktemp("guide-site")
+    docs.write(rendered(), root)
+    handler = functools.partial(_Quiet, directory=str(root / docs.HTML_DIR))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, fmt, *args):
+        pass
+
+
+def test_guide_pages_fit_1280px_and_their_screenshots_are_committed(guide_site, tmp_path):
+    shots = {}
+    with chromium(tmp_path / "profile") as cdp:
+        cdp.call("Emulation.setDeviceMetricsOverride", width=WIDTH, height=HEIGHT,
+                 deviceScaleFactor=1, mobile=False)
+        for name in GUIDE_PAGES:
+            cdp.load(f"{guide_site}guide/{name}.html")
+            info = cdp.evaluate(_WIDE)
+            assert info["page"] <= info["vw"], f"{name}: the page scrolls sideways"
+            assert info["main"][0] <= info["main"][1] + 1, f"{name}: the content is wider than its column"
+            assert not info["wide"], f"{name} at {WIDTH}px: too wide: {info['wide'][:5]}"
+            assert name == "index" or info["tables"] + info["codes"] > 0
+            if SHOT_AT.get(name):  # the generated tables, rather than the page's first lines
+                assert cdp.evaluate(f"(() => {{ const e = document.getElementById("
+                                    f"{json.dumps(SHOT_AT[name])}); if (!e) return false;"
+                                    " e.scrollIntoView(); return true; })()"), name
+            shot = cdp.call("Page.captureScreenshot", format="png")
+            shots[name] = base64.b64decode(shot["data"])
+            assert png_size(shots[name]) == (WIDTH, HEIGHT)
+            (tmp_path / f"{name}.png").write_bytes(shots[name])
+    if UPDATE:
+        IMG.mkdir(parents=True, exist_ok=True)
+        for name, data in shots.items():
+            (IMG / f"{name}.png").write_bytes(data)
+    readme = (ROOT / "docs" / "guide" / "README.md").read_text(encoding="utf-8")
+    for name in GUIDE_PAGES:
+        path = IMG / f"{name}.png"
+        assert path.exists(), f"{path.name}: run with BINLOG_GRAMMAR_UPDATE_SCREENSHOTS=1"
+        assert png_size(path.read_bytes())[0] == WIDTH, path.name
+        assert f"(img/{name}.png)" in readme, f"docs/guide/README.md does not show {name}.png"
