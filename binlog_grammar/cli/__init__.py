@@ -19,7 +19,7 @@ The package, one module per command, each with `add(sub)` (its subcommand parser
                   input order; plan.py plans the splits on the compiled walk, pieces.py is what
                   a worker does with one, forkpool.py the workers
     generate.py   generate    (binlog_grammar.codegen)
-    docs.py       docs        (binlog_grammar.docs)
+    docs.py       docs        (binlog_grammar.docs; docs_inputs.py gathers the user guide's inputs)
     verify.py     verify      (binlog_grammar.binlog.verify)
     dump.py       dump        (binlog_grammar.output.dump, output.hexdump)
     stats.py      stats       (binlog_grammar.output.stats)
