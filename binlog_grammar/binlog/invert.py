@@ -103,8 +103,9 @@ def invert_rows_event(ev, table, stmt_end: Optional[bool] = None) -> bytes:
 
     data = Container(d)
     cols = Container(d["columns"])
-    if ev.type.row_op == "update":
-        cols["columns_present"], cols["columns_present_after"] = images
+    if ev.type.row_op == "update":  # the parsed bitmaps: they build back their unused bits too
+        cols["columns_present"], cols["columns_present_after"] = \
+            d["columns"]["columns_present_after"], d["columns"]["columns_present"]
     data["columns"] = cols
     data["rows"] = new_rows
     flags = int(d["flags"])
