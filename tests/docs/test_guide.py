@@ -191,6 +191,7 @@ def test_spark_options_and_schemas_come_from_the_source():
             assert f"<code>{field}</code></td><td><code>{html.escape(typ)}</code>" in text, \
                 (title, field)
     assert "Finding the source" in text  # docs/spark.md's text is on the page
+    assert NOT_DESCRIBED not in text  # every option and field has docs/spark.md's words
 
 
 # ---------------------------------------------------------------------------------------------
@@ -294,6 +295,14 @@ def test_guide_pages_fit_1280px_and_their_screenshots_are_committed(guide_site, 
             shots[name] = base64.b64decode(shot["data"])
             assert png_size(shots[name]) == (WIDTH, HEIGHT)
             (tmp_path / f"{name}.png").write_bytes(shots[name])
+        # the site's one search finds the guide's commands, options and names
+        for query, hit in (("dump --start-position", "guide/cli.html#cmd-dump-start-position"),
+                           ("open_stream", "guide/api.html#api-binlog-grammar-open_stream"),
+                           ("spark option skip_damaged", "guide/spark.html#spark-option-skip_damaged")):
+            cdp.load(f"{guide_site}search.html?q={query.replace(' ', '+')}")
+            hrefs = cdp.evaluate("Array.from(document.querySelectorAll('#results a'))"
+                                 ".map(a => a.getAttribute('href'))")
+            assert hit in hrefs[:3], (query, hrefs[:5])
     if UPDATE:
         IMG.mkdir(parents=True, exist_ok=True)
         for name, data in shots.items():
