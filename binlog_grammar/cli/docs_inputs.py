@@ -138,6 +138,13 @@ def guide_inputs(parser):
     from ..output import formats
 
     root = repo_root()
+    missing = [p for p in ("docs/spark.md", GUIDE_BINLOG) if not (root / p).is_file()]
+    if missing:
+        from .options import UsageError
+
+        raise UsageError(f"docs: the user guide is rendered from a source checkout "
+                         f"({', '.join(missing)} not found under {root}); give --no-guide for "
+                         "the format pages alone")
     return docs.GuideInputs(
         parser=parser, api=api_sections(),
         spark_md=(root / "docs" / "spark.md").read_text(encoding="utf-8"),

@@ -106,7 +106,8 @@ def command_blocks(parser, path, summary, search, level=2):
     blocks = [H(level, [C(title)], anchor)]
     search.append((title, anchor, "command", summary or parser.description or ""))
     if summary:
-        blocks.append(P(inline(summary[:1].upper() + summary[1:] + ("" if summary.endswith(".") else "."))))
+        end = "" if summary.endswith(".") else "."
+        blocks.append(P(inline(summary[:1].upper() + summary[1:] + end)))
     if parser.description and parser.description != summary:
         blocks.append(P(inline(parser.description)))
     blocks.append(CODE(usage(parser), "text"))
@@ -115,7 +116,8 @@ def command_blocks(parser, path, summary, search, level=2):
         if not actions:
             continue
         title = group.title or "options"
-        blocks.append(P(T(title[:1].upper() + title[1:] + (": " + group.description if group.description else ""))))
+        about = ": " + group.description if group.description else ""
+        blocks.append(P(T(title[:1].upper() + title[1:] + about)))
         blocks.append(TABLE(["Option", "Default", "What it does"],
                             option_rows(parser, path, actions, search), cls="options",
                             name=" ".join(path) + ": " + title))

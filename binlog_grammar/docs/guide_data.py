@@ -146,7 +146,8 @@ def jsonl_page(inputs: GuideInputs) -> Page:
     search.append(("JSON values by column type", "values", "guide section", ""))
     for e in envelopes:
         anchor = f"envelope-{e}"
-        blocks += [H(2, [T("Envelope "), C(e)], anchor), P(inline(inputs.notes.get(e, ENVELOPE_TEXT.get(e, ""))))]
+        note = inputs.notes.get(e, ENVELOPE_TEXT.get(e, ""))
+        blocks += [H(2, [T("Envelope "), C(e)], anchor), P(inline(note))]
         search.append((f"{e} envelope", anchor, "guide section", ENVELOPE_TEXT.get(e, "")))
         for t, sql, line in inputs.examples[e]:
             a = f"{e}-{t.lower().replace(' ', '-')}"

@@ -134,6 +134,16 @@ def test_the_page_follows_the_parser(tmp_path, capsys):
     assert docs.diff(changed, out) == ["guide/cli.md", "html/guide/cli.html", "html/search.html"]
 
 
+def test_without_a_source_checkout_docs_says_to_leave_the_guide_out(monkeypatch, tmp_path, capsys):
+    from binlog_grammar.cli import main as cli_main
+
+    monkeypatch.setattr(DI, "repo_root", lambda: tmp_path)
+    assert cli_main(["docs", "--output", str(tmp_path / "out")]) == 2
+    assert "--no-guide" in capsys.readouterr().err
+    assert cli_main(["docs", "--no-guide", "--output", str(tmp_path / "out")]) == 0
+    assert not (tmp_path / "out" / "guide").exists() and (tmp_path / "out" / "README.md").exists()
+
+
 def test_no_default_names_this_machine():
     text = rendered()["guide/cli.md"] + rendered()["guide/jsonl.md"] + rendered()["guide/api.md"]
     for word in (str(ROOT), os.path.expanduser("~"), "/tmp/"):
@@ -198,7 +208,9 @@ def test_spark_options_and_schemas_come_from_the_source():
 # JSON lines
 
 def _dump_lines(envelope, backend):
-    argv = ["--format", "jsonl", "--rows-only"] + (["--envelope", envelope] if envelope != "native" else [])
+    argv = ["--format", "jsonl", "--rows-only"]
+    if envelope != "native":
+        argv += ["--envelope", envelope]
     env = {**os.environ, "BINLOG_GRAMMAR_BACKEND": backend}
     r = subprocess.run([sys.executable, "-m", "binlog_grammar", "dump", *argv, DI.GUIDE_BINLOG],
                        capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
@@ -284,7 +296,7 @@ def test_guide_pages_fit_1280px_and_their_screenshots_are_committed(guide_site, 
             cdp.load(f"{guide_site}guide/{name}.html")
             info = cdp.evaluate(_WIDE)
             assert info["page"] <= info["vw"], f"{name}: the page scrolls sideways"
-            assert info["main"][0] <= info["main"][1] + 1, f"{name}: the content is wider than its column"
+            assert info["main"][0] <= info["main"][1] + 1, f"{name}: wider than its column"
             assert not info["wide"], f"{name} at {WIDTH}px: too wide: {info['wide'][:5]}"
             assert name == "index" or info["tables"] + info["codes"] > 0
             if SHOT_AT.get(name):  # the generated tables, rather than the page's first lines
