@@ -106,14 +106,17 @@ def spark_options() -> dict:
 
 
 def examples(root: Path) -> dict:
-    """envelope -> [(label, SQL type, line)]: the first line of each table of the guide's binlog
-    as the registry's writer writes it (rows only), read with the path as the repository names it."""
+    """envelope -> [(label, SQL type, the statement's value, line)]: the first line of each table
+    of the guide's binlog as the registry's writer writes it (rows only), read with the path as
+    the repository names it."""
     from ..binlog.stream import open_stream
     from ..output import formats
 
-    labels = {s: (label, sql) for s, label, sql, _v in GUIDE_TYPES}
-    wanted = [(s, "c", labels[s][0], labels[s][1]) for s, *_ in GUIDE_TYPES] + \
-        [(s, op, f"{labels[s][0]}, {what}", labels[s][1]) for s, op, what in GUIDE_CHANGES]
+    labels = {s: (label, sql, value) for s, label, sql, value in GUIDE_TYPES}
+    changed = {"u": GUIDE_UPDATE, "d": GUIDE_DELETE}
+    wanted = [(s, "c", label, sql, value) for s, label, sql, value in GUIDE_TYPES] + \
+        [(s, op, f"{labels[s][0]}, {what}", labels[s][1], changed[op])
+         for s, op, what in GUIDE_CHANGES]
     here = os.getcwd()
     os.chdir(root)  # the lines name the binlog as it was given: its path in the repository
     try:
@@ -126,8 +129,8 @@ def examples(root: Path) -> dict:
                 key = (table[2:], rec.get("op"))
                 if table.startswith("t_") and key not in first:
                     first[key] = line
-            out[envelope] = [(label, sql, first[(s, op)]) for s, op, label, sql in wanted
-                             if (s, op) in first]
+            out[envelope] = [(label, sql, value, first[(s, op)])
+                             for s, op, label, sql, value in wanted if (s, op) in first]
         return out
     finally:
         os.chdir(here)

@@ -116,8 +116,10 @@ def command_blocks(parser, path, summary, search, level=2):
         if not actions:
             continue
         title = group.title or "options"
-        about = ": " + group.description if group.description else ""
-        blocks.append(P(T(title[:1].upper() + title[1:] + about)))
+        group_anchor = f"{anchor}-group-{re.sub(r'[^a-z0-9]+', '-', title.lower()).strip('-')}"
+        blocks.append(H(4, title[:1].upper() + title[1:], group_anchor))
+        if group.description:
+            blocks.append(P(inline(group.description)))
         blocks.append(TABLE(["Option", "Default", "What it does"],
                             option_rows(parser, path, actions, search), cls="options",
                             name=" ".join(path) + ": " + title))

@@ -24,7 +24,7 @@ class GuideInputs:
     spark_options: dict  # option -> default, in the source's order (spark/options.py)
     spark_schemas: list  # [(title, [(field, Spark type, nullable)])] (spark/schema.py)
     formats: list  # [(name, kind, summary)] of the output format registry
-    examples: dict  # envelope -> [(column type, SQL type, line)]
+    examples: dict  # envelope -> [(column type, SQL type, value written (SQL), line)]
     sample: str  # the binlog the examples are read from (its name in the repository)
     notes: dict = field(default_factory=dict)  # envelope -> what the section says first
 
@@ -129,19 +129,19 @@ def jsonl_page(inputs: GuideInputs) -> Page:
     search.append(("output formats", "formats", "guide section", ""))
     envelopes = list(inputs.examples)
     rows = []
-    types = [t for t, _s, _l in inputs.examples[envelopes[0]]]
-    by_env = {e: {t: (s, ln) for t, s, ln in inputs.examples[e]} for e in envelopes}
+    types = [t for t, _s, _v, _l in inputs.examples[envelopes[0]]]
+    by_env = {e: {t: (s, v, ln) for t, s, v, ln in inputs.examples[e]} for e in envelopes}
     for t in types:
-        sql = by_env[envelopes[0]][t][0]
-        cells = [[C(t)], [C(sql)]]
+        sql, value = by_env[envelopes[0]][t][:2]
+        cells = [[C(t)], [C(sql)], [C(value)]]
         for e in envelopes:
             got = by_env[e].get(t)
-            cells.append([C(json.dumps(_value(got[1]), ensure_ascii=False))] if got else [])
+            cells.append([C(json.dumps(_value(got[2]), ensure_ascii=False))] if got else [])
         rows.append(ROW(cells, cls="example"))
     blocks += [H(2, "Values by column type", "values"),
                P(T("The value of column "), C("v"), T(" in each envelope's line (below), by the "
                                                       "column's type.")),
-               TABLE(["Example", "SQL type"] + [f"{e}: v" for e in envelopes], rows,
+               TABLE(["Column type", "SQL type", "Written"] + [f"{e}: v" for e in envelopes], rows,
                      cls="values")]
     search.append(("JSON values by column type", "values", "guide section", ""))
     for e in envelopes:
@@ -149,7 +149,7 @@ def jsonl_page(inputs: GuideInputs) -> Page:
         note = inputs.notes.get(e, ENVELOPE_TEXT.get(e, ""))
         blocks += [H(2, [T("Envelope "), C(e)], anchor), P(inline(note))]
         search.append((f"{e} envelope", anchor, "guide section", ENVELOPE_TEXT.get(e, "")))
-        for t, sql, line in inputs.examples[e]:
+        for t, sql, _v, line in inputs.examples[e]:
             a = f"{e}-{t.lower().replace(' ', '-')}"
             blocks += [H(3, [C(t), T(" ("), C(sql), T(")")], a), CODE(line, "json")]
             search.append((f"{e} {t}", a, "JSON-lines example", sql))

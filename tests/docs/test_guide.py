@@ -226,11 +226,11 @@ def test_each_column_types_line_is_the_writers(envelope):
     dumped = [_dump_lines(envelope, b) for b in backends]
     assert all(d == dumped[0] for d in dumped), "the backends differ"
     shown = inputs().examples[envelope]
-    assert [label for label, _sql, _line in shown] == \
+    assert [label for label, _sql, _value, _line in shown] == \
         [t[1] for t in DI.GUIDE_TYPES] + [f"{dict((s, lab) for s, lab, *_ in DI.GUIDE_TYPES)[s]}, {w}"
                                           for s, _op, w in DI.GUIDE_CHANGES]
     md = rendered()["guide/jsonl.md"]
-    for label, sql, line in shown:
+    for label, _sql, _value, line in shown:
         assert line in dumped[0], label
         assert f"```json\n{line}\n```" in md, label
         assert json.loads(line)["source"]["table"].startswith("t_")
