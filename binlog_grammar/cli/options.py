@@ -23,14 +23,16 @@ class UsageError(Exception):
 # checks (argparse types)
 
 def datetime_arg(text):
-    """--start-datetime, --stop-datetime: ISO date and time, UTC unless an offset is given."""
-    import datetime as dt
+    """--start-datetime, --stop-datetime: a date and time as mysqlbinlog reads it (cli.datetimes:
+    MariaDB's forms, in the local zone or UTC under --utc, which contradictions() applies once
+    every option is known), or an ISO text with an offset."""
+    from .datetimes import parse
 
     try:
-        d = dt.datetime.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a date and time: {text!r} (write 2024-01-31 12:00:00)")
-    return d if d.tzinfo else d.replace(tzinfo=dt.timezone.utc)
+        return parse(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(
+            f"not a date and time: {text!r}: {e} (write 2026-11-26 06:39:30)")
 
 
 def gtid_set(text):
@@ -210,8 +212,12 @@ def add_reading_options(p):
                         "file, or the primary's binlog that relay logs name)")
     f.add_argument("--stop-position", type=position, metavar="[FILE:]N",
                    help="stop at the event at or after offset N of the last file, or of FILE")
-    f.add_argument("--start-datetime", type=datetime_arg, help="skip events before this time (UTC unless an offset is given)")
-    f.add_argument("--stop-datetime", type=datetime_arg, help="skip events at or after this time")
+    f.add_argument("--start-datetime", type=datetime_arg, metavar="DATETIME",
+                   help="skip events before this time, in the local time zone (TZ) unless --utc "
+                        "or an offset is given; mysqlbinlog's forms (2026-11-26 6:39:30, "
+                        "20261126063930, ...)")
+    f.add_argument("--stop-datetime", type=datetime_arg, metavar="DATETIME",
+                   help="stop at the first event at or after this time")
     f.add_argument("--include-gtids", type=gtid_set, help="keep only these transactions (MySQL uuid:1-5 or MariaDB d-s-n)")
     f.add_argument("--exclude-gtids", type=gtid_set, help="drop these transactions")
     f.add_argument("--database", action="append", default=[], help="keep only this database (repeatable)")
@@ -227,9 +233,17 @@ def add_reading_options(p):
                    help="read as if this server wrote the files (mysql-8.4.0, mariadb-10.11.6), "
                         "instead of the version in their FORMAT_DESCRIPTION_EVENT")
     add_quiet_option(r)
+    add_utc_option(r)
     r.add_argument("--follow-rotate", action="store_true",
                    help="after the last file, go on into the file its closing ROTATE_EVENT names "
                         "(when it is in the same folder), and so on")
+
+
+def add_utc_option(group):
+    """--utc: times printed and read in UTC instead of the local zone (as TZ=UTC does)."""
+    group.add_argument("--utc", action="store_true",
+                       help="print event times and read --start/--stop-datetime in UTC instead "
+                            "of the local time zone (as TZ=UTC does; JSON lines are always UTC)")
 
 
 def add_quiet_option(group):
@@ -262,7 +276,11 @@ def add_tls_options(group, ssl_mode_help, public_key_help, get_public_key_help):
 
 def contradictions(args):
     """Options that each parse but together make no sense: what is wrong, or None. A command's
-    own such checks are its `contradictions` default (set_defaults), asked after these."""
+    own such checks are its `contradictions` default (set_defaults), asked after these. First
+    --utc is applied and the datetime options become instants (cli.datetimes.resolve)."""
+    from .datetimes import resolve
+
+    resolve(args)
     start, stop = getattr(args, "start_position", None), getattr(args, "stop_position", None)
     if start is not None or stop is not None:
         problem = resolve_positions(args, start, stop)

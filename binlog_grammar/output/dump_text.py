@@ -32,7 +32,7 @@ binlog in it goes through binlog_grammar.output.quoting:
 """
 from __future__ import annotations
 
-import datetime as dt
+import time
 
 from ..generated import enums
 from . import quoting, vv_native
@@ -62,7 +62,11 @@ _LABELS = {
 
 
 def _stamp(ts: int) -> str:
-    return dt.datetime.fromtimestamp(ts, dt.timezone.utc).strftime("%y%m%d %H:%M:%S")
+    """The event's time in the local zone (TZ; `--utc` sets it to UTC), as mysqlbinlog prints
+    it with localtime_r; the compiled lane does the same."""
+    t = time.localtime(ts)
+    return "%02d%02d%02d %02d:%02d:%02d" % (t.tm_year % 100, t.tm_mon, t.tm_mday, t.tm_hour,
+                                            t.tm_min, t.tm_sec)
 
 
 def text_lines(se):

@@ -264,7 +264,7 @@ static int bg_lane_event(bg_lane *L, bg_lane_run *run, const uint8_t *raw, int64
     size_t start = out->n;
     time_t ts = (time_t)bg_u32le(raw + BG_FULL_TIMESTAMP_AT);
     struct tm tm;
-    if (gmtime_r(&ts, &tm) == NULL)
+    if (localtime_r(&ts, &tm) == NULL)  /* the local zone, as mysqlbinlog */
         return 1;
     char crctext[32] = "";
     if (crc)
