@@ -132,6 +132,14 @@ def test_the_page_follows_the_parser(tmp_path, capsys):
     out = tmp_path / "docs"
     docs.write(rendered(), out)
     assert docs.diff(changed, out) == ["guide/cli.md", "html/guide/cli.html", "html/search.html"]
+    from binlog_grammar.cli import main as cli_main
+
+    assert cli_main(["docs", "--output", str(out), "--check"]) == 0
+    p = out / "guide" / "cli.md"
+    p.write_text(p.read_text().replace("--hexdump", "--hex-dump"))
+    assert cli_main(["docs", "--output", str(out), "--check"]) == 1
+    said = capsys.readouterr().out
+    assert "docs differ from the code the user guide describes" in said and "guide/cli.md" in said
 
 
 def test_without_a_source_checkout_docs_says_to_leave_the_guide_out(monkeypatch, tmp_path, capsys):
