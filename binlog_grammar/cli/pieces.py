@@ -442,7 +442,7 @@ def render(cfg: Config, stream: PieceStream, out: Result, write, writer=None, st
             for line in writer.lines(se):
                 write(line + "\n")
     elif kind in ("sql", "flashback"):
-        from ..output.sql import render_sql
+        from ..output import formats  # the registry's entry, as the command's header
 
         def txs():
             for tx in stream.transactions():
@@ -454,8 +454,8 @@ def render(cfg: Config, stream: PieceStream, out: Result, write, writer=None, st
         # flashback reads every transaction before it renders one, as the command does (rows
         # whose table no TABLE_MAP mapped when they were read are decoded with the later maps)
         items = list(txs()) if kind == "flashback" else txs()
-        for line in render_sql(items, flashback=kind == "flashback", session=False,
-                               on_refused=refused.append):
+        for line in formats.get(kind).render(items, session=False,
+                                             on_refused=refused.append):
             write(line if line.endswith("\n") else line + "\n")
         out.refused += [str(e) for e in refused]
     elif kind == "stats":

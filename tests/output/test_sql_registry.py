@@ -35,3 +35,22 @@ def test_sql_and_flashback_render_through_the_registry(command, monkeypatch, cap
     monkeypatch.undo()
     assert cli_main([command, SAMPLE]) == 0
     assert capsys.readouterr().out == out.split("\n", 1)[1]
+
+
+@pytest.mark.parametrize("command", ["sql", "flashback"])
+def test_each_worker_renders_through_the_registry(command, monkeypatch, capsys):
+    """With --jobs 2 and small splits, the header and every worker's piece come from the
+    registry's entry (the workers are forked after it is replaced)."""
+    from binlog_grammar.cli import parallel
+
+    real = formats.get(command)
+
+    def render(transactions, **kw):
+        yield "-- from the registry\n"
+        yield from real.make(transactions, **kw)
+
+    monkeypatch.setenv(parallel.ENV_SPLIT, "300")
+    monkeypatch.setitem(formats.FORMATS, command, dataclasses.replace(real, make=render))
+    assert cli_main([command, "--jobs", "2", SAMPLE]) == 0
+    out = capsys.readouterr().out
+    assert out.count("-- from the registry\n") > 2, out[:2000]
