@@ -50,6 +50,10 @@ GUIDE_UPDATE = "UPDATE t_varchar SET v = 'Grace' WHERE id = 1"
 GUIDE_DELETE = "DELETE FROM t_int WHERE id = 1"
 GUIDE_BINLOG = "docs/guide/binlog/mariadb-10.11-types.000001"  # from the repository's root
 ENVELOPES = (("native", "jsonl"), ("debezium", "debezium"))  # envelope, registry format
+# the guides written by hand that the site shows too: (page id, nav label, file)
+TEXTS = (("debezium", "Debezium envelope", "docs/debezium.md"),
+         ("repair", "Repairing a replica", "docs/repair.md"),
+         ("report", "The stats --html page", "docs/report.md"))
 
 
 def repo_root() -> Path:
@@ -153,7 +157,9 @@ def guide_inputs(parser):
         spark_md=(root / "docs" / "spark.md").read_text(encoding="utf-8"),
         spark_options=spark_options(), spark_schemas=spark_schemas(),
         formats=[(f.name, f.kind, f.summary) for f in formats.FORMATS.values()],
-        examples=examples(root), sample=GUIDE_BINLOG)
+        examples=examples(root), sample=GUIDE_BINLOG,
+        texts=[(pid, nav, (root / path).read_text(encoding="utf-8"), str(Path(path).parent))
+               for pid, nav, path in TEXTS if (root / path).is_file()])
 
 
 __all__ = ["GUIDE_BINLOG", "GUIDE_CHANGES", "GUIDE_DELETE", "GUIDE_TYPES", "GUIDE_UPDATE",

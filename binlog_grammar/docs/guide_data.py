@@ -27,6 +27,7 @@ class GuideInputs:
     examples: dict  # envelope -> [(column type, SQL type, value written (SQL), line)]
     sample: str  # the binlog the examples are read from (its name in the repository)
     notes: dict = field(default_factory=dict)  # envelope -> what the section says first
+    texts: list = field(default_factory=list)  # [(page id, nav label, Markdown, its folder)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -173,8 +174,17 @@ def guide_index(pages) -> Page:
     return Page("guide/index", "User guide", blocks, nav="User guide", group="guide")
 
 
+def text_page(pid, nav, markdown, folder) -> Page:
+    """A guide written by hand (docs/*.md), in the site with its headings searchable."""
+    search = []
+    blocks = markdown_blocks(markdown, Anchors(), search, base=folder)
+    title = plain(markdown.lstrip().splitlines()[0].lstrip("# ")) if markdown.strip() else nav
+    return Page(f"guide/{pid}", title, blocks, nav=nav, group="guide", search=search)
+
+
 def guide_pages(inputs: GuideInputs) -> list:
     pages = [cli_page(inputs.parser), api_page(inputs.api), spark_page(inputs), jsonl_page(inputs)]
+    pages += [text_page(*t) for t in inputs.texts]
     return [guide_index(pages)] + pages
 
 
@@ -187,4 +197,5 @@ def index_note() -> dict:
                                     [L("JSON lines", "guide/jsonl", None, code=False)]]), T("."))
 
 
-__all__ = ["GuideInputs", "NOT_DESCRIBED", "guide_pages", "index_note", "jsonl_page", "spark_page"]
+__all__ = ["GuideInputs", "NOT_DESCRIBED", "guide_pages", "index_note", "jsonl_page", "spark_page",
+           "text_page"]

@@ -5,19 +5,21 @@ else is kept as a paragraph of its own words, never dropped."""
 from __future__ import annotations
 
 import inspect
+import posixpath
 import re
 import textwrap
 
-from .blocks import C, CODE, H, P, ROW, T, TABLE
+from .blocks import C, CODE, H, P, ROW, SRC, T, TABLE
 
-_INLINE = re.compile(r"(`+)(.+?)\1|\[([^\]]+)\]\(([^)\s]+)\)|\*\*(.+?)\*\*")
+_INLINE = re.compile(r"(`+)(.+?)\1|(!?)\[([^\]]+)\]\(([^)\s]+)\)|\*\*(.+?)\*\*")
 _FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([\w+-]*)\s*$")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _ITEM = re.compile(r"^([-*]|\d+\.)\s+(.*)$")
 
 
-def inline(text: str) -> list:
-    """Rich text of one Markdown run: `code`, [text](link) (its text), **bold** (its text)."""
+def inline(text: str, base: str = "") -> list:
+    """Rich text of one Markdown run: `code`, [text](link) (its text), ![alt](image) (its alt and
+    the image's path in the repository, from the folder `base`), **bold** (its text)."""
     out, pos = [], 0
     for m in _INLINE.finditer(text):
         if m.start() > pos:
@@ -25,9 +27,12 @@ def inline(text: str) -> list:
         if m.group(1):
             out.append(C(m.group(2).strip() if m.group(2).strip() else m.group(2)))
         elif m.group(3):
-            out.extend(inline(m.group(3)))
+            path = posixpath.normpath(posixpath.join(base, m.group(5)))
+            out += [T(f"(image: {m.group(4)}, "), SRC(path), T(")")]
+        elif m.group(4):
+            out.extend(inline(m.group(4), base))
         else:
-            out.extend(inline(m.group(5)))
+            out.extend(inline(m.group(6), base))
         pos = m.end()
     if pos < len(text):
         out.append(T(text[pos:]))
@@ -81,19 +86,25 @@ class Anchors:
         return a
 
 
-def markdown_blocks(text: str, anchors: Anchors, search: list, shift: int = 0) -> list:
-    """Blocks of a Markdown text; every heading gets an anchor and a search entry."""
+def markdown_blocks(text: str, anchors: Anchors, search: list, shift: int = 0,
+                    base: str = "") -> list:
+    """Blocks of a Markdown text (a file of the folder `base`, for its images' paths); every
+    heading gets an anchor and a search entry."""
     lines = text.splitlines()
+
+    def inline_b(run):
+        return inline(run, base)
+
     blocks, para, items = [], [], []
     i = 0
 
     def flush():
         nonlocal para, items
         if para:
-            blocks.append(P(inline(" ".join(s.strip() for s in para))))
+            blocks.append(P(inline_b(" ".join(s.strip() for s in para))))
             para = []
         if items:
-            blocks.append({"kind": "list", "items": [inline(" ".join(it)) for it in items]})
+            blocks.append({"kind": "list", "items": [inline_b(" ".join(it)) for it in items]})
             items = []
 
     while i < len(lines):
@@ -115,7 +126,7 @@ def markdown_blocks(text: str, anchors: Anchors, search: list, shift: int = 0) -
             flush()
             level = min(6, len(head.group(1)) + shift)
             anchor = anchors(head.group(2))
-            blocks.append(H(level, inline(head.group(2)), anchor))
+            blocks.append(H(level, inline_b(head.group(2)), anchor))
             search.append((plain(head.group(2)), anchor, "guide section", ""))
             i += 1
             continue
@@ -128,7 +139,7 @@ def markdown_blocks(text: str, anchors: Anchors, search: list, shift: int = 0) -
             while i < len(lines) and lines[i].lstrip().startswith("|"):
                 cells = _cells(lines[i])
                 cells += [""] * (len(head_cells) - len(cells))
-                rows.append(ROW([inline(c) for c in cells[:len(head_cells)]]))
+                rows.append(ROW([inline_b(c) for c in cells[:len(head_cells)]]))
                 i += 1
             blocks.append(TABLE(head_cells, rows, cls="guide"))
             continue

@@ -41,7 +41,7 @@ from binlog_grammar.lang.loader import load_specs
 from helpers.browser import chromium
 from helpers.paths import ROOT
 
-GUIDE_PAGES = ("index", "cli", "api", "spark", "jsonl")
+GUIDE_PAGES = ("index", "cli", "api", "spark", "jsonl", "debezium", "repair", "report")
 IMG = ROOT / "docs" / "guide" / "img"
 
 
