@@ -14,9 +14,11 @@
   event has a checksum footer (mariadb-binlog leaves the original event's CRC32 in place, which
   no longer matches; the server does not check it in a BINLOG statement, so either replays).
 
-The row images are parsed by the spec type `row_images` and the new ones built by the same
-struct (rule 5: every struct builds as it parses); the images of the event as read are built back
-first, and an event whose bytes do not come back byte for byte is refused rather than guessed at.
+Where each row image starts and ends is what the spec type `row_images` parses (runtime.spans
+records it): the new row data is those byte runs in the new order, so every value stays exactly
+the bytes the server logged (a compressed column, a float's NaN, a value no adapter writes back
+the same), and runs that do not cover the row data end to end are refused rather than guessed at.
+The event around them is built by the generated struct of its new type.
 The STMT_END_F flag is the caller's to move: mariadb-binlog writes a statement's rows events last
 first, so the flag goes to the event that is then last (`stmt_end`).
 
@@ -34,6 +36,7 @@ from construct import Container
 
 from ..errors import EventFormatError, plain_reason
 from ..generated import types as T
+from ..runtime import spans
 from ..generated.catalog import EVENTS
 from .events import decode_of, decompress
 
@@ -69,6 +72,24 @@ def rows_images(ev, table) -> tuple:
     return ctx, bytes(rows)
 
 
+def image_spans(rows: bytes, ctx: dict) -> list:
+    """[[(start, end) of each image of a row], ...] for every row of `rows`, where the spec's
+    row_images struct (with the event's context `ctx`) finds them; they must cover the bytes
+    end to end (ValueError otherwise)."""
+    _value, found = spans.record(T.row_images, rows, **ctx)
+    out, at = [], 0
+    for row in (found[0].children if found else ()):
+        images = next((c for c in row.children if c.name == "images"), None)
+        img = [(i.start, i.end) for i in (images.children if images is not None else ())]
+        if not img or img[0][0] != at or any(a[1] != b[0] for a, b in zip(img, img[1:])):
+            raise ValueError(f"the row images do not follow each other at byte {at}")
+        at = img[-1][1]
+        out.append(img)
+    if at != len(rows):
+        raise ValueError(f"{len(rows) - at} bytes after the last row image")
+    return out
+
+
 def invert_rows_event(ev, table, stmt_end: Optional[bool] = None) -> bytes:
     """The bytes of the rows event that undoes `ev` (a parsed reader.Event) whose table is
     `table` (rows.Table, as its TABLE_MAP mapped it). stmt_end: set (True) or clear (False) the
@@ -88,14 +109,8 @@ def invert_rows_event(ev, table, stmt_end: Optional[bool] = None) -> bytes:
                      f"its table {len(table.columns)}")
     try:
         ctx, rows = rows_images(ev, table)
-        parsed = T.row_images.parse(rows, **ctx)
-        if T.row_images.build(parsed, **ctx) != rows:
-            raise ValueError("the row images do not build back to the bytes read")
-        images = ctx["images"][::-1]
-        new_ctx = dict(ctx, images=images, type_code=new_type.code)
-        flipped = Container(rows=[Container(images=list(r["images"])[::-1])
-                                  for r in reversed(parsed["rows"])])
-        new_rows = T.row_images.build(flipped, **new_ctx)
+        new_rows = b"".join(rows[a:b] for img in reversed(image_spans(rows, ctx))
+                            for a, b in reversed(img))
     except EventFormatError:
         raise
     except Exception as e:  # noqa: BLE001 - whatever bad bytes make a struct raise is bad input
