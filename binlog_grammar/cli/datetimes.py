@@ -15,8 +15,8 @@ mysqlbinlog does. A text mariadb-binlog refuses (a date that does not exist, 25 
 garbage, seven fraction digits) is refused with one line. Beyond mariadb-binlog, a date alone
 means its midnight, and an ISO text with an offset (`2026-11-26T06:39:30+09:00`, `...Z`) is that
 instant whatever the zone. The local time is turned into seconds as MariaDB's my_system_gmt_sec
-does: a time that happens twice (the hour the clocks go back) is its first occurrence, and a time
-the clocks skip (the hour they go forward) is the start of the next real hour. A time before
+does, from its first guess of the zone's offset: a time that happens twice (the hour the clocks
+go back) is the occurrence mysqlbinlog picks (the second, in New York), and a time the clocks skip (the hour they go forward) is the start of the next real hour. A time before
 1970 is the epoch and one after 2106 the end of 4-byte event times (mariadb-binlog turns any
 time outside 1970 to 2038-01-19 into 0: a --stop-datetime after 2038 there selects nothing).
 """
@@ -45,6 +45,7 @@ class LocalText:
     minute: int
     second: int
     microsecond: int
+    fields: int = 6  # how many of year..second the text gives (3: a date alone)
 
     def instant(self) -> _dt.datetime:
         """The UTC instant of this wall-clock time in the local zone (whole seconds, as
@@ -58,9 +59,9 @@ def parse(text: str):
     iso = _with_offset(text)
     if iso is not None:
         return iso
-    fields, fraction = _str_to_datetime(text)
+    fields, fraction, given = _str_to_datetime(text)
     y, mo, d, h, mi, s = fields
-    return LocalText(text, y, mo, d, h, mi, s, fraction)
+    return LocalText(text, y, mo, d, h, mi, s, fraction, given)
 
 
 def _with_offset(text):
@@ -82,14 +83,32 @@ def _number(s, i, end):
     return (int(s[i:j]), j) if j > i else (None, i)
 
 
+def _find_body(s: str) -> str:
+    """find_body: the text without its leading spaces and sign and its trailing spaces; trailing
+    garbage (letters but a T after a digit) is refused, as a warning makes mysqlbinlog refuse."""
+    s = s.lstrip(" \t\n\v\f\r")
+    if s[:1] == "-":
+        raise ValueError("a date and time is not negative")
+    s = s[1:] if s[:1] == "+" else s
+    s = s.lstrip(" \t\n\v\f\r")
+    n = len(s)
+    while n > 0:
+        c = s[n - 1]
+        if c in string.digits or c in _PUNCT or (c == "T" and n >= 2 and s[n - 2] in string.digits):
+            break
+        if c not in _SPACE:
+            raise ValueError(f"{s[n - 1:].rstrip()!r} after the date and time")
+        n -= 1
+    if not n or s[0] not in string.digits:
+        raise ValueError("it does not begin with a digit")
+    return s[:n]
+
+
 def _str_to_datetime(s: str):
-    """MariaDB's str_to_datetime with flags 0, and mysqlbinlog's demand of no warning."""
+    """MariaDB's str_to_datetime_or_date with flags 0, and mysqlbinlog's demand of no warning."""
+    s = _find_body(s)
     end = len(s)
     i = 0
-    while i < end and s[i] in _SPACE:
-        i += 1
-    if i == end or s[i] not in string.digits:
-        raise ValueError("it does not begin with a digit")
     p = i
     while p < end and s[p] in string.digits:
         p += 1
@@ -175,9 +194,9 @@ def _str_to_datetime(s: str):
     if any(fields) or fraction:
         if mo and d > _days_in_month(y, mo):
             raise ValueError("that day does not exist")
-    if s[i:].strip(" \t\n\v\f\r"):
+    if i != end:
         raise ValueError(f"{s[i:]!r} after the date and time")
-    return (y, mo, d, h, mi, sec), fraction
+    return (y, mo, d, h, mi, sec), fraction, len(parts)
 
 
 def _days_in_month(y, mo):
@@ -210,19 +229,44 @@ _DAYS_AT_EPOCH = 719528
 _LAST = 2 ** 32  # after every event's time (a 4-byte count of seconds)
 
 
-def local_seconds(t: LocalText) -> int:
-    """my_system_gmt_sec: the seconds since the epoch of wall-clock time t in the local zone,
-    found with localtime as MariaDB finds them (the first of a repeated hour, the next real
-    hour for a skipped one)."""
-    zone = time.localtime().tm_gmtoff
+def local_seconds(t) -> int:
+    """my_system_gmt_sec: the seconds since the epoch of wall-clock time t (year .. second) in
+    the local zone, found with localtime from MariaDB's first guess as MariaDB finds them (so a
+    repeated hour is the one mysqlbinlog picks, a skipped hour the next real hour)."""
+    tmp, _ = _gmt_sec(t, _my_time_zone())
+    return min(max(tmp, 0), _LAST)
+
+
+def _my_time_zone() -> int:
+    """my_init_time: MariaDB's first guess of the zone's offset, found from the time now with a
+    guess of 3600 (which it compensates twice)."""
+    now = time.localtime()
+    here = _Wall(now.tm_year, now.tm_mon, now.tm_mday, now.tm_hour, now.tm_min, now.tm_sec)
+    return _gmt_sec(here, 3600)[1]
+
+
+@dataclass(frozen=True)
+class _Wall:
+    year: int
+    month: int
+    day: int
+    hour: int
+    minute: int
+    second: int
+
+
+def _gmt_sec(t, zone):
     tmp = ((_calc_daynr(t.year, t.month, t.day) - _DAYS_AT_EPOCH) * 86400 + t.hour * 3600
            + t.minute * 60 + t.second + zone - 3600)
     if not -2 * 86400 < tmp < _LAST + 2 * 86400:
-        return 0 if tmp < 0 else _LAST
+        return (0 if tmp < 0 else _LAST), zone
+    current = zone
     lt = time.localtime(tmp)
     loop = 0
     while loop < 2 and (t.hour, t.minute, t.second) != (lt.tm_hour, lt.tm_min, lt.tm_sec):
-        tmp += _diff(t, lt)
+        diff = _diff(t, lt)
+        current += diff + 3600
+        tmp += diff
         lt = time.localtime(tmp)
         loop += 1
     if loop == 2 and t.hour != lt.tm_hour:
@@ -231,7 +275,7 @@ def local_seconds(t: LocalText) -> int:
             tmp += 3600 - t.minute * 60 - t.second
         elif diff == -3600:
             tmp -= t.minute * 60 + t.second
-    return min(max(tmp, 0), _LAST)
+    return tmp, current
 
 
 def _diff(t, lt):
