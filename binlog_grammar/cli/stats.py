@@ -56,6 +56,7 @@ def run(args) -> int:
     finally:
         progress.close()
     st.fallbacks = stream.fallbacks
+    time_details(args, stream, st)
     if figures:
         st.filters = run_filters(args)
     if args.html is not None:
@@ -73,6 +74,26 @@ def run(args) -> int:
             return 2
     print(json.dumps(st.as_dict(), indent=2) if args.json else st.text())
     return report_damage(stream)
+
+
+def time_details(args, stream, st) -> None:
+    """The time span of what was read and, for each listed transaction, its time and tables
+    (output/stats_span.py), the same whichever way the counts were made."""
+    from ..binlog.window import epoch
+    from ..output import stats_span
+
+    paths = list(stream.paths)
+    where = getattr(args, "positions", None)
+    if where is not None:
+        start, stop = where.start, where.stop
+    else:
+        start, stop = (p.pos if p is not None and p.file is None else None
+                       for p in (args.start_position, args.stop_position))
+    st.span = stats_span.span(paths, None if start is None else (0, start),
+                              None if stop is None else (len(paths) - 1, stop),
+                              (epoch(args.start_datetime), epoch(args.stop_datetime)))
+    st.largest = [(n, stats_span.describe(s)) for n, s in st.largest]
+    st.longest = [(n, stats_span.describe(s)) for n, s in st.longest]
 
 
 def run_filters(args) -> dict:

@@ -6,6 +6,7 @@ from collections import Counter, defaultdict
 
 from .. import native
 from .report_figures import Figures
+from .stats_span import local_text
 
 SIZE_BUCKETS = [(1 << 10, "< 1 KiB"), (1 << 14, "1-16 KiB"), (1 << 17, "16-128 KiB"),
                 (1 << 20, "128 KiB-1 MiB"), (1 << 24, "1-16 MiB"), (None, ">= 16 MiB")]
@@ -28,6 +29,7 @@ class Stats:
         self.longest = []  # (seconds, tx summary)
         self.files = set()
         self.fallbacks = {}  # file -> Counter: events the fast readers refused (Stream.fallbacks)
+        self.span = None  # the time span read (output/stats_span.py), set by cli/stats.py
 
     def add_transaction(self, tx):
         size = tx.size
@@ -106,6 +108,7 @@ class Stats:
             **({"filters": self.filters} if self.filters is not None else {}),
             "backend": native.backend(),  # which readers ran: "c" or "python" (binlog_grammar.native)
             "files": sorted(self.files),
+            **({"time_span": self.span} if self.span is not None else {}),
             "events": {k: {"count": v, "bytes": self.event_bytes[k]}
                        for k, v in sorted(self.events.items(), key=lambda x: -x[1])},
             "tables": {k: {"insert": v["c"], "update": v["u"], "delete": v["d"], "bytes": v["bytes"],
@@ -124,8 +127,12 @@ class Stats:
 
     def text(self) -> str:
         d = self.as_dict()
-        out = [f"backend: {native.describe()}", f"files: {len(d['files'])}", "", "events by type:",
-               f"  {'type':<32} {'count':>10} {'bytes':>14}"]
+        out = [f"backend: {native.describe()}", f"files: {len(d['files'])}"]
+        span = d.get("time_span")
+        if span:
+            out.append(f"time span: {local_text(span['first'])} to {local_text(span['last'])} "
+                       f"({span['seconds']} s; {span['first_utc']} to {span['last_utc']})")
+        out += ["", "events by type:", f"  {'type':<32} {'count':>10} {'bytes':>14}"]
         for k, v in d["events"].items():
             out.append(f"  {k:<32} {v['count']:>10} {v['bytes']:>14}")
         out += ["", "row changes by table:",
@@ -145,7 +152,9 @@ class Stats:
             out += ["", f"{title}:"]
             for s in d[key]:
                 out.append(f"  {s['bytes']:>12} bytes {s['seconds']:>6} s {s['changes']:>8} changes  "
-                           f"{s['file']}:{s['pos']}  {s['gtid'] or '-'}  {s['end']}")
+                           f"{s['file']}:{s['pos']}  {s['gtid'] or '-'}  {s['end']}"
+                           + (f"  at {local_text(s['timestamp'])}" if "timestamp" in s else "")
+                           + (f"  tables: {', '.join(s['tables'])}" if s.get("tables") else ""))
         fb = d["fast_path_fallbacks"]
         out += ["", f"fast-path fallbacks (events parsed again by construct): {fb['count']}"]
         for f, by_reader in fb["by_file"].items():
