@@ -11,8 +11,9 @@
   (mariadb-binlog inflates it too: the script's event is WRITE/UPDATE/DELETE_ROWS_EVENT_V1);
 - the header: the new type code, the event length of the bytes built, the next position as the
   server wrote it (mariadb-binlog keeps it), and a CRC32 computed for the new bytes when the
-  event has a checksum footer (mariadb-binlog leaves the original event's CRC32 in place, which
-  no longer matches; the server does not check it in a BINLOG statement, so either replays).
+  event has a checksum footer (mariadb-binlog leaves the CRC32 of the event before it inverted
+  it: the original's, or for a compressed event its inflated twin's, which no longer matches the
+  bytes; the server does not check it in a BINLOG statement, so either replays).
 
 Where each row image starts and ends is what the spec type `row_images` parses (runtime.spans
 records it): the new row data is those byte runs in the new order, so every value stays exactly
