@@ -25,6 +25,8 @@
   that finds transactions asks it (stream, repair, the replication source, the split planner).
 - rows.py: TABLE_MAPs -> tables, and rows events -> RowChanges (row images read by the readers
   codegen/table.py compiles per table, else the generated ones).
+- invert.py: a rows event inverted as mariadb-binlog --flashback inverts it (WRITE<->DELETE,
+  UPDATE's images swapped, rows last first), its bytes built by the generated structs.
 - window.py: what --start/--stop-position and --start/--stop-datetime keep: whole
   transactions by their first event, or mysqlbinlog's cut event by event.
 - stream.py: the reading API over files and indexes: events, row changes, transactions, filters.

@@ -22,6 +22,8 @@
                      the runs of row images
     sql_literals.py  column values as SQL literals and WHERE terms (also the repair's statements)
     sql.py           `sql` and `flashback`: transactions as replayable or undoing SQL scripts
+    flashback_binlog.py  `dump --flashback`: the inverted rows events as BINLOG statements,
+                     transactions last first, as mariadb-binlog --flashback writes them
     savepoints.py    SAVEPOINT / ROLLBACK TO inside a transaction, applied as the server did
     stats.py         `stats`: counts and bytes by event type, table and transaction size
     report_figures.py  `stats --figures`: writes per interval by table, sizes and durations,
