@@ -27,6 +27,7 @@ from .boundaries import query_kind
 from .gtid import GtidSet, gtid_of
 from ..generated.catalog import EVENTS
 from .reader import BinlogFile, inner_events_or_damage
+from .rewrite import rewrite_event
 from .rows import RowDecoder, Table
 from .window import Window, epoch
 
@@ -249,6 +250,9 @@ class Stream:
         # a lane writes runs of events itself (output/text_lane.py, for `dump`'s text): after
         # each event, lane.after(event, file, decoder) gives None or what it wrote (a Written)
         self.lane = None
+        # --rewrite-db (binlog/rewrite.py Rules): TABLE_MAPs rebuilt and statements' default
+        # database renamed as they are read; the lane, which writes from the file's bytes, stands by
+        self.rewrite = None
         self._on_undecoded = self._undecodable if raw_rows else None
 
     def _undecodable(self, ev, err) -> bool:
@@ -283,6 +287,8 @@ class Stream:
                     progress(done + ev.end, self.total_bytes)
                 et = ev.type
                 what = _WHAT.get(et.code, _PLAIN) if et is not None else _PLAIN
+                if self.rewrite:
+                    ev = rewrite_event(ev, self.rewrite, f.state)
                 if what is _PLAIN:
                     yield i, new_plain(ev, None, gtid, decoder, seq, None)
                 elif what is _ROWS:
@@ -301,7 +307,8 @@ class Stream:
                         yield i, new(e, _table_of(decoder, e), gtid, decoder, seq,
                                      self._on_undecoded)
                 last = ev
-                ran = self._lane_after(ev, f, decoder) if self.lane is not None else None
+                ran = self._lane_after(ev, f, decoder) \
+                    if self.lane is not None and not self.rewrite else None
                 if ran is not None:  # the events that follow, written by the lane
                     if ran.text:
                         yield i, ran

@@ -7,6 +7,7 @@ from .envelopes import add_options as add_envelope_options
 from .envelopes import output_format
 from .options import add_reading_options
 from .reading import open_input, report_damage, stdout
+from .rewrite_opts import add_rewrite_options
 
 
 def add(sub):
@@ -20,6 +21,7 @@ def add(sub):
     du.add_argument("--hexdump", action="store_true",
                     help="hex view of every event with each byte run labelled by its spec field")
     parallel.add_option(du)
+    add_rewrite_options(du)
     du.set_defaults(func=run)
 
 

@@ -82,9 +82,12 @@ def open_input(args):
     # a window keeps whole transactions (binlog/window.py), except in the text dump and the hex
     # view, which cut where mysqlbinlog does
     reading = getattr(args, "hexdump", False) or getattr(args, "format", None) == "text"
-    return open_stream(files, flt, not args.no_checksum, schemas, args.skip_damaged, progress,
-                       args.server_version, args.follow_rotate, raw_rows=True,
-                       cut="events" if reading else "transactions"), progress
+    stream = open_stream(files, flt, not args.no_checksum, schemas, args.skip_damaged, progress,
+                         args.server_version, args.follow_rotate, raw_rows=True,
+                         cut="events" if reading else "transactions")
+    rules_of = getattr(args, "rewrite_rules", None)  # --rewrite-db (cli/rewrite_opts.py)
+    stream.rewrite = rules_of(args) if rules_of is not None else None
+    return stream, progress
 
 
 def report_damage(stream) -> int:

@@ -1,0 +1,35 @@
+"""dump's `--rewrite-db='from->to'` (repeatable), mariadb-binlog's option: binlog/rewrite.py
+reads the rules and rebuilds the TABLE_MAP events; the stream applies them as it reads
+(binlog.stream.Stream.rewrite), so the text, JSON lines and the replayable output all name the
+new database."""
+from __future__ import annotations
+
+import argparse
+
+
+def rewrite_rule(text):
+    """One --rewrite-db text as a (from, to) pair; mariadb-binlog's syntax."""
+    from ..binlog.rewrite import parse_rule
+
+    try:
+        return parse_rule(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"{text!r}: {e}")
+
+
+def add_rewrite_options(parser):
+    parser.add_argument("--rewrite-db", action="append", default=[], type=rewrite_rule,
+                        metavar="'FROM->TO'",
+                        help="name database TO wherever the binlog names FROM: the default "
+                             "database of statements and the TABLE_MAP events, which are rebuilt "
+                             "(new length and CRC32), as mariadb-binlog does; repeatable, the "
+                             "first rule for a name wins; dump reads in one process with it")
+    parser.set_defaults(rewrite_rules=rules_of)
+
+
+def rules_of(args):
+    """The binlog.rewrite.Rules of args.rewrite_db, or None."""
+    from ..binlog.rewrite import Rules
+
+    pairs = getattr(args, "rewrite_db", None) or []
+    return Rules(pairs) if pairs else None
