@@ -92,9 +92,12 @@ def rewrite_table_map(raw: bytes, mapping, state: Optional[FormatState] = None) 
 
 def rewrite_event(ev, rules: Rules, state: FormatState):
     """The event as the stream hands it on under `rules` (binlog.stream.Stream.rewrite): a
-    TABLE_MAP_EVENT of a renamed database rebuilt (rewrite_table_map) and parsed again at the same
-    offset; a QUERY_EVENT with its default database renamed in its parsed data (the `use` the
-    outputs print; its bytes are the file's); any other event as it is."""
+    TABLE_MAP_EVENT of a renamed database with the parsed data of its rebuilt bytes
+    (rewrite_table_map, parsed back by the spec) and those bytes in extra["rewritten_raw"], for a
+    writer that emits the event (BINLOG blocks); its `raw` stays the file's, so its offsets,
+    end_log_pos and CRC32 are the file's as mariadb-binlog prints them. A QUERY_EVENT gets its
+    default database renamed in its parsed data (the `use` the outputs print). Any other event
+    is as it was."""
     name = ev.name
     if name == "TABLE_MAP_EVENT":
         raw = rewrite_table_map(ev.raw, rules, state)
@@ -102,11 +105,9 @@ def rewrite_event(ev, rules: Rules, state: FormatState):
             return ev
         new = parse_event(raw, state, file=ev.file, offset=ev.offset, verify_checksum=False,
                           inner=ev.inner)
-        new.extra = ev.extra
-        # the header line shows the file's CRC32, as mariadb-binlog prints it; the bytes carry
-        # the new one
-        new.checksum, new.checksum_ok = ev.checksum, ev.checksum_ok
-        return new
+        ev.data = new.data
+        ev.extra = {**ev.extra, "rewritten_raw": raw}
+        return ev
     if name == "QUERY_EVENT" and hasattr(ev.data, "get"):
         db = ev.data.get("db")
         text = db.decode("utf-8", "surrogateescape") if isinstance(db, (bytes, bytearray)) else db

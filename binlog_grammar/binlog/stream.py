@@ -253,6 +253,7 @@ class Stream:
         # --rewrite-db (binlog/rewrite.py Rules): TABLE_MAPs rebuilt and statements' default
         # database renamed as they are read; the lane, which writes from the file's bytes, stands by
         self.rewrite = None
+        self.table_metadata = False  # --print-table-metadata: TABLE_MAPs marked for the text
         self._on_undecoded = self._undecodable if raw_rows else None
 
     def _undecodable(self, ev, err) -> bool:
@@ -289,6 +290,8 @@ class Stream:
                 what = _WHAT.get(et.code, _PLAIN) if et is not None else _PLAIN
                 if self.rewrite:
                     ev = rewrite_event(ev, self.rewrite, f.state)
+                if self.table_metadata and what is _TABLE_MAP:
+                    ev.extra = {**ev.extra, "print_table_metadata": True}
                 if what is _PLAIN:
                     yield i, new_plain(ev, None, gtid, decoder, seq, None)
                 elif what is _ROWS:
@@ -308,7 +311,7 @@ class Stream:
                                      self._on_undecoded)
                 last = ev
                 ran = self._lane_after(ev, f, decoder) \
-                    if self.lane is not None and not self.rewrite else None
+                    if self.lane is not None and not (self.rewrite or self.table_metadata) else None
                 if ran is not None:  # the events that follow, written by the lane
                     if ran.text:
                         yield i, ran

@@ -110,8 +110,9 @@ def config(args, kind) -> Config:
 
 def wanted(args, stream, kind) -> bool:
     """Run on several processes: more than one job, and input worth it."""
-    if jobs_of(args) < 2 or not stream.paths or getattr(stream, "rewrite", None):
-        return False  # --rewrite-db: the stream rewrites as it reads, in this process
+    if jobs_of(args) < 2 or not stream.paths or getattr(stream, "rewrite", None) or \
+            getattr(stream, "table_metadata", False):
+        return False  # --rewrite-db, --print-table-metadata: the stream reads in this process
     if kind in ("text", "hexdump") and (args.start_datetime or args.stop_datetime):
         return False  # mysqlbinlog's datetime cut depends on every event before
     if os.environ.get(ENV_SPLIT):

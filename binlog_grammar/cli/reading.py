@@ -87,6 +87,7 @@ def open_input(args):
                          cut="events" if reading else "transactions")
     rules_of = getattr(args, "rewrite_rules", None)  # --rewrite-db (cli/rewrite_opts.py)
     stream.rewrite = rules_of(args) if rules_of is not None else None
+    stream.table_metadata = getattr(args, "print_table_metadata", False)
     return stream, progress
 
 

@@ -1,7 +1,9 @@
-"""dump's `--rewrite-db='from->to'` (repeatable), mariadb-binlog's option: binlog/rewrite.py
-reads the rules and rebuilds the TABLE_MAP events; the stream applies them as it reads
-(binlog.stream.Stream.rewrite), so the text, JSON lines and the replayable output all name the
-new database."""
+"""Two of mariadb-binlog's options on dump that change what the stream hands on:
+`--rewrite-db='from->to'` (repeatable: binlog/rewrite.py reads the rules and rebuilds the TABLE_MAP
+events; the stream applies them as it reads, binlog.stream.Stream.rewrite, so the text, JSON lines
+and the replayable output name the new database) and `--print-table-metadata` (the `# Columns` and
+`# Primary Key` lines after each TABLE_MAP, output/table_metadata.py). With either, the compiled
+lanes and --jobs stand by: the events are read in this process."""
 from __future__ import annotations
 
 import argparse
@@ -24,6 +26,10 @@ def add_rewrite_options(parser):
                              "database of statements and the TABLE_MAP events, which are rebuilt "
                              "(new length and CRC32), as mariadb-binlog does; repeatable, the "
                              "first rule for a name wins; dump reads in one process with it")
+    parser.add_argument("--print-table-metadata", action="store_true",
+                        help="after each TABLE_MAP event, its columns (names, types, UNSIGNED, "
+                             "NOT NULL, ENUM/SET members, character sets) and primary key, as "
+                             "mariadb-binlog prints them")
     parser.set_defaults(rewrite_rules=rules_of)
 
 

@@ -81,6 +81,10 @@ def text_lines(se):
     label = _LABELS.get(ev.name) or _rows_label(ev) or ev.name
     yield "#" + quoting.comment(f"{_stamp(int(h.timestamp))} server id {int(h.server_id)}  "
                                 f"end_log_pos {_end_log_pos(ev)}{crc} \t{label}{_summary(se)}")
+    if ev.extra.get("print_table_metadata"):  # dump --print-table-metadata
+        from .table_metadata import metadata_lines
+
+        yield from ("#" + quoting.comment(line[1:]) for line in metadata_lines(ev, ev.context))
     yield from _body(se)
 
 
