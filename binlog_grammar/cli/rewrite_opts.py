@@ -19,13 +19,17 @@ def rewrite_rule(text):
         raise argparse.ArgumentTypeError(f"{text!r}: {e}")
 
 
-def add_rewrite_options(parser):
+def add_rewrite_options(parser, table_metadata=True):
+    """--rewrite-db, and --print-table-metadata where the output is dump's text."""
     parser.add_argument("--rewrite-db", action="append", default=[], type=rewrite_rule,
                         metavar="'FROM->TO'",
                         help="name database TO wherever the binlog names FROM: the default "
                              "database of statements and the TABLE_MAP events, which are rebuilt "
                              "(new length and CRC32), as mariadb-binlog does; repeatable, the "
-                             "first rule for a name wins; dump reads in one process with it")
+                             "first rule for a name wins; the events are read in one process with it")
+    if not table_metadata:
+        parser.set_defaults(rewrite_rules=rules_of)
+        return
     parser.add_argument("--print-table-metadata", action="store_true",
                         help="after each TABLE_MAP event, its columns (names, types, UNSIGNED, "
                              "NOT NULL, ENUM/SET members, character sets) and primary key, as "

@@ -8,6 +8,7 @@ from . import parallel
 from .login import add_login_options, login
 from .options import UsageError, add_reading_options
 from .reading import open_input, report_damage, stdout
+from .rewrite_opts import add_rewrite_options
 
 
 def add(sub):
@@ -16,6 +17,7 @@ def add(sub):
     add_reading_options(sq)
     parallel.add_option(sq)
     _add_server_schema(sq)
+    add_rewrite_options(sq, table_metadata=False)
     sq.set_defaults(func=run)
 
     fb = sub.add_parser("flashback", add_help=False,

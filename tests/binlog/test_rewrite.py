@@ -174,3 +174,36 @@ def test_server_binlog_rewrite_is_mariadb_binlogs(server_binlog):
     py = subprocess.run([sys.executable, "-m", "binlog_grammar", "dump", "--rewrite-db=a->b",
                          str(server_binlog)], capture_output=True, text=True, env=env)
     assert py.stdout == dump("--rewrite-db=a->b", "--jobs", "2", server_binlog).stdout
+
+
+@pytest.mark.server
+def test_restore_into_the_renamed_database():
+    """A workload on `shop` (DDL and DML, two tables, a default database elsewhere) replayed by
+    `sql --rewrite-db shop->shop_restore | mariadb` into a fresh server: every table of
+    shop_restore has the source's CHECKSUM TABLE."""
+    need_mariadb()
+    opts = ["--binlog-row-metadata=FULL"]
+    with mariadb.MariaDB(opts) as src, mariadb.MariaDB(opts) as dst:
+        src.sql("RESET MASTER; CREATE DATABASE shop; CREATE DATABASE other; USE shop; "
+                "CREATE TABLE o (id INT PRIMARY KEY AUTO_INCREMENT, who VARCHAR(20), n INT); "
+                "CREATE TABLE i (id INT PRIMARY KEY, price DECIMAL(8,2), note TEXT);"
+                "INSERT INTO o (who, n) VALUES ('a', 1), ('b', 2), ('c', 3); "
+                "INSERT INTO i VALUES (1, 9.99, 'x'), (2, 0.5, NULL); "
+                "ALTER TABLE o ADD COLUMN tag CHAR(3) DEFAULT 'new'; "
+                "UPDATE o SET n = n * 10 WHERE id > 1; USE other; "
+                "DELETE FROM shop.i WHERE id = 2; INSERT INTO shop.i VALUES (3, 1.25, 'y'); "
+                "CREATE TABLE other.t (x INT); INSERT INTO other.t VALUES (1); FLUSH BINARY LOGS;")
+        binlog = src.binlogs()[-2]
+        script = subprocess.run([sys.executable, "-m", "binlog_grammar", "sql",
+                                 "--rewrite-db", "shop->shop_restore", str(binlog)],
+                                capture_output=True, text=True)
+        assert script.returncode == 0, script.stderr
+        dst.sql("CREATE DATABASE shop_restore;")
+        r = subprocess.run(dst._client(), input=script.stdout, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        for table in ("o", "i"):
+            want = src.sql(f"CHECKSUM TABLE shop.{table}").split()[-1]
+            got = dst.sql(f"CHECKSUM TABLE shop_restore.{table}").split()[-1]
+            assert got == want != "NULL", table
+        assert dst.sql("SELECT COUNT(*) FROM information_schema.tables "
+                       "WHERE table_schema = 'shop'").strip() == "0"
