@@ -19,6 +19,7 @@ puts binlog text into it through this module, and through nothing else:
 | `statement_lines(stmt, delimiter)` | any statement | the statement and its delimiter when `client_reads_verbatim`, else `prepared(stmt)` |
 | `use_lines(db, delimiter)` | a default database | the client's `use` line; None when no line carries the name (CR LF, NUL) |
 | `prepared(stmt, delimiter)` | a statement a client line cannot carry | it runs from its UTF-8 bytes in hex: `SET @binlog_grammar_stmt=CONVERT(X'..' USING utf8mb4)`, `PREPARE`, `EXECUTE`, `DEALLOCATE` |
+| `binlog_statement(events, delimiter)` | whole events' bytes for the server to apply (`dump --flashback`) | `BINLOG '...'` of base64 text only (A-Z a-z 0-9 + / =, lines of 76): no byte of an event reaches the client as itself |
 | `html(text)` | text in the report page (`stats --html`) | `& < > " '` as entities, unseen characters as visible escapes |
 | `script_json(value)` | data in the page's `<script type="application/json">` | JSON with no `<`, `>`, `&` or non-ASCII character: no `</script>` |
 | `shell(arg)` | a word of a copyable shell command | plain, `'...'`, or `$'...'` with `\\xNN` for unseen characters |
@@ -41,6 +42,7 @@ tests/output/test_quoting.py and the hostile-content suite):
 """
 from __future__ import annotations
 
+import base64
 import re
 from typing import List, Optional
 
@@ -48,7 +50,7 @@ from ..runtime.values import CHARSET_CODECS, errors_of
 from .replay_charsets import text_round_trips
 
 __all__ = ["ident", "ident_is_plain", "string", "hex_literal", "charset_literal", "text_literal",
-           "comment", "comment_line", "client_reads_verbatim", "statement_lines", "prepared",
+           "comment", "comment_line", "binlog_statement", "client_reads_verbatim", "statement_lines", "prepared",
            "use_lines", "html", "script_json", "shell", "SCRIPT_HEADER", "CLIENT_CHARSET", "SESSION_SETTINGS", "STMT_VAR"]
 
 # The client command that fixes the client's character set (mysql/mariadb `\C`, `charset`).
@@ -151,6 +153,16 @@ def comment(text) -> str:
 def comment_line(text, prefix: str = "-- ") -> str:
     """A whole comment line: `prefix`, the text made safe, a newline."""
     return f"{prefix}{comment(text)}\n"
+
+
+def binlog_statement(events, delimiter: str = ";") -> List[str]:
+    """The lines of one `BINLOG '...'` statement holding `events` (each an event's whole bytes),
+    as mysqlbinlog writes it: each event in base64 on its own lines of 76 characters, then the
+    closing quote and `delimiter`. The server decodes the events one after the other."""
+    if not events:
+        raise ValueError("a BINLOG statement holds at least one event")
+    return (["BINLOG '\n"] + [base64.encodebytes(bytes(e)).decode("ascii") for e in events]
+            + [f"'{delimiter}\n"])
 
 
 # Words the mysql/mariadb client takes as its own command when a statement starts with them
