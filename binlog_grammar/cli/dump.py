@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import parallel
+from .dump_flashback import add_flashback_options
 from .envelopes import add_options as add_envelope_options
 from .envelopes import output_format
 from .options import add_reading_options
@@ -22,12 +23,17 @@ def add(sub):
                     help="hex view of every event with each byte run labelled by its spec field")
     parallel.add_option(du)
     add_rewrite_options(du)
+    add_flashback_options(du)
     du.set_defaults(func=run)
 
 
 def run(args) -> int:
     import sys
 
+    if getattr(args, "flashback", False):
+        from .dump_flashback import run as run_flashback
+
+        return run_flashback(args)
     try:
         fmt, options = output_format(args)
     except ValueError as e:
