@@ -33,6 +33,7 @@ from typing import Iterator, Optional
 
 from ..generated.enums import COLUMN_TYPE
 from .debezium_ddl import BOOL_TYPES, DeclaredColumns
+from .debezium_schema_change import SchemaModel
 from .debezium_values import Settings, image, text_value, writers_of
 from .dump import ServerCharsets, is_text
 
@@ -52,6 +53,7 @@ OPTIONS = {
     "kafka.records": _BOOL,
     "schemas.enable": _BOOL,
     "enable.time.adjuster": _BOOL,
+    "include.schema.changes": _BOOL,
 }
 DEFAULTS = {"topic.prefix": "binlog", "decimal.handling.mode": "precise",
             "time.precision.mode": "adaptive_time_microseconds", "binary.handling.mode": "bytes",
@@ -109,6 +111,10 @@ class DebeziumWriter:
         self.include_query = o["include.query"] == "true"
         self.kafka = o["kafka.records"] == "true"
         self.schemas = o["schemas.enable"] == "true"
+        # the connector's default is true, its records going to the topic.prefix topic: so with
+        # kafka.records; plain lines (no topic) hold the change events only unless asked
+        self.schema_changes = o.get("include.schema.changes", o["kafka.records"]) == "true"
+        self.model = SchemaModel()
         self.charsets = ServerCharsets()
         self.mariadb: dict = {}  # file -> its FORMAT_DESCRIPTION says MariaDB
         self.thread = None  # thread id of the transaction's BEGIN (MySQL)
@@ -163,6 +169,8 @@ class DebeziumWriter:
                 self.thread = int(ev.data.get("thread_id") or 0)
             elif not q.startswith(("SAVEPOINT", "ROLLBACK TO", "XA START")):
                 yield from self._commit(ev)  # COMMIT, ROLLBACK, XA END, a DDL's implicit commit
+                if self.schema_changes and isinstance(text, str):
+                    yield from self._schema_changes(ev, text)
             return
         if name in _STATEMENTS:
             # the MySQL connector reads ROWS_QUERY, not MariaDB's ANNOTATE_ROWS (its MariaDB
@@ -269,6 +277,32 @@ class DebeziumWriter:
             return chosen
         return "mariadb" if self.mariadb.get(file) else "mysql"
 
+    # -- schema changes (include.schema.changes)
+
+    def _schema_changes(self, ev, text):
+        default_db = ev.data.get("db")
+        default_db = None if default_db is None else str(default_db)
+        found = self.model.see(text, default_db, self.charsets.charset(ev.file, default_db))
+        if not found:
+            return
+        ts = int(ev.header.timestamp) * 1000
+        file = os.path.basename(str(ev.file))
+        for db, table, ddl, changes in found:
+            source = {"version": VERSION, "connector": self._connector(ev.file),
+                      "name": self.prefix, "ts_ms": ts, "snapshot": "false", "db": db,
+                      "sequence": None, "ts_us": ts * 1000, "ts_ns": ts * 1_000_000,
+                      "table": table, "server_id": int(ev.header.server_id),
+                      "gtid": self._source_gtid(ev.file), "file": file, "pos": int(ev.offset),
+                      "row": 0, "thread": None, "query": None}
+            value = {"source": source, "ts_ms": ts, "databaseName": db, "schemaName": None,
+                     "ddl": ddl, "tableChanges": changes}
+            if not self.kafka:
+                yield self._wrap(value, ("schema_change_value", source["connector"]))
+                continue
+            yield {"topic": self.prefix,
+                   "key": self._wrap({"databaseName": db}, ("schema_change_key", None)),
+                   "value": self._wrap(value, ("schema_change_value", source["connector"]))}
+
     # -- transaction metadata
 
     def _tx_id(self, gtid) -> str:
@@ -337,8 +371,10 @@ class DebeziumWriter:
     def _wrap(self, value, kind):
         if not self.schemas:
             return value
-        from .debezium_schema import transaction_schema
+        from .debezium_schema import schema_change_schema, transaction_schema
 
+        if isinstance(kind, tuple):
+            return {"schema": schema_change_schema(*kind), "payload": value}
         return {"schema": transaction_schema(kind), "payload": value}
 
 

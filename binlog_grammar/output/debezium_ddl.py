@@ -47,6 +47,18 @@ def _tokens(sql: str) -> list:
     return out
 
 
+def token_spans(sql: str) -> list:
+    """`_tokens` with where each token is: (kind, text, start, end), for statements that are
+    cut into pieces and quoted back (the schema-change records' `ddl`)."""
+    out = []
+    for m in _TOKEN.finditer(sql):
+        kind = {1: "id", 2: "str", 3: "num", 4: "word", 5: "p"}.get(m.lastindex)
+        if kind is not None:
+            text = m.group(1).replace("``", "`") if kind == "id" else m.group(m.lastindex)
+            out.append((kind, text, m.start(), m.end()))
+    return out
+
+
 def _up(tok) -> str:
     return tok[1].upper() if tok[0] == "word" else ""
 

@@ -232,6 +232,42 @@ def transaction_schema(kind: str) -> dict:
         "version": 1}
 
 
+def schema_change_schema(kind: str, connector) -> dict:
+    """The schema of the schema-change topic's keys ("schema_change_key") and values."""
+    def fld(t, field, optional=True, **extra):
+        return {"type": t, "optional": optional, **extra, "field": field}
+
+    if kind == "schema_change_key":
+        return {"type": "struct", "fields": [fld("string", "databaseName", False)],
+                "optional": False, "name": "io.debezium.connector.mysql.SchemaChangeKey",
+                "version": 1}
+    names = {"type": "array", "items": {"type": "string", "optional": False}}
+    column = {"type": "struct", "fields": [
+        fld("string", "name", False), fld("int32", "jdbcType", False), fld("int32", "nativeType"),
+        fld("string", "typeName", False), fld("string", "typeExpression"),
+        fld("string", "charsetName"), fld("int32", "length"), fld("int32", "scale"),
+        fld("int32", "position", False), fld("boolean", "optional"),
+        fld("boolean", "autoIncremented"), fld("boolean", "generated"), fld("string", "comment"),
+        fld("string", "defaultValueExpression"), dict(names, optional=True, field="enumValues")],
+        "optional": False, "name": "io.debezium.connector.schema.Column", "version": 1}
+    table = {"type": "struct", "fields": [
+        fld("string", "defaultCharsetName"),
+        dict(names, optional=True, field="primaryKeyColumnNames"),
+        {"type": "array", "items": column, "optional": False, "field": "columns"},
+        fld("string", "comment")],
+        "optional": True, "name": "io.debezium.connector.schema.Table", "version": 1,
+        "field": "table"}
+    change = {"type": "struct", "fields": [fld("string", "type", False), fld("string", "id", False),
+                                           table],
+              "optional": False, "name": "io.debezium.connector.schema.Change", "version": 1}
+    return {"type": "struct", "fields": [
+        _source_schema(connector), fld("int64", "ts_ms", False), fld("string", "databaseName"),
+        fld("string", "schemaName"), fld("string", "ddl"),
+        {"type": "array", "items": change, "optional": False, "field": "tableChanges"}],
+        "optional": False, "name": f"io.debezium.connector.{connector}.SchemaChangeValue",
+        "version": 1}
+
+
 def _declared_key(writer, ch):
     return tuple(sorted(writer.declared.get(ch.db, ch.table).items()))
 
