@@ -114,7 +114,9 @@ def _statement_lines(maps, rows) -> List[str]:
     what = f"{len(rows)} rows event{'s' * (len(rows) != 1)} of " \
            f"{t.db}.{t.table}" if t is not None else "rows events"
     line = quoting.comment_line(f"{what} at {first.event.offset}, inverted", "# ")
-    return [line] + quoting.binlog_statement([ev.raw for ev in maps] + inverted, DELIMITER)
+    # a TABLE_MAP of a database --rewrite-db renames: its rebuilt bytes (binlog/rewrite.py)
+    raws = [ev.extra.get("rewritten_raw", ev.raw) for ev in maps]
+    return [line] + quoting.binlog_statement(raws + inverted, DELIMITER)
 
 
 def transaction_lines(tx) -> List[str]:
