@@ -27,6 +27,8 @@
   codegen/table.py compiles per table, else the generated ones).
 - invert.py: a rows event inverted as mariadb-binlog --flashback inverts it (WRITE<->DELETE,
   UPDATE's images swapped, rows last first), its bytes built by the generated structs.
+- rewrite.py: --rewrite-db's rules, and a TABLE_MAP rebuilt by the generated structs with its
+  database renamed (new length, new CRC32): rewrite_table_map, rewrite_event.
 - window.py: what --start/--stop-position and --start/--stop-datetime keep: whole
   transactions by their first event, or mysqlbinlog's cut event by event.
 - stream.py: the reading API over files and indexes: events, row changes, transactions, filters.

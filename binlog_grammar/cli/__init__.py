@@ -13,6 +13,9 @@ The package, one module per command, each with `add(sub)` (its subcommand parser
     options.py    the option checks (positions, dates and times, GTID sets, numbers, spec folders,
                   schema files), the reading options and TLS options shared by commands, and the
                   options that contradict each other
+    datetimes.py  the datetime options read as mysqlbinlog reads them (MariaDB's forms, the
+                  local zone or --utc)
+    rewrite_opts.py  --rewrite-db (dump, sql) and --print-table-metadata (dump)
     reading.py    what dump, stats, sql and flashback share when they run: the stream their
                   options open, the progress bar, stdout, the damage report and its exit status
     parallel.py   --jobs N of dump, sql, flashback and stats: the splits in flight, the merge in

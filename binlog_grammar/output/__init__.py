@@ -13,6 +13,8 @@
                      (debezium_values.py its values, debezium_schema.py its Kafka Connect schemas,
                      debezium_ddl.py what the binlog's DDL declared: JSON columns, DEFAULTs)
     dump_text.py     `dump`'s text (mysqlbinlog -vv style), a script safe to pipe into a client
+    table_metadata.py  `dump --print-table-metadata`: a TABLE_MAP's `# Columns` and `# Primary Key`
+                     lines as mariadb-binlog prints them
     text.py          column values and types as mariadb-binlog -vv prints them; the partial JSON
                      update as the JSON_REPLACE / JSON_INSERT / JSON_REMOVE calls that apply it
                      (json_diff_calls, which sql_literals.py writes with too)
@@ -26,6 +28,7 @@
                      transactions last first, as mariadb-binlog --flashback writes them
     savepoints.py    SAVEPOINT / ROLLBACK TO inside a transaction, applied as the server did
     stats.py         `stats`: counts and bytes by event type, table and transaction size
+    stats_span.py    `stats`' time span and the time and tables of each listed transaction
     report_figures.py  `stats --figures`: writes per interval by table, sizes and durations,
                      image kinds, metadata levels, server ids, GTID domains, gaps, hot rows
     report_html.py   `stats --html`: those figures as one offline page (plotly.js inlined), its
