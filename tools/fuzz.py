@@ -67,6 +67,7 @@ COMMANDS = [
     ("stats", ["stats"], True),
     ("sql", ["sql"], True),
     ("flashback", ["flashback"], True),
+    ("flashback binlog", ["dump", "--flashback"], True),
 ]
 KINDS = ["bit_flip", "truncate", "huge_length", "splice_event", "zero_region", "random_bytes"]
 NOT_SPLICED = {"FORMAT_DESCRIPTION_EVENT", "START_ENCRYPTION_EVENT", "START_EVENT_V3"}

@@ -526,9 +526,9 @@ COMMAND_MUTANTS = 640 * SCALE  # 20 rounds over the 32 files of the corpus and s
 def test_every_reading_command_on_mutants():
     """tools/fuzz.py's rules, on a bounded seeded sample (about a minute on 2 cores): every file
     mutated by bit flips, truncation, huge event lengths, events spliced in from other files,
-    zeroed regions and random bytes, read by verify, dump (text and JSON lines), stats, sql and
-    flashback, each with and without --skip-damaged: no traceback, no exception name in stderr,
-    no hang (a time limit per run), exit status 0 or 1, worker processes under an address-space
+    zeroed regions and random bytes, read by verify, dump (text and JSON lines), stats, sql,
+    flashback and dump --flashback, each with and without --skip-damaged: no traceback, no
+    exception name in stderr, no hang (a time limit per run), exit status 0 or 1, worker processes under an address-space
     limit and a bounded peak RSS, and with --skip-damaged dump's output reaches the file's last
     event that the mutation left whole. BINLOG_GRAMMAR_FUZZ_SCALE and _SEED apply; the tool runs
     more (`python tools/fuzz.py --mutants 20000`)."""
@@ -538,7 +538,7 @@ def test_every_reading_command_on_mutants():
     print(f"\n{ {k: v for k, v in figures.items() if k != 'problems'} }")
     assert not figures["problems"], _problems_text(figures)
     assert figures["mutants"] == COMMAND_MUTANTS
-    assert figures["runs"] == COMMAND_MUTANTS * 11  # verify + 5 commands x (with, without)
+    assert figures["runs"] == COMMAND_MUTANTS * 13  # verify + 6 commands x (with, without)
     if CORPUS.is_dir():
         # every file, each kind of mutation on (nearly) every file at least twice
         assert figures["files"] >= 30 and all(n >= 2 * 30 for n in figures["kinds"].values())
