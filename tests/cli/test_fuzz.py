@@ -528,9 +528,9 @@ def test_every_reading_command_on_mutants():
     mutated by bit flips, truncation, huge event lengths, events spliced in from other files,
     zeroed regions and random bytes, read by verify, dump (text and JSON lines), stats, sql,
     flashback and dump --flashback, each with and without --skip-damaged: no traceback, no
-    exception name in stderr, no hang (a time limit per run), exit status 0 or 1, worker processes under an address-space
-    limit and a bounded peak RSS, and with --skip-damaged dump's output reaches the file's last
-    event that the mutation left whole. BINLOG_GRAMMAR_FUZZ_SCALE and _SEED apply; the tool runs
+    exception name in stderr, no hang (a time limit per run), exit status 0 or 1, worker
+    processes under an address-space limit and a bounded peak RSS, and with --skip-damaged
+    dump's output reaches the file's last event that the mutation left whole. BINLOG_GRAMMAR_FUZZ_SCALE and _SEED apply; the tool runs
     more (`python tools/fuzz.py --mutants 20000`)."""
     fuzz = _fuzz_tool()
     figures = fuzz.fuzz(mutants=COMMAND_MUTANTS, seed=SEED, jobs=2, timeout=3 * TIME_LIMIT,
