@@ -14,8 +14,9 @@ def add_flashback_options(parser):
 
 
 def run(args) -> int:
-    """The script of `dump --flashback`; the exit status as dump's, 1 also when a transaction
-    could not be inverted (the script holds it as a comment, stderr says why)."""
+    """The script of `dump --flashback`; the exit status as dump's (a transaction that cannot be
+    inverted is a comment in the script and a note on stderr, as in `flashback`'s, not a
+    failure of a valid file)."""
     import sys
 
     from ..output import flashback_binlog
@@ -38,8 +39,7 @@ def run(args) -> int:
     status = report_damage(stream)
     if refused:
         n = len(refused)
-        print(f"binlog-grammar: {n} transaction{'s' * (n != 1)} could not be inverted and "
-              f"{'is a comment' if n == 1 else 'are comments'} in the script; the first: "
+        print(f"binlog-grammar: note: {n} transaction{'s' * (n != 1)} could not be inverted "
+              f"and {'is a comment' if n == 1 else 'are comments'} in the script; the first: "
               f"{refused[0]}", file=sys.stderr)
-        status = status or 1
     return status
