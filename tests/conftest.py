@@ -1,9 +1,18 @@
 """Fixtures and hooks for the whole suite. What test files import lives in tests/helpers/; the
 markers (server, spark, corpus) are described in helpers/services.py and tests/README.md."""
+import os
+import time
+
 import pytest
 
 from helpers import services
 from helpers.paths import CORPUS
+
+
+# Event times print in the local zone and datetime options are read in it (cli/datetimes.py):
+# the suite runs in UTC, whatever the machine's zone; a test of another zone sets TZ itself.
+os.environ["TZ"] = "UTC"
+time.tzset()
 
 
 @pytest.fixture(scope="session")

@@ -297,8 +297,11 @@ def resolve(args) -> None:
     instants (aware UTC datetimes, which binlog.stream.Filters takes)."""
     if getattr(args, "utc", False):
         use_utc()
+    given = {}
     for name in ("start_datetime", "stop_datetime"):
         value = getattr(args, name, None)
         if isinstance(value, LocalText):
+            given[name] = value.text
             setattr(args, name, value.instant())
+    args.datetime_texts = given  # the texts as typed, for messages and stats' filters
 

@@ -288,8 +288,10 @@ def contradictions(args):
             return problem
     start, stop = getattr(args, "start_datetime", None), getattr(args, "stop_datetime", None)
     if start is not None and stop is not None and stop <= start:
-        return (f"--stop-datetime {stop.isoformat(' ')} is not after --start-datetime "
-                f"{start.isoformat(' ')}")
+        texts = getattr(args, "datetime_texts", {})
+        return (f"--stop-datetime {texts.get('stop_datetime', stop.isoformat(' '))} "
+                f"({stop.isoformat(' ')}) is not after --start-datetime "
+                f"{texts.get('start_datetime', start.isoformat(' '))} ({start.isoformat(' ')})")
     fmt = getattr(args, "format", None)
     if getattr(args, "rows_only", False) and fmt != "jsonl":
         return "--rows-only applies to --format jsonl"

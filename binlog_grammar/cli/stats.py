@@ -104,8 +104,10 @@ def run_filters(args) -> dict:
     def text(v):
         return None if v is None else v.isoformat() if hasattr(v, "isoformat") else str(v)
 
+    typed = getattr(args, "datetime_texts", {})  # as typed: a local time (cli/datetimes.py)
     out = {"start_position": pos(args.start_position), "stop_position": pos(args.stop_position),
-           "start_datetime": text(args.start_datetime), "stop_datetime": text(args.stop_datetime),
+           "start_datetime": typed.get("start_datetime", text(args.start_datetime)),
+           "stop_datetime": typed.get("stop_datetime", text(args.stop_datetime)),
            "include_gtids": text(args.include_gtids), "exclude_gtids": text(args.exclude_gtids),
            "databases": list(args.database), "tables": list(args.table),
            "exclude_tables": list(args.exclude_table)}

@@ -101,7 +101,8 @@ REFUSED = [
     (["sql", "--start-position", "500", "--stop-position", "500", SAMPLE], "sql",
      "--stop-position 500 is not after --start-position 500"),
     (["stats", "--start-datetime", "2030-01-01", "--stop-datetime", "2020-01-01 12:00", SAMPLE],
-     "stats", "--stop-datetime 2020-01-01 12:00:00+00:00 is not after --start-datetime"),
+     "stats", "--stop-datetime 2020-01-01 12:00 (2020-01-01 12:00:00+00:00) is not after "
+              "--start-datetime 2030-01-01"),
     (["dump", "--start-position", "-5", SAMPLE], "dump", "argument --start-position: a position "
                                                         "is 0 or more, not -5"),
     (["flashback", "--stop-position", "-1", SAMPLE], "flashback", "argument --stop-position"),
