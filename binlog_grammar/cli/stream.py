@@ -7,7 +7,7 @@ import sys
 
 from .envelopes import add_options as add_envelope_options
 from .envelopes import output_format
-from .options import add_tls_options, gtid_position, int_in, schema_file, seconds
+from .options import add_tls_options, add_utc_option, gtid_position, int_in, schema_file, seconds
 from .parser import unset_variable
 from .reading import stdout
 
@@ -35,6 +35,7 @@ def add(sub):
                    help="stop at the end of the binlog as it is when connecting (else follow new events)")
     o = st.add_argument_group("output")
     o.add_argument("--format", choices=["text", "jsonl"], default="text", help="as dump: text or jsonl")
+    add_utc_option(o)
     o.add_argument("--rows-only", action="store_true", help="jsonl: only row changes")
     add_envelope_options(o)
     o.add_argument("--database", action="append", default=[], help="keep only this database (repeatable)")

@@ -275,3 +275,19 @@ def test_drawn_texts_mean_what_the_server_reads(cast_server):
         conn.close()
     assert seen["accepted"] >= 30 and seen["refused"] >= 20, seen
 
+
+
+def test_stream_prints_local_times_and_takes_utc():
+    """`stream` prints dump's text: its times in the local zone too, and --utc as TZ=UTC."""
+    need_mariadb()
+    with mariadb.MariaDB() as db:
+        db.sql("CREATE DATABASE s; CREATE TABLE s.t (id INT); INSERT INTO s.t VALUES (1);")
+        base = ["stream", "--host", "127.0.0.1", "--port", db.port, "--user", "root", "--until-now"]
+        utc = tool(*base, "--utc", tz="Asia/Seoul")
+        assert utc.returncode == 0, utc.stderr
+        assert utc.stdout == tool(*base, tz="UTC").stdout
+        seoul = tool(*base, tz="Asia/Seoul").stdout
+        assert header_times(seoul) and header_times(seoul) != header_times(utc.stdout)
+        assert header_times(seoul) == header_times(theirs(*db.binlogs(), tz="Asia/Seoul").stdout) \
+            or set(header_times(seoul).values()) <= set(
+                header_times(theirs(*db.binlogs(), tz="Asia/Seoul").stdout).values())
