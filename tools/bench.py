@@ -206,6 +206,9 @@ WHOLE = {"cli-dump": ["dump"], "cli-dump-jobs2": ["dump", "--jobs", "2"],
          "cli-jsonl-jobs2": ["dump", "--format", "jsonl", "--jobs", "2"], "cli-stats": ["stats"],
          "cli-debezium": ["dump", "--format", "jsonl", "--envelope", "debezium"]}
 WHOLE_GOALS = {"cli-dump": 1.0, "cli-dump-jobs2": 0.6, "cli-jsonl": 1.0}
+# dump --flashback against mariadb-binlog --flashback, both whole processes (issue 28)
+FLASHBACK = {"cli-flashback": ["dump", "--flashback"],
+             "mariadb-binlog-flashback": ["--flashback"]}
 
 # start to end of the command a user types (issue 26): the whole process, imports included
 STARTUP = {"startup-dump": ["dump"], "startup-jsonl": ["dump", "--format", "jsonl"],
@@ -276,6 +279,10 @@ def run_one(name, path) -> dict:
         return run_whole(command_line() + WHOLE[name] + [str(path)])
     if name == "startup-mariadb-binlog":
         return run_whole(["mariadb-binlog", str(path)])
+    if name == "cli-flashback":
+        return run_whole(command_line() + FLASHBACK[name] + [str(path)])
+    if name == "mariadb-binlog-flashback":
+        return run_whole(["mariadb-binlog", "--no-defaults", *FLASHBACK[name], str(path)])
     if name == "mariadb-binlog":
         start = time.perf_counter()
         with open(os.devnull, "wb") as null:
@@ -527,6 +534,10 @@ def main(argv=None):
                          f"{' '.join(WHOLE[n])} {med[n][0]:.2f} s ({med[n][0] / mb:.2f}x"
                          + (f", goal at most {WHOLE_GOALS[n]}x" if n in WHOLE_GOALS else "") + ")"
                          for n in whole) + f"; mariadb-binlog {mb:.2f} s")
+    if "cli-flashback" in med and "mariadb-binlog-flashback" in med:
+        a, b = med["cli-flashback"][0], med["mariadb-binlog-flashback"][0]
+        lines.append(f"- start to end, dump --flashback FILE / mariadb-binlog --flashback FILE: "
+                     f"{a:.2f} s / {b:.2f} s ({a / b:.2f}x)")
     pairs = [(n, med[f"jobs-{n}-1"][0], med[f"jobs-{n}-2"][0]) for n in JOBS_COMMANDS
              if f"jobs-{n}-1" in med and f"jobs-{n}-2" in med]
     if pairs:
