@@ -117,6 +117,34 @@ def _fast_image_spans(rows: bytes, ctx: dict) -> list:
     return out
 
 
+_BUILT: dict = {}  # (type code, flags, the event's bytes before its rows) -> what they build to
+
+
+def _post_header_and_columns(ev, new_type, flags: int, ctx: dict) -> bytes:
+    """The inverted event's data up to its rows (post-header, extra row info, column count and
+    bitmaps, swapped for an update), built by the struct of its new type; the same bytes for
+    every event of a statement's table, so they are built once per shape."""
+    d = ev.data
+    footer = T.event_checksum.sizeof() * ev.footer
+    before = bytes(ev.raw[ctx["header_len"]:len(ev.raw) - footer - len(d["rows"])])
+    key = (new_type.code, flags, before)
+    built = _BUILT.get(key)
+    if built is None:
+        data = Container(d)
+        cols = Container(d["columns"])
+        if ev.type.row_op == "update":  # the parsed bitmaps: they build back their unused bits
+            cols["columns_present"], cols["columns_present_after"] = \
+                d["columns"]["columns_present_after"], d["columns"]["columns_present"]
+        data["columns"] = cols
+        data["rows"] = b""
+        data["flags"] = flags
+        built = new_type.build(data, ctx)
+        if len(_BUILT) >= 4096:
+            _BUILT.clear()
+        _BUILT[key] = built
+    return built
+
+
 def invert_rows_event(ev, table, stmt_end: Optional[bool] = None) -> bytes:
     """The bytes of the rows event that undoes `ev` (a parsed reader.Event) whose table is
     `table` (rows.Table, as its TABLE_MAP mapped it). stmt_end: set (True) or clear (False) the
@@ -143,19 +171,11 @@ def invert_rows_event(ev, table, stmt_end: Optional[bool] = None) -> bytes:
     except Exception as e:  # noqa: BLE001 - whatever bad bytes make a struct raise is bad input
         raise refuse(plain_reason(e)) from None
 
-    data = Container(d)
-    cols = Container(d["columns"])
-    if ev.type.row_op == "update":  # the parsed bitmaps: they build back their unused bits too
-        cols["columns_present"], cols["columns_present_after"] = \
-            d["columns"]["columns_present_after"], d["columns"]["columns_present"]
-    data["columns"] = cols
-    data["rows"] = new_rows
     flags = int(d["flags"])
     if stmt_end is not None:
         flags = flags | STMT_END_F if stmt_end else flags & ~STMT_END_F
-    data["flags"] = flags
     ctx = dict(ev.context, type_code=new_type.code)
-    body = new_type.build(data, ctx)
+    body = _post_header_and_columns(ev, new_type, flags, ctx) + new_rows
     header = Container(ev.header)
     header["type_code"] = new_type.code
     header["event_length"] = ctx["header_len"] + len(body) + T.event_checksum.sizeof() * ev.footer
