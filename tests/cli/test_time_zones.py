@@ -291,3 +291,18 @@ def test_stream_prints_local_times_and_takes_utc():
         assert header_times(seoul) == header_times(theirs(*db.binlogs(), tz="Asia/Seoul").stdout) \
             or set(header_times(seoul).values()) <= set(
                 header_times(theirs(*db.binlogs(), tz="Asia/Seoul").stdout).values())
+
+
+@pytest.mark.corpus
+def test_json_lines_sql_and_stats_json_do_not_follow_the_zone():
+    """JSON lines (both envelopes), sql and stats --json carry UTC whatever TZ says."""
+    files = [p for p in corpus_files() if p.name in ("json.binlog.000001", "bug16266.000001")]
+    if not files:
+        pytest.skip("the corpus is not here")
+    for path in files:
+        for argv in (("dump", "--format", "jsonl"),
+                     ("dump", "--format", "jsonl", "--envelope", "debezium"), ("sql",),
+                     ("stats", "--json")):
+            outs = {tz: tool(*argv, path, tz=tz) for tz in ("UTC", *ZONES)}
+            assert all(r.returncode == outs["UTC"].returncode for r in outs.values())
+            assert len({r.stdout for r in outs.values()}) == 1, (path.name, argv)
