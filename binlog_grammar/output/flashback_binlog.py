@@ -182,15 +182,16 @@ def render(transactions: Iterable, on_refused: Optional[Callable] = None,
             if on_refused is not None:
                 on_refused(reason)
             lines = [quoting.comment_line(f"not inverted: {reason}", "# ")]
-        if lines:
-            chunks.append((tx.file, tx.start_pos, lines))
+        if lines:  # one string per transaction: they are all held until the last is read
+            chunks.append((tx.file, tx.start_pos, "".join(lines)))
     yield from (line + "\n" for line in HEADER)
     written = None
-    for path, offset, lines in reversed(chunks):
+    while chunks:
+        path, offset, text = chunks.pop()
         raw = fde(path, offset)
         if raw is not None and raw != written:
             yield quoting.comment_line(f"{_FDE} of {path}", "# ")
             yield from quoting.binlog_statement([raw], DELIMITER)
             written = raw
-        yield from lines
+        yield text
     yield from (line + "\n" for line in FOOTER)
