@@ -39,4 +39,49 @@ def output_format(args):
         raise ValueError("--envelope is for --format jsonl")
     fmt = formats.lookup(args.format, args.envelope)
     fmt.writer(rows_only=args.rows_only, options=options)  # its options checked now
+    if options.get("snapshot.mode", "no_data").strip().lower() != "no_data":
+        fmt = _with_snapshot(fmt, options)
     return fmt, options
+
+
+def _with_snapshot(fmt, options):
+    """The format whose writers take their snapshot (snapshot.mode=initial) from the server
+    that the connector's own properties name: database.hostname, database.port (3306),
+    database.user, database.password (else MYSQL_PWD), database.include.list,
+    table.include.list."""
+    import dataclasses
+    import os
+
+    if not options.get("database.hostname"):
+        raise ValueError("snapshot.mode=initial reads the tables from a server: give "
+                         "--debezium-option database.hostname=HOST (and database.port, "
+                         "database.user, database.password or MYSQL_PWD)")
+    try:
+        port = int(options.get("database.port") or 3306)
+    except ValueError:
+        raise ValueError("database.port: expected a port number") from None
+
+    def source():
+        from ..replication.connection import Connection
+        from ..replication.snapshot import read_snapshot
+
+        conn = Connection(host=options["database.hostname"], port=port,
+                          user=options.get("database.user") or "root",
+                          password=options.get("database.password", os.environ.get("MYSQL_PWD")))
+        conn.connect()
+        try:
+            return read_snapshot(conn, _list(options.get("database.include.list")),
+                                 _list(options.get("table.include.list")))
+        finally:
+            conn.close()
+
+    def make(rows_only, opts):
+        writer = fmt.make(rows_only, opts)
+        writer.snapshot_source = source
+        return writer
+
+    return dataclasses.replace(fmt, make=make)
+
+
+def _list(text):
+    return [p for p in str(text).split(",") if p.strip()] if text else None

