@@ -24,7 +24,11 @@ def add_options(group) -> None:
                             "topic.prefix, decimal.handling.mode, time.precision.mode, "
                             "binary.handling.mode, bigint.unsigned.handling.mode, "
                             "provide.transaction.metadata, tombstones.on.delete, include.query, "
-                            "connector, kafka.records, schemas.enable")
+                            "include.schema.changes, connector, kafka.records, schemas.enable, "
+                            "enable.time.adjuster; snapshot.mode=initial|initial_only with "
+                            "database.hostname, database.port, database.user, database.password "
+                            "(or MYSQL_PWD), database.include.list, table.include.list: the "
+                            "tables' rows read from that server first (docs/debezium.md)")
 
 
 def output_format(args):
