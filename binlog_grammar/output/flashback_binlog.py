@@ -167,31 +167,39 @@ class FormatEvents:
 
 
 def render(transactions: Iterable, on_refused: Optional[Callable] = None,
-           format_event: Optional[Callable] = None) -> Iterable[str]:
+           format_event: Optional[Callable] = None, spool_dir=None) -> Iterable[str]:
     """The whole script (lines, each ending in a newline) that undoes `transactions` (a
-    stream's, in binlog order: they are all read before the first is written, as mariadb-binlog
-    holds them). format_event(path, offset): the bytes of the FORMAT_DESCRIPTION_EVENT the events
-    of a file at `offset` are read with (FormatEvents() by default); on_refused(reason) for each transaction written as a comment."""
+    stream's, in binlog order). The last is written first, so all are read before the first line
+    is given: each transaction's text goes to a temporary file as it is made (in `spool_dir`, or
+    the system's) and is read back last first, so memory stays flat where mariadb-binlog holds
+    the whole script. format_event(path, offset): the bytes of the FORMAT_DESCRIPTION_EVENT the
+    events of a file at `offset` are read with (FormatEvents() by default); on_refused(reason)
+    for each transaction written as a comment."""
+    import tempfile
+
     fde = format_event or FormatEvents()
-    chunks = []
-    for tx in transactions:
-        try:
-            lines = transaction_lines(tx)
-        except Refused as e:
-            reason = f"{_where(tx)}: {e}"
-            if on_refused is not None:
-                on_refused(reason)
-            lines = [quoting.comment_line(f"not inverted: {reason}", "# ")]
-        if lines:  # one string per transaction: they are all held until the last is read
-            chunks.append((tx.file, tx.start_pos, "".join(lines)))
-    yield from (line + "\n" for line in HEADER)
-    written = None
-    while chunks:
-        path, offset, text = chunks.pop()
-        raw = fde(path, offset)
-        if raw is not None and raw != written:
-            yield quoting.comment_line(f"{_FDE} of {path}", "# ")
-            yield from quoting.binlog_statement([raw], DELIMITER)
-            written = raw
-        yield text
+    chunks = []  # (file, offset in it, where its text starts in the spool, its length)
+    with tempfile.TemporaryFile(dir=spool_dir) as spool:
+        for tx in transactions:
+            try:
+                lines = transaction_lines(tx)
+            except Refused as e:
+                reason = f"{_where(tx)}: {e}"
+                if on_refused is not None:
+                    on_refused(reason)
+                lines = [quoting.comment_line(f"not inverted: {reason}", "# ")]
+            if lines:
+                data = "".join(lines).encode("utf-8", "surrogateescape")
+                chunks.append((tx.file, tx.start_pos, spool.tell(), len(data)))
+                spool.write(data)
+        yield from (line + "\n" for line in HEADER)
+        written = None
+        for path, offset, at, size in reversed(chunks):
+            raw = fde(path, offset)
+            if raw is not None and raw != written:
+                yield quoting.comment_line(f"{_FDE} of {path}", "# ")
+                yield from quoting.binlog_statement([raw], DELIMITER)
+                written = raw
+            spool.seek(at)
+            yield spool.read(size).decode("utf-8", "surrogateescape")
     yield from (line + "\n" for line in FOOTER)
