@@ -38,7 +38,8 @@ from .mariadb import MariaDB
 CLIENT_CHARSETS = ["utf8mb4", "latin1", "gbk", "big5", "sjis", "cp932"]
 SQL_MODES = {"default": None, "NO_BACKSLASH_ESCAPES": "NO_BACKSLASH_ESCAPES",
              "ANSI_QUOTES": "ANSI_QUOTES"}
-OUTPUTS = ("sql", "dump")
+# flashback-binlog: `dump --flashback`'s BINLOG statements, piped after `sql` into the same target
+OUTPUTS = ("sql", "dump", "flashback-binlog")
 SYSTEM_DBS = ("mysql", "information_schema", "performance_schema", "sys", CANARY_DB)
 _CLI = "import sys\nfrom binlog_grammar.cli import main\nsys.exit(main(sys.argv[1:]))\n"
 
@@ -189,9 +190,9 @@ class Harness:
         return {"schema": schema, "before": before, "after": after, "files": files,
                 "source_schema": self.schema_of(self.source)}
 
-    def output(self, command: str, files: List[str]) -> bytes:
-        r = subprocess.run([sys.executable, "-c", _CLI, command, "--no-progress", *files],
-                           capture_output=True, env=self.cli_env, timeout=300,
+    def output(self, command: str, files: List[str], *options: str) -> bytes:
+        r = subprocess.run([sys.executable, "-c", _CLI, command, *options, "--no-progress",
+                            *files], capture_output=True, env=self.cli_env, timeout=300,
                            cwd=self.tmp)  # not the checkout's folder: PYTHONPATH decides
         if r.returncode != 0:
             raise RuntimeError(f"binlog-grammar {command} exited {r.returncode}: "
@@ -261,6 +262,9 @@ class Harness:
         scripts = {name: self.output(name, src["files"])
                    for name in (["sql", "flashback"] if "sql" in outputs else []) +
                    (["dump"] if "dump" in outputs else [])}
+        if "flashback-binlog" in outputs:
+            scripts.setdefault("sql", self.output("sql", src["files"]))
+            scripts["flashback-binlog"] = self.output("dump", src["files"], "--flashback")
         done = []
         for mode in modes:
             for charset in charsets:
@@ -279,6 +283,13 @@ class Harness:
                     self._piped(ex, "dump", scripts["dump"])
                     self._same_schema(ex, "dump", src["source_schema"])
                     self._no_rows(ex)
+                    done.append(ex)
+                if "flashback-binlog" in outputs:  # the rows undone by the server's own events
+                    ex = Execution("flashback-binlog", charset, mode)
+                    self._prepare_target(mode, None)
+                    self._piped(ex, "sql", scripts["sql"])
+                    self._piped(ex, "flashback-binlog", scripts["flashback-binlog"])
+                    self._differs(ex, "flashback-binlog", src["before"])
                     done.append(ex)
         return done
 
