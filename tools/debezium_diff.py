@@ -6,6 +6,8 @@ tables and workloads per option set (tests/debezium runs a few).
     python3 tools/debezium_diff.py --examples 20 --only decimal-string --seed 7
     python3 tools/debezium_diff.py --samples /tmp/dbz-samples      # the connector's records only
     python3 tools/debezium_diff.py --examples 20 --connector-only  # the connector on drawn DDL
+    python3 tools/debezium_diff.py --examples 20 --records schema-changes  # DDL records
+    python3 tools/debezium_diff.py --examples 20 --records snapshot        # op "r" records
 
 One MariaDB (reporting 5.5.5-<version>, ROW, FULL images and metadata) and, per example, one run
 of the connector (binlog_grammar.testing.debezium) capturing --cases drawn cases, each in a
@@ -15,6 +17,11 @@ differential suite's tables but for the column types the connector stops on), th
 options, every record compared key and value, field by field. The option sets are those of
 tests/debezium/test_debezium_diff.py. Hypothesis seeds are --seed + 1000 * (option set's number):
 a failing example prints its option set, seed, problems and the SQL that reproduces it.
+
+--records schema-changes compares the schema-change records of the drawn cases' DDL
+(binlog_grammar.testing.debezium_schema_diff); --records snapshot fills the drawn tables before
+the connector starts and compares its initial snapshot with `dump ... snapshot.mode=initial_only`
+(binlog_grammar.testing.debezium_snapshot_diff).
 
 --samples DIR writes the connector's records for the table of every column type under each
 option set (binlog_grammar.testing.debezium_samples) and copies of the binlog files, for the
@@ -50,7 +57,23 @@ OPTION_SETS = {
 }
 
 
-def run_set(server, name, options, schemas, examples, seed, n_cases, connector_only, out=print):
+def _other_records(server, kind, cases, options, schemas):
+    """(Comparison, None) of the schema-change or snapshot records of `cases`."""
+    from binlog_grammar.testing import debezium_diff as dd
+
+    if kind == "schema-changes":
+        from binlog_grammar.testing.debezium_schema_diff import check_cases
+
+        count, problems = check_cases(server, cases, options, schemas)
+        return dd.Comparison(changes=count, problems=problems), None
+    from binlog_grammar.testing.debezium_snapshot_diff import check
+
+    count, values, problems = check(server, cases, options, schemas)
+    return dd.Comparison(changes=count, values=values, problems=problems), None
+
+
+def run_set(server, name, options, schemas, examples, seed, n_cases, connector_only, out=print,
+            kind="changes"):
     from hypothesis import HealthCheck, Phase, given
     from hypothesis import seed as hseed
     from hypothesis import settings as hsettings
@@ -78,6 +101,8 @@ def run_set(server, name, options, schemas, examples, seed, n_cases, connector_o
                 cap = server.capture(sql + [f"USE `{base}`"], options, schemas=schemas, db=base,
                                      force=True, include=f"{base}(_[0-9]+)?")
                 res = dd.Comparison(changes=len(dd.change_records(cap.records, schemas, set(dbs))))
+            elif kind != "changes":
+                res, cap = _other_records(server, kind, cases, options, schemas)
             else:
                 res, cap = dd.check(server, cases, options, schemas)
         except Exception as e:  # the connector stopped, or dump failed: a failure, go on
@@ -85,7 +110,8 @@ def run_set(server, name, options, schemas, examples, seed, n_cases, connector_o
             out(f"  [{name}] seed {seed} example {state['examples']}: {str(e)[-2000:]}")
             out("  " + "\n  ".join(c.reproducer() for c in cases))
             return
-        state["start"].append(cap.start_seconds)
+        if cap is not None:
+            state["start"].append(cap.start_seconds)
         total.add(res)
         if res.problems:
             state["failures"] += 1
@@ -115,6 +141,8 @@ def main(argv=None):
     p.add_argument("--samples", metavar="DIR", help="write the table of every type's samples")
     p.add_argument("--connector-only", action="store_true",
                    help="run the connector alone on the drawn cases (no dump, no comparison)")
+    p.add_argument("--records", choices=["changes", "schema-changes", "snapshot"],
+                   default="changes", help="which records to compare (default: changes)")
     args = p.parse_args(argv)
 
     from binlog_grammar.testing.debezium import DebeziumServer, missing
@@ -135,7 +163,8 @@ def main(argv=None):
                 continue
             options, schemas = OPTION_SETS[name]
             failed += run_set(server, name, options, schemas, args.examples,
-                              args.seed + 1000 * number, args.cases, args.connector_only)
+                              args.seed + 1000 * number, args.cases, args.connector_only,
+                              kind=args.records)
     print(f"failed examples: {failed}")
     return 1 if failed else 0
 

@@ -125,6 +125,9 @@ class DebeziumWriter:
         self.snapshot_mode = o["snapshot.mode"]
         self.snapshot_source = None
         self.snapshot_at = None  # (file, pos) once taken
+        # the connector's source.row is left as the last row change set it: a schema-change
+        # record carries the row index of the last row written before it
+        self.last_row = 0
         self.charsets = ServerCharsets()
         self.mariadb: dict = {}  # file -> its FORMAT_DESCRIPTION says MariaDB
         self.thread = None  # thread id of the transaction's BEGIN (MySQL)
@@ -268,7 +271,7 @@ class DebeziumWriter:
         bools = self._bools(changes[0])
         for i, ch in enumerate(changes):
             source = dict(base)
-            source["row"] = i
+            source["row"] = self.last_row = i
             yield from self._change(ch, source, cs, bools)
 
     # -- one row change
@@ -369,7 +372,7 @@ class DebeziumWriter:
                       "sequence": None, "ts_us": ts * 1000, "ts_ns": ts * 1_000_000,
                       "table": table, "server_id": int(ev.header.server_id),
                       "gtid": self._source_gtid(ev.file), "file": file, "pos": int(ev.offset),
-                      "row": 0, "thread": None, "query": None}
+                      "row": self.last_row, "thread": None, "query": None}
             value = {"source": source, "ts_ms": ts, "databaseName": db, "schemaName": None,
                      "ddl": ddl, "tableChanges": changes}
             if not self.kafka:

@@ -140,6 +140,8 @@ def _default(toks) -> Optional[str]:
         return sign + t[1]
     if word in _NOW:
         return EPOCH
+    if word.startswith("_") and len(toks) > 2 and _up(toks[1]) in ("X", "B"):
+        toks, word = toks[1:], _up(toks[1])  # a charset introducer before X'..' / B'..'
     if word in ("X", "B") or word.startswith("_"):
         return toks[1][1][1:-1] if len(toks) > 1 and toks[1][0] == "str" else None
     if word in ("TRUE", "FALSE") or (t[0] == "word" and word.startswith(("0X", "0B"))):
