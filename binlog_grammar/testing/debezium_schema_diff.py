@@ -41,9 +41,11 @@ def ddl_workload(db: str) -> list:
         " g GEOMETRY, p POINT, ls LINESTRING, e ENUM('x','yy','zzz') DEFAULT 'yy',"
         " st SET('a','bb','c') CHARACTER SET latin1, j JSON, v INT AS (si + 1) VIRTUAL,"
         " PRIMARY KEY (si, ti)) ENGINE=InnoDB COLLATE=latin1_german1_ci COMMENT='c'",
-        "INSERT INTO a (si, ti) VALUES (1, 1)",
+        # a three-row event: the next record's source.row is 2, as the connector leaves it
+        "INSERT INTO a (si, ti) VALUES (1, 1), (2, 2), (3, 3)",
         "CREATE TABLE b LIKE a",
         "CREATE TABLE `c``q` (x INT UNIQUE NOT NULL, `y z` INT, k INT AUTO_INCREMENT,"
+        " h CHAR(3) DEFAULT _utf8mb4 X'273333',"
         " UNIQUE KEY uk (k)) CHARSET=utf8mb4",
         "ALTER TABLE `c``q` ADD PRIMARY KEY (yy), MODIFY x BIGINT AFTER k,"
         " CHANGE `y z` yy INT NOT NULL DEFAULT 1 FIRST, ADD COLUMN n VARCHAR(3) NOT NULL,"
