@@ -19,7 +19,7 @@ def run(args) -> int:
     failure of a valid file)."""
     import sys
 
-    from ..output import flashback_binlog
+    from ..output import formats
     from .reading import open_input, report_damage, stdout
 
     if getattr(args, "hexdump", False) or getattr(args, "format", None) == "jsonl":
@@ -31,7 +31,9 @@ def run(args) -> int:
     out = stdout()
     refused = []
     try:
-        for line in flashback_binlog.render(stream.transactions(), refused.append):
+        script = formats.get("flashback-binlog").render(stream.transactions(),
+                                                        on_refused=refused.append)
+        for line in script:
             out.write(line)
     finally:
         progress.close()

@@ -9,7 +9,7 @@ Each `Format` says how its output is made:
   a whole stream: what an event says about later ones (the server's character set for text
   without charset metadata, the transaction a row change belongs to) is kept, so `dump` of the
   files and `stream` of the live server give the same lines for the same events.
-- "transactions" formats (sql, flashback) turn whole transactions into a script
+- "transactions" formats (sql, flashback, flashback-binlog) turn whole transactions into a script
   (`fmt.render(transactions)`): only whole transactions are written (rule 12).
 
     from binlog_grammar.output import formats
@@ -124,6 +124,12 @@ def _sql(flashback):
     return render
 
 
+def _flashback_binlog(transactions, **kw):
+    from .flashback_binlog import render
+
+    return render(transactions, **kw)
+
+
 def _text_frame():
     from .dump_text import TEXT_FOOTER, TEXT_HEADER
 
@@ -162,6 +168,9 @@ register(Format("sql", "the row changes as a replayable SQL script, transaction 
                 "transactions", _sql(False), executable=True))
 register(Format("flashback", "SQL that undoes the row changes, last transaction first",
                 "transactions", _sql(True), executable=True))
+register(Format("flashback-binlog", "the rows events inverted as BINLOG statements, last "
+                                    "transaction first (dump --flashback, as mariadb-binlog's)",
+                "transactions", _flashback_binlog, executable=True))
 
 
 def get(name: str) -> Format:

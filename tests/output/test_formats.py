@@ -20,12 +20,14 @@ PASSWORD = "Fmt-pw_27x"
 
 
 def test_every_format_is_one_entry_found_by_name():
-    assert formats.names() == ["debezium", "flashback", "hexdump", "jsonl", "sql", "text"]
+    assert formats.names() == ["debezium", "flashback", "flashback-binlog", "hexdump", "jsonl",
+                               "sql", "text"]
     assert formats.lookup("jsonl").name == "jsonl"
     assert formats.lookup("jsonl", "debezium").name == "debezium"
     assert formats.lookup("text").header and formats.lookup("text").footer
     assert formats.get("sql").executable and not formats.get("debezium").executable
-    with pytest.raises(KeyError, match="known: debezium, flashback, hexdump, jsonl, sql, text"):
+    with pytest.raises(KeyError, match="known: debezium, flashback, flashback-binlog, hexdump, "
+                                       "jsonl, sql, text"):
         formats.get("csv")
     with pytest.raises(ValueError, match="--envelope is for --format jsonl"):
         formats.lookup("text", "debezium")
