@@ -399,3 +399,17 @@ def test_database_filter_undoes_one_database(server):
     assert _checksums(db, ["fbd_a", "fbd_b"]) == {"fbd_a.t": before["fbd_a.t"],
                                                   "fbd_b.t": after["fbd_b.t"]}
     db.sql("SET sql_log_bin = 0; DROP DATABASE fbd_a; DROP DATABASE fbd_b;")
+
+
+def test_short_option_and_what_it_does_not_take():
+    """-B is --flashback (mariadb-binlog's short form); with --hexdump or --format jsonl it is a
+    usage error (exit 2), not another output."""
+    path = SAMPLES[0]
+    long_form, short = ours([path]), subprocess.run(
+        [sys.executable, "-m", "binlog_grammar", "dump", "-B", str(path)], capture_output=True,
+        text=True, cwd=ROOT)
+    assert short.returncode == 0 and short.stdout == long_form.stdout
+    assert "BINLOG '" in short.stdout
+    for extra in (["--hexdump"], ["--format", "jsonl"]):
+        r = ours([path], *extra)
+        assert r.returncode == 2 and "--flashback" in r.stderr and not r.stdout
