@@ -15,8 +15,10 @@
   it: the original's, or for a compressed event its inflated twin's, which no longer matches the
   bytes; the server does not check it in a BINLOG statement, so either replays).
 
-Where each row image starts and ends is what the spec type `row_images` parses (runtime.spans
-records it): the new row data is those byte runs in the new order, so every value stays exactly
+Where each row image starts and ends is what the spec's readers find: the generated fast reader
+of one row image (generated/fast.py, which returns where it ends), or when it refuses the bytes
+the spec type `row_images`'s struct with runtime.spans recording it. The new row data is those
+byte runs in the new order, so every value stays exactly
 the bytes the server logged (a compressed column, a float's NaN, a value no adapter writes back
 the same), and runs that do not cover the row data end to end are refused rather than guessed at.
 The event around them is built by the generated struct of its new type.
@@ -26,7 +28,9 @@ first, so the flag goes to the event that is then last (`stmt_end`).
 Refused with an EventFormatError naming file, offset and event: PRE_GA rows events (one column
 bitmap; mariadb-binlog leaves them as they are, which replays them forwards), MySQL's
 PARTIAL_UPDATE_ROWS_EVENT (its after images may be JSON diffs, which have no inverse), a rows
-event whose table no TABLE_MAP maps, and bytes the row images do not describe.
+event whose table no TABLE_MAP maps, an UPDATE or DELETE whose before images lack columns
+(binlog_row_image=MINIMAL or NOBLOB: the row put back would lack them; the `flashback` command
+refuses them too), and bytes the row images do not describe.
 """
 from __future__ import annotations
 
@@ -159,9 +163,13 @@ def invert_rows_event(ev, table, stmt_end: Optional[bool] = None) -> bytes:
     if table is None:
         raise refuse("no TABLE_MAP_EVENT before it maps its table")
     d = ev.data
-    if len(d["columns"]["columns_present"]) != len(table.columns):
-        raise refuse(f"it has {len(d['columns']['columns_present'])} columns, the TABLE_MAP of "
-                     f"its table {len(table.columns)}")
+    present = d["columns"]["columns_present"]
+    if len(present) != len(table.columns):
+        raise refuse(f"it has {len(present)} columns, the TABLE_MAP of its table "
+                     f"{len(table.columns)}")
+    if ev.type.row_op != "insert" and not all(present):
+        raise refuse("its before images lack columns (binlog_row_image=MINIMAL or NOBLOB): the "
+                     "rows put back would lack them")
     try:
         ctx, rows = rows_images(ev, table)
         new_rows = b"".join(rows[a:b] for img in reversed(image_spans(rows, ctx))
