@@ -120,6 +120,18 @@ def test_samples_as_mariadb_binlog_inverts_them(path):
     assert compare_blocks(mine.stdout, other.stdout) > 0
 
 
+@pytest.mark.server
+def test_several_files_last_transaction_first():
+    """Both sample files at once: the last file's transactions first, each after the
+    FORMAT_DESCRIPTION_EVENT of its own file, the events as mariadb-binlog's."""
+    need_mariadb_binlog()
+    mine, other = ours(SAMPLES), theirs(SAMPLES)
+    assert mine.returncode == 0, mine.stderr
+    assert compare_blocks(mine.stdout, other.stdout) == 8
+    fdes = [blk[0] for blk in binlog_blocks(mine.stdout) if blk[0][4] == FDE_CODE]
+    assert fdes == [next(iter(BinlogFile(p))).raw for p in reversed(SAMPLES)]
+
+
 CORPUS_ROWS = ["mysql-enum-string-set.000001", "ver_trunk_row_v2.001", "bug32407.001",
                "minimal_row_metadata.000001", "rpl_unfiltered_hidden_gcol.000001"]
 
