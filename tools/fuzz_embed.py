@@ -1,0 +1,320 @@
+#!/usr/bin/env python3
+"""libFuzzer campaigns for the compiled loops that Python drives: `stats`' loop (--target stats:
+binlog_grammar.native._stats, output/stats_loop.py) and dump's JSON-lines lane (--target jsonl:
+native._jsonl_lane, output/jsonl_lane.py). Their cores take Python dicts (tables, ids, plans), so
+instead of a C-only target (tools/fuzz_lane.c does that for the text lane) the target
+tools/fuzz_embed.c embeds Python once and calls the extension's run()/lines() on each input
+directly, with no Python path around it: thousands of executions a second where the differential
+campaigns (tools/fuzz_stats.py, tools/fuzz_jsonl_lane.py) run tens.
+
+The extensions are built from a copy of the tree by clang under
+-fsanitize=fuzzer-no-link,address,undefined (-DBG_NO_ZLIB: the CRC32 instrumented too); the
+program under -fsanitize=fuzzer,address,undefined with libpython. What the loop knows is learnt
+first, in the program, from each seed file: `binlog-grammar --backend c stats` (or `dump --format
+jsonl`) of it run in process, and the loop's state at its end kept (its tables, ids, plans,
+actions, the statements that are BEGIN; the lane's configuration, tables, ids, plans, GTID).
+
+An input is two bytes, then a binlog (from its magic):
+  byte 0  which seed's state (modulo how many were learnt)
+  byte 1  bit 0: every event's end_log_pos and CRC32 made right first (into a copy, so a mutation
+          reaches the parsing); bit 1 (jsonl): CRC32s not checked; bit 2 (jsonl): rows only;
+          bit 3 (jsonl): runs of at most 256 bytes of text; bit 4 (stats): --top 0
+The loop runs from offset 4; where it stops at an event it does not read, that event is stepped
+over by its length field (as the Python path would read it) and the loop goes on, 64 times at
+most. A sanitizer's report, or an exception from the extension, is a finding (crash-* files).
+
+    nice -n 19 python3 tools/fuzz_embed.py --target stats --execs 10000000 --seed 26
+
+prints the executions, their rate and the findings (kept in --findings, default
+tests/native/regressions/<target>/); exit status 1 when something was found.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+import zlib
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+TOOLS = Path(__file__).resolve().parent
+ROOT = TOOLS.parent
+HL = 19
+MAX_LEN = 1 << 17
+MAX_STATES = 256
+SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer",
+            "-O1", "-g", "-DBG_NO_ZLIB"]
+
+# -- in the fuzzing program -------------------------------------------------------------------
+
+
+def _cli(args):
+    from binlog_grammar import native
+    from binlog_grammar.cli import main
+
+    try:
+        with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+            try:
+                main(args)
+            except SystemExit:
+                pass
+    finally:
+        native.select(None)
+
+
+def _fix(data: bytearray) -> bytearray:
+    """Every event's end_log_pos and CRC32 (when the first event has one) made right."""
+    pos, n = 4, len(data)
+    crc = None
+    while pos + HL <= n:
+        size = int.from_bytes(data[pos + 9:pos + 13], "little")
+        if size < HL or pos + size > n:
+            break
+        if crc is None:  # the FORMAT_DESCRIPTION_EVENT's CRC32 tells whether events have one
+            crc = zlib.crc32(data[pos:pos + size - 4]) == int.from_bytes(
+                data[pos + size - 4:pos + size], "little")
+        data[pos + 13:pos + 17] = (pos + size).to_bytes(4, "little")
+        if crc and size >= HL + 4:
+            data[pos + size - 4:pos + size] = zlib.crc32(data[pos:pos + size - 4]).to_bytes(
+                4, "little")
+        pos += size
+    return data
+
+
+def _next(buf, at, n):
+    """The offset after the event at `at` by its length field, or None."""
+    if at + HL > n:
+        return None
+    size = int.from_bytes(buf[at + 9:at + 13], "little")
+    return at + size if size >= HL and at + size <= n else None
+
+
+def _stats_states(files):
+    from binlog_grammar.output import stats_loop
+
+    got, real = [], stats_loop.Loop.run
+
+    def run(self, mm, pos, size):
+        got.append(self)
+        return real(self, mm, pos, size)
+
+    stats_loop.Loop.run = run
+    states = []
+    for p in files:
+        got.clear()
+        _cli(["--backend", "c", "stats", "--top", "3", p])
+        states.append(None)
+        if got:
+            lp = got[-1]
+            states[-1] = (lp.mod, lp.state.header_len, bytes(lp.act), lp.phl, lp.begins,
+                           dict(lp.reg_of), dict(lp.ids), dict(lp.plans), len(lp.tables))
+    stats_loop.Loop.run = real
+    from binlog_grammar.binlog.gtid import FL_STANDALONE
+    from binlog_grammar.output.stats_loop import _LIMITS
+
+    def one(mv):
+        if len(mv) < 2:
+            return None
+        mod, hl, act, phl, begins, reg_of, ids, plans, ntables = states[mv[0] % len(states)]
+        opts, buf = mv[1], mv[2:]
+        if opts & 1:
+            buf = _fix(bytearray(buf))
+        cfg = (act, phl, FL_STANDALONE, _LIMITS, 0 if opts & 16 else 3, begins)
+        ids, counts, tables = dict(ids), bytearray(256 * 16), bytearray(ntables)
+        n, pos = len(buf), 4
+        for _ in range(64):
+            if pos >= n:
+                break
+            pos, reason, *_rest = mod.run(buf, pos, n, hl, cfg, reg_of, ids, plans, counts,
+                                          tables, 0)
+            if reason != mod.EVENT or (pos := _next(buf, pos, n)) is None:
+                break
+        return None
+    return states, one
+
+
+def _jsonl_states(files):
+    from binlog_grammar.output import jsonl_lane
+
+    got, real = [], jsonl_lane.JsonlLane.go_on
+
+    def go_on(self, f, pos, stop=None):
+        got.append(self)
+        return real(self, f, pos, stop)
+
+    jsonl_lane.JsonlLane.go_on = go_on
+    states = []
+    for p in files:
+        got.clear()
+        _cli(["--backend", "c", "dump", "--no-progress", "--format", "jsonl", p])
+        lane = got[-1] if got else None
+        states.append(None)
+        if lane is not None and lane.cfg is not None and jsonl_lane._gtid_json(lane.gtid):
+            states[-1] = (lane.mod, lane.cfg, jsonl_lane._gtid_json(lane.gtid), lane.tx_seq,
+                           dict(lane.tables), dict(lane.ids), dict(lane.plans))
+    jsonl_lane.JsonlLane.go_on = real
+
+    def one(mv):
+        if len(mv) < 2:
+            return None
+        mod, cfg, gtid, tx_seq, tables, ids, plans = states[mv[0] % len(states)]
+        opts, buf = mv[1], mv[2:]
+        if opts & 1:
+            buf = _fix(bytearray(buf))
+        cfg = cfg[:3] + (bool(cfg[3]) and not opts & 2, bool(opts & 4))
+        limit = 256 if opts & 8 else jsonl_lane.MAX_BYTES
+        ids, n, pos = dict(ids), len(buf), 4
+        for _ in range(64):
+            if pos >= n:
+                break
+            _text, end, _g, _n, _assigned, _why = mod.lines(buf, 0, pos, n, cfg, gtid, tx_seq,
+                                                            tables, ids, dict(plans), limit)
+            pos = _next(buf, pos, n) if end == pos else end
+            if pos is None:
+                break
+        return None
+    return states, one
+
+
+def setup(target):
+    """The function the program calls on each input (FUZZ_EMBED_SEEDS: a JSON list of files)."""
+    files = json.loads(Path(os.environ["FUZZ_EMBED_SEEDS"]).read_text())
+    states, one = (_stats_states if target == "stats" else _jsonl_states)(files)
+    learnt = [s for s in states if s is not None]
+    if not learnt:
+        raise RuntimeError(f"no seed file gave the {target} loop a state")
+    # input byte 0 = k: file k's state (the seeds put file k under it), or the next one learnt
+    for k in range(len(states) - 1, -1, -1):
+        states[k] = states[k] or (states[k + 1] if k + 1 < len(states) else learnt[0])
+    print(f"fuzz_embed: {len(learnt)} states learnt for {target} from {len(files)} files",
+          file=sys.stderr, flush=True)
+    return one
+
+# -- the campaign -------------------------------------------------------------------------------
+
+
+def build(tmp: Path, patch=None) -> tuple:
+    """(the program, the package folder): the extensions by clang with coverage, sanitized;
+    patch(src) may change the copy of the tree first (a planted bug the campaign must find)."""
+    sys.path.insert(0, str(TOOLS))
+    import fuzz_lane
+
+    src = fuzz_lane._copy_tree(tmp, patch)
+    setup_py = src / "setup.py"
+    setup_py.write_text(setup_py.read_text().replace('"-O3"', '"-O1"'))
+    flags = " ".join(SANITIZE + ["-fsanitize=fuzzer-no-link"])
+    env = dict(os.environ, CC="clang", LDSHARED="clang -shared", CFLAGS=flags,
+               LDFLAGS="-fsanitize=address,undefined")
+    lib, obj = tmp / "lib", tmp / "obj"
+    r = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(lib),
+                        "--build-temp", str(obj)], cwd=src, env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"the sanitized build failed: {r.stdout[-2000:]}{r.stderr[-4000:]}")
+    pkg = tmp / "pkg"
+    shutil.copytree(src / "binlog_grammar", pkg / "binlog_grammar")
+    shutil.copytree(src / "generated", pkg / "binlog_grammar" / "generated")
+    shutil.copytree(src / "specs", pkg / "binlog_grammar" / "specs_data")
+    for so in (lib / "binlog_grammar" / "native").glob("_*.so"):
+        shutil.copy(so, pkg / "binlog_grammar" / "native" / so.name)
+    inc = sysconfig.get_paths()["include"]
+    libdir = sysconfig.get_config_var("LIBDIR")
+    ver = sysconfig.get_config_var("LDVERSION")
+    exe = tmp / "fuzz_embed"
+    r = subprocess.run(["clang", *SANITIZE, "-fsanitize=fuzzer", f"-I{inc}", str(TOOLS / "fuzz_embed.c"),
+                        "-o", str(exe), f"-L{libdir}", f"-Wl,-rpath,{libdir}", f"-lpython{ver}",
+                        "-ldl", "-lm", "-rdynamic"], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"the program's build failed: {r.stderr[-4000:]}")
+    return exe, pkg
+
+
+def seed_inputs(tmp: Path, target: str) -> tuple:
+    """(the seed files learnt from, the folder of the program's seed inputs)."""
+    sys.path.insert(0, str(TOOLS))
+    import fuzz_lane
+
+    work = tmp / "files"
+    work.mkdir()
+    files = [p for p in fuzz_lane.seeds(work) if Path(p).stat().st_size <= MAX_LEN - 2]
+    files = files[:MAX_STATES]
+    (tmp / "seeds.json").write_text(json.dumps(files))
+    return files
+
+
+def campaign(target: str, execs: int, seed: int, findings: Path, log=None, patch=None) -> dict:
+    """Build, learn, seed and run libFuzzer: {target, execs, seconds, per_second, returncode,
+    findings (the inputs kept), report (the sanitizer's or the exception's lines)}."""
+    tmp = Path(tempfile.mkdtemp(prefix=f"fuzz-embed-{target}-"))
+    log = log or tmp / "libfuzzer.log"
+    try:
+        exe, pkg = build(tmp, patch)
+        files = seed_inputs(tmp, target)
+        env = dict(os.environ, PYTHONPATH=f"{pkg}{os.pathsep}{TOOLS}", PYTHONMALLOC="malloc",
+                   FUZZ_EMBED_TARGET=target, FUZZ_EMBED_SEEDS=str(tmp / "seeds.json"),
+                   ASAN_OPTIONS="detect_leaks=0:allocator_may_return_null=1",
+                   UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
+        corpus, art = tmp / "corpus", tmp / "artifacts"
+        corpus.mkdir()
+        art.mkdir()
+        # every seed file under every state would be too many: file k under its own state
+        for k, p in enumerate(files):
+            data = Path(p).read_bytes()
+            for opts in (0, 1, 2 | 1, 8 | 16 | 1):
+                (corpus / f"s{k:03d}-{opts}").write_bytes(bytes([k % 256, opts]) + data)
+        for f in sorted(findings.glob("*.bin")) if findings.is_dir() else []:
+            shutil.copy(f, corpus / f.name)
+        t0 = time.monotonic()
+        cmd = [str(exe), str(corpus), f"-runs={execs}", f"-seed={seed}", f"-max_len={MAX_LEN}",
+               f"-artifact_prefix={art}/", "-print_final_stats=1", "-detect_leaks=0",
+               "-rss_limit_mb=4096", "-timeout=60"]
+        with open(log, "w") as out:
+            rc = subprocess.run(cmd, env=env, stdout=out, stderr=subprocess.STDOUT).returncode
+        secs = time.monotonic() - t0
+        text = Path(log).read_text(errors="replace")
+        m = re.search(r"stat::number_of_executed_units:\s*(\d+)", text)
+        done = int(m.group(1)) if m else 0
+        saved = []
+        for f in sorted(art.iterdir()):
+            findings.mkdir(parents=True, exist_ok=True)
+            shutil.copy(f, findings / (f.name + ".bin"))
+            saved.append(str(findings / (f.name + ".bin")))
+        return {"target": target, "execs": done, "seconds": round(secs, 1),
+                "per_second": round(done / secs) if secs else 0, "returncode": rc,
+                "findings": saved, "report": _report(text) if rc else ""}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _report(text: str) -> str:
+    """The first sanitizer or Python report in libFuzzer's output, 4,000 characters."""
+    for mark in ("==ERROR", "runtime error", "Traceback", "fuzz_embed:"):
+        at = text.find(mark)
+        if at >= 0:
+            return text[max(0, text.rfind("\n", 0, at) + 1):][:4000]
+    return text[-4000:]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--target", choices=("stats", "jsonl"), required=True)
+    ap.add_argument("--execs", type=int, default=10000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--findings", type=Path, default=None)
+    ap.add_argument("--log", default=None, help="libFuzzer's output here (default: a temporary file)")
+    args = ap.parse_args(argv)
+    findings = args.findings or ROOT / "tests" / "native" / "regressions" / f"embed_{args.target}"
+    out = campaign(args.target, args.execs, args.seed, findings, args.log)
+    print(json.dumps(out))
+    return 1 if out["findings"] or out["returncode"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
