@@ -7,6 +7,7 @@ from .dump_flashback import add_flashback_options
 from .envelopes import add_options as add_envelope_options
 from .envelopes import output_format
 from .options import add_reading_options
+from .replay_opts import add_replay_options
 from .reading import open_input, report_damage, stdout
 from .rewrite_opts import add_rewrite_options
 
@@ -24,6 +25,7 @@ def add(sub):
     parallel.add_option(du)
     add_rewrite_options(du)
     add_flashback_options(du)
+    add_replay_options(du)
     du.set_defaults(func=run)
 
 
