@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """libFuzzer campaigns for the compiled loops that Python drives: `stats`' loop (--target stats:
-binlog_grammar.native._stats, output/stats_loop.py) and dump's JSON-lines lane (--target jsonl:
-native._jsonl_lane, output/jsonl_lane.py). Their cores take Python dicts (tables, ids, plans), so
+binlog_grammar.native._stats, output/stats_loop.py), dump's JSON-lines lane (--target jsonl:
+native._jsonl_lane, output/jsonl_lane.py) and the API's batches (--target batch: _framing's walk
+and _rows.frame_events, binlog/batch.py). Their cores take Python dicts (tables, ids, plans), so
 instead of a C-only target (tools/fuzz_lane.c does that for the text lane) the target
 tools/fuzz_embed.c embeds Python once and calls the extension's run()/lines() on each input
 directly, with no Python path around it: thousands of executions a second where the differential
@@ -12,13 +13,15 @@ The extensions are built from a copy of the tree by clang under
 program under -fsanitize=fuzzer,address,undefined with libpython. What the loop knows is learnt
 first, in the program, from each seed file: `binlog-grammar --backend c stats` (or `dump --format
 jsonl`) of it run in process, and the loop's state at its end kept (its tables, ids, plans,
-actions, the statements that are BEGIN; the lane's configuration, tables, ids, plans, GTID).
+actions, the statements that are BEGIN; the lane's configuration, tables, ids, plans, GTID;
+the batches' plans by type code, as the API's read_events() of the file makes them).
 
 An input is two bytes, then a binlog (from its magic):
   byte 0  which seed's state (modulo how many were learnt)
   byte 1  bit 0: every event's end_log_pos and CRC32 made right first (into a copy, so a mutation
           reaches the parsing); bit 1 (jsonl): CRC32s not checked; bit 2 (jsonl): rows only;
-          bit 3 (jsonl): runs of at most 256 bytes of text; bit 4 (stats): --top 0
+          bit 3 (jsonl): runs of at most 256 bytes of text; bit 4 (stats): --top 0; bits 1 and
+          2 (batch): CRC32s not checked, every event's data read
 The loop runs from offset 4; where it stops at an event it does not read, that event is stepped
 over by its length field (as the Python path would read it) and the loop goes on, 64 times at
 most. A sanitizer's report, or an exception from the extension, is a finding (crash-* files).
@@ -184,10 +187,76 @@ def _jsonl_states(files):
     return states, one
 
 
+def _batch_states(files):
+    from binlog_grammar import native
+    from binlog_grammar.binlog import batch
+    from binlog_grammar.binlog.reader import read_events
+
+    got, real = [], batch.Batches.__init__
+
+    def init(self, bf, mod, mm):
+        real(self, bf, mod, mm)
+        got.append(self)
+
+    batch.Batches.__init__ = init
+    states = []
+    for p in files:
+        got.clear()
+        native.select("c")
+        try:
+            for _ev in read_events(p):
+                pass
+        except Exception:  # noqa: BLE001 - a damaged seed: what was learnt before it stays
+            pass
+        finally:
+            native.select(None)
+        states.append(None)
+        b = got[-1] if got else None
+        if b is not None and b.frame is not None:
+            bf, st = b.bf, b.bf.state
+            hl, checks = st.header_len, bool(bf.verify_checksum and st.checksum_alg == 1)
+            kinds = st._kinds
+            plans = tuple(batch._c_plan(b._plan(kinds[c], hl, checks)) if c in kinds else None
+                          for c in range(256))
+            share = bf.share_data
+
+            def read(kind, code, data, st=st, share=share):
+                return batch.read_data(st, kind, code, data, share)
+            states[-1] = (b.mod, b.frame, b.fields, hl, checks, plans, read, b.make, b.make_lazy,
+                          bf.path, bf._positions_agree)
+    batch.Batches.__init__ = real
+
+    def one(mv):
+        if len(mv) < 2:
+            return None
+        mod, frame, fields, hl, checks, plans, read, make, lazy, path, agree = \
+            states[mv[0] % len(states)]
+        opts, buf = mv[1], mv[2:]
+        if opts & 1:
+            buf = _fix(bytearray(buf))
+        checks = checks and not opts & 2
+        n, pos = len(buf), 4
+        for _ in range(64):
+            if pos >= n:
+                break
+            recs, nxt, status, _code, _len = mod.walk(buf, n, pos, n, hl, checks, batch.SMALL)
+            evs, stop = frame(recs, fields, buf, hl, plans, read, make, lazy, path, agree)
+            if opts & 4:  # the events' data read (the lazy ones' rows heads included)
+                for ev in evs:
+                    ev.data
+            del evs
+            pos = _next(buf, stop, n) if stop >= 0 else nxt if status == mod.FULL else None
+            if pos is None:
+                break
+        return None
+    return states, one
+
+
 def setup(target):
     """The function the program calls on each input (FUZZ_EMBED_SEEDS: a JSON list of files)."""
     files = json.loads(Path(os.environ["FUZZ_EMBED_SEEDS"]).read_text())
-    states, one = (_stats_states if target == "stats" else _jsonl_states)(files)
+    states, one = {"stats": _stats_states, "jsonl": _jsonl_states,
+                   "batch": _batch_states}[target](files)
     learnt = [s for s in states if s is not None]
     if not learnt:
         raise RuntimeError(f"no seed file gave the {target} loop a state")
@@ -267,7 +336,7 @@ def campaign(target: str, execs: int, seed: int, findings: Path, log=None, patch
         # every seed file under every state would be too many: file k under its own state
         for k, p in enumerate(files):
             data = Path(p).read_bytes()
-            for opts in (0, 1, 2 | 1, 8 | 16 | 1):
+            for opts in (0, 1, 2 | 1, 4 | 8 | 16 | 1):
                 (corpus / f"s{k:03d}-{opts}").write_bytes(bytes([k % 256, opts]) + data)
         for f in sorted(findings.glob("*.bin")) if findings.is_dir() else []:
             shutil.copy(f, corpus / f.name)
@@ -304,7 +373,7 @@ def _report(text: str) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--target", choices=("stats", "jsonl"), required=True)
+    ap.add_argument("--target", choices=("stats", "jsonl", "batch"), required=True)
     ap.add_argument("--execs", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--findings", type=Path, default=None)

@@ -1,9 +1,10 @@
-"""The bounded run of tools/fuzz_embed.py: `stats`' compiled loop (native._stats) and dump's
-JSON-lines lane (native._jsonl_lane), each called straight from the libFuzzer target
+"""The bounded run of tools/fuzz_embed.py: `stats`' compiled loop (native._stats), dump's
+JSON-lines lane (native._jsonl_lane) and the API's batches (_framing's walk, _rows.frame_events),
+each called straight from the libFuzzer target
 tools/fuzz_embed.c (Python embedded, the extensions built by clang with coverage under
 AddressSanitizer and UndefinedBehaviorSanitizer) on mutated binlogs, with the state the Python
 path taught it on each seed file: 0 findings over BINLOG_GRAMMAR_NATIVE_EMBED_FUZZ_EXECS
-executions each (default 3,000: about 40 s each here with the build and the learning). Each
+executions each (default 3,000: 30-50 s each here with the build and the learning). Each
 campaign must also find its loop reading past the event it is given (a planted bug). The long
 runs (10 million executions each) are in docs/benchmarks.md."""
 import importlib.util
@@ -40,7 +41,7 @@ def _need_libfuzzer(tmp_path):
                     "Python's headers (apt-get install clang libclang-rt-dev)")
 
 
-@pytest.mark.parametrize("target", ["stats", "jsonl"])
+@pytest.mark.parametrize("target", ["stats", "jsonl", "batch"])
 def test_embedded_campaign_finds_nothing(tmp_path, target):
     _need_libfuzzer(tmp_path)
     r = _tool().campaign(target, EXECS, seed=26, findings=tmp_path / "findings",
