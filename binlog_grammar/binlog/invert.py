@@ -51,13 +51,14 @@ STMT_END_F = 0x01  # rows_flags.STMT_END_F
 _UP = {"_index": None}  # the (empty) enclosing context of a top-level generated reader
 
 _BY_NAME = {e.name: e for e in EVENTS.values()}
-_OPPOSITE = {"insert": ("WRITE", "DELETE"), "delete": ("DELETE", "WRITE"), "update": ("UPDATE", "UPDATE")}
+_OPPOSITE = {"insert": ("WRITE", "DELETE"), "delete": ("DELETE", "WRITE"),
+             "update": ("UPDATE", "UPDATE")}
 
 
 def inverse_type(et):
     """The event type that undoes a rows event of type `et` (uncompressed, same rows version), or
     None when there is none (PRE_GA, PARTIAL_UPDATE: see the module's text)."""
-    if et is None or not et.row_op or et.name.startswith("PRE_GA_") or et.name.startswith("PARTIAL_"):
+    if et is None or not et.row_op or et.name.startswith(("PRE_GA_", "PARTIAL_")):
         return None
     old, new = _OPPOSITE[et.row_op]
     name = et.name.replace("_COMPRESSED", "")
@@ -154,7 +155,8 @@ def invert_rows_event(ev, table, stmt_end: Optional[bool] = None) -> bytes:
     `table` (rows.Table, as its TABLE_MAP mapped it). stmt_end: set (True) or clear (False) the
     STMT_END_F flag; None keeps the event's."""
     def refuse(why):
-        return EventFormatError(f"cannot invert this rows event: {why}", ev.file, ev.offset, ev.name)
+        return EventFormatError(f"cannot invert this rows event: {why}", ev.file, ev.offset,
+                                ev.name)
 
     new_type = inverse_type(ev.type)
     if new_type is None:
