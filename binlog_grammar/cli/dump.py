@@ -7,7 +7,7 @@ from .dump_flashback import add_flashback_options
 from .envelopes import add_options as add_envelope_options
 from .envelopes import output_format
 from .options import add_reading_options
-from .replay_opts import add_replay_options
+from .replay_opts import add_replay_options, replay_wanted, run_replay
 from .reading import open_input, report_damage, stdout
 from .rewrite_opts import add_rewrite_options
 
@@ -36,6 +36,8 @@ def run(args) -> int:
         from .dump_flashback import run as run_flashback
 
         return run_flashback(args)
+    if replay_wanted(args):
+        return run_replay(args)
     try:
         fmt, options = output_format(args)
     except ValueError as e:

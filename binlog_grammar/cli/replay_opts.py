@@ -44,3 +44,50 @@ def replay_wanted(args) -> bool:
     """Does dump print the replay form (else the DECODE-ROWS text)?"""
     mode = getattr(args, "base64_output", None)
     return mode in ("auto", "never")
+
+
+def run_replay(args) -> int:
+    """dump's replay form (output/replay.py) of the inputs; filters keep or drop whole
+    transactions, as `sql` has them. NEVER and a row event: an error naming the file, the
+    offset and the event type, exit status 1, as mysqlbinlog refuses it."""
+    import sys
+
+    from ..output.replay import NeverError, Replay
+    from .reading import open_input, report_damage, stdout
+
+    if getattr(args, "hexdump", False) or getattr(args, "format", "text") != "text":
+        print("binlog-grammar: dump: --base64-output=AUTO|NEVER writes the replay script; it "
+              "takes no --hexdump or --format", file=sys.stderr)
+        return 2
+    stream, progress = open_input(args)
+    stream.cut = "transactions"  # replayable output: a window keeps or drops whole transactions
+    out = stdout()
+    replay = Replay(verbose=args.verbose, short=args.short_form, skip_gtids=args.skip_gtids,
+                    never=args.base64_output == "never")
+    write = out.write
+    started = False
+    try:
+        write("".join(line + "\n" for line in replay.header()))
+        for se in stream.events():
+            ev = se.event
+            if started and ev.name == "FORMAT_DESCRIPTION_EVENT" and int(ev.offset) == 4:
+                write("DELIMITER ;\nDELIMITER /*!*/;\n")  # the next file, as mysqlbinlog
+                replay = Replay(verbose=args.verbose, short=args.short_form,
+                                skip_gtids=args.skip_gtids, never=args.base64_output == "never")
+            started = True
+            try:
+                lines = replay.lines(se)
+            except NeverError:
+                out.flush()
+                where = getattr(stream, "current_file", None) or " ".join(map(str, args.files))
+                print(f"binlog-grammar: dump: {where}: the {ev.name} at {int(ev.offset)} is a "
+                      f"row event, which --base64-output=NEVER refuses (as mysqlbinlog "
+                      f"does): use AUTO or DECODE-ROWS", file=sys.stderr)
+                return 1
+            if lines:
+                write("".join(line + "\n" for line in lines))
+        write("".join(line + "\n" for line in replay.footer()))
+    finally:
+        progress.close()
+        out.flush()
+    return report_damage(stream)

@@ -1,0 +1,382 @@
+"""The replay form of `binlog-grammar dump` (`--base64-output=AUTO`, or NEVER): what
+`mariadb-binlog FILE` prints for a client to replay, line for line.
+
+    /*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;  ... the session lines, DELIMITER /*!*/;
+    # at N                                            before each event (not with -s)
+    #YYMMDD HH:MM:SS server id S  end_log_pos E CRC32 0x..  <Type> ...   its header line
+    the FORMAT_DESCRIPTION_EVENT: ROLLBACK, then its bytes as BINLOG '...'
+    a GTID: its /*M!100001 SET @@session.gtid_* */ lines (--skip-gtids leaves them out), and
+        START TRANSACTION for a transaction
+    a QUERY_EVENT: `use`, SET TIMESTAMP and the session state that changed since the last
+        statement (pseudo_thread_id, flags2's options, sql_mode, auto_increment, charsets,
+        time_zone, lc_time_names, collation_database), then the statement
+    ANNOTATE_ROWS: `#Q>` lines, printed with the event that follows it, as mariadb-binlog does
+    TABLE_MAP and rows events: header lines, then at the statement's end (STMT_END_F) one
+    BINLOG '...' of all their bytes as logged (checksum included), then with -v/-vv the `###`
+    lines of their rows (output/dump_text.rows_text: the value rules are written once) and
+    `# Number of rows: N`
+    XID: COMMIT; ROTATE, STOP and the others: their header line
+    DELIMITER ;  # End of log file  ROLLBACK ...  the session lines put back
+
+Every byte of the binlog reaches the script through output/quoting.py (DESIGN rule 12): header
+and `#Q>` lines by quoting.comment, `use` by quoting.use_lines, a statement verbatim only when
+quoting.client_reads_verbatim says the client sends it as it is (else quoting.prepared), event
+bytes by quoting.binlog_statement (base64 only).
+"""
+from __future__ import annotations
+
+import re
+import time
+
+from ..generated import enums
+from . import quoting
+from .dump_text import NO_BACKSLASH_ESCAPES, ANSI_QUOTES, SUPPRESS_USE, _sql_mode, rows_text
+
+DELIMITER = "/*!*/;"
+HEADER = ("/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;",
+          "/*!40019 SET @@session.max_delayed_threads=0*/;",
+          "/*!50003 SET @OLD_COMPLETION_TYPE=@@COMPLETION_TYPE,COMPLETION_TYPE=0*/;",
+          f"DELIMITER {DELIMITER}")
+FOOTER = ("DELIMITER ;", "# End of log file", "ROLLBACK /* added by mysqlbinlog */;",
+          "/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/;",
+          "/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/;")
+STMT_END_F = 0x01
+BINLOG_IN_USE_F = 0x01
+THREAD_SPECIFIC_F = 0x04
+# flags2's options in the order mariadb-binlog 10.11 prints them: (bit, name, printed as set when
+# the bit is set (True) or clear (False))
+_FLAGS2 = ((0x04000000, "foreign_key_checks", False), (0x00004000, "sql_auto_is_null", True),
+           (0x08000000, "unique_checks", False), (0x00080000, "autocommit", False),
+           (1 << 18, "check_constraint_checks", False), (0x10000000, "sql_if_exists", True),
+           (0x01000000, "explicit_defaults_for_timestamp", True),
+           (1 << 29, "system_versioning_insert_history", True))
+_GTID_FLAGS = {name: bit for bit, name in enums.MARIADB_GTID_FLAGS2.items()}
+_ROWS = {"insert": "Write", "update": "Update", "delete": "Delete"}
+_PLAIN_ZONE = re.compile(r"^[A-Za-z0-9_/+:.-]*$")
+
+
+_TYPE_CODE = {name: code for code, name in enums.EVENT_TYPE.items()}
+
+
+def event_bytes(ev) -> bytes:
+    """The bytes of an event as mariadb-binlog puts them in a BINLOG statement: as logged
+    (checksum included), except a compressed rows event (log_bin_compress), which it sends as
+    its uncompressed twin: the type without _COMPRESSED, the length of the inflated rows, the
+    same end_log_pos, and a CRC32 of its own bytes when the event has one."""
+    raw = bytes(ev.raw)
+    if "_COMPRESSED" not in ev.name or not ev.type.row_op:
+        return raw
+    import struct
+    import zlib
+
+    from ..binlog.events import decode_of, decompress
+
+    d = ev.data
+    dec = decode_of(ev.type, d, "rows")
+    code = _TYPE_CODE.get(ev.name.replace("_COMPRESSED", ""))
+    if dec is None or code is None:
+        return raw
+    footer = 4 if ev.checksum is not None else 0
+    packed = bytes(d["rows"])
+    body = raw[:len(raw) - footer - len(packed)] + decompress(dec.codec, packed)
+    length = len(body) + footer
+    body = body[:4] + bytes([code]) + body[5:9] + struct.pack("<I", length) + body[13:]
+    if footer:
+        body += struct.pack("<I", zlib.crc32(body) & 0xFFFFFFFF)
+    return body
+
+
+class NeverError(Exception):
+    """--base64-output=NEVER met a row event (mysqlbinlog refuses it the same way)."""
+
+
+def _stamp(ts: int) -> str:
+    t = time.localtime(ts)
+    return "%02d%02d%02d %2d:%02d:%02d" % (t.tm_year % 100, t.tm_mon, t.tm_mday, t.tm_hour,
+                                           t.tm_min, t.tm_sec)
+
+
+def _charset_name(collation: int) -> str:
+    name = enums.COLLATION.get(int(collation))
+    return name.split("_")[0] if name else str(int(collation))
+
+
+def _status(data) -> dict:
+    return {sv.get("id"): sv.get("value") for sv in data.get("status_vars") or ()}
+
+
+def _without_type(line: str) -> str:
+    """A -vv `###   @N=value /* TYPE meta=.. */` line as -v prints it (the value alone)."""
+    if line.startswith("###   @") and line.endswith(" */"):
+        cut = line.rfind(" /* ")
+        if cut > 0:
+            return line[:cut]
+    return line
+
+
+class Replay:
+    """mariadb-binlog's printing state (its PRINT_EVENT_INFO): `lines(se)` gives the lines of
+    one StreamEvent (without newlines); `header()` and `footer()` the script's ends."""
+
+    def __init__(self, verbose: int = 0, short: bool = False, skip_gtids: bool = False,
+                 never: bool = False):
+        self.verbose, self.short, self.skip_gtids, self.never = verbose, short, skip_gtids, never
+        self.db = ""
+        self.thread_id = None
+        self.flags2 = None
+        self.sql_mode = None
+        self.auto_inc = (0, 0)  # mariadb-binlog starts from 0/0, 0 and "unset" below
+        self.charset = None
+        self.time_zone = ""
+        self.lc_time_names = None
+        self.collation_db = None
+        self.parallel = self.domain = self.server = None
+        self.cache = []       # the TABLE_MAP and rows events of the statement not yet ended
+        self.annotate = None  # the lines of an ANNOTATE_ROWS, printed with the next event
+
+    @staticmethod
+    def header():
+        return list(HEADER)
+
+    @staticmethod
+    def footer():
+        return list(FOOTER)
+
+    def _head(self, ev, text: str) -> str:
+        h = ev.header
+        crc = f" CRC32 0x{ev.checksum:08x}" if ev.checksum is not None else ""
+        log_pos = h.get("log_pos")
+        end = int(log_pos) if log_pos is not None else ev.end
+        return "#" + quoting.comment(f"{_stamp(int(h.timestamp))} server id {int(h.server_id)}"
+                                     f"  end_log_pos {end}{crc} \t{text}")
+
+    def lines(self, se):
+        ev = se.event
+        out = []
+        if not self.short:
+            out.append(f"# at {int(ev.offset)}")
+        if self.annotate is not None:
+            out += self.annotate
+            self.annotate = None
+        et = ev.type
+        name = ev.name
+        d = ev.data
+        if et is None:
+            if not self.short:
+                out.append(self._head(ev, f"Unknown event (type {int(ev.header.type_code)})"))
+            return out
+        if et.row_op:
+            return out + self._rows(se)
+        handler = getattr(self, "_" + name.lower(), None)
+        if handler is not None:
+            return out + handler(ev, d, se)
+        if not self.short:
+            out.append(self._head(ev, quoting.comment(name)))
+        return out
+
+    # --- events ---------------------------------------------------------------------------
+
+    def _format_description_event(self, ev, d, se):
+        out = []
+        created = int(d.get("create_timestamp") or 0)
+        if not self.short:
+            text = f"Start: binlog v {int(d.binlog_version)}, server v {d.server_version} created "
+            text += _stamp(created or int(ev.header.timestamp)) + (" at startup" if created else "")
+            out.append(self._head(ev, text))
+            if int(ev.header.get("flags") or 0) & BINLOG_IN_USE_F:
+                out.append("# Warning: this binlog is either in use or was not closed properly.")
+        if created:
+            out.append("ROLLBACK" + DELIMITER)
+        if not self.short and not self.never:
+            out += [line[:-1] for line in quoting.binlog_statement([ev.raw], DELIMITER)]
+        return out
+
+    def _gtid_list_event(self, ev, d, se):
+        if self.short:
+            return []
+        gtids = ",".join(f"{int(g['domain_id'])}-{int(g['server_id'])}-{int(g['seq_no'])}"
+                         for g in d.get("gtids") or ())
+        return [self._head(ev, f"Gtid list [{gtids}]")]
+
+    def _binlog_checkpoint_event(self, ev, d, se):
+        return [] if self.short else [self._head(ev, f"Binlog checkpoint {d.binlog_file_name}")]
+
+    def _gtid_event(self, ev, d, se):
+        out = []
+        f2 = int(d.flags2)
+        server = int(ev.header.server_id)
+        if not self.short:
+            text = f"GTID {int(d.domain_id)}-{server}-{int(d.seq_no)}"
+            if f2 & _GTID_FLAGS["FL_GROUP_COMMIT_ID"] and d.get("commit_id") is not None:
+                text += f" cid={int(d.commit_id)}"
+            if f2 & _GTID_FLAGS["FL_DDL"]:
+                text += " ddl"
+            if f2 & _GTID_FLAGS["FL_TRANSACTIONAL"]:
+                text += " trans"
+            if f2 & _GTID_FLAGS["FL_WAITED"]:
+                text += " waited"
+            out.append(self._head(ev, text))
+        if not self.skip_gtids and not self.short:
+            parallel = 0 if f2 & _GTID_FLAGS["FL_ALLOW_PARALLEL"] else 1
+            if parallel != self.parallel:
+                out.append(f"/*M!100101 SET @@session.skip_parallel_replication={parallel}*/"
+                           + DELIMITER)
+                self.parallel = parallel
+            if int(d.domain_id) != self.domain:
+                self.domain = int(d.domain_id)
+                out.append(f"/*M!100001 SET @@session.gtid_domain_id={self.domain}*/" + DELIMITER)
+            if server != self.server:
+                self.server = server
+                out.append(f"/*M!100001 SET @@session.server_id={server}*/" + DELIMITER)
+            out.append(f"/*M!100001 SET @@session.gtid_seq_no={int(d.seq_no)}*/" + DELIMITER)
+        if f2 & _GTID_FLAGS["FL_PREPARED_XA"] and d.get("xid") is not None:
+            out.append("# XA START of a prepared transaction (not printed by this writer)")
+        elif not f2 & _GTID_FLAGS["FL_STANDALONE"]:
+            out += ["START TRANSACTION", DELIMITER]
+        return out
+
+    def _xid_event(self, ev, d, se):
+        out = [] if self.short else [self._head(ev, f"Xid = {int(d.xid)}")]
+        return out + ["COMMIT" + DELIMITER]
+
+    def _rotate_event(self, ev, d, se):
+        if self.short:
+            return []
+        pos = 4 if d.position is None else int(d.position)
+        return [self._head(ev, f"Rotate to {d.new_log_ident}  pos: {pos}")]
+
+    def _stop_event(self, ev, d, se):
+        return [] if self.short else [self._head(ev, "Stop")]
+
+    def _annotate_rows_event(self, ev, d, se):
+        lines = ["# Annotate_rows:" if self.short else self._head(ev, "Annotate_rows:")]
+        lines += ["#Q> " + quoting.comment(line) for line in str(d.get("query", "")).split("\n")]
+        self.annotate = lines
+        return []
+
+    def _table_map_event(self, ev, d, se):
+        if self.never:
+            raise NeverError(ev)
+        self.cache.append(se)
+        if self.short:
+            return []
+        return [self._head(ev, f"Table_map: {quoting.ident(d.db)}.{quoting.ident(d.table)} "
+                               f"mapped to number {int(d.table_id)}")]
+
+    def _rows(self, se):
+        ev = se.event
+        if self.never:
+            raise NeverError(ev)
+        d = ev.data
+        self.cache.append(se)
+        out = []
+        if not self.short:
+            kind = _ROWS[ev.type.row_op] + ("_compressed" if "COMPRESSED" in ev.name else "")
+            names = getattr(d.flags, "names", None) or []
+            text = f"{kind}_rows: table id {int(d.table_id)}"
+            out.append(self._head(ev, text + (f" flags: {' '.join(names)}" if names else "")))
+        if int(d["flags"]) & STMT_END_F:
+            out += self._flush()
+        return out
+
+    def _flush(self):
+        cached, self.cache = self.cache, []
+        if self.short:
+            return []
+        out = [""] + [line[:-1] for line in quoting.binlog_statement(
+            [event_bytes(se.event) for se in cached], DELIMITER)]
+        rows = 0
+        for se in cached:
+            if se.event.type.row_op:
+                if self.verbose > 1:
+                    out += list(rows_text(se))
+                elif self.verbose:
+                    text = "\n".join(rows_text(se))  # the compiled lane gives one text
+                    out += [_without_type(line) for line in text.split("\n")]
+                rows += len(se.changes or ()) if se.undecoded is None else 0
+        out.append(f"# Number of rows: {rows}")
+        return out
+
+    def _query_event(self, ev, d, se):
+        st = _status(d)
+        out = []
+        if not self.short:
+            out.append(self._head(ev, f"Query\tthread_id={int(d.thread_id)}\texec_time="
+                                      f"{int(d.exec_time)}\terror_code={int(d.error_code)}"
+                                      f"\txid={int(st.get('xid') or 0)}"))
+        query = d.get("query")
+        flags = int(ev.header.get("flags") or 0)
+        db = d.get("db") or ""
+        if flags & SUPPRESS_USE:
+            if query not in ("BEGIN", "COMMIT", "ROLLBACK", "XA START", "XA END", "XA COMMIT"):
+                self.db = ""
+        elif db != self.db:
+            self.db = db
+            if db:
+                use = quoting.use_lines(db, DELIMITER)
+                if use is None:
+                    return out + ["# not run: its default database "
+                                  + quoting.comment(quoting.ident(db)) + " has a name no client "
+                                  "line can carry"]
+                out += use
+        out.append(f"SET TIMESTAMP={int(ev.header.timestamp)}{DELIMITER}")
+        thread = int(d.thread_id)
+        if self.thread_id is None or (flags & THREAD_SPECIFIC_F and thread != self.thread_id):
+            out.append(f"SET @@session.pseudo_thread_id="
+                       f"{999999999 if self.short else thread}{DELIMITER}")
+            self.thread_id = thread
+        f2 = st.get("flags2")
+        if f2 is not None:
+            f2 = int(f2)
+            changed = ~0 if self.flags2 is None else self.flags2 ^ f2
+            if changed:
+                sets = [f"@@session.{name}={int(bool(f2 & bit) == when_set)}"
+                        for bit, name, when_set in _FLAGS2 if changed & bit]
+                if sets:
+                    out.append("SET " + ", ".join(sets) + DELIMITER)
+                self.flags2 = f2
+        mode = _sql_mode(d)
+        if mode is not None and mode != self.sql_mode:
+            out.append(f"SET @@session.sql_mode={mode}{DELIMITER}")
+            self.sql_mode = mode
+        a = st.get("auto_increment") or {}
+        inc = (int(a.get("increment", 1)), int(a.get("offset", 1)))
+        if inc != self.auto_inc:
+            out.append(f"SET @@session.auto_increment_increment={inc[0]}, "
+                       f"@@session.auto_increment_offset={inc[1]}{DELIMITER}")
+            self.auto_inc = inc
+        cs = st.get("charset")
+        if cs is not None:
+            trio = (int(cs["character_set_client"]), int(cs["collation_connection"]),
+                    int(cs["collation_server"]))
+            if trio != self.charset:
+                name = _charset_name(trio[0])
+                out.append(f"/*!\\C {name} */{DELIMITER}")
+                out.append(f"SET @@session.character_set_client={name},@@session.collation_"
+                           f"connection={trio[1]},@@session.collation_server={trio[2]}{DELIMITER}")
+                self.charset = trio
+        tz = st.get("time_zone")
+        if tz and tz != self.time_zone:
+            text = f"'{tz}'" if _PLAIN_ZONE.match(tz) else quoting.string(tz)
+            out.append(f"SET @@session.time_zone={text}{DELIMITER}")
+            self.time_zone = tz
+        lc = int(st.get("lc_time_names") or 0)
+        if lc != self.lc_time_names:
+            out.append(f"SET @@session.lc_time_names={lc}{DELIMITER}")
+            self.lc_time_names = lc
+        cdb = int(st.get("charset_database") or 0)
+        if cdb != self.collation_db:
+            out.append(f"SET @@session.collation_database={cdb or 'DEFAULT'}{DELIMITER}")
+            self.collation_db = cdb
+        if not isinstance(query, str):
+            return out + ["# a statement not decoded as text is not printed"]
+        m = mode or 0
+        if quoting.client_reads_verbatim(query, DELIMITER,
+                                         backslash_escapes=not m & NO_BACKSLASH_ESCAPES,
+                                         ansi_quotes=bool(m & ANSI_QUOTES)):
+            return out + [query, DELIMITER]
+        return out + ["# the statement holds bytes a client would not read as they are: "
+                      "it runs from its hex"] + [line.rstrip("\n") for line in
+                                                 quoting.prepared(query, DELIMITER)]
+
+    _query_compressed_event = _query_event
