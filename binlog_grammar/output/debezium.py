@@ -200,7 +200,7 @@ class DebeziumWriter:
             writers = self._writers(t.columns, None, frozenset())
             after = image(_geometries(row, t.columns), t.columns, self.settings, None, writers)
             for c in t.columns:
-                _jdbc_read(c, row.get(c.name), after)
+                _jdbc_read(c, row.get(c.name), after, self.settings.time_adjuster, writers)
             source = {"version": VERSION, "connector": self._connector_name(snap),
                       "name": self.prefix, "ts_ms": ts, "snapshot": mark, "db": t.db,
                       "sequence": None, "ts_us": ts * 1000, "ts_ns": ts * 1_000_000,
@@ -469,16 +469,38 @@ class _SnapshotChange:
 _ZERO_READ = {"DATE": 0, "DATETIME2": 0, "TIMESTAMP2": "1970-01-01T00:00:00Z"}
 
 
-def _jdbc_read(col, v, after: dict):
+def _year_zero(col, text: str, writers: dict):
+    """A DATE/DATETIME of year 0000 with a valid month and day as the snapshot reads it: JDBC's
+    year 1 (DATETIME) or 0 (DATE), which the two-digit rule makes 2001 / 2000."""
+    import datetime as dt
+
+    try:
+        if col.get("type_name") == "DATE":
+            v = dt.date.fromisoformat("2000" + text[4:])
+        else:
+            v = dt.datetime.fromisoformat("2001" + text[4:])
+    except ValueError:
+        return None
+    return writers.get(col.name, lambda x: None)(v)
+
+
+def _jdbc_read(col, v, after: dict, adjust: bool = True, writers=None):
     """What the connector's snapshot reads (through JDBC) differently from its binlog reader:
-    a TIMESTAMP without a fraction when the fraction is zero, and a zero or invalid date of a
-    NOT NULL column as the epoch (null in a nullable one)."""
+    a TIMESTAMP's fraction without its trailing zeros (none when it is zero), a zero or invalid date of a
+    NOT NULL column as the epoch (null in a nullable one), YEAR 0000 as 2000 (enable.time.adjuster;
+    the binlog reader's 1900)."""
     kind = col.get("type_name")
-    if kind == "TIMESTAMP2" and getattr(v, "microsecond", 1) == 0 and \
-            isinstance(after.get(col.name), str):
-        after[col.name] = zoned_text(v, 0)
+    if kind == "TIMESTAMP2" and hasattr(v, "microsecond") and \
+            isinstance(after.get(col.name), str):  # the fraction's trailing zeros left out
+        text = zoned_text(v, 6)[:-1].rstrip("0").rstrip(".")
+        after[col.name] = text + "Z"
+    elif isinstance(v, str) and kind in ("DATE", "DATETIME2") and v.startswith("0000-") and \
+            adjust and _year_zero(col, v, writers or {}) is not None:
+        after[col.name] = _year_zero(col, v, writers or {})
     elif isinstance(v, str) and kind in _ZERO_READ and not col.get("nullable"):
         after[col.name] = _ZERO_READ[kind]
+    elif kind == "YEAR" and v == 0 and adjust:  # JDBC's year 0, then the two-digit rule
+        after[col.name] = 2000
 
 
 def _geometries(row: dict, columns) -> dict:

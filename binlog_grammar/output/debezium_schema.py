@@ -60,8 +60,8 @@ def _column_schema(col, settings, json_declared: bool = False) -> dict:
     tname = enums.COLUMN_TYPE.get(code, "")
     form = form_name("debezium", code)
     optional = True if col.get("nullable") is None else bool(col.get("nullable"))
-    if form in _ZERO_DATES:  # a zero date is null even in a NOT NULL column
-        optional = True
+    if form in _ZERO_DATES and not col.get("snapshot"):
+        optional = True  # a zero date is null even in a NOT NULL column (not in a snapshot's)
     f = col.name
     meta = col.get("meta")
     fsp = int(col.get("fsp") or 0)
@@ -160,9 +160,10 @@ def key_schema(writer, ch) -> dict:
     seen = _CACHE.get(ident)
     if seen is not None and seen[0] is ch.columns:
         return seen[1]
-    pk = set(ch.primary_key or ())
+    by_name = {c.name: c for c in ch.columns}  # the key's columns in the key's order
     out = _struct(f"{writer.prefix}.{ch.db}.{ch.table}.Key",
-                  _fields(writer, ch, [c for c in ch.columns if c.name in pk]), False)
+                  _fields(writer, ch, [by_name[n] for n in ch.primary_key or () if n in by_name]),
+                  False)
     _remember(ident, ch.columns, out)
     return out
 

@@ -84,6 +84,8 @@ def columns_of(rows: list) -> list:
         meta = None
         charset = r.get("CHARACTER_SET_NAME") or None
         geometry = None
+        if data_type == "float" and "(" in column_type:  # FLOAT(M,D): a DOUBLE to the connector
+            code, name = 5, "DOUBLE"
         if data_type in _BLOBS:
             code, name, meta = 252, "BLOB", _BLOBS[data_type]
         elif data_type in _GEOMETRIES:
@@ -106,7 +108,8 @@ def columns_of(rows: list) -> list:
             nullable=r["IS_NULLABLE"] == "YES", json_index=None,
             enum_values=members if data_type == "enum" else None,
             set_values=members if data_type == "set" else None,
-            in_primary_key=r["COLUMN_KEY"] == "PRI", geometry_type=geometry, fsp=fsp))
+            in_primary_key=r["COLUMN_KEY"] == "PRI", geometry_type=geometry, fsp=fsp,
+            snapshot=True))
     return out
 
 

@@ -19,9 +19,11 @@ import sys
 
 from .debezium import PASSWORD, TOPIC_PREFIX, USER
 from .debezium_diff import bytes_of, case_sql, column_types, diff_paths, same_float32
+from .debezium_diff import connector_wrong as change_mistake
 
 SKIP = ("ts_ms", "ts_us", "ts_ns", "source.pos", "source.file")
 BIT_KEY = "a BIT primary-key column's snapshot value written big-endian"
+BINARY_0 = "an empty BINARY(0) value written as zero bytes"
 
 
 def connector_wrong(sql_type: str, in_key: bool, theirs, ours, options) -> str | None:
@@ -29,10 +31,16 @@ def connector_wrong(sql_type: str, in_key: bool, theirs, ours, options) -> str |
     - A BIT(n>1) column of the primary key: its snapshot (JDBC) value is written big-endian
       (BIT(18) 150001 = 0x0249F1 as 02 49 F1), where the same column outside the key, its
       binlog changes and Debezium's documented io.debezium.data.Bits are least significant
-      byte first (F1 49 02)."""
+      byte first (F1 49 02).
+    - BINARY(0): the server stores an empty value (its SELECT gives ''), the connector's snapshot
+      writes zero bytes (ten, with binary.handling.mode=hex "00000000000000000000")."""
+    if sql_type == "binary(0)" and ours == "" and isinstance(theirs, str) and theirs:
+        data = bytes_of(theirs, options)
+        if data is not None and not data.strip(b"\0"):
+            return BINARY_0
     if in_key and sql_type.startswith("bit(") and isinstance(theirs, str) \
             and isinstance(ours, str):
-        a, b = bytes_of(theirs, options), bytes_of(ours, options)
+        a, b = bytes_of(theirs, {}), bytes_of(ours, {})  # Bits: base64 in every binary mode
         if a is not None and b is not None and a == b[::-1] != b:
             return BIT_KEY
     return None
@@ -101,7 +109,11 @@ def check(judge, cases: list, options=None, schemas: bool = False, cli=None):
             column = p.split(".", 1)[1] if p.startswith(("after.", "key.")) else None
             key = a[1].get("payload", a[1]) if isinstance(a[1], dict) else {}
             sql_type = types.get((db, table, column), "")
-            mistake = column and connector_wrong(sql_type, column in (key or {}), x, y, options)
+            mistake = column and (connector_wrong(sql_type, column in (key or {}), x, y, options)
+                                  or change_mistake(sql_type, x, y, options))
+            if p.endswith("parameters.allowed") and isinstance(y, str) and \
+                    x == y.replace("\\", "\\\\") != y:
+                mistake = "ENUM/SET member with a backslash written as the DDL escapes it"
             if column and y is None and x is not None and defaults.get((db, table, column)):
                 mistake = "NULL written as the DEFAULT"  # as debezium_diff.compare counts it
             elif column and sql_type.startswith("float") and same_float32(x) is not None \

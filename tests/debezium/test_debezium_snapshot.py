@@ -46,6 +46,32 @@ def test_every_column_type_snapshot_equals_the_connector(judge, options, schemas
     _assert_equal(check(judge, [all_types_case()], options, schemas), 4)
 
 
+def _jdbc_case():
+    from binlog_grammar.testing.schema import Case, Settings, Statement
+
+    return Case(Settings(), (
+        "CREATE TABLE t (id INT, k BIT(18) NOT NULL, d DATE NOT NULL, dn DATE NULL,"
+        " dt6 DATETIME(6) NULL, dt DATETIME NOT NULL, z DATETIME(4) NOT NULL,"
+        " ts TIMESTAMP(2) NULL, f FLOAT(5,2), y YEAR, e0 BINARY(0) NULL,"
+        " PRIMARY KEY (k, id))"), (Statement("insert", (
+            "INSERT INTO t VALUES (1, 150001, '0000-03-15', '0000-12-31', '0000-03-15 10:00:00.5',"
+            " '0000-01-01 00:00:00', '0000-00-00', '1999-12-31 23:59:59.50', 1.25, 0, ''),"
+            " (2, 5, '2024-02-29', NULL, NULL, '2024-02-29 01:02:03', '2024-02-29', NULL, NULL,"
+            " 2155, NULL)"), ()),))
+
+
+@pytest.mark.parametrize("schemas", [False, True], ids=["json", "schemas"])
+def test_what_jdbc_reads_otherwise_equals_the_connector(judge, schemas):
+    """The snapshot's own readings (found by tools/debezium_diff.py --records snapshot): year
+    0000 dates (2000 / 2001 through JDBC and the two-digit rule), YEAR 0 (2000), zero dates of
+    NOT NULL columns (the epoch, and such fields not optional in the schema), a TIMESTAMP's
+    fraction without trailing zeros, FLOAT(M,D) a double, a key of two columns in the key's
+    order (not the table's); the connector's BIT key and BINARY(0) counted apart."""
+    from binlog_grammar.testing.debezium_snapshot_diff import check
+
+    _assert_equal(check(judge, [_jdbc_case()], {}, schemas), 2)
+
+
 def test_drawn_tables_snapshot_equals_the_connector(judge):
     from binlog_grammar.testing.debezium_diff import connector_cases
     from binlog_grammar.testing.debezium_snapshot_diff import check
