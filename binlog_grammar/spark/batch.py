@@ -177,9 +177,9 @@ class BinlogReader(DataSourceReader):
         types = [f.type for f in pa_schema]
         o = self.o
         if stream is None:  # the streaming reader passes a stream over a replication source
-            # raw rows as the commands show them; the pipeline (a plan) cannot snapshot them
+            # raw rows as the commands show them (the pipeline keeps them in its undecoded/)
             stream = split_stream(split, paths, o.filters(), o.verify_checksum, o.schemas(),
-                                  o.skip_damaged, raw_rows=o.plan is None)
+                                  o.skip_damaged, raw_rows=True)
         if o.envelope == "debezium":
             yield from self._debezium_batches(stream, pa, pa_schema)
             return

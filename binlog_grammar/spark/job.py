@@ -24,6 +24,7 @@ class Summary:
         self.partitions = 0
         self.tables = {}  # db.table -> {"c": n, "u": n, "d": n, "snapshot": n}
         self.skipped = 0
+        self.undecoded = 0  # rows events not decoded, kept raw in undecoded/
         self.seconds = 0.0
         self.master = ""
         self.notes = []
@@ -43,6 +44,9 @@ class Summary:
             print(f"  {t:<{width}}  {v.get('c', 0) + v.get('u', 0) + v.get('d', 0):>8} changes "
                   f"(c {v.get('c', 0)}, u {v.get('u', 0)}, d {v.get('d', 0)})  snapshot "
                   f"{v.get('snapshot', 0)} rows", file=out)
+        if self.undecoded:
+            print(f"{self.undecoded} rows event(s) not decoded (no snapshot of their rows), kept "
+                  f"raw in undecoded/ (file, position, table, bytes, reason)", file=out)
         for n in self.notes:
             print(f"  note: {n}", file=out)
         print(f"output: {self.output} (changes/, snapshots/, {STATE_FILE})", file=out)
@@ -149,9 +153,11 @@ class Job:
     def _publish(self, fs, pending):
         stage = fs.join("_staging", f"run-{pending['run']}")
         prefix = f"run-{pending['run']}-"
-        for rel, full in fs.files(stage + "/changes"):
-            folder, _, name = rel.rpartition("/")
-            fs.rename(full, fs.join("changes", folder, prefix + name))
+        for kind in ("changes", "undecoded"):
+            for rel, full in fs.files(f"{stage}/read/kind={kind}"):
+                folder, _, name = rel.rpartition("/")
+                fs.rename(full, fs.join(kind, folder, prefix + name))
+                _crash_point("publish")
         if fs.exists(stage + "/snapshot_rows"):
             fs.delete(fs.join("_snapshot_rows"))
             fs.rename(stage + "/snapshot_rows", fs.join("_snapshot_rows"))
@@ -238,9 +244,13 @@ class Job:
 
         reader = self._reader(spark, plan_json)
         changes = reader.load()
-        self._write_changes(changes, stage + "/changes")
+        self._write_changes(changes, stage + "/read")
+        _crash_point("changes")
+        if fs.files(stage + "/read/kind=undecoded"):
+            summary.undecoded = spark.read.parquet(stage + "/read/kind=undecoded").count()
         defs = self._table_defs(spark, plan_json, state, order)
         changed, sizes = write_snapshots(spark, fs, stage, defs, order, summary)
+        _crash_point("snapshots")
         all_files = list(files.values())
         pending = {"run": run_id, "files": all_files,
                    "tx_seq": sum(f["gtid_events"] for f in all_files),
@@ -248,6 +258,7 @@ class Job:
                    "snapshot_rows": sizes if sizes is not None else state.get("snapshot_rows", {})}
         state["pending"] = pending
         fs.write_text(fs.join(STATE_FILE), json.dumps(state, indent=1, sort_keys=True))
+        _crash_point("pending")
         self._publish(fs, pending)
         self._commit(fs, state)
         summary.tables = self._table_counts(state, summary.tables)
@@ -271,13 +282,16 @@ class Job:
         return r
 
     def _write_changes(self, changes, where):
+        """One write of the read: the decoded rows under `where`/kind=changes, the rows events
+        that could not be decoded (one raw row each: rows_raw, undecoded) under
+        `where`/kind=undecoded, each partitioned by db, table and date."""
         from pyspark.sql import functions as F
 
-        # rows_raw and undecoded are NULL here: the pipeline reads with raw rows off (a plan),
-        # so rows it cannot decode fail the run instead of leaving holes in the snapshots
-        (changes.drop("rows_raw", "undecoded").withColumn("date", F.date_format(F.timestamp_seconds(F.col("source.timestamp")),
+        kind = F.when(F.col("undecoded").isNull(), "changes").otherwise("undecoded")
+        (changes.withColumn("date", F.date_format(F.timestamp_seconds(F.col("source.timestamp")),
                                                   "yyyy-MM-dd"))
-         .write.mode("overwrite").partitionBy("db", "table", "date").parquet(where))
+         .withColumn("kind", kind)
+         .write.mode("overwrite").partitionBy("kind", "db", "table", "date").parquet(where))
 
     def _table_defs(self, spark, plan_json, state, order) -> dict:
         """db.table -> {columns, primary_key, key}: the latest definition of every table."""
@@ -304,6 +318,17 @@ class Job:
         for name, n in (state.get("snapshot_rows") or {}).items():
             counts.setdefault(name, {})["snapshot"] = n
         return counts
+
+
+def _crash_point(name: str):
+    """The driver killed (SIGKILL, nothing cleaned up) at the point of the run named in
+    BINLOG_GRAMMAR_PIPELINE_CRASH_AT: the crash-recovery tests' way of picking where it dies
+    (changes: the change log staged; snapshots: the snapshots staged; pending: the plan
+    recorded in the state; publish: the first output file moved into place)."""
+    if os.environ.get("BINLOG_GRAMMAR_PIPELINE_CRASH_AT") == name:
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _session_conf(spark):

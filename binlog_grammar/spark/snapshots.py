@@ -13,7 +13,7 @@ def write_snapshots(spark, fs, stage, defs, order, summary) -> tuple:
     from pyspark.sql import functions as F
     from pyspark.sql import types as S
 
-    changes_path = stage + "/changes"
+    changes_path = stage + "/read/kind=changes"
     prev_path = fs.join("_snapshot_rows")
     if not fs.files(changes_path):
         return [], None

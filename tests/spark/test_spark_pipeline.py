@@ -1,0 +1,100 @@
+"""The pipeline's undecodable rows and its crash recovery, on a real local Spark (local[2]).
+
+- A valid file whose rows events cannot be decoded (a 5.1 TABLE_MAP_EVENT without column
+  metadata) does not fail the run: each such event is one raw row in undecoded/ (file, position,
+  table, the row-image bytes, the reason), the summary says how many, and the change log and
+  snapshots of the other files are those of a run without it.
+- Crash recovery: the driver of a `binlog-grammar pipeline` process is killed with SIGKILL at a
+  point the test picks (BINLOG_GRAMMAR_PIPELINE_CRASH_AT: after the change log is staged, after
+  the first output file is moved into place); the next run finishes
+  with the output of a clean run (change log, undecoded rows, snapshot rows, typed snapshots,
+  the consumed files of the state).
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from helpers.paths import ROOT, corpus_files, needs_corpus
+
+from test_spark import SAMPLES, change_log, run
+
+pytestmark = pytest.mark.spark
+
+NO_METADATA = "ver_5_1-wl2325_r.001"
+
+
+def _rows(spark, folder):
+    if not os.path.isdir(folder):
+        return []
+    return sorted(json.dumps(r.asDict(recursive=True), sort_keys=True, default=repr)
+                  for r in spark.read.parquet(str(folder)).collect())
+
+
+def outputs(spark, out):
+    """Everything a run leaves, as comparable values (file names hold Spark's UUIDs: not them)."""
+    state = json.loads((out / "_binlog_state.json").read_text())
+    snaps = {t.name: _rows(spark, t) for t in sorted((out / "snapshots").iterdir())} \
+        if (out / "snapshots").exists() else {}
+    return {"changes": change_log(spark, out), "undecoded": _rows(spark, out / "undecoded"),
+            "snapshot_rows": _rows(spark, out / "_snapshot_rows"), "snapshots": snaps,
+            "files": state["files"], "tx_seq": state["tx_seq"], "tables": state["tables"],
+            "snapshot_sizes": state["snapshot_rows"], "pending": state["pending"],
+            "staging": (out / "_staging").exists()}
+
+
+@needs_corpus
+def test_rows_that_cannot_be_decoded_are_kept_raw(spark, tmp_path):
+    old = next(str(f) for f in corpus_files() if f.name == NO_METADATA)
+    rc, text = run(spark, [old, *SAMPLES], tmp_path / "o")
+    assert rc == 0, text
+    assert "3 rows event(s) not decoded" in text and "undecoded/" in text
+    raw = spark.read.parquet(str(tmp_path / "o" / "undecoded")).collect()
+    assert {(r.db, r.table, r.source.file, r.source.table) for r in raw} == \
+        {("test", "t1", old, "t1")}
+    assert [r.op for r in sorted(raw, key=lambda r: r.source.pos)] == ["c", "u", "d"]
+    assert all("carries no column metadata" in r.undecoded and r.rows_raw for r in raw)
+    assert not (tmp_path / "o" / "snapshots" / "test.t1").exists()
+    # the decoded rows are those of a run without the old file
+    assert run(spark, SAMPLES, tmp_path / "s")[0] == 0
+    got, want = outputs(spark, tmp_path / "o"), outputs(spark, tmp_path / "s")
+    for k in ("changes", "snapshot_rows", "snapshots"):
+        assert got[k] == want[k], k
+
+
+def _crashing_run(inputs, output, point):
+    env = dict(os.environ, BINLOG_GRAMMAR_PIPELINE_CRASH_AT=point, PYSPARK_PYTHON=sys.executable)
+    p = subprocess.run([sys.executable, "-m", "binlog_grammar", "pipeline", "--quiet", "--master",
+                        "local[2]", "--input", *inputs, "--output", str(output),
+                        "--split-bytes", "2000"],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    return p
+
+
+@needs_corpus
+@pytest.mark.parametrize("point", ["changes", "publish"])
+def test_a_run_killed_mid_way_is_finished_by_the_next(spark, tmp_path, point):
+    old = next(str(f) for f in corpus_files() if f.name == NO_METADATA)
+    inputs = [old, *SAMPLES]
+    clean = tmp_path / "clean"
+    assert run(spark, inputs, clean, split_bytes=2000)[0] == 0
+    out = tmp_path / "crashed"
+    # a first run over the first file, then one over all of them killed at `point`
+    assert run(spark, inputs[:1], out, split_bytes=2000)[0] == 0
+    p = _crashing_run(inputs, out, point)
+    assert p.returncode == -signal.SIGKILL, (p.returncode, p.stderr[-2000:])
+    state = json.loads((out / "_binlog_state.json").read_text())
+    assert (state["pending"] is not None) == (point != "changes")
+    rc, text = run(spark, inputs, out, split_bytes=2000)
+    assert rc == 0, text
+    got, want = outputs(spark, out), outputs(spark, clean)
+    assert got == want
+    # and once more: nothing new, nothing changes
+    rc, text = run(spark, inputs, out, split_bytes=2000)
+    assert rc == 0 and "nothing new" in text
+    assert outputs(spark, out) == want
