@@ -56,10 +56,13 @@ PLANTS = {
     "stats": ("stats.c", "(size_t)(len - BG_CHECKSUM_SIZE)) != bg_u32le(d + dlen))",
               "(size_t)(len - BG_CHECKSUM_SIZE + 8)) != bg_u32le(d + dlen))"),
     "jsonl": ("jsonl_lane.c", "body_end - hl, NULL};", "body_end - hl + 8, NULL};"),
+    # the batches copy an event's bytes 4 bytes longer than it is
+    "batch": ("rows_module.c", "PyObject *raw = PyBytes_FromStringAndSize((const char *)p, n);",
+              "PyObject *raw = PyBytes_FromStringAndSize((const char *)p, n + 4);"),
 }
 
 
-@pytest.mark.parametrize("target", ["stats", "jsonl"])
+@pytest.mark.parametrize("target", ["stats", "jsonl", "batch"])
 def test_embedded_campaign_finds_a_read_past_the_event(tmp_path, target):
     _need_libfuzzer(tmp_path)
     name, old, new = PLANTS[target]
