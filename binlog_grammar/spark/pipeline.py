@@ -8,7 +8,14 @@ local or `file:` paths):
     changes/db=D/table=T/date=YYYY-MM-DD/run-N-part-....parquet
         the change log: every row change, columns op, before, after, source, ts_ms (the `binlog`
         data source's map form, binlog_grammar.spark), partitioned by db, table and the UTC date
-        of the event; each run adds its own files (named after the run)
+        of the event; each run adds its own files (named after the run); rows_raw and
+        undecoded are NULL here
+    undecoded/db=D/table=T/date=YYYY-MM-DD/run-N-part-....parquet
+        the rows events of valid files that could not be decoded (a TABLE_MAP_EVENT without
+        column metadata, as MySQL 5.1 development trees wrote them): one row each, in the change
+        log's columns, with no images, the row-image bytes in rows_raw and the reason in
+        undecoded (as dump --format jsonl shows them); they change no snapshot, and the run's
+        summary says how many there were
     snapshots/D.T/part-....parquet
         per table, the latest row of every primary key after applying the inserts, updates and
         deletes in binlog order (file order, then offset, then row in its event): an insert sets
@@ -35,7 +42,8 @@ written is left for the next run. So running again on the same input changes not
 over files 1..N followed by a run over N+1..M gives the change log and snapshots one run over 1..M
 gives. Each run writes to `_staging/run-N/` first, records what it is about to publish in the
 state, then moves the files into place and commits the state; a run that stops half-way is
-finished (or, if it had not recorded its plan, discarded) by the next one.
+finished (or, if it had not recorded its plan, discarded) by the next one: killed anywhere, the
+next run leaves the output a run that was not killed leaves (tests/spark/test_spark_pipeline.py).
 
 Exit status 0, or 1 with one line on stderr for bad input (a damaged binlog, a missing file, an
 output written with other filters, pyspark or Java missing).
