@@ -50,8 +50,14 @@ _FLAGS2 = ((0x04000000, "foreign_key_checks", False), (0x00004000, "sql_auto_is_
            (1 << 18, "check_constraint_checks", False), (0x10000000, "sql_if_exists", True),
            (0x01000000, "explicit_defaults_for_timestamp", True),
            (1 << 29, "system_versioning_insert_history", True))
+_MARIADB_FLAGS2 = ("sql_if_exists", "explicit_defaults_for_timestamp")  # not for MySQL's logs
 _GTID_FLAGS = {name: bit for bit, name in enums.MARIADB_GTID_FLAGS2.items()}
 _ROWS = {"insert": "Write", "update": "Update", "delete": "Delete"}
+# MySQL's events mariadb-binlog reads as ignorable, and the names it gives them
+_IGNORABLE = {"ROWS_QUERY_LOG_EVENT": "MySQL Rows_query", "GTID_LOG_EVENT": "MySQL Gtid",
+              "ANONYMOUS_GTID_LOG_EVENT": "MySQL Anonymous_Gtid",
+              "PREVIOUS_GTIDS_LOG_EVENT": "MySQL Previous_gtids"}
+_TRANS_KEYWORD = re.compile(r"(?i)(BEGIN|COMMIT|SAVEPOINT|ROLLBACK|XA (START|END|PREPARE|COMMIT|ROLLBACK))\b")
 _PLAIN_ZONE = re.compile(r"^[A-Za-z0-9_/+:.-]*$")
 
 
@@ -105,6 +111,28 @@ def _status(data) -> dict:
     return {sv.get("id"): sv.get("value") for sv in data.get("status_vars") or ()}
 
 
+def _user_var_value(d):
+    """The value of a USER_VAR_EVENT as an SQL literal (NULL, an integer, a REAL, a string's
+    bytes as _charset X'..' COLLATE), None for a kind not written here (DECIMAL)."""
+    if int(d.is_null or 0):
+        return "NULL"
+    kind = int(d.value_type)
+    raw = bytes(d.value or b"")
+    if kind == 2:  # INT_RESULT; flags bit 1: UNSIGNED_F
+        return str(int.from_bytes(raw[:8], "little", signed=not int(d.flags or 0) & 1))
+    if kind == 1:  # REAL_RESULT
+        import struct
+
+        return "%.17g" % struct.unpack("<d", raw[:8])[0]
+    if kind == 0:  # STRING_RESULT
+        coll = enums.COLLATION.get(int(d.charset or 0))
+        hexed = quoting.hex_literal(raw)
+        if coll is None:
+            return hexed
+        return f"_{coll.split('_')[0]} {hexed} COLLATE {quoting.ident(coll)}"
+    return None
+
+
 def _without_type(line: str) -> str:
     """A -vv `###   @N=value /* TYPE meta=.. */` line as -v prints it (the value alone)."""
     if line.startswith("###   @") and line.endswith(" */"):
@@ -132,6 +160,8 @@ class Replay:
         self.collation_db = None
         self.parallel = self.domain = self.server = None
         self.cache = []       # the TABLE_MAP and rows events of the statement not yet ended
+        self.held = []        # header lines of the statement's rows events, printed at its end
+        self.mariadb = True   # the FORMAT_DESCRIPTION_EVENT's server: MariaDB
         self.annotate = None  # the lines of an ANNOTATE_ROWS, printed with the next event
 
     @staticmethod
@@ -167,6 +197,12 @@ class Replay:
             return out
         if et.row_op:
             return out + self._rows(se)
+        ignorable = _IGNORABLE.get(name)
+        if ignorable is not None:
+            if not self.short:
+                out += [self._head(ev, "Ignorable"), f"# Ignorable event type "
+                        f"{int(ev.header.type_code)} ({ignorable})"]
+            return out
         handler = getattr(self, "_" + name.lower(), None)
         if handler is not None:
             return out + handler(ev, d, se)
@@ -179,6 +215,7 @@ class Replay:
     def _format_description_event(self, ev, d, se):
         out = []
         created = int(d.get("create_timestamp") or 0)
+        self.mariadb = "mariadb" in str(d.server_version).lower()
         if not self.short:
             text = f"Start: binlog v {int(d.binlog_version)}, server v {d.server_version} created "
             text += _stamp(created or int(ev.header.timestamp)) + (" at startup" if created else "")
@@ -274,8 +311,11 @@ class Replay:
             kind = _ROWS[ev.type.row_op] + ("_compressed" if "COMPRESSED" in ev.name else "")
             names = getattr(d.flags, "names", None) or []
             text = f"{kind}_rows: table id {int(d.table_id)}"
-            out.append(self._head(ev, text + (f" flags: {' '.join(names)}" if names else "")))
+            self.held.append(self._head(ev, text + (f" flags: {' '.join(names)}"
+                                                     if names else "")))
         if int(d["flags"]) & STMT_END_F:
+            out += self.held
+            self.held = []
             out += self._flush()
         return out
 
@@ -307,9 +347,12 @@ class Replay:
         query = d.get("query")
         flags = int(ev.header.get("flags") or 0)
         db = d.get("db") or ""
+        trans = isinstance(query, str) and _TRANS_KEYWORD.match(query) is not None
         if flags & SUPPRESS_USE:
-            if query not in ("BEGIN", "COMMIT", "ROLLBACK", "XA START", "XA END", "XA COMMIT"):
+            if not trans:
                 self.db = ""
+        elif trans:
+            pass  # BEGIN, COMMIT, SAVEPOINT, ROLLBACK (TO), XA ...: mariadb-binlog prints no use
         elif db != self.db:
             self.db = db
             if db:
@@ -331,7 +374,8 @@ class Replay:
             changed = ~0 if self.flags2 is None else self.flags2 ^ f2
             if changed:
                 sets = [f"@@session.{name}={int(bool(f2 & bit) == when_set)}"
-                        for bit, name, when_set in _FLAGS2 if changed & bit]
+                        for bit, name, when_set in _FLAGS2 if changed & bit
+                        and (self.mariadb or name not in _MARIADB_FLAGS2)]
                 if sets:
                     out.append("SET " + ", ".join(sets) + DELIMITER)
                 self.flags2 = f2
@@ -380,3 +424,21 @@ class Replay:
                                                  quoting.prepared(query, DELIMITER)]
 
     _query_compressed_event = _query_event
+
+    def _intvar_event(self, ev, d, se):
+        out = [] if self.short else [self._head(ev, "Intvar")]
+        what = "LAST_INSERT_ID" if int(d.type) == 1 else "INSERT_ID"
+        return out + [f"SET {what}={int(d.value)}{DELIMITER}"]
+
+    def _rand_event(self, ev, d, se):
+        out = [] if self.short else [self._head(ev, "Rand")]
+        return out + [f"SET @@RAND_SEED1={int(d.seed1)}, @@RAND_SEED2={int(d.seed2)}{DELIMITER}"]
+
+    def _user_var_event(self, ev, d, se):
+        out = [] if self.short else [self._head(ev, "User_var")]
+        name = d.name if isinstance(d.name, str) else bytes(d.name).decode("utf-8", "replace")
+        value = _user_var_value(d)
+        if value is None:
+            return out + ["# " + quoting.comment(f"a user variable @{name} of a kind not "
+                                                 "written by this writer")]
+        return out + [f"SET @{quoting.ident(name)}:={value}{DELIMITER}"]
