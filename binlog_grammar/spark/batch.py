@@ -487,9 +487,25 @@ def find_table(o: ReadOptions) -> list:
         paths = expand_paths(o.paths) if not o.plan else o.plan["paths"]
         schemas = o.schemas()
         for i, p in enumerate(paths):
-            for table, _ev in table_maps(Split(p, i, 4, None), schemas):
+            split = Split(p, i, 4, None)
+            # with skip_damaged, the maps the reader sees: past the damage it steps over
+            maps = _maps_past_damage(split, paths, schemas) if o.skip_damaged else \
+                table_maps(split, schemas)
+            for table, _ev in maps:
                 if (table.db, table.table) == want:
                     return [column_def(c) for c in table.columns]
     except BinlogError as e:
         raise task_error(e) from None
     raise ValueError(f"{ERROR_MARK}table {o.table}: no TABLE_MAP_EVENT of it in the input")
+
+
+def _maps_past_damage(split, paths, schemas):
+    """(rows.Table, event) of the split's TABLE_MAP_EVENTs as the skip_damaged reader reads them
+    (table_maps walks the headers and ends at a damaged length)."""
+    from ..binlog.rows import RowDecoder
+    from .split import split_stream
+
+    decoder = RowDecoder(schemas)
+    for se in split_stream(split, paths, None, False, schemas, True, raw_rows=True).events():
+        if se.event.type is not None and se.event.type.name == "TABLE_MAP_EVENT":
+            yield decoder.table_map(se.event), se.event

@@ -98,3 +98,20 @@ def test_a_run_killed_mid_way_is_finished_by_the_next(spark, tmp_path, point):
     rc, text = run(spark, inputs, out, split_bytes=2000)
     assert rc == 0 and "nothing new" in text
     assert outputs(spark, out) == want
+
+
+def test_option_table_reads_past_the_damage_with_skip_damaged(spark, tmp_path):
+    """option("table") finds the table's columns as the reader with skip_damaged reads the file:
+    past an event whose length is damaged (before the table's first TABLE_MAP_EVENT)."""
+    from helpers.spark import load, plain_records
+
+    data = bytearray(open(SAMPLES[0], "rb").read())
+    data[1220 + 9] = 0xFF  # the event length of the ANNOTATE_ROWS_EVENT at 1220
+    p = tmp_path / "mariadb-bin.000001"
+    p.write_bytes(bytes(data))
+    want = [(r["op"], r["source"]["pos"]) for r in plain_records([str(p)], skip_damaged=True)
+            if r["table"] == "customers"]
+    assert len(want) == 6  # four inserts, two updates
+    rows = load(spark, str(p), table="shop.customers", mode="PERMISSIVE").collect()
+    assert [(r.op, r.source.pos) for r in rows] == want
+    assert rows[0].after.name is not None and rows[0].after.id == 1
