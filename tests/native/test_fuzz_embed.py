@@ -4,7 +4,8 @@ each called straight from the libFuzzer target
 tools/fuzz_embed.c (Python embedded, the extensions built by clang with coverage under
 AddressSanitizer and UndefinedBehaviorSanitizer) on mutated binlogs, with the state the Python
 path taught it on each seed file: 0 findings over BINLOG_GRAMMAR_NATIVE_EMBED_FUZZ_EXECS
-executions each (default 3,000: 30-50 s each here with the build and the learning). Each
+executions each (default 3,000: 15-30 s each here with the build and the learning; the six
+tests about 2 minutes). Each
 campaign must also find its loop reading past the event it is given (a planted bug). The long
 runs (10 million executions each) are in docs/benchmarks.md."""
 import importlib.util
