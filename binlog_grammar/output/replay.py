@@ -68,7 +68,11 @@ def event_bytes(ev) -> bytes:
     """The bytes of an event as mariadb-binlog puts them in a BINLOG statement: as logged
     (checksum included), except a compressed rows event (log_bin_compress), which it sends as
     its uncompressed twin: the type without _COMPRESSED, the length of the inflated rows, the
-    same end_log_pos, and a CRC32 of its own bytes when the event has one."""
+    same end_log_pos, and a CRC32 of its own bytes when the event has one. A TABLE_MAP_EVENT
+    that --rewrite-db renamed is sent as rebuilt (binlog/rewrite.py: extra["rewritten_raw"])."""
+    rewritten = ev.extra.get("rewritten_raw")
+    if rewritten is not None:
+        return bytes(rewritten)
     raw = bytes(ev.raw)
     if "_COMPRESSED" not in ev.name or not ev.type.row_op:
         return raw
