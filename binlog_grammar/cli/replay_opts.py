@@ -74,6 +74,12 @@ def run_replay(args) -> int:
                 write("DELIMITER ;\nDELIMITER /*!*/;\n")  # the next file, as mysqlbinlog
                 replay = Replay(verbose=args.verbose, short=args.short_form,
                                 skip_gtids=args.skip_gtids, never=args.base64_output == "never")
+            if not started and ev.name != "FORMAT_DESCRIPTION_EVENT":
+                # a window that starts later: the first file's FORMAT_DESCRIPTION_EVENT first,
+                # as mysqlbinlog prints it (the server applies no BINLOG statement before one)
+                first = _first_format_event(args)
+                if first is not None:
+                    write("".join(line + "\n" for line in replay.lines(first)))
             started = True
             try:
                 lines = replay.lines(se)
@@ -91,3 +97,24 @@ def run_replay(args) -> int:
         progress.close()
         out.flush()
     return report_damage(stream)
+
+
+def _first_format_event(args):
+    """The first input file's FORMAT_DESCRIPTION_EVENT as a StreamEvent, None when unread."""
+    from ..binlog.parse import FormatState, parse_event
+    from ..binlog.stream import StreamEvent
+    from ..errors import BinlogError
+    from ..output.flashback_binlog import FormatEvents
+
+    where = getattr(args, "positions", None)
+    files = where.files if where is not None else args.files
+    if not files:
+        return None
+    path = str(files[0])
+    raw = FormatEvents()(path, 5)
+    if raw is None:
+        return None
+    try:
+        return StreamEvent(parse_event(raw, FormatState(), file=path, offset=4))
+    except (BinlogError, ValueError):
+        return None

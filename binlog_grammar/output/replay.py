@@ -30,6 +30,7 @@ import time
 
 from ..generated import enums
 from . import quoting
+from .sql_statements import _as_client_wrote
 from .dump_text import NO_BACKSLASH_ESCAPES, ANSI_QUOTES, SUPPRESS_USE, _sql_mode, rows_text
 
 DELIMITER = "/*!*/;"
@@ -301,8 +302,13 @@ class Replay:
         self.cache.append(se)
         if self.short:
             return []
-        return [self._head(ev, f"Table_map: {quoting.ident(d.db)}.{quoting.ident(d.table)} "
-                               f"mapped to number {int(d.table_id)}")]
+        lines = [self._head(ev, f"Table_map: {quoting.ident(d.db)}.{quoting.ident(d.table)} "
+                                f"mapped to number {int(d.table_id)}")]
+        if ev.extra.get("print_table_metadata"):  # --print-table-metadata (output/table_metadata.py)
+            from .table_metadata import metadata_lines
+
+            lines += ["#" + quoting.comment(line[1:]) for line in metadata_lines(ev, ev.context)]
+        return lines
 
     def _rows(self, se):
         ev = se.event
@@ -366,7 +372,9 @@ class Replay:
                                   + quoting.comment(quoting.ident(db)) + " has a name no client "
                                   "line can carry"]
                 out += use
-        out.append(f"SET TIMESTAMP={int(ev.header.timestamp)}{DELIMITER}")
+        micro = st.get("hrnow", st.get("microseconds"))
+        frac = f".{int(micro):06d}" if micro is not None else ""
+        out.append(f"SET TIMESTAMP={int(ev.header.timestamp)}{frac}{DELIMITER}")
         thread = int(d.thread_id)
         if self.thread_id is None or (flags & THREAD_SPECIFIC_F and thread != self.thread_id):
             out.append(f"SET @@session.pseudo_thread_id="
@@ -419,13 +427,16 @@ class Replay:
         if not isinstance(query, str):
             return out + ["# a statement not decoded as text is not printed"]
         m = mode or 0
-        if quoting.client_reads_verbatim(query, DELIMITER,
+        # its bytes are in the session's character_set_client, which the `/*!\\C cs */` line
+        # above makes the client read them in: it is checked as the characters they are there
+        meant = _as_client_wrote(query, st)
+        if quoting.client_reads_verbatim(meant, DELIMITER,
                                          backslash_escapes=not m & NO_BACKSLASH_ESCAPES,
                                          ansi_quotes=bool(m & ANSI_QUOTES)):
             return out + [query, DELIMITER]
         return out + ["# the statement holds bytes a client would not read as they are: "
                       "it runs from its hex"] + [line.rstrip("\n") for line in
-                                                 quoting.prepared(query, DELIMITER)]
+                                                 quoting.prepared(meant, DELIMITER)]
 
     _query_compressed_event = _query_event
 
