@@ -1,6 +1,6 @@
 """`dump --print-table-metadata` (issue 28 item 1; output/table_metadata.py) prints the `# Columns(...)`
 and `# Primary Key(...)` lines mariadb-binlog prints after each TABLE_MAP: the same lines, in the same
-places, on a real MariaDB's binlog of every column type (FULL and MINIMAL metadata), on one with
+places, in the text and in the replay form, on a real MariaDB's binlog of every column type (FULL and MINIMAL metadata), on one with
 charsets, keys and hostile names, and on every corpus file mariadb-binlog reads; on both backends;
 a column name cannot end the comment."""
 from __future__ import annotations
@@ -62,6 +62,10 @@ def same(path, hostile=()):
             continue
         assert r.returncode in (0, 1), r.stderr
         got[backend] = metadata(r.stdout)
+    # the replay form (BINLOG blocks), which is mariadb-binlog's own default
+    replay = dump("--base64-output=AUTO", path)
+    if replay.returncode in (0, 1):
+        got["replay"] = metadata(replay.stdout)
     for backend, lines in got.items():
         # a TABLE_MAP of a table with hostile names is compared elsewhere (it is escaped here)
         keep = [b for b in metadata(want.stdout) if not any(h in b[1][0] for h in hostile)]
