@@ -286,6 +286,10 @@ class DebeziumWriter:
         writers = self._writers(ch.columns, cs, bools)
         before = _whole(image(ch.before, ch.columns, self.settings, cs, writers), ch.columns)
         after = _whole(image(ch.after, ch.columns, self.settings, cs, writers), ch.columns)
+        defaults = self._zero_defaults(ch)
+        if defaults:
+            _zero_to_default(ch.before, before, defaults)
+            _zero_to_default(ch.after, after, defaults)
         pk = list(ch.primary_key or ())
         # a MINIMAL row image holds some columns only: the key comes from the image that has it,
         # and only a key both images hold can be seen to change
@@ -297,6 +301,26 @@ class DebeziumWriter:
             return
         keyed = before if ch.op == "d" or (ch.op == "u" and not has_key[1]) else after
         yield from self._emit(ch.op, before, after, source, ch, pk, keyed)
+
+    def _zero_defaults(self, ch) -> dict:
+        """{column: its DEFAULT as written} of the table's NOT NULL temporal columns with a
+        DEFAULT literal in the binlog's DDL: a zero date there is the DEFAULT (the connector
+        reads it as null, which its JSON converter replaces with the DEFAULT)."""
+        declared = self.declared.get(ch.db, ch.table)
+        if not declared:
+            return {}
+        from .debezium_schema import default_value
+
+        out = {}
+        for c in ch.columns:
+            d = declared.get(str(c.name).lower())
+            if d is not None and d.default is not None and c.get("nullable") is False and \
+                    c.get("type_name") in ("DATE", "DATETIME2", "TIMESTAMP2", "DATETIME",
+                                           "TIMESTAMP", "NEWDATE"):
+                value = default_value(c, d.default, self.settings)
+                if value is not None:
+                    out[c.name] = value
+        return out
 
     def _writers(self, columns, cs, bools) -> dict:
         """Each column's value writer, made once per table (TABLE_MAP), server charset and
@@ -456,6 +480,14 @@ class DebeziumWriter:
             return {"schema": schema_change_schema(*kind), "payload": value}
         return {"schema": transaction_schema(kind), "payload": value}
 
+
+
+def _zero_to_default(raw, img, defaults):
+    if raw is None or img is None:
+        return
+    for name, value in defaults.items():
+        if isinstance(raw.get(name), str):  # a zero or invalid date, as the reader keeps it
+            img[name] = value
 
 
 class _SnapshotChange:

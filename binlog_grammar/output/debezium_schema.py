@@ -60,8 +60,6 @@ def _column_schema(col, settings, json_declared: bool = False) -> dict:
     tname = enums.COLUMN_TYPE.get(code, "")
     form = form_name("debezium", code)
     optional = True if col.get("nullable") is None else bool(col.get("nullable"))
-    if form in _ZERO_DATES and not col.get("snapshot"):
-        optional = True  # a zero date is null even in a NOT NULL column (not in a snapshot's)
     f = col.name
     meta = col.get("meta")
     fsp = int(col.get("fsp") or 0)

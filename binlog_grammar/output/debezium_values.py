@@ -93,9 +93,9 @@ def _nullable(col) -> bool:
 
 
 def _zero(col, epoch_value):
-    """A zero or invalid date (the reader's MySQL text): null, as the connector reads it, also
-    in a NOT NULL column (whose schema field is therefore optional)."""
-    return None
+    """A zero or invalid date (the reader's MySQL text): null, as the connector reads it, but
+    in a NOT NULL column, whose field is required, the epoch (its required field's fallback)."""
+    return None if _nullable(col) else epoch_value
 
 
 def adjust_year(v, s):

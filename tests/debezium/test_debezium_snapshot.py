@@ -165,3 +165,22 @@ def test_stream_from_a_server_snapshot_then_no_change_twice(judge):
     ops = [(r["value"]["op"], r["key"]["id"], r["value"]["after"]["v"]) for r in recs
            if r["topic"] == f"binlog.{db}.t" and r["value"]]
     assert ops == [("r", 1, "a"), ("r", 2, "c")], ops
+
+
+@pytest.mark.parametrize("schemas", [False, True], ids=["json", "schemas"])
+def test_zero_dates_of_not_null_columns_in_changes_equal_the_connector(judge, schemas):
+    """Change events too: a zero or invalid DATE/DATETIME/TIMESTAMP of a NOT NULL column is the
+    epoch, or the column's DEFAULT when its DDL has one, and such fields are required (found
+    while judging the snapshot: the envelope wrote null and made them optional)."""
+    from binlog_grammar.testing import debezium_diff as dd
+    from binlog_grammar.testing.schema import Case, Settings, Statement
+
+    case = Case(Settings(), (
+        "CREATE TABLE t (id INT PRIMARY KEY, d DATE NOT NULL, dt DATETIME NOT NULL,"
+        " dt6 DATETIME(6) NOT NULL, ts TIMESTAMP NOT NULL DEFAULT '2000-01-01', dn DATE NULL)"),
+        (Statement("insert", (
+            "INSERT INTO t VALUES (1, '0000-00-00', '0000-00-00 00:00:00', '0000-03-15 01:00:00',"
+            " '0000-00-00 00:00:00', '0000-00-00'), (2, '0000-03-15', '0000-01-01 00:00:00',"
+            " '2020-00-01 00:00:00', '2001-01-01', '2024-02-29')"), ()),))
+    res, _ = dd.check(judge, [case], {}, schemas)
+    assert res.changes == 2 and not res.problems, "\n".join(res.problems)
