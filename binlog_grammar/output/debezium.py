@@ -579,15 +579,18 @@ def _key(img: Optional[dict], pk) -> Optional[dict]:
 
 
 def records(inputs, options: Optional[dict] = None, schemas: Optional[dict] = None,
-            **open_options) -> Iterator[dict]:
+            snapshot=None, **open_options) -> Iterator[dict]:
     """The Debezium records of binlog files (a path or a list of paths, in order): each a dict,
     as `dump --format jsonl --envelope debezium` writes it (Kafka records, transaction
     metadata and schemas as `options` ask). `schemas` supplies what the binlog lacks (column
-    names, primary keys: see binlog.rows); other keyword arguments go to `open_stream`."""
+    names, primary keys: see binlog.rows); `snapshot`: with snapshot.mode=initial, a callable
+    giving the replication.snapshot.Snapshot to write first (e.g. `lambda:
+    read_snapshot(conn)`); other keyword arguments go to `open_stream`."""
     from ..binlog.stream import open_stream
 
     paths = [inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs)
     stream = open_stream([str(p) for p in paths], schemas=schemas, **open_options)
     w = DebeziumWriter(options)
+    w.snapshot_source = snapshot
     for se in stream.events():
         yield from w.records(se)
