@@ -42,7 +42,7 @@ tests/output/test_quoting.py and the hostile-content suite):
 """
 from __future__ import annotations
 
-import base64
+import binascii
 import re
 from typing import List, Optional
 
@@ -161,8 +161,16 @@ def binlog_statement(events, delimiter: str = ";") -> List[str]:
     closing quote and `delimiter`. The server decodes the events one after the other."""
     if not events:
         raise ValueError("a BINLOG statement holds at least one event")
-    return (["BINLOG '\n"] + [base64.encodebytes(bytes(e)).decode("ascii") for e in events]
-            + [f"'{delimiter}\n"])
+    return ["BINLOG '\n"] + [_base64_lines(e) for e in events] + [f"'{delimiter}\n"]
+
+
+def _base64_lines(event) -> str:
+    """An event's bytes in base64, lines of 76 characters each ending in a newline (what
+    base64.encodebytes writes, made by one binascii call)."""
+    text = binascii.b2a_base64(event, newline=False).decode("ascii")
+    if len(text) <= 76:
+        return text + "\n"
+    return "\n".join([text[i:i + 76] for i in range(0, len(text), 76)]) + "\n"
 
 
 # Words the mysql/mariadb client takes as its own command when a statement starts with them

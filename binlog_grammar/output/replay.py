@@ -30,8 +30,8 @@ import time
 
 from ..generated import enums
 from . import quoting
-from .sql_statements import _as_client_wrote
-from .dump_text import NO_BACKSLASH_ESCAPES, ANSI_QUOTES, SUPPRESS_USE, _sql_mode, rows_text
+from ..runtime.values import CHARSET_CODECS, errors_of
+from .dump_text import NO_BACKSLASH_ESCAPES, ANSI_QUOTES, SUPPRESS_USE, rows_text
 
 DELIMITER = "/*!*/;"
 HEADER = ("/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;",
@@ -138,6 +138,23 @@ def _user_var_value(d):
     return None
 
 
+def _as_client_wrote(text: str, st: dict) -> str:
+    """The statement's characters in its character_set_client (the grammar reads it as UTF-8,
+    other bytes as surrogates); the text unchanged when that charset is UTF-8 or unknown, or
+    its bytes are not characters of it."""
+    cs = st.get("charset")
+    name = enums.COLLATION.get(int(cs["character_set_client"])) if cs is not None else None
+    codec = CHARSET_CODECS.get(name.split("_", 1)[0]) if name else None
+    if codec is None or codec == "utf-8" or text.isascii():
+        return text
+    try:
+        meant = text.encode("utf-8", "surrogateescape").decode(codec, errors_of(codec))
+        meant.encode("utf-8")  # a lone surrogate has no UTF-8 bytes: the hex form then
+        return meant
+    except (UnicodeError, LookupError):
+        return text
+
+
 def _without_type(line: str) -> str:
     """A -vv `###   @N=value /* TYPE meta=.. */` line as -v prints it (the value alone)."""
     if line.startswith("###   @") and line.endswith(" */"):
@@ -165,6 +182,7 @@ class Replay:
         self.collation_db = None
         self.parallel = self.domain = self.server = None
         self.cache = []       # the TABLE_MAP and rows events of the statement not yet ended
+        self._ts = self._stamp = None  # the last header's time and its text
         self.held = []        # header lines of the statement's rows events, printed at its end
         self.mariadb = True   # the FORMAT_DESCRIPTION_EVENT's server: MariaDB
         self.annotate = None  # the lines of an ANNOTATE_ROWS, printed with the next event
@@ -177,13 +195,18 @@ class Replay:
     def footer():
         return list(FOOTER)
 
-    def _head(self, ev, text: str) -> str:
+    def _head(self, ev, text: str, names: bool = False) -> str:
+        """The `#YYMMDD hh:mm:ss server id ...` line; `text` goes through quoting.comment when
+        it holds binlog text (`names`), the rest is numbers the grammar read."""
         h = ev.header
         crc = f" CRC32 0x{ev.checksum:08x}" if ev.checksum is not None else ""
         log_pos = h.get("log_pos")
         end = int(log_pos) if log_pos is not None else ev.end
-        return "#" + quoting.comment(f"{_stamp(int(h.timestamp))} server id {int(h.server_id)}"
-                                     f"  end_log_pos {end}{crc} \t{text}")
+        ts = int(h.timestamp)
+        if ts != self._ts:
+            self._ts, self._stamp = ts, _stamp(ts)
+        return (f"#{self._stamp} server id {int(h.server_id)}  end_log_pos {end}{crc} \t"
+                + (quoting.comment(text) if names else text))
 
     def lines(self, se):
         ev = se.event
@@ -212,7 +235,7 @@ class Replay:
         if handler is not None:
             return out + handler(ev, d, se)
         if not self.short:
-            out.append(self._head(ev, quoting.comment(name)))
+            out.append(self._head(ev, name, True))
         return out
 
     # --- events ---------------------------------------------------------------------------
@@ -224,7 +247,7 @@ class Replay:
         if not self.short:
             text = f"Start: binlog v {int(d.binlog_version)}, server v {d.server_version} created "
             text += _stamp(created or int(ev.header.timestamp)) + (" at startup" if created else "")
-            out.append(self._head(ev, text))
+            out.append(self._head(ev, text, names=True))
             if int(ev.header.get("flags") or 0) & BINLOG_IN_USE_F:
                 out.append("# Warning: this binlog is either in use or was not closed properly.")
         if created:
@@ -241,7 +264,9 @@ class Replay:
         return [self._head(ev, f"Gtid list [{gtids}]")]
 
     def _binlog_checkpoint_event(self, ev, d, se):
-        return [] if self.short else [self._head(ev, f"Binlog checkpoint {d.binlog_file_name}")]
+        if self.short:
+            return []
+        return [self._head(ev, f"Binlog checkpoint {d.binlog_file_name}", True)]
 
     def _gtid_event(self, ev, d, se):
         out = []
@@ -285,7 +310,7 @@ class Replay:
         if self.short:
             return []
         pos = 4 if d.position is None else int(d.position)
-        return [self._head(ev, f"Rotate to {d.new_log_ident}  pos: {pos}")]
+        return [self._head(ev, f"Rotate to {d.new_log_ident}  pos: {pos}", True)]
 
     def _stop_event(self, ev, d, se):
         return [] if self.short else [self._head(ev, "Stop")]
@@ -303,7 +328,7 @@ class Replay:
         if self.short:
             return []
         lines = [self._head(ev, f"Table_map: {quoting.ident(d.db)}.{quoting.ident(d.table)} "
-                                f"mapped to number {int(d.table_id)}")]
+                                f"mapped to number {int(d.table_id)}", True)]
         if ev.extra.get("print_table_metadata"):  # --print-table-metadata (output/table_metadata.py)
             from .table_metadata import metadata_lines
 
@@ -391,7 +416,8 @@ class Replay:
                 if sets:
                     out.append("SET " + ", ".join(sets) + DELIMITER)
                 self.flags2 = f2
-        mode = _sql_mode(d)
+        mode = st.get("sql_mode")
+        mode = int(mode) if mode is not None else None
         if mode is not None and mode != self.sql_mode:
             out.append(f"SET @@session.sql_mode={mode}{DELIMITER}")
             self.sql_mode = mode
