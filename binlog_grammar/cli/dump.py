@@ -6,6 +6,7 @@ from . import parallel
 from .dump_flashback import add_flashback_options
 from .envelopes import add_options as add_envelope_options
 from .envelopes import output_format
+from .mysqlbinlog_opts import add_mysqlbinlog_options
 from .options import add_reading_options
 from .replay_opts import add_replay_options, replay_wanted, run_replay
 from .reading import open_input, report_damage, stdout
@@ -27,6 +28,7 @@ def add(sub):
     add_flashback_options(du)
     add_replay_options(du)
     du.set_defaults(func=run)
+    add_mysqlbinlog_options(du)
 
 
 def run(args) -> int:
