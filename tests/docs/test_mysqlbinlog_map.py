@@ -33,9 +33,10 @@ def help_options(command: str) -> set:
     text = subprocess.run(argv + ["--help"], capture_output=True, text=True, cwd=ROOT).stdout
     found = set()
     for line in text.splitlines():
-        m = re.match(r"^\s{1,4}((?:-{1,2}[\w?#-]+(?:[ =][A-Z_\[\]'.>-]+)?(?:, )?)+)", line)
-        if m:
-            found.update(re.findall(r"(?<![\w-])(-{1,2}[\w?#-]+)", m.group(1)))
+        if not re.match(r"^\s{1,4}-", line):
+            continue
+        column = re.split(r"\s{2,}", line.strip())[0]  # the options, before their help
+        found.update(re.findall(r"(?:^|, )(-{1,2}[A-Za-z?#][\w-]*)", column))
     return found
 
 
