@@ -107,7 +107,8 @@ def run(args, inner) -> int:
     for flag, name in ((args.raw, "--raw"), (args.stop_never, "--stop-never"),
                        (args.to_last_log, "--to-last-log")):
         if flag and not remote:
-            return _usage(args, f"{name} reads a server's binlogs: give -R (--read-from-remote-server)")
+            return _usage(args, f"{name} reads a server's binlogs: give -R "
+                                "(--read-from-remote-server)")
     if remote and args.raw:
         return _raw(args)
     if remote:
