@@ -22,7 +22,9 @@ from helpers.services import need_mariadb, need_mariadb_binlog
 
 
 def dump(*argv):
-    return subprocess.run([sys.executable, "-m", "binlog_grammar", "dump", *map(str, argv)],
+    """dump's decoded text (-vv --base64-output=decode-rows), the form compared here."""
+    return subprocess.run([sys.executable, "-m", "binlog_grammar", "dump", "-vv",
+                           "--base64-output=decode-rows", *map(str, argv)],
                           capture_output=True, text=True, env={**os.environ, "TZ": "UTC"})
 
 
@@ -171,7 +173,8 @@ def test_server_binlog_rewrite_is_mariadb_binlogs(server_binlog):
             assert out == rewrite_table_map(bytes(ev.raw), {"a": "bb"}, _state_of(server_binlog))
     # the compiled lane and --jobs stand by: the same text on both backends
     env = {**os.environ, "TZ": "UTC", "BINLOG_GRAMMAR_BACKEND": "python"}
-    py = subprocess.run([sys.executable, "-m", "binlog_grammar", "dump", "--rewrite-db=a->b",
+    py = subprocess.run([sys.executable, "-m", "binlog_grammar", "dump", "-vv",
+                         "--base64-output=decode-rows", "--rewrite-db=a->b",
                          str(server_binlog)], capture_output=True, text=True, env=env)
     assert py.stdout == dump("--rewrite-db=a->b", "--jobs", "2", server_binlog).stdout
 
