@@ -4,7 +4,12 @@ forms and meaning (MariaDB's client/mysqlbinlog.cc option table; issue 28, item 
 - `-h` is the host (`-h/--host`, `-P`, `-u`, `-p`, `-S`, option files, MYSQL_PWD: cli/login.py),
   so dump's help is `--help` alone, as mysqlbinlog's;
 - short forms of dump's own options: `-d` (`--database`), `-H` (`--hexdump`), `-j`
-  (`--start-position`); mysqlbinlog's `-o` is `--offset`, which dump does not take yet;
+  (`--start-position`); mysqlbinlog's `-o` is `--offset`;
+- `-o/--offset N`: the first N events left out, counted from the first FORMAT_DESCRIPTION_EVENT
+  (event 1, which is printed all the same), as mariadb-binlog counts them; `--server-id N`:
+  only the events that server wrote, FORMAT_DESCRIPTION and ROTATE events kept, as
+  mariadb-binlog keeps them. Both are read event by event in this process with the Python
+  readers (a compiled lane writes runs of events past them);
 - `-r/--result-file FILE`: the output into FILE instead of stdout; with `--raw` the folder
   (`DIR/`) the server's files are written into under their own names;
 - `-F/--force-if-open`: mysqlbinlog's default (on): a file whose FORMAT_DESCRIPTION_EVENT has
@@ -25,6 +30,7 @@ import sys
 import tempfile
 
 from .login import add_login_options
+from .options import int_in
 
 __all__ = ["add_mysqlbinlog_options"]
 
@@ -77,6 +83,10 @@ def add_mysqlbinlog_options(parser):
     g = parser.add_argument_group("mysqlbinlog's options")
     g.add_argument("-V", "--version", action=_Version, nargs=0,
                    help="print the version and the backend that runs, and exit")
+    g.add_argument("-o", "--offset", type=int_in(0, (1 << 64) - 1, "a count of events"),
+                   default=0, metavar="N", help="leave out the first N events (as mysqlbinlog)")
+    g.add_argument("--server-id", type=int_in(0, (1 << 32) - 1, "a server id"), default=None,
+                   metavar="ID", help="only the events of this server id (as mysqlbinlog)")
     g.add_argument("-r", "--result-file", metavar="FILE",
                    help="write the output to FILE instead of stdout; with --raw, the folder "
                         "(DIR/) the server's binlog files are written into")
@@ -117,9 +127,54 @@ def run(args, inner) -> int:
             if status:
                 return status
             with _result_file(args.result_file):
-                return inner(args)
+                return _selected(args, inner)
     with _result_file(args.result_file):
+        return _selected(args, inner)
+
+
+def _selected(args, inner) -> int:
+    """inner(args) with --offset and --server-id applied to the stream dump opens."""
+    if not args.offset and args.server_id is None:
         return inner(args)
+    from .. import native
+    from . import reading
+
+    dump_module = sys.modules[inner.__module__]  # cli/dump.py, which imports this module
+
+    native.select("python")  # event by event: no compiled lane writes past the filter
+    args.jobs = 1
+    opened = reading.open_input
+
+    def open_input(a):
+        stream, progress = opened(a)
+        stream.events = _filter(stream.events, args.offset, args.server_id)
+        return stream, progress
+
+    # dump's text imported it by name; the replay form (replay_opts) imports it when it runs
+    dump_module.open_input = reading.open_input = open_input
+    try:
+        return inner(args)
+    finally:
+        dump_module.open_input = reading.open_input = opened
+
+
+def _filter(events, offset, server_id):
+    """The events of `events()` mariadb-binlog keeps with --offset and --server-id."""
+    def kept():
+        n = 0
+        for se in events():
+            n += 1
+            name = se.event.name
+            if name == "FORMAT_DESCRIPTION_EVENT":
+                yield se
+                continue
+            if n <= offset:
+                continue
+            if server_id is not None and name != "ROTATE_EVENT" and \
+                    se.event.header["server_id"] != server_id:
+                continue
+            yield se
+    return kept
 
 
 def _usage(args, message) -> int:
