@@ -16,6 +16,8 @@ The package, one module per command, each with `add(sub)` (its subcommand parser
     datetimes.py  the datetime options read as mysqlbinlog reads them (MariaDB's forms, the
                   local zone or --utc)
     rewrite_opts.py  --rewrite-db (dump, sql) and --print-table-metadata (dump)
+    mysqlbinlog_opts.py  dump's mysqlbinlog selection and remote options (-d, -j, -o, -H, -r,
+                  --server-id, -F, -V, -R with -h/-P/-u/-p/-S, --to-last-log, --raw, --stop-never)
     reading.py    what dump, stats, sql and flashback share when they run: the stream their
                   options open, the progress bar, stdout, the damage report and its exit status
     parallel.py   --jobs N of dump, sql, flashback and stats: the splits in flight, the merge in
