@@ -50,8 +50,11 @@ class BinlogFile(Resync):
     """
 
     def __init__(self, path, verify_checksum=True, skip_damaged=False, on_damage=None, fast=True,
-                 share_data=True, start=None, format_at=None, keep_bad_crc=False):
+                 share_data=True, start=None, format_at=None, keep_bad_crc=False, local=None):
         self.path = os.fspath(path)
+        # local: where the bytes are read when `path` names them elsewhere (an object storage
+        # URI whose ranges the Spark source copied; events and errors still name `path`)
+        self.local = os.fspath(local) if local is not None else self.path
         # keep_bad_crc: an event whose CRC32 footer does not match is yielded with checksum_ok
         # False instead of raising (verify counts them); a damaged FDE still raises
         self.keep_bad_crc = keep_bad_crc
@@ -83,7 +86,7 @@ class BinlogFile(Resync):
     def __iter__(self):
         path = self.path
         try:
-            fh = open(path, "rb", buffering=1 << 18)
+            fh = open(self.local, "rb", buffering=1 << 18)
         except IsADirectoryError:
             raise BinlogError("is a directory, not a binlog file", path) from None
         except OSError as e:

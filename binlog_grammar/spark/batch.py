@@ -101,6 +101,18 @@ def _generated_loaded() -> bool:
 
 
 
+def storage_settings(options) -> dict:
+    from .fs import resolve
+
+    return resolve(options)
+
+
+def configure_storage(settings) -> None:
+    from .fs import configure
+
+    configure(settings)
+
+
 class SplitPartition(InputPartition):
     def __init__(self, split: dict, paths: list):
         super().__init__(split)
@@ -110,6 +122,9 @@ class SplitPartition(InputPartition):
 class BinlogReader(DataSourceReader):
     def __init__(self, options, schema, also=()):
         self.o = ReadOptions(options, also)  # also: the streaming source's own options
+        # object storage's endpoint and credentials, resolved on the driver and pickled with the
+        # reader, so the executors need none of their own (spark/fs.py)
+        self.storage = storage_settings(options)
         self.schema = schema
         self.typed_defs = None
         if self.o.table and self.o.content == "changes":
@@ -119,6 +134,7 @@ class BinlogReader(DataSourceReader):
 
     def partitions(self):
         use_grammar(self.o.specs)
+        configure_storage(self.storage)
         if self.o.plan is not None:
             paths = self.o.plan["paths"]
             return [SplitPartition(s, paths) for s in self.o.plan["splits"]]
@@ -145,6 +161,7 @@ class BinlogReader(DataSourceReader):
 
     def read(self, partition):
         use_grammar(self.o.specs)
+        configure_storage(getattr(self, "storage", None))
         _freeze_after_first_task()
         from ..errors import BinlogError
         from .split import Split

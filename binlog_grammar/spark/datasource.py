@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pyspark.sql.datasource import DataSource
 
-from .batch import BinlogReader, find_table, task_error, use_grammar
+from .batch import BinlogReader, configure_storage, find_table, storage_settings, task_error, use_grammar
 from .options import ReadOptions
 from .schema import DEBEZIUM, JSON_IMAGE, MAP, TABLES, change_schema
 
@@ -38,6 +38,7 @@ class BinlogDataSource(DataSource):
         except ValueError as e:
             raise task_error(e) from None
         use_grammar(o.specs)
+        configure_storage(storage_settings(self.options))  # s3:// etc. (spark/fs.py)
         if o.content == "tables":
             return TABLES
         if o.envelope == "debezium":

@@ -33,6 +33,9 @@ OPTIONS = {
 }
 DEBEZIUM_PREFIX = "debezium."  # debezium.KEY: the Debezium writer's option KEY (envelope debezium)
 INTERNAL = ("plan", "tx_seq_base")  # given by the pipeline (binlog_grammar.spark.job)
+# object storage's endpoint and credentials (binlog_grammar.spark.fs; docs/spark.md)
+STORAGE = ("s3.endpoint", "s3.access_key", "s3.secret_key", "s3.session_token", "s3.region",
+           "s3.path_style")
 # the streaming source's own options (binlog_grammar.spark.stream_options), with the row options
 STREAM_OPTIONS = ("host", "port", "user", "password_env", "password_file", "server_id",
                   "heartbeat", "connect_timeout", "read_timeout", "reconnect_timeout", "ssl_mode",
@@ -153,7 +156,7 @@ def check_names(o: dict, also=()) -> None:
             if c in o:
                 raise ValueError(f"binlog: option {c} is given twice ({k} and {c})")
             o[c] = o.pop(k)
-    known = (*OPTIONS, *INTERNAL, *also)
+    known = (*OPTIONS, *INTERNAL, *STORAGE, *also)
     for k in o:
         if k in known or k.startswith(DEBEZIUM_PREFIX):
             continue

@@ -42,6 +42,7 @@ from ..binlog.framing import Walk
 from ..binlog.header import V4_HEADER_LEN, probe
 from ..binlog.reader import (
     FDE_CODE, MAGIC, BinlogFile, FormatState, event_name, first_format_event, parse_event, update_state)
+from . import fs as rfs
 from .options import DEFAULT_SPLIT_BYTES
 
 CHUNK = 4 << 20  # bytes read at a time by the header scan
@@ -120,6 +121,9 @@ def expand_paths(items: Iterable[str]) -> list:
     out = []
     for item in items:
         path = str(item)
+        if rfs.is_remote(path):  # object storage, HDFS: listed through pyarrow (spark/fs.py)
+            out += rfs.expand(path, lambda us: sorted(us, key=binlog_key))
+            continue
         if path.startswith("file://"):
             path = path[len("file://"):]
         elif path.startswith("file:"):
@@ -142,7 +146,9 @@ def expand_paths(items: Iterable[str]) -> list:
             continue
         out += expand_inputs([path])
     for p in out:
-        if not os.path.exists(p):
+        if rfs.is_remote(p):
+            rfs.info(p)
+        elif not os.path.exists(p):
             raise BinlogError("No such file or directory", p)
     return out
 
@@ -240,8 +246,11 @@ def _read_first_event(fh, path, size):
 def scan_file(path: str, split_bytes: Optional[int] = None, start: Optional[int] = None) -> FileScan:
     """Walk the headers of `path`; cut it every `split_bytes` (None: never) at a transaction
     boundary, beginning at `start` (a boundary; None: the file's start)."""
+    uri = path
+    if rfs.is_remote(path):  # the header walk reads the whole object: one local copy
+        path = rfs.local_copy(path)
     size = os.path.getsize(path)
-    out = FileScan(path, size)
+    out = FileScan(uri, size)
     with open(path, "rb", buffering=0) as fh:
         fde = _read_first_event(fh, path, size)
         if fde is None:  # not v4 (or damaged at once): one split, read by BinlogFile
@@ -377,9 +386,17 @@ def plan(paths: list, split_bytes: Optional[int] = DEFAULT_SPLIT_BYTES, min_part
 
 def _size(p) -> int:
     try:
-        return os.path.getsize(p)
-    except OSError:
+        return rfs.size(p) if rfs.is_remote(p) else os.path.getsize(p)
+    except (OSError, BinlogError):
         return 0
+
+
+def local_path(split: "Split") -> str:
+    """Where the split's bytes are read: its path, or for a remote URI a sparse local copy of the
+    ranges it needs (spark/fs.py)."""
+    if not rfs.is_remote(split.path):
+        return split.path
+    return rfs.split_copy(split.path, split.start, split.stop, split.fde_pos)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -404,7 +421,7 @@ class SplitReader:
     def __iter__(self) -> Iterator:
         sp = self.split
         kwargs = {"skip_damaged": True} if self.skip_damaged else {}
-        f = BinlogFile(sp.path, self.verify_checksum,
+        f = BinlogFile(sp.path, self.verify_checksum, local=local_path(sp),
                        start=sp.start if sp.fde_pos is not None else None, format_at=sp.fde_pos,
                        **kwargs)
         self.state = f.state
@@ -473,7 +490,7 @@ def table_maps(split: Split, schemas=None):
     from ..binlog.rows import RowDecoder
 
     decoder = RowDecoder(schemas)
-    path = split.path
+    path = local_path(split)
     with open(path, "rb", buffering=0) as fh:
         size = os.fstat(fh.fileno()).st_size
         fde = _read_first_event(fh, path, size)
