@@ -65,6 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
         command.add(sub)
     for name, sp in sub.choices.items():
         sp.set_defaults(subparser=sp)
+        if "--version" not in sp._option_string_actions:  # every command says it too
+            names = ["--version"] if "-V" in sp._option_string_actions else ["-V", "--version"]
+            sp.add_argument(*names, action=_Version, nargs=0,
+                            help="print the version and the backend that runs, and exit")
     p.set_defaults(root_parser=p)  # the whole command line: docs' CLI reference walks it
     return p
 
@@ -74,7 +78,7 @@ class _Version(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None):
         try:
-            native.select(namespace.backend)
+            native.select(getattr(namespace, "backend", None))  # a command's: no --backend
             line = f"binlog-grammar {__version__} (backend: {native.describe()})"
         except native.BackendError as e:
             parser.exit(2, f"binlog-grammar: {e}\n")

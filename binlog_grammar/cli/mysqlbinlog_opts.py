@@ -63,11 +63,17 @@ def _drop_option(parser, string):
                 group._group_actions.remove(action)
 
 
-def _alias(parser, long, short):
-    """`short` as another name of the option `long` (mysqlbinlog's short form)."""
+def _alias(group, parser, long, short):
+    """`short`, an option of its own storing what the option `long` stores (mysqlbinlog's short
+    form; the long option's errors keep naming it alone)."""
     action = parser._option_string_actions[long]
-    action.option_strings.insert(0, short)
-    parser._option_string_actions[short] = action
+    if action.nargs == 0:
+        how = {"action": "store_true"}
+    else:
+        how = {"metavar": action.metavar or action.dest.upper(), "type": action.type,
+               "action": "append" if isinstance(action.default, list) else "store"}
+    group.add_argument(short, dest=action.dest, help=f"the same as {long} (mysqlbinlog's short "
+                                                     "form)", **how)
 
 
 def add_mysqlbinlog_options(parser):
@@ -77,10 +83,10 @@ def add_mysqlbinlog_options(parser):
     _drop_option(parser, "--help")
     add_login_options(parser, title="remote server for -R (as mysqlbinlog is told: option files "
                                     "[client]/[mysqlbinlog], MYSQL_PWD)")
-    _alias(parser, "--database", "-d")
-    _alias(parser, "--hexdump", "-H")
-    _alias(parser, "--start-position", "-j")
     g = parser.add_argument_group("mysqlbinlog's options")
+    _alias(g, parser, "--database", "-d")
+    _alias(g, parser, "--hexdump", "-H")
+    _alias(g, parser, "--start-position", "-j")
     g.add_argument("-V", "--version", action=_Version, nargs=0,
                    help="print the version and the backend that runs, and exit")
     g.add_argument("-o", "--offset", type=int_in(0, (1 << 64) - 1, "a count of events"),
@@ -119,6 +125,14 @@ def run(args, inner) -> int:
         if flag and not remote:
             return _usage(args, f"{name} reads a server's binlogs: give -R "
                                 "(--read-from-remote-server)")
+    login = [name for name, given in (("-h/--host", args.host), ("-P/--port", args.port),
+                                      ("-u/--user", args.user), ("-p/--password", args.password),
+                                      ("--password-env", args.password_env),
+                                      ("-S/--socket", args.socket),
+                                      ("--defaults-file", args.defaults_file)) if given]
+    if login and not remote:  # named, never shown: a value may be a password
+        return _usage(args, f"{login[0]} is how -R reaches the server: give -R "
+                            "(--read-from-remote-server), or leave it out")
     if remote and args.raw:
         return _raw(args)
     if remote:

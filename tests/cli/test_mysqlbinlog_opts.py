@@ -184,7 +184,7 @@ def test_version_help_host_and_nearest_option():
     assert dump("--version").stdout == r.stdout
     h = dump("--help").stdout
     for word in ("-h HOST, --host HOST", "-R, --read-from-remote-server", "-r FILE",
-                 "-d DATABASE", "-j [FILE:]N", "-H, --hexdump", "--to-last-log", "--stop-never",
+                 "-d DATABASE", "-j [FILE:]N", "-H ", "--to-last-log", "--stop-never",
                  "--raw", "-F, --force-if-open", "-V, --version"):
         assert word in h, word
     for word in ("-o N, --offset N", "--server-id ID"):
@@ -196,3 +196,13 @@ def test_version_help_host_and_nearest_option():
     r = dump("--to-lastlog", SAMPLE, check=False)
     assert r.returncode == 2 and "did you mean --to-last-log?" in r.stderr
     assert "usage: binlog-grammar dump" in r.stderr
+
+
+@pytest.mark.parametrize("command", ["generate", "docs", "verify", "dump", "stats", "sql",
+                                     "flashback", "pipeline", "stream", "repair"])
+def test_every_command_says_its_version_and_backend(command):
+    env = {**os.environ, "BINLOG_GRAMMAR_BACKEND": "python"}
+    r = subprocess.run([sys.executable, "-m", "binlog_grammar", command, "--version"],
+                       capture_output=True, text=True, cwd=ROOT, env=env)
+    assert r.returncode == 0 and r.stdout.startswith("binlog-grammar ") and \
+        r.stdout.endswith("(backend: python)\n"), r.stdout + r.stderr
