@@ -92,7 +92,8 @@ def configure(settings: Optional[dict]) -> None:
 
 
 def _filesystem_for(sch: str, netloc: str):
-    return _filesystem(sch, netloc, tuple(sorted(_conf.items())))
+    conf = _conf or resolve({})  # nothing configured (the pipeline's driver): the environment
+    return _filesystem(sch, netloc, tuple(sorted(conf.items())))
 
 
 def _make_s3(conf: dict):
@@ -263,3 +264,33 @@ def split_copy(uri: str, start: int, stop: Optional[int], fde_pos: Optional[int]
     if fde_pos is not None:
         ranges.append((fde_pos, fde_pos + HEAD))
     return local_copy(uri, ranges)
+
+
+def input_key(path: str) -> str:
+    """What the pipeline's state names an input by: a remote input's URI, a local file's
+    absolute path."""
+    return str(path) if is_remote(path) else os.path.abspath(path)
+
+
+def input_size(path: str) -> int:
+    return size(path) if is_remote(path) else os.path.getsize(path)
+
+
+def check_readable(path: str) -> None:
+    """OSError when the input cannot be read (remote: its first bytes)."""
+    if is_remote(path):
+        try:
+            read_range(path, 0, len(MAGIC))
+        except BinlogError as e:
+            raise OSError(str(e)) from None
+        return
+    with open(path, "rb"):
+        pass
+
+
+def storage_options(paths) -> dict:
+    """The s3.* read options carrying this process's storage settings (the environment, Spark's
+    s3a settings) to the executors, when any of `paths` is remote; {} otherwise."""
+    if not any(is_remote(p) for p in paths):
+        return {}
+    return dict(_conf) if _conf else resolve({})

@@ -9,6 +9,7 @@ import json
 import os
 from typing import Optional
 
+from .fs import check_readable, input_key, input_size, storage_options
 from .output_folder import STATE_FILE, STATE_VERSION, OutputFS, PipelineError, output_uri
 from .snapshots import write_snapshots
 
@@ -69,15 +70,14 @@ class Job:
         seen = set()
         self.paths = []  # each file once, in the order given
         for p in paths:
-            if os.path.abspath(p) not in seen:
-                seen.add(os.path.abspath(p))
+            if input_key(p) not in seen:
+                seen.add(input_key(p))
                 self.paths.append(p)
         for p in self.paths:
             try:
-                with open(p, "rb"):
-                    pass
+                check_readable(p)
             except OSError as e:
-                raise PipelineError(f"{p}: {e.strerror or e}") from None
+                raise PipelineError(e.strerror and f"{p}: {e.strerror}" or str(e)) from None
         self.schema_text = None
         if args.schema:
             from ..binlog.rows import load_schemas
@@ -113,7 +113,7 @@ class Job:
             raise PipelineError(self._other_filters(state))
         done = {f["path"]: f["consumed"] for f in state.get("files", [])}
         for p in self.paths:
-            if done.get(os.path.abspath(p)) != os.path.getsize(p):
+            if done.get(input_key(p)) != input_size(p):
                 return None
         summary = Summary()
         summary.output = self.output
@@ -190,8 +190,8 @@ class Job:
         done = {f["path"]: f for f in state["files"]}
         todo, starts = [], {}
         for p in self.paths:
-            key = os.path.abspath(p)
-            size = os.path.getsize(p)
+            key = input_key(p)
+            size = input_size(p)
             f = done.get(key)
             if f is None:
                 todo.append(p)
@@ -203,7 +203,7 @@ class Job:
                 starts[p] = f["consumed"]
             else:
                 summary.skipped += 1
-        again = {os.path.abspath(p) for p in todo}
+        again = {input_key(p) for p in todo}
         # GTID events before the first file read now: those of the files not read again
         base = sum(f["gtid_events"] for f in state["files"] if f["path"] not in again)
         if not todo:
@@ -222,10 +222,10 @@ class Job:
                 stops[p] = end
             else:
                 end = sc.size
-            files[os.path.abspath(p)] = {"path": os.path.abspath(p), "size": sc.size,
+            files[input_key(p)] = {"path": input_key(p), "size": sc.size,
                                          "consumed": end, "in_use": sc.in_use,
                                          "complete": not sc.in_use, "gtid_events": sc.gtid_events}
-        if all(files[os.path.abspath(p)]["consumed"] <= starts.get(p, 0) for p in todo):
+        if all(files[input_key(p)]["consumed"] <= starts.get(p, 0) for p in todo):
             summary.skipped = len(self.paths)  # open files without a new committed transaction
             summary.tables = self._table_counts(state, {})
             return summary
@@ -239,7 +239,7 @@ class Job:
         plan_json = json.dumps({"paths": todo, "splits": [s.to_json() for s in splits]})
         summary.run = run_id
         summary.files = len(todo)
-        summary.bytes = sum(files[os.path.abspath(p)]["consumed"] - starts.get(p, 0) for p in todo)
+        summary.bytes = sum(files[input_key(p)]["consumed"] - starts.get(p, 0) for p in todo)
         summary.partitions = len(splits)
 
         reader = self._reader(spark, plan_json)
@@ -268,7 +268,9 @@ class Job:
         from . import register
 
         register(spark)
-        r = (spark.read.format("binlog").option("plan", plan_json)
+        # object storage's endpoint and credentials travel with the job (spark/fs.py)
+        r = (spark.read.format("binlog").options(**storage_options(self.paths))
+             .option("plan", plan_json)
              .option("verify_checksum", str(not self.args.no_checksum).lower()))
         if self.args.table:
             r = r.option("tables", json.dumps(list(self.args.table)))

@@ -141,3 +141,41 @@ def test_environment_credentials_in_a_new_driver(s3, spark):
     assert p.returncode == 0, p.stderr[-2000:]
     got = json.loads(p.stdout.strip().splitlines()[-1])
     assert [g[:2] for g in got] == want and {g[2] for g in got} == {uri}
+
+
+
+def _pipeline(spark, inputs, output):
+    import io
+    import types
+
+    from binlog_grammar.spark.pipeline import run_pipeline
+
+    args = types.SimpleNamespace(input=inputs, output=str(output), master="local[2]",
+                                 split_bytes=2000, no_checksum=False, table=[], exclude_table=[],
+                                 schema=None)
+    out = io.StringIO()
+    return run_pipeline(args, spark, out=out), out.getvalue()
+
+
+def test_pipeline_state_keys_on_the_uri(s3, spark, tmp_path, monkeypatch):
+    """The pipeline over an S3 folder, its driver's environment holding the credentials (the
+    executors get them from the job): the change log of the local files, a state naming each
+    input by its URI, and a second run that finds nothing new."""
+    import json
+
+    from binlog_grammar.spark import fs
+
+    monkeypatch.setattr(fs, "_conf", {})
+    monkeypatch.setenv("AWS_ENDPOINT_URL", s3)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", KEY)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET)
+    rc, text = _pipeline(spark, ["s3://bucket/server/logs/"], tmp_path / "o")
+    assert rc == 0, text
+    state = json.loads((tmp_path / "o" / "_binlog_state.json").read_text())
+    assert [f["path"] for f in state["files"]] == [
+        f"s3://bucket/server/logs/{q.name}" for q in SAMPLES]
+    assert all(f["consumed"] == f["size"] for f in state["files"])
+    got = spark.read.parquet(str(tmp_path / "o" / "changes")).count()
+    assert got == len(_local(spark, SAMPLES))
+    rc, text = _pipeline(spark, ["s3://bucket/server/logs/"], tmp_path / "o")
+    assert rc == 0 and "nothing new" in text, text
