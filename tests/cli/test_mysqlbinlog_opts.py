@@ -206,3 +206,31 @@ def test_every_command_says_its_version_and_backend(command):
                        capture_output=True, text=True, cwd=ROOT, env=env)
     assert r.returncode == 0 and r.stdout.startswith("binlog-grammar ") and \
         r.stdout.endswith("(backend: python)\n"), r.stdout + r.stderr
+
+
+def test_stop_never_follows_new_files(server, tmp_path):
+    """-R --raw --stop-never -r DIR/: the copy follows a rotation the server makes while it runs
+    (killed after; the files before the last are closed and byte-identical)."""
+    import time
+
+    folder = tmp_path / "live"
+    first = server.binlogs()[0].name
+    proc = subprocess.Popen([sys.executable, "-m", "binlog_grammar", "dump", *remote(server),
+                             "--raw", "--stop-never", "-r", f"{folder}/", first], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        before = len(server.binlogs())
+        server.sql("INSERT INTO a.t VALUES (9, 'live', 9); FLUSH BINARY LOGS;")
+        files = server.binlogs()
+        assert len(files) == before + 1
+        deadline = time.time() + 30
+        while time.time() < deadline and not all(
+                (folder / p.name).exists() and (folder / p.name).stat().st_size >= p.stat().st_size
+                for p in files):
+            assert proc.poll() is None, proc.stderr.read()
+            time.sleep(0.2)
+    finally:
+        proc.kill()
+        proc.wait()
+    for p in files[:-1]:
+        assert (folder / p.name).read_bytes() == p.read_bytes(), p.name
