@@ -26,6 +26,7 @@ class Summary:
         self.tables = {}  # db.table -> {"c": n, "u": n, "d": n, "snapshot": n}
         self.skipped = 0
         self.undecoded = 0  # rows events not decoded, kept raw in undecoded/
+        self.stages = []  # (stage, seconds) of the run, in order
         self.seconds = 0.0
         self.master = ""
         self.notes = []
@@ -50,7 +51,10 @@ class Summary:
                   f"raw in undecoded/ (file, position, table, bytes, reason)", file=out)
         for n in self.notes:
             print(f"  note: {n}", file=out)
-        print(f"output: {self.output} (changes/, snapshots/, {STATE_FILE})", file=out)
+        print(f"output: {self.output} (changes/, snapshots/, {STATE_FILE}"
+              + (", undecoded/" if self.undecoded else "") + ")", file=out)
+        if self.stages:
+            print("stages: " + ", ".join(f"{n} {t:.1f} s" for n, t in self.stages), file=out)
         print(f"{self.seconds:.1f} s", file=out)
 
 
@@ -242,15 +246,21 @@ class Job:
         summary.bytes = sum(files[input_key(p)]["consumed"] - starts.get(p, 0) for p in todo)
         summary.partitions = len(splits)
 
+        import time
+
+        t0 = time.monotonic()
         reader = self._reader(spark, plan_json)
         changes = reader.load()
         self._write_changes(changes, stage + "/read")
         _crash_point("changes")
+        t1 = time.monotonic()
         if fs.files(stage + "/read/kind=undecoded"):
             summary.undecoded = spark.read.parquet(stage + "/read/kind=undecoded").count()
         defs = self._table_defs(spark, plan_json, state, order)
+        t2 = time.monotonic()
         changed, sizes = write_snapshots(spark, fs, stage, defs, order, summary)
         _crash_point("snapshots")
+        t3 = time.monotonic()
         all_files = list(files.values())
         pending = {"run": run_id, "files": all_files,
                    "tx_seq": sum(f["gtid_events"] for f in all_files),
@@ -261,6 +271,8 @@ class Job:
         _crash_point("pending")
         self._publish(fs, pending)
         self._commit(fs, state)
+        summary.stages = [("change log", t1 - t0), ("table definitions", t2 - t1),
+                          ("snapshots", t3 - t2), ("publish", time.monotonic() - t3)]
         summary.tables = self._table_counts(state, summary.tables)
         return summary
 
