@@ -64,4 +64,12 @@ def register(spark) -> None:
     spark.dataSource.register(BinlogDataSource)
 
 
-__all__ = ["register"]
+def ship(spark, path=None) -> str:
+    """Ship the package with the session's jobs (binlog_grammar.spark.shipping): for clusters
+    whose workers do not have it installed."""
+    from .shipping import ship as _ship
+
+    return _ship(spark, path)
+
+
+__all__ = ["register", "ship"]
