@@ -99,7 +99,8 @@ def add_mysqlbinlog_options(parser):
     g.add_argument("-F", "--force-if-open", action="store_true",
                    help="read a file whose in-use flag is set (not closed by its server): "
                         "mysqlbinlog's default, and dump's always")
-    g.add_argument("-R", "--read-from-remote-server", action="store_true",
+    g.add_argument("-R", "--read-from-remote-server", "--read-from-remote-source",
+                   "--read-from-remote-master", action="store_true",
                    help="FILE names binlogs of the server (-h, -P, -u, -p, -S), read through the "
                         "replication protocol")
     g.add_argument("-t", "--to-last-log", action="store_true",

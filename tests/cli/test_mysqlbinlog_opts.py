@@ -152,6 +152,8 @@ def test_remote_read_equals_the_local_files(server):
     for form in ([], DECODE, DECODE + ["-d", "b"]):
         local = dump(*form, str(files[0])).stdout
         assert dump(*form, *remote(server), name).stdout == local, form
+    other = ["--read-from-remote-source"] + remote(server)[1:]  # MySQL 8's name
+    assert dump(*DECODE, *other, name).stdout == dump(*DECODE, str(files[0])).stdout
     everything = dump(*DECODE, *map(str, files)).stdout
     got = dump(*DECODE, *remote(server), "--to-last-log", name).stdout
     assert got == everything
