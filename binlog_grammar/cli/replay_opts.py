@@ -43,6 +43,9 @@ def add_replay_options(parser):
 def replay_wanted(args) -> bool:
     """Does dump print the replay form (else the DECODE-ROWS text)?"""
     mode = getattr(args, "base64_output", None)
+    if mode is None:  # the default, as mysqlbinlog's: AUTO for the text, not for the others
+        return getattr(args, "format", "text") == "text" and not getattr(args, "hexdump", False) \
+            and getattr(args, "envelope", None) in (None, "native")
     return mode in ("auto", "never")
 
 
@@ -55,7 +58,8 @@ def run_replay(args) -> int:
     from ..output.replay import NeverError, Replay
     from .reading import open_input, report_damage, stdout
 
-    if getattr(args, "hexdump", False) or getattr(args, "format", "text") != "text":
+    if args.base64_output is not None and (getattr(args, "hexdump", False)
+                                           or getattr(args, "format", "text") != "text"):
         print("binlog-grammar: dump: --base64-output=AUTO|NEVER writes the replay script; it "
               "takes no --hexdump or --format", file=sys.stderr)
         return 2

@@ -58,7 +58,7 @@ def test_password_options_are_not_abbreviated(argv, capsys, monkeypatch):
     assert "unrecognized option " + argv[1].split("=")[0] in text, text
 
 
-@pytest.mark.parametrize("argv", [["stream", "--ssl-m", "disabled"], ["dump", "--start-pos", "4", "x"],
+@pytest.mark.parametrize("argv", [["stream", "--ssl-m", "disabled"], ["dump", "-vv", "--base64-output=decode-rows", "--start-pos", "4", "x"],
                                   ["repair", "--conn", "x"], ["--spec", "specs", "verify", "x"]])
 def test_no_option_is_abbreviated(argv, capsys, monkeypatch):
     rc, text = run(argv, capsys, monkeypatch)
@@ -108,7 +108,7 @@ def test_errors_that_quote_nothing_secret_are_unchanged(capsys, monkeypatch):
     assert rc == 2 and "argument --port: not a whole number: 'x'" in text, text
     rc, text = run(["stream", "--gtid", "0-1-2", "--file", "f"], capsys, monkeypatch)
     assert rc == 2 and "give either --file (and --pos) or --gtid, not both" in text, text
-    rc, text = run(["dump"], capsys, monkeypatch)
+    rc, text = run(["dump", "-vv", "--base64-output=decode-rows"], capsys, monkeypatch)
     assert rc == 2 and "the following arguments are required: FILE" in text, text
 
 

@@ -41,9 +41,9 @@ def pools(monkeypatch):
 
 def test_default_is_the_cores_the_process_may_use(pools, monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 2, 5})
-    many = run(["dump", *SAMPLES])
+    many = run(["dump", "-vv", "--base64-output=decode-rows", *SAMPLES])
     assert pools == [3]
-    assert many == run(["dump", "--jobs", "1", *SAMPLES])
+    assert many == run(["dump", "-vv", "--base64-output=decode-rows", "--jobs", "1", *SAMPLES])
     assert pools == [3]  # --jobs 1 starts no pool
 
 
@@ -52,15 +52,15 @@ def test_environment_sets_the_default(pools, monkeypatch):
     run(["stats", "--backend", "python", *SAMPLES])
     assert pools == []
     monkeypatch.setenv(parallel.ENV_JOBS, "2")
-    run(["dump", "--format", "jsonl", *SAMPLES])
+    run(["dump", "-vv", "--base64-output=decode-rows", "--format", "jsonl", *SAMPLES])
     assert pools == [2]
-    run(["dump", "--jobs", "3", *SAMPLES])  # the option wins
+    run(["dump", "-vv", "--base64-output=decode-rows", "--jobs", "3", *SAMPLES])  # the option wins
     assert pools == [2, 3]
 
 
 def test_a_bad_environment_value_is_a_usage_error(pools, monkeypatch):
     monkeypatch.setenv(parallel.ENV_JOBS, "many")
-    code, out, err = run(["dump", *SAMPLES])
+    code, out, err = run(["dump", "-vv", "--base64-output=decode-rows", *SAMPLES])
     assert code == 2 and out == b""
     assert err.strip() == ("binlog-grammar: BINLOG_GRAMMAR_JOBS: a number of processes of at "
                            "least 1, not 'many'")
@@ -69,7 +69,7 @@ def test_a_bad_environment_value_is_a_usage_error(pools, monkeypatch):
 def test_small_files_start_no_pool(pools, monkeypatch):
     monkeypatch.delenv(parallel.ENV_SPLIT)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
-    run(["dump", *SAMPLES])
+    run(["dump", "-vv", "--base64-output=decode-rows", *SAMPLES])
     assert pools == []
 
 

@@ -70,7 +70,7 @@ def test_header_times_are_mariadb_binlogs(tz):
     for path in files:
         want = header_times(theirs(path, tz=tz).stdout)
         for backend in ("python", "c"):
-            r = tool("dump", path, tz=tz, backend=backend)
+            r = tool("dump", "-vv", "--base64-output=decode-rows", path, tz=tz, backend=backend)
             if backend == "c" and r.returncode == 2 and "backend" in r.stderr:
                 continue  # the compiled backend is not built here
             got = header_times(r.stdout)
@@ -127,11 +127,11 @@ def at_lines(text: str) -> list:
 @pytest.mark.parametrize("tz", ZONES)
 def test_datetime_window_is_mariadb_binlogs(dst_binlog, tz):
     need_mariadb_binlog()
-    whole = len(at_lines(tool("dump", dst_binlog, tz=tz).stdout))
+    whole = len(at_lines(tool("dump", "-vv", "--base64-output=decode-rows", dst_binlog, tz=tz).stdout))
     cut = 0
     for text in TEXTS:
         for option in ("--start-datetime", "--stop-datetime"):
-            ours = tool("dump", f"{option}={text}", dst_binlog, tz=tz)
+            ours = tool("dump", "-vv", "--base64-output=decode-rows", f"{option}={text}", dst_binlog, tz=tz)
             assert ours.returncode == 0, ours.stderr
             if text in _DATE_ONLY:
                 want = theirs(f"{option}={text} 00:00:00", dst_binlog, tz=tz)
@@ -141,7 +141,7 @@ def test_datetime_window_is_mariadb_binlogs(dst_binlog, tz):
             assert at_lines(ours.stdout) == at_lines(want.stdout), (tz, option, text)
             cut += 0 < len(at_lines(want.stdout)) < whole
     assert cut >= 10  # the windows did cut the file
-    got = header_times(tool("dump", dst_binlog, tz=tz).stdout)
+    got = header_times(tool("dump", "-vv", "--base64-output=decode-rows", dst_binlog, tz=tz).stdout)
     want = header_times(theirs(dst_binlog, tz=tz).stdout)
     assert len(want) > len(STAMPS) and set(want) <= set(got)
     assert {o: got[o] for o in want} == want
@@ -151,8 +151,8 @@ def test_utc_option_is_tz_utc(dst_binlog):
     need_mariadb_binlog()
     for text in ("2027-03-14 07:00:00", "2027-11-07 05:30:00"):
         for option in ("--start-datetime", "--stop-datetime"):
-            ours = tool("dump", "--utc", f"{option}={text}", dst_binlog, tz="Asia/Seoul")
-            want = tool("dump", f"{option}={text}", dst_binlog, tz="UTC")
+            ours = tool("dump", "-vv", "--base64-output=decode-rows", "--utc", f"{option}={text}", dst_binlog, tz="Asia/Seoul")
+            want = tool("dump", "-vv", "--base64-output=decode-rows", f"{option}={text}", dst_binlog, tz="UTC")
             assert ours.returncode == 0 and ours.stdout == want.stdout, (option, text)
             assert at_lines(ours.stdout) == at_lines(
                 theirs(f"{option}={text}", dst_binlog, tz="UTC").stdout)

@@ -7,15 +7,18 @@ from binlog_grammar import native
 
 
 def cli_dump(path, backend, *opts):
-    """`binlog-grammar --backend BACKEND dump --no-progress OPTS PATH` in this process: (exit
-    status, standard output, standard error); the backend choice is undone after."""
+    """`binlog-grammar --backend BACKEND dump --no-progress -vv --base64-output=decode-rows OPTS
+    PATH` in this process: (exit status, standard output, standard error); the backend choice is
+    undone after."""
     from binlog_grammar.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     try:
         with redirect_stdout(out), redirect_stderr(err):
             try:
-                code = main(["--backend", backend, "dump", "--no-progress", *opts, str(path)])
+                # the ### text (dump's default is the replay form, as mysqlbinlog's)
+                code = main(["--backend", backend, "dump", "--no-progress", "-vv",
+                             "--base64-output=decode-rows", *opts, str(path)])
             except SystemExit as e:
                 code = e.code
     finally:

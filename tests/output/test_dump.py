@@ -143,7 +143,7 @@ def test_missing_file_or_directory_is_one_line(tmp_path, capsysbinary, bad):
 
 def test_bad_option_values_are_usage_errors(capsysbinary):
     with pytest.raises(SystemExit) as e:
-        main(["dump", "--include-gtids", "not-a-gtid", str(SAMPLES[0])])
+        main(["dump", "-vv", "--base64-output=decode-rows", "--include-gtids", "not-a-gtid", str(SAMPLES[0])])
     assert e.value.code == 2
     assert "not a GTID" in capsysbinary.readouterr().err.decode()
 
