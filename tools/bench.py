@@ -20,8 +20,11 @@ times, alternating and repeated, each in a fresh process (so peak memory is its 
   the file's events fed offline to its BinLogPacketWrapper, every row value read; its code is
   untouched, the harness (a stand-in for its control connection) is ours;
 - `mariadb-binlog -vv --base64-output=decode-rows FILE > /dev/null`;
+- cli-replay, cli-replay-v against mariadb-binlog-replay, mariadb-binlog-replay-v: `dump FILE`
+  (the replay form, dump's default) and `dump -v FILE` against `mariadb-binlog FILE` and
+  `mariadb-binlog -v FILE`, whole processes;
 - cli-dump, cli-dump-jobs2, cli-jsonl, cli-jsonl-jobs2, cli-stats, cli-debezium: the whole process of
-  `binlog-grammar dump FILE > /dev/null` (--jobs 2, --format jsonl, stats, --envelope debezium), start to end as a
+  `binlog-grammar dump -vv --base64-output=decode-rows FILE > /dev/null` (--jobs 2, --format jsonl, stats, --envelope debezium), start to end as a
   user runs it, against mariadb-binlog's whole process (issue 26's goals for dump and JSON lines).
 - --startup (issue 26: `dump` of a small file under 0.15 s, start to end): the whole process of
   `binlog-grammar dump FILE > /dev/null` (and dump --format jsonl, sql, stats, verify), the
@@ -191,7 +194,7 @@ with open(os.devnull, "w") as null, contextlib.redirect_stdout(null):
 """
 
 
-JOBS_COMMANDS = {"dump": ["dump"], "jsonl": ["dump", "--format", "jsonl"], "sql": ["sql"],
+JOBS_COMMANDS = {"dump": ["dump", "-vv", "--base64-output=decode-rows"], "jsonl": ["dump", "-vv", "--base64-output=decode-rows", "--format", "jsonl"], "sql": ["sql"],
                  "stats": ["stats"]}
 for _name, _argv in JOBS_COMMANDS.items():
     for _jobs in (1, 2):
@@ -201,17 +204,21 @@ for _name, _argv in JOBS_COMMANDS.items():
 # the commands a user types on the big file, the whole process each, against mariadb-binlog -vv
 # on the same file in the same run (issue 26's goals: dump text and JSON lines at most 1.0x its
 # wall time with --jobs 1, dump text at most 0.6x with --jobs 2)
-WHOLE = {"cli-dump": ["dump"], "cli-dump-jobs2": ["dump", "--jobs", "2"],
-         "cli-jsonl": ["dump", "--format", "jsonl"],
-         "cli-jsonl-jobs2": ["dump", "--format", "jsonl", "--jobs", "2"], "cli-stats": ["stats"],
-         "cli-debezium": ["dump", "--format", "jsonl", "--envelope", "debezium"]}
+WHOLE = {"cli-dump": ["dump", "-vv", "--base64-output=decode-rows"], "cli-dump-jobs2": ["dump", "-vv", "--base64-output=decode-rows", "--jobs", "2"],
+         "cli-jsonl": ["dump", "-vv", "--base64-output=decode-rows", "--format", "jsonl"],
+         "cli-jsonl-jobs2": ["dump", "-vv", "--base64-output=decode-rows", "--format", "jsonl", "--jobs", "2"], "cli-stats": ["stats"],
+         "cli-debezium": ["dump", "-vv", "--base64-output=decode-rows", "--format", "jsonl", "--envelope", "debezium"]}
 WHOLE_GOALS = {"cli-dump": 1.0, "cli-dump-jobs2": 0.6, "cli-jsonl": 1.0}
 # dump --flashback against mariadb-binlog --flashback, both whole processes (issue 28)
 FLASHBACK = {"cli-flashback": ["dump", "--flashback"],
              "mariadb-binlog-flashback": ["--flashback"]}
+# dump's default replay form (and -v) against mariadb-binlog FILE (and -v), both whole processes
+# (issue 28: BINLOG blocks of the events' bytes, byte-identical output)
+REPLAY = {"cli-replay": ["dump"], "cli-replay-v": ["dump", "-v"],
+          "mariadb-binlog-replay": [], "mariadb-binlog-replay-v": ["-v"]}
 
 # start to end of the command a user types (issue 26): the whole process, imports included
-STARTUP = {"startup-dump": ["dump"], "startup-jsonl": ["dump", "--format", "jsonl"],
+STARTUP = {"startup-dump": ["dump", "-vv", "--base64-output=decode-rows"], "startup-jsonl": ["dump", "-vv", "--base64-output=decode-rows", "--format", "jsonl"],
            "startup-sql": ["sql"], "startup-stats": ["stats"], "startup-verify": ["verify"]}
 SAMPLE = ROOT / "samples" / "mariadb-10.11-sample.000001"
 
@@ -281,6 +288,10 @@ def run_one(name, path) -> dict:
         return run_whole(["mariadb-binlog", str(path)])
     if name == "cli-flashback":
         return run_whole(command_line() + FLASHBACK[name] + [str(path)])
+    if name in ("cli-replay", "cli-replay-v"):
+        return run_whole(command_line() + REPLAY[name] + [str(path)])
+    if name in ("mariadb-binlog-replay", "mariadb-binlog-replay-v"):
+        return run_whole(["mariadb-binlog", "--no-defaults", *REPLAY[name], str(path)])
     if name == "mariadb-binlog-flashback":
         return run_whole(["mariadb-binlog", "--no-defaults", *FLASHBACK[name], str(path)])
     if name == "mariadb-binlog":
@@ -538,6 +549,13 @@ def main(argv=None):
         a, b = med["cli-flashback"][0], med["mariadb-binlog-flashback"][0]
         lines.append(f"- start to end, dump --flashback FILE / mariadb-binlog --flashback FILE: "
                      f"{a:.2f} s / {b:.2f} s ({a / b:.2f}x)")
+    for ours, theirs in (("cli-replay", "mariadb-binlog-replay"),
+                         ("cli-replay-v", "mariadb-binlog-replay-v")):
+        if ours in med and theirs in med:
+            a, b = med[ours][0], med[theirs][0]
+            flags = " ".join(REPLAY[theirs])
+            lines.append(f"- start to end, dump {flags + ' ' if flags else ''}FILE / mariadb-binlog "
+                         f"{flags + ' ' if flags else ''}FILE: {a:.2f} s / {b:.2f} s ({a / b:.2f}x)")
     pairs = [(n, med[f"jobs-{n}-1"][0], med[f"jobs-{n}-2"][0]) for n in JOBS_COMMANDS
              if f"jobs-{n}-1" in med and f"jobs-{n}-2" in med]
     if pairs:
