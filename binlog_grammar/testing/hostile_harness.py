@@ -18,6 +18,8 @@ output that can be executed is piped into a real target through the real `mariad
 - `dump` (text): into an empty target; only the binlog's own statements may run: afterwards every
   database and table there is one of the source's, with the same definition, and holds no row (the
   rows are comments);
+- `dump-replay` (dump's default, BINLOG statements): into an empty target, which must then have
+  the source's schema and equal the source after the workload;
 - every run: the client exits 0, `canary.pwned` is still there, no canary file appeared.
 An `Execution` with `problems` is a finding; `summary()` counts them the way tools/hostile.py prints.
 """
@@ -39,7 +41,8 @@ CLIENT_CHARSETS = ["utf8mb4", "latin1", "gbk", "big5", "sjis", "cp932"]
 SQL_MODES = {"default": None, "NO_BACKSLASH_ESCAPES": "NO_BACKSLASH_ESCAPES",
              "ANSI_QUOTES": "ANSI_QUOTES"}
 # flashback-binlog: `dump --flashback`'s BINLOG statements, piped after `sql` into the same target
-OUTPUTS = ("sql", "dump", "flashback-binlog")
+# dump-replay: dump's default script (BINLOG statements of the events, as mariadb-binlog FILE)
+OUTPUTS = ("sql", "dump", "flashback-binlog", "dump-replay")
 SYSTEM_DBS = ("mysql", "information_schema", "performance_schema", "sys", CANARY_DB)
 _CLI = "import sys\nfrom binlog_grammar.cli import main\nsys.exit(main(sys.argv[1:]))\n"
 
@@ -260,8 +263,12 @@ class Harness:
               outputs=OUTPUTS) -> List[Execution]:
         src = self.run_source(case)
         scripts = {name: self.output(name, src["files"])
-                   for name in (["sql", "flashback"] if "sql" in outputs else []) +
-                   (["dump"] if "dump" in outputs else [])}
+                   for name in (["sql", "flashback"] if "sql" in outputs else [])}
+        if "dump" in outputs:  # the ### text, whose rows are comments
+            scripts["dump"] = self.output("dump", src["files"], "-vv",
+                                          "--base64-output=decode-rows")
+        if "dump-replay" in outputs:
+            scripts["dump-replay"] = self.output("dump", src["files"])
         if "flashback-binlog" in outputs:
             scripts.setdefault("sql", self.output("sql", src["files"]))
             scripts["flashback-binlog"] = self.output("dump", src["files"], "--flashback")
@@ -283,6 +290,13 @@ class Harness:
                     self._piped(ex, "dump", scripts["dump"])
                     self._same_schema(ex, "dump", src["source_schema"])
                     self._no_rows(ex)
+                    done.append(ex)
+                if "dump-replay" in outputs:  # the binlog replayed: the source after the workload
+                    ex = Execution("dump-replay", charset, mode)
+                    self._prepare_target(mode, None)
+                    self._piped(ex, "dump-replay", scripts["dump-replay"])
+                    self._same_schema(ex, "dump-replay", src["source_schema"])
+                    self._differs(ex, "dump-replay", src["after"])
                     done.append(ex)
                 if "flashback-binlog" in outputs:  # the rows undone by the server's own events
                     ex = Execution("flashback-binlog", charset, mode)
