@@ -35,10 +35,11 @@ def _walk(src: str, arc: str, zf: zipfile.ZipFile) -> None:
 
 def build_zip(path: str | None = None) -> str:
     """Write the zip (default: in the temporary folder) and return its path."""
-    import binlog_grammar
-    import binlog_grammar.generated as gen
+    import importlib
 
-    pkg = os.path.dirname(os.path.abspath(binlog_grammar.__file__))
+    root = __package__.rsplit(".", 1)[0]  # binlog_grammar
+    gen = importlib.import_module(root + ".generated")
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # binlog_grammar/
     path = path or os.path.join(tempfile.gettempdir(), f"binlog-grammar-spark-{os.getpid()}.zip")
     tmp = path + ".part"
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -47,7 +48,7 @@ def build_zip(path: str | None = None) -> str:
         if os.path.dirname(gdir) != pkg:  # the source tree: generated/ beside the package
             _walk(gdir, "binlog_grammar/generated", zf)
         try:
-            import binlog_grammar.specs_data as sd
+            sd = importlib.import_module(root + ".specs_data")
 
             sdir = os.path.dirname(os.path.abspath(sd.__file__))
             if os.path.dirname(sdir) != pkg:

@@ -1,0 +1,183 @@
+"""A real Spark standalone cluster sharing nothing with the driver but the data: a master and two
+workers from pyspark's launcher on loopback (binlog_grammar.testing.spark_cluster), each with its
+own work directory and an executor Python that cannot import binlog_grammar; the package shipped
+with the job (binlog_grammar.spark.ship), the binlogs in a moto S3 server whose endpoint and
+credentials reach the executors only through the job (the workers' environment has none).
+
+- format("binlog") over the S3 folder gives the plain reader's rows of the local files;
+- the pipeline on the cluster gives the change log of those rows, its state keyed on the URIs;
+- the executors ran on both workers (the application's executors, each with tasks, and a folder
+  of the application in each worker's work directory).
+One cluster for the module (about a minute and a half).
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import urllib.request
+
+import pytest
+
+from helpers.paths import ROOT
+from helpers.services import REQUIRE_SERVICES, need_marker
+from helpers.spark import df_records, missing, plain_records
+
+pytestmark = pytest.mark.spark
+
+SAMPLES = sorted((ROOT / "samples").glob("mariadb-*"))
+KEY, SECRET = "cluster-key", "cluster-secret"
+
+
+def _skip(why):
+    if REQUIRE_SERVICES:
+        pytest.fail(f"{why} and BINLOG_GRAMMAR_REQUIRE_SERVICES=1")
+    pytest.skip(why)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    need_marker("spark")
+    why = missing()
+    if why:
+        _skip(why)
+    try:
+        import boto3
+        from moto.server import ThreadedMotoServer
+    except ImportError as e:
+        _skip(f"{e.name} is not installed (pip install 'moto[server]')")
+    from pyspark.sql import SparkSession
+
+    from binlog_grammar.spark import register, ship
+    from binlog_grammar.testing.spark_cluster import SparkCluster
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    moto = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    moto.start()
+    endpoint = f"http://127.0.0.1:{port}"
+    c = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id=KEY,
+                     aws_secret_access_key=SECRET, region_name="us-east-1")
+    c.create_bucket(Bucket="data")
+    for p in SAMPLES:
+        c.upload_file(str(p), "data", f"logs/{p.name}")
+    folder = tmp_path_factory.mktemp("cluster")
+    cl = SparkCluster(str(folder))
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        active.stop()
+    # pyspark takes the workers' Python from PYSPARK_PYTHON when the context starts in-process
+    saved_python = os.environ.get("PYSPARK_PYTHON")
+    os.environ["PYSPARK_PYTHON"] = cl.python
+    # and the driver's own Python workers (the source's planner) start in the driver's folder:
+    # not the source tree, whose binlog_grammar/ (without generated/) would shadow the zip
+    saved_cwd = os.getcwd()
+    os.chdir(folder)
+    # the driver's own Python workers (the source's planner) need the package too: a user's
+    # driver has it installed; here the driver's JVM is started afresh with the zip on its
+    # PYTHONPATH (the executors' copy is the one ship() sends, checked below)
+    from binlog_grammar.spark.shipping import build_zip
+    from pyspark import SparkContext
+
+    zip_path = build_zip(str(folder / "driver" / "binlog-grammar-spark.zip")) if os.makedirs(
+        folder / "driver") is None else None
+    saved_pp = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = zip_path
+    if SparkContext._gateway is not None:
+        SparkContext._gateway.shutdown()
+        SparkContext._gateway = SparkContext._jvm = None
+    spark = (SparkSession.builder.master(cl.master_url).appName("binlog-grammar cluster test")
+             .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+             .config("spark.pyspark.python", cl.python)
+             .config("spark.executor.memory", "512m").config("spark.cores.max", "2")
+             .config("spark.ui.showConsoleProgress", "false")
+             .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+    spark.sparkContext.setLogLevel("FATAL")
+    # shipped before the source is registered: the source's Python functions carry the
+    # session's Python includes of the time they are registered
+    ship(spark, str(folder / "binlog-grammar-spark.zip"))
+    register(spark)
+    try:
+        yield spark, cl, endpoint
+    finally:
+        spark.stop()
+        cl.stop()
+        moto.stop()
+        os.chdir(saved_cwd)
+        if saved_pp is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = saved_pp
+        if saved_python is None:
+            os.environ.pop("PYSPARK_PYTHON", None)
+        else:
+            os.environ["PYSPARK_PYTHON"] = saved_python
+
+
+def _norm(rows):
+    for r in rows:
+        r["source"]["file"] = os.path.basename(r["source"]["file"])
+    return sorted(rows, key=lambda r: json.dumps(r, sort_keys=True, default=str))
+
+
+def test_read_on_two_workers(cluster):
+    spark, cl, endpoint = cluster
+    opts = {"s3.endpoint": endpoint, "s3.access_key": KEY, "s3.secret_key": SECRET,
+            "split_bytes": "1024"}
+    df = spark.read.format("binlog").options(**opts).load("s3://data/logs/")
+    assert df.rdd.getNumPartitions() >= 4
+    want = _norm(plain_records([str(p) for p in SAMPLES]))
+    assert want and _norm(df_records(df)) == want
+
+    # the executors' Python has no binlog_grammar of its own: the shipped zip's
+    def where(_):
+        import sys
+
+        import binlog_grammar
+
+        yield sys.executable, binlog_grammar.__file__
+
+    seen = spark.sparkContext.parallelize(range(2), 2).mapPartitions(where).collect()
+    # (the zip SparkFiles put in the executor's folder of a worker's work directory)
+    assert all(exe == cl.python and f.startswith("./binlog-grammar-spark.zip/") for exe, f in seen), seen
+
+    # both workers ran executors of this application, each with tasks
+    app = spark.sparkContext.applicationId
+    ui = spark.sparkContext.uiWebUrl
+    with urllib.request.urlopen(f"{ui}/api/v1/applications/{app}/allexecutors", timeout=10) as r:
+        execs = [e for e in json.load(r) if e["id"] != "driver"]
+    assert len([e for e in execs if e["totalTasks"] > 0]) >= 2, execs
+    for wd in cl.work_dirs:
+        assert os.path.isdir(os.path.join(wd, app)), os.listdir(wd)
+
+
+def test_pipeline_on_the_cluster(cluster, tmp_path):
+    import io
+
+    from binlog_grammar.spark.pipeline import run_pipeline
+
+    spark, cl, endpoint = cluster
+    opts = {"s3.endpoint": endpoint, "s3.access_key": KEY, "s3.secret_key": SECRET}
+    want = plain_records([str(p) for p in SAMPLES])
+    # the pipeline on the same cluster: its driver's environment names the endpoint
+    import argparse
+
+    from binlog_grammar.spark import fs
+
+    saved = dict(fs._conf)
+    fs._conf.clear()
+    fs._conf.update({k: v for k, v in opts.items() if k.startswith("s3.")})
+    try:
+        args = argparse.Namespace(input=["s3://data/logs/"], output=str(tmp_path / "o"),
+                                  master=cl.master_url, table=[], exclude_table=[], schema=None,
+                                  no_checksum=False, split_bytes=1024)
+        out = io.StringIO()
+        assert run_pipeline(args, spark, out=out) == 0, out.getvalue()
+    finally:
+        fs._conf.clear()
+        fs._conf.update(saved)
+    state = json.loads((tmp_path / "o" / "_binlog_state.json").read_text())
+    assert [f["path"] for f in state["files"]] == [f"s3://data/logs/{p.name}" for p in SAMPLES]
+    assert spark.read.parquet(str(tmp_path / "o" / "changes")).count() == len(want)
+
