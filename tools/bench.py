@@ -214,7 +214,7 @@ FLASHBACK = {"cli-flashback": ["dump", "--flashback"],
              "mariadb-binlog-flashback": ["--flashback"]}
 # dump's default replay form (and -v) against mariadb-binlog FILE (and -v), both whole processes
 # (issue 28: BINLOG blocks of the events' bytes, byte-identical output)
-REPLAY = {"cli-replay": ["dump"], "cli-replay-v": ["dump", "-v"],
+REPLAY = {"cli-replay": ["dump", "--base64-output=auto"], "cli-replay-v": ["dump", "--base64-output=auto", "-v"],
           "mariadb-binlog-replay": [], "mariadb-binlog-replay-v": ["-v"]}
 
 # start to end of the command a user types (issue 26): the whole process, imports included

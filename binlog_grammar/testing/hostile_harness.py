@@ -268,7 +268,7 @@ class Harness:
             scripts["dump"] = self.output("dump", src["files"], "-vv",
                                           "--base64-output=decode-rows")
         if "dump-replay" in outputs:
-            scripts["dump-replay"] = self.output("dump", src["files"])
+            scripts["dump-replay"] = self.output("dump", src["files"], "--base64-output=AUTO")
         if "flashback-binlog" in outputs:
             scripts.setdefault("sql", self.output("sql", src["files"]))
             scripts["flashback-binlog"] = self.output("dump", src["files"], "--flashback")

@@ -58,7 +58,7 @@ def test_password_options_are_not_abbreviated(argv, capsys, monkeypatch):
     assert "unrecognized option " + argv[1].split("=")[0] in text, text
 
 
-@pytest.mark.parametrize("argv", [["stream", "--ssl-m", "disabled"], ["dump", "-vv", "--base64-output=decode-rows", "--start-pos", "4", "x"],
+@pytest.mark.parametrize("argv", [["stream", "--ssl-m", "disabled"], ["dump", "--start-pos", "4", "x"],
                                   ["repair", "--conn", "x"], ["--spec", "specs", "verify", "x"]])
 def test_no_option_is_abbreviated(argv, capsys, monkeypatch):
     rc, text = run(argv, capsys, monkeypatch)
