@@ -24,16 +24,16 @@ def base64_output(text: str) -> str:
 def add_replay_options(parser):
     """-v/--verbose, --base64-output, -s/--short-form, --skip-gtids on `parser` (dump)."""
     parser.add_argument("-v", "--verbose", action="count", default=0,
-                        help="with the BINLOG blocks of row events, their rows as `###` "
+                        help="with the BINLOG blocks of row events, their rows as ### "
                              "pseudo-SQL comment lines (-vv: with each column's type), as "
                              "mysqlbinlog -v/-vv")
     parser.add_argument("--base64-output", type=base64_output, default=None,
                         metavar="AUTO|NEVER|DECODE-ROWS",
                         help="AUTO: row events as BINLOG '...' statements the client replays; "
-                             "DECODE-ROWS: rows only as `###` comment lines (not replayable); "
+                             "DECODE-ROWS: rows only as ### comment lines (not replayable); "
                              "NEVER: refuse a row event; as mysqlbinlog's option")
     parser.add_argument("-s", "--short-form", action="store_true",
-                        help="only the statements, without the `# at` and header comment "
+                        help="only the statements, without the # at and header comment "
                              "lines and BINLOG blocks of row events, as mysqlbinlog -s")
     parser.add_argument("--skip-gtids", action="store_true",
                         help="leave out the GTID lines (and the GTID list and checkpoint), "
