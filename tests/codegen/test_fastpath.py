@@ -236,6 +236,7 @@ def test_bad_bytes_fall_back_and_are_counted(monkeypatch, tmp_path):
     bf = BinlogFile(SAMPLE)
     slow = [e.data for e in bf]
     assert calls and bf.fallbacks == {"QUERY_EVENT": len(calls)}
+    n = len(calls)  # one refusal per QUERY_EVENT of one reading of the file
     monkeypatch.setitem(F.EVENT_READERS, _code("QUERY_EVENT"), real)
     assert [exact(d) for d in slow] == [exact(e.data) for e in BinlogFile(SAMPLE, fast=False)]
     monkeypatch.setitem(F.EVENT_READERS, _code("QUERY_EVENT"), refusing)
@@ -246,6 +247,8 @@ def test_bad_bytes_fall_back_and_are_counted(monkeypatch, tmp_path):
 
     from binlog_grammar import cli
 
+    # stats' count is its own reading's; describing the largest and longest transactions parses
+    # some of their events again, which the reader also refuses, but which are not that count
     for argv in (["stats", str(SAMPLE)], ["stats", "--json", str(SAMPLE)]):
         calls.clear()
         out = io.StringIO()
@@ -253,9 +256,11 @@ def test_bad_bytes_fall_back_and_are_counted(monkeypatch, tmp_path):
             assert cli.main(argv) == 0
         if "--json" in argv:
             fb = json.loads(out.getvalue())["fast_path_fallbacks"]
-            assert fb == {"count": len(calls), "by_file": {str(SAMPLE): {"QUERY_EVENT": len(calls)}}}
+            assert len(calls) >= n
+            assert fb == {"count": n, "by_file": {str(SAMPLE): {"QUERY_EVENT": n}}}
         else:
-            assert f"fast-path fallbacks (events parsed again by construct): {len(calls)}" in \
+            assert len(calls) >= n
+            assert f"fast-path fallbacks (events parsed again by construct): {n}" in \
                 out.getvalue()
             assert f"{SAMPLE}  QUERY_EVENT" in out.getvalue()
 

@@ -149,6 +149,10 @@ def test_compiled_objects_equal_python_on_random_rows(case):
 # floats at their edges, the temporal values' text as the adapters build it, valid or not
 FLOATS = st.sampled_from([0.0, -0.0, 5e-324, 1.7976931348623157e308, float("nan"), float("-nan"),
                           float("inf"), float("-inf"), -1.5, 2.0 ** -1022])
+# a FLOAT column's edges are float32's: its largest finite value and smallest subnormal (a
+# double's largest cannot be built into four bytes at all)
+FLOATS32 = st.sampled_from([0.0, -0.0, 2.0 ** -149, 3.4028234663852886e38, float("nan"),
+                            float("inf"), float("-inf"), -1.5, 2.0 ** -126])
 
 
 def _temporal(c):
@@ -182,7 +186,7 @@ def _edge_cell(data, c):
         width = 4 if kind == "FLOAT" else 8
         bits = st.integers(0, (1 << 8 * width) - 1).map(
             lambda u: struct.unpack("<f" if width == 4 else "<d", u.to_bytes(width, "little"))[0])
-        return data.draw(bits | FLOATS)
+        return data.draw(bits | (FLOATS32 if width == 4 else FLOATS))
     if kind == "LONGLONG" and c.unsigned:
         return data.draw(st.integers((1 << 63) - 2, (1 << 64) - 1))
     if kind in ("DATE", "NEWDATE", "DATETIME", "DATETIME2", "TIME", "TIME2", "TIMESTAMP",
