@@ -24,6 +24,7 @@ from decimal import Decimal
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from binlog_grammar.output import quoting
 from binlog_grammar.testing import mariadb
 
 from helpers.paths import ROOT
@@ -145,11 +146,19 @@ def _status(db):
 
 
 def settle(db):
-    """Wait until the binlog stops growing: MariaDB writes a BINLOG_CHECKPOINT_EVENT into a new
-    file after FLUSH BINARY LOGS in the background, which one non-blocking run would see and
-    another, a moment earlier, not."""
+    """Wait until the binlog stops growing. After FLUSH BINARY LOGS, MariaDB writes a second
+    BINLOG_CHECKPOINT_EVENT into the new file, naming that file, in the background once the old
+    file's transactions are committed; a non-blocking run made a moment earlier than another
+    would not see it. So wait for the newest file to name itself, then for the position to hold."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        f = _status(db)[0]
+        shown = db.sql("SHOW BINLOG EVENTS IN " + quoting.string(f))
+        if any(line.split("\t")[2:3] == ["Binlog_checkpoint"] and line.rstrip().endswith(f)
+               for line in shown.splitlines()):
+            break
+        time.sleep(0.1)
     last, same = None, 0
-    deadline = time.monotonic() + 10
     while same < 3 and time.monotonic() < deadline:
         now = _status(db)
         same = same + 1 if now == last else 0
