@@ -24,4 +24,4 @@ fi
 python3 -m pip install -q --disable-pip-version-check -e '.[test,spark]'
 python3 -m binlog_grammar generate --check
 python3 -m binlog_grammar docs --check
-python3 -m pytest -q -p no:cacheprovider "$@"
+python3 -m pytest -q -p no:cacheprovider --durations=30 "$@"
