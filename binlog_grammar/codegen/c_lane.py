@@ -32,6 +32,9 @@ from ..lang.model import SpecSet
 from . import c_expr, c_fields
 
 ROWS_LAYOUTS = {"rows_event_v1": 1, "rows_event_v2": 2}
+# MariaDB's compressed rows events: their twin's layout up to the column bitmaps, then the rows
+# compressed (their `rows` field's decode: mariadb_zlib, inflated by lanes.h's bg_lanes_inflate)
+COMPRESSED_LAYOUTS = {"rows_compressed_event_v1": 1, "rows_compressed_event_v2": 2}
 TABLE_ID = "rows_table_id"
 
 
@@ -93,14 +96,34 @@ def _gtid_flags(specs: SpecSet, gtid) -> dict:
     return out
 
 
+def _compressed(ed, out: list) -> None:
+    """A compressed rows layout's events into out, when it is its twin's post-header and column
+    bitmaps then one `rows` field of the mariadb_zlib codec (else a SpecError)."""
+    version = COMPRESSED_LAYOUTS[ed.layout]
+    ph, body = _section(ed, "post_header"), _section(ed, "body")
+    ids = [f.id for f in ph]
+    want = ["table_id", "flags"] + (["extra_data_len"] if version == 2 else [])
+    last = body[-1] if body else None
+    if ids != want or last is None or last.id != "rows" or \
+            (last.decode or {}).get("codec") != "mariadb_zlib":
+        raise SpecError("the C loops read a compressed rows event as its twin's post-header and "
+                        "column bitmaps, then rows of the mariadb_zlib codec; change "
+                        "codegen/c_lane.py with the spec", ed.file, ed.line, ed.layout)
+    for n in ed.names:
+        if n.row_op:
+            out.append(dict(code=n.code, name=n.name, op=n.row_op, version=version))
+
+
 def model(specs: SpecSet) -> dict:
     by_name = {n.name: (n, ed) for ed in specs.events for n in ed.names}
     gname, gtid = by_name["GTID_EVENT"]
     g = _fixed(_section(gtid, "post_header"))
     xname, xid = by_name["XID_EVENT"]
     x = _fixed(_section(xid, "body"))
-    rows, shapes = [], []
+    rows, compressed = [], []
     for ed in specs.events:
+        if ed.layout in COMPRESSED_LAYOUTS:
+            _compressed(ed, compressed)
         if ed.layout not in ROWS_LAYOUTS:
             continue
         ph = _section(ed, "post_header")
@@ -127,7 +150,7 @@ def model(specs: SpecSet) -> dict:
         xid_code=xname.code, xid_at=_need(x, "xid", 8, xid, "XID_EVENT"),
         table_map_code=by_name["TABLE_MAP_EVENT"][0].code,
         annotate_code=by_name["ANNOTATE_ROWS_EVENT"][0].code,
-        rows=rows, table_id_width=table_id_width, **_gtid_flags(specs, gtid), **mysql(specs))
+        rows=rows, compressed_rows=compressed, table_id_width=table_id_width, **_gtid_flags(specs, gtid), **mysql(specs))
 
 
 def mysql(specs: SpecSet) -> dict:

@@ -6,7 +6,7 @@ The lane writes GTID_EVENTs (MariaDB), MySQL's GTID_LOG_EVENTs and ANONYMOUS_GTI
 whose statement (with the same header flags, sql_mode and default database) the Python path has
 written before (the lane repeats its lines, which output/quoting.py made), XIDs, ANNOTATE_ROWS whose statement comment quoting leaves
 as it is (printable ASCII), TABLE_MAPs of tables the Python path has read already, and rows events
-(v1, v2) whose table's plan (output/vv_native.py) the Python path has made already and whose rows
+(v1, v2, and MariaDB's compressed ones, inflated in C) whose table's plan (output/vv_native.py) the Python path has made already and whose rows
 the compiled readers write. At any other event, an event failing its CRC32, a relay log's
 positions, or a value the compiled readers refuse, it stops; the stream reads that event as before
 (binlog.stream: `Stream.lane`, `BinlogFile.skip_to`), and this module then learns from it (a new

@@ -52,6 +52,7 @@ typedef struct bg_lane_run {
     int gtids;       /* how many */
     uint64_t *assigned;  /* the TABLE_MAPs written: table id, table number, in pairs */
     size_t nassigned, capassigned;
+    bg_buf inflated;  /* a compressed rows event's rows (bg_lanes_inflate) */
 } bg_lane_run;
 
 static int bg_lane_put_text(bg_buf *b, const bg_lane_text *t)
@@ -104,7 +105,10 @@ static int bg_lane_shape(int code, const uint8_t *d, int64_t dlen, int phl, uint
                          unsigned *flags, int64_t *at, int64_t *shape)
 {
     int64_t a, s;
-    if (bg_lanes_rows_head(bg_lanes_rows_version(code), d, dlen, phl, table_id, flags, &a) != 0 ||
+    int version = bg_lanes_rows_version(code);
+    if (version == 0)  /* a compressed one: its twin's head and shape */
+        version = bg_lanes_compressed_version(code);
+    if (bg_lanes_rows_head(version, d, dlen, phl, table_id, flags, &a) != 0 ||
             (s = bg_lanes_shape_len(bg_lanes_images(code), d, dlen, a)) < 0 || s > BG_LANE_MAX_SHAPE)
         return 1;
     *at = a;
@@ -140,6 +144,7 @@ static int bg_lane_assign(bg_lane_run *run, uint64_t table_id, int64_t reg)
 static void bg_lane_run_free(bg_lane_run *run)
 {
     bg_buf_free(&run->out);
+    bg_buf_free(&run->inflated);
     free(run->assigned);
     run->assigned = NULL;
     run->nassigned = run->capassigned = 0;
@@ -243,6 +248,13 @@ static int bg_lane_event(bg_lane *L, bg_lane_run *run, const uint8_t *raw, int64
         plan = s->plan;
         rows = d + at + shape;
         rows_len = dlen - at - shape;
+        if (bg_lanes_compressed_version(code)) {  /* MariaDB's compressed rows: inflated first */
+            int r = bg_lanes_inflate(rows, rows_len, &run->inflated);
+            if (r != 0)
+                return r;  /* -1: out of memory; 1: the Python path says what is wrong */
+            rows = (const uint8_t *)run->inflated.p;
+            rows_len = (int64_t)run->inflated.n;
+        }
         char digits[32];
         size_t n = 0;
         int nd = snprintf(digits, sizeof digits, "%llu", (unsigned long long)table_id);
@@ -713,6 +725,12 @@ PyMODINIT_FUNC PyInit__lane(void)
     if (bg_lane_code(rows, "UPDATE_ROWS_EVENT", 31) < 0) { Py_DECREF(codes); Py_DECREF(rows); Py_DECREF(m); return NULL; }
     if (bg_lane_code(rows, "DELETE_ROWS_EVENT", 32) < 0) { Py_DECREF(codes); Py_DECREF(rows); Py_DECREF(m); return NULL; }
     if (bg_lane_code(rows, "PARTIAL_UPDATE_ROWS_EVENT", 39) < 0) { Py_DECREF(codes); Py_DECREF(rows); Py_DECREF(m); return NULL; }
+    if (bg_lane_code(rows, "WRITE_ROWS_COMPRESSED_EVENT_V1", 166) < 0) { Py_DECREF(codes); Py_DECREF(rows); Py_DECREF(m); return NULL; }
+    if (bg_lane_code(rows, "UPDATE_ROWS_COMPRESSED_EVENT_V1", 167) < 0) { Py_DECREF(codes); Py_DECREF(rows); Py_DECREF(m); return NULL; }
+    if (bg_lane_code(rows, "DELETE_ROWS_COMPRESSED_EVENT_V1", 168) < 0) { Py_DECREF(codes); Py_DECREF(rows); Py_DECREF(m); return NULL; }
+    if (bg_lane_code(rows, "WRITE_ROWS_COMPRESSED_EVENT", 169) < 0) { Py_DECREF(codes); Py_DECREF(rows); Py_DECREF(m); return NULL; }
+    if (bg_lane_code(rows, "UPDATE_ROWS_COMPRESSED_EVENT", 170) < 0) { Py_DECREF(codes); Py_DECREF(rows); Py_DECREF(m); return NULL; }
+    if (bg_lane_code(rows, "DELETE_ROWS_COMPRESSED_EVENT", 171) < 0) { Py_DECREF(codes); Py_DECREF(rows); Py_DECREF(m); return NULL; }
     if (PyModule_AddObjectRef(m, "CODES", codes) < 0 || PyModule_AddObjectRef(m, "ROWS", rows) < 0 ||
             PyModule_AddObjectRef(m, "Lane", (PyObject *)&bg_lane_type) < 0 ||
             PyModule_AddIntConstant(m, "END", BG_LANE_END) < 0 ||
