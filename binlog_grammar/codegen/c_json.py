@@ -118,7 +118,7 @@ def rows_model(specs: SpecSet) -> dict:
     m = c_lane.model(specs)
     return dict(rows=[r for r in m["rows"] if r["name"] != PARTIAL],
                 skipped=[r for r in m["rows"] if r["name"] == PARTIAL],
-                table_id_width=m["table_id_width"])
+                compressed_rows=m["compressed_rows"], table_id_width=m["table_id_width"])
 
 
 def model(specs: SpecSet) -> dict:

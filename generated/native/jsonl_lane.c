@@ -498,7 +498,8 @@ static int bg_jl_data(int code, bg_buf *out, const uint8_t *d, int64_t n, uint64
 static int bg_jl_rows_version(int code)
 {
     if (code == 39) return 0;
-    return bg_lanes_rows_version(code);
+    int v = bg_lanes_rows_version(code);
+    return v ? v : bg_lanes_compressed_version(code);  /* MariaDB's compressed ones: inflated */
 }
 
 /* a rows event's table id and where its column count begins (after v2's extra data); 0, or 1
@@ -586,6 +587,7 @@ typedef struct bg_jl_run {
     int64_t tx_seq;
     int gtids;
     bg_buf data, frame;  /* scratch: an event's data, a rows event's frame */
+    bg_buf inflated;  /* a compressed rows event's rows (lanes.h's bg_lanes_inflate) */
 } bg_jl_run;
 
 /* a rows event's records; 0 written, 1 not this lane's, -1 out of memory or a Python error */
@@ -639,8 +641,17 @@ static int bg_jl_rows(bg_buf *out, int code, int phl, bg_jl_event *e, bg_jl_run 
         frame.piece[k] = run->frame.p + from;
         frame.len[k] = ends[k] - from;
     }
+    const uint8_t *p = e->d + at + shape;
+    int64_t n = e->dlen - at - shape;
+    if (bg_lanes_compressed_version(code)) {
+        int z = bg_lanes_inflate(p, n, &run->inflated);
+        if (z != 0)
+            return z;  /* -1: out of memory; 1: the Python path says what is wrong */
+        p = (const uint8_t *)run->inflated.p;
+        n = (int64_t)run->inflated.n;
+    }
     size_t start = out->n;
-    int64_t rows = bg_rows_jsonl(&op->plan, e->d + at + shape, e->dlen - at - shape, &frame, out);
+    int64_t rows = bg_rows_jsonl(&op->plan, p, n, &frame, out);
     if (rows == BG_NOMEM)
         return -1;
     if (rows < 0) {  /* refused: the Python path writes the event */
@@ -839,6 +850,7 @@ static PyObject *bg_py_lines(PyObject *self, PyObject *args)
     PyBuffer_Release(&view);
     bg_buf_free(&run.data);
     bg_buf_free(&run.frame);
+    bg_buf_free(&run.inflated);
     if (failed) {
         bg_buf_free(&out);
         Py_DECREF(run.assigned);
@@ -908,7 +920,7 @@ PyMODINIT_FUNC PyInit__jsonl_lane(void)
     if (m == NULL)
         return NULL;
     PyObject *codes = Py_BuildValue("{sisisisisisisi}", "TABLE_MAP_EVENT", 19, "QUERY_EVENT", BG_LANES_QUERY_CODE, "GTID_EVENT", 162, "XID_EVENT", 16, "ANNOTATE_ROWS_EVENT", 160, "GTID_LOG_EVENT", 33, "ANONYMOUS_GTID_LOG_EVENT", 34);
-    PyObject *rows = Py_BuildValue("{sisisisisisi}", "WRITE_ROWS_EVENT_V1", 23, "UPDATE_ROWS_EVENT_V1", 24, "DELETE_ROWS_EVENT_V1", 25, "WRITE_ROWS_EVENT", 30, "UPDATE_ROWS_EVENT", 31, "DELETE_ROWS_EVENT", 32);
+    PyObject *rows = Py_BuildValue("{sisisisisisisisisisisisi}", "WRITE_ROWS_EVENT_V1", 23, "UPDATE_ROWS_EVENT_V1", 24, "DELETE_ROWS_EVENT_V1", 25, "WRITE_ROWS_EVENT", 30, "UPDATE_ROWS_EVENT", 31, "DELETE_ROWS_EVENT", 32, "WRITE_ROWS_COMPRESSED_EVENT_V1", 166, "UPDATE_ROWS_COMPRESSED_EVENT_V1", 167, "DELETE_ROWS_COMPRESSED_EVENT_V1", 168, "WRITE_ROWS_COMPRESSED_EVENT", 169, "UPDATE_ROWS_COMPRESSED_EVENT", 170, "DELETE_ROWS_COMPRESSED_EVENT", 171);
     if (codes == NULL || rows == NULL || PyModule_AddObjectRef(m, "CODES", codes) < 0 ||
             PyModule_AddObjectRef(m, "ROWS", rows) < 0 ||
             PyModule_AddIntConstant(m, "END", BG_JLANE_END) < 0 ||
