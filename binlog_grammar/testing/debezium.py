@@ -175,6 +175,7 @@ class Capture:
     seconds: float = 0.0  # the whole capture
     stderr: str = ""
     extra: dict = field(default_factory=dict)
+    prefix: str = TOPIC_PREFIX  # its engine's topic.prefix (engines of one JVM each their own)
 
     def changes(self, table: str | None = None) -> list:
         """The change records' values (schema-change, transaction and marker records left out;
@@ -234,7 +235,16 @@ class DebeziumServer:
         server refuses (a drawn workload's duplicate key); include: the databases captured (a
         regular expression; `db` alone by default); before: statements run (in `db`) before
         the connector starts, for its snapshot (options {"snapshot.mode": "initial"})."""
-        options = dict(options or {})
+        return self.capture_many(sql, [(options, schemas)], db, timeout, force, include,
+                                 before)[0]
+
+    def capture_many(self, sql: list, option_sets: list, db: str | None = None,
+                     timeout: float = 120, force: bool = False, include: str | None = None,
+                     before: list = ()) -> list:
+        """`capture` under several option sets at once: [(options, schemas), ...] each an
+        engine of its own (its own server id, offsets and output) in one JVM, all capturing the
+        one run of `sql`; a Capture for each, in the order given. The JVM's start and the
+        connector's class loading, the slow part, are paid once."""
         self.count += 1
         db = db or f"dbz{self.count}"
         began = time.monotonic()
@@ -246,20 +256,33 @@ class DebeziumServer:
             self.server.sql("\n".join(s.rstrip().rstrip(";") + ";" for s in before), database=db)
         first_binlog = self.server.binlogs()[-1]
         workdir = Path(tempfile.mkdtemp(prefix="dbz-capture-", dir=self.server.tmp))
-        _write_properties(workdir / "engine.properties",
-                          properties(self.server, include or db, workdir, options, schemas))
-        out = workdir / "records.jsonl"
+        args, outs, prefixes = [], [], []
+        for i, (options, schemas) in enumerate(option_sets):
+            props = properties(self.server, include or db, workdir, dict(options or {}), schemas)
+            # engines of one JVM need their own topic.prefix: the connector's JMX metrics are
+            # named by it, and a second engine of the same name waits for the first one's
+            if i and "topic.prefix" not in (options or {}):
+                props["topic.prefix"] = f"{TOPIC_PREFIX}{i}"
+            prefixes.append(props["topic.prefix"])
+            props.update({"name": f"binlog-grammar-judge-{i}",
+                          "database.server.id": str(SERVER_ID + i),
+                          "offset.storage.file.filename": str(workdir / f"offsets-{i}.dat")})
+            _write_properties(workdir / f"engine-{i}.properties", props)
+            outs.append(workdir / f"records-{i}.jsonl")
+            args += [str(workdir / f"engine-{i}.properties"), str(outs[-1])]
         err = open(workdir / "stderr.txt", "w+b")
         proc = subprocess.Popen(
             ["java", "-Xss4m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
              "-Dlog4j2.level=WARN", "-Dlog4j.rootLogger=WARN",
              "-cp", f"{classpath()}:{self.driver}", CLASS,
-             str(workdir / "engine.properties"), str(out), f".{db}.{MARKER}", str(int(timeout))],
+             *args, f".{db}.{MARKER}", str(int(timeout))],
             stdout=subprocess.DEVNULL, stderr=err, cwd=workdir)
         try:
             deadline = time.monotonic() + timeout
-            while not self._dump_threads() - earlier:
-                if proc.poll() is not None or time.monotonic() > deadline:
+            while len(self._dump_threads() - earlier) < len(option_sets):
+                err.seek(0)
+                if proc.poll() is not None or time.monotonic() > deadline or \
+                        b"engine failed:" in err.read():
                     err.seek(0)
                     raise RuntimeError(f"the connector did not start streaming: "
                                        f"{err.read().decode(errors='replace')[-4000:]}")
@@ -285,14 +308,21 @@ class DebeziumServer:
             said = [line for line in stderr.splitlines()
                     if line.startswith(("engine stopped:", "timeout:"))]
             raise RuntimeError(f"the connector failed (exit {rc}): "
-                               f"{' '.join(said) or stderr[-4000:]}")
-        records = []  # lines end at \n only: U+2028 and U+0085 are text in a JSON string
-        for n, line in enumerate(out.read_bytes().decode("utf-8").split("\n")[:-1]):
-            try:
-                records.append(json.loads(line))
-            except ValueError as e:
-                raise RuntimeError(f"the connector's record {n + 1} is not JSON ({e}): "
-                                   f"{line[:2000]}") from None
+                               f"{chr(10).join(said) or stderr[-4000:]}")
         binlogs = [p for p in self.server.binlogs()
                    if p.name >= first_binlog.name]
-        return Capture(db, options, records, binlogs, started, time.monotonic() - began, stderr)
+        seconds = time.monotonic() - began
+        return [Capture(db, dict(options or {}), _records(out), binlogs, started, seconds,
+                        stderr, prefix=prefix)
+                for (options, _), out, prefix in zip(option_sets, outs, prefixes)]
+
+
+def _records(out: Path) -> list:
+    records = []  # lines end at \n only: U+2028 and U+0085 are text in a JSON string
+    for n, line in enumerate(out.read_bytes().decode("utf-8").split("\n")[:-1]):
+        try:
+            records.append(json.loads(line))
+        except ValueError as e:
+            raise RuntimeError(f"the connector's record {n + 1} is not JSON ({e}): "
+                               f"{line[:2000]}") from None
+    return records

@@ -68,11 +68,11 @@ def ddl_workload(db: str) -> list:
     ]
 
 
-def schema_change_records(records, dbs) -> list:
+def schema_change_records(records, dbs, prefix: str = TOPIC_PREFIX) -> list:
     """The streamed schema-change records of the databases `dbs`, as (key, value) in order."""
     out = []
     for rec in records:
-        if rec.get("destination") != TOPIC_PREFIX or not isinstance(rec.get("value"), dict):
+        if rec.get("destination") != prefix or not isinstance(rec.get("value"), dict):
             continue
         key, value = rec["key"], rec["value"]
         payload = value.get("payload", value)  # {"schema", "payload"} under schemas.enable
@@ -95,9 +95,9 @@ def _diff(path, a, b, out):
         out.append((path, a, b))
 
 
-def compare(theirs: list, ours: list, dbs) -> tuple:
+def compare(theirs: list, ours: list, dbs, prefix: str = TOPIC_PREFIX) -> tuple:
     """(records compared, [problems]) of the connector's records against the envelope's."""
-    a, b = schema_change_records(theirs, dbs), schema_change_records(ours, dbs)
+    a, b = schema_change_records(theirs, dbs, prefix), schema_change_records(ours, dbs, prefix)
     problems = []
     if len(a) != len(b):
         problems.append(f"{len(a)} schema-change records from the connector, {len(b)} from dump:"
@@ -122,20 +122,35 @@ def check(server, statements: list, dbs: list, options=None, schemas: bool = Fal
           base: str | None = None, cli=None):
     """Run `statements` under the connector (capturing `base` and the databases `dbs`), dump
     the binlogs with kafka.records, compare their schema-change records: (count, problems)."""
-    options = dict(options or {})
+    return check_many(server, statements, dbs, [(options, schemas)], base, cli)[0]
+
+
+def check_many(server, statements: list, dbs: list, option_sets: list,
+               base: str | None = None, cli=None) -> list:
+    """`check` of one run of `statements` under every option set [(options, schemas), ...]
+    (one engine each, in one JVM): [(count, problems), ...]."""
     server.count += 1
     base = base or f"dbz{server.count}"
-    cap = server.capture(statements + [f"USE `{base}`"], options, schemas=schemas, db=base,
-                         force=True, include=f"{base}|" + "|".join(dbs))
-    ours = dump_records(cap.binlogs, {**options, "connector": "mysql"}, schemas, cli)
-    return compare(cap.records, ours, set(dbs))
+    caps = server.capture_many(statements + [f"USE `{base}`"], option_sets, db=base,
+                               force=True, include=f"{base}|" + "|".join(dbs))
+    out = []
+    for cap, (options, schemas) in zip(caps, option_sets):
+        ours = dump_records(cap.binlogs, {**(options or {}), "connector": "mysql"}, schemas, cli,
+                            cap.prefix)
+        out.append(compare(cap.records, ours, set(dbs), cap.prefix))
+    return out
 
 
-def check_cases(server, cases: list, options=None, schemas: bool = False):
+def case_statements(server, cases: list) -> tuple:
     """Drawn cases (debezium_diff.connector_cases: a CREATE TABLE and its workload each, in
-    databases of their own) through `check`."""
+    databases of their own) as (statements, databases, base database)."""
     server.count += 1
     base = f"dbz{server.count}"
     dbs = [f"{base}_{i}" for i in range(len(cases))]
-    sql = [s for case, db in zip(cases, dbs) for s in case_sql(case, db)]
+    return [s for case, db in zip(cases, dbs) for s in case_sql(case, db)], dbs, base
+
+
+def check_cases(server, cases: list, options=None, schemas: bool = False):
+    """Drawn cases through `check`."""
+    sql, dbs, base = case_statements(server, cases)
     return check(server, sql, dbs, options, schemas, base=base)

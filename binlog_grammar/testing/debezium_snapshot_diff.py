@@ -58,10 +58,11 @@ def snapshot_records(records, dbs) -> list:
     return out
 
 
-def dump_snapshot(server, dbs, options: dict, schemas: bool = False, cli=None) -> list:
+def dump_snapshot(server, dbs, options: dict, schemas: bool = False, cli=None,
+                  prefix: str = TOPIC_PREFIX) -> list:
     cmd = [*(cli or [sys.executable, "-m", "binlog_grammar"]), "dump", "--format", "jsonl",
            "--envelope", "debezium"]
-    opts = {"topic.prefix": TOPIC_PREFIX, "kafka.records": "true",
+    opts = {"topic.prefix": prefix, "kafka.records": "true",
             "schemas.enable": str(schemas).lower(), "connector": "mysql",
             "snapshot.mode": "initial_only", "database.hostname": "127.0.0.1",
             "database.port": str(server.port), "database.user": USER,
@@ -79,18 +80,29 @@ def dump_snapshot(server, dbs, options: dict, schemas: bool = False, cli=None) -
 def check(judge, cases: list, options=None, schemas: bool = False, cli=None):
     """The drawn or fixed `cases` (testing.schema.Case) snapshotted by the connector and by
     dump: (records compared, values compared, [problems])."""
-    options = dict(options or {})
+    return check_many(judge, cases, [(options, schemas)], cli)[0]
+
+
+def check_many(judge, cases: list, option_sets: list, cli=None) -> list:
+    """`check` under every option set [(options, schemas), ...] at once (one engine each, in
+    one JVM, snapshotting the same tables): [(records, values, [problems]), ...]."""
     judge.count += 1
     base = f"dbz{judge.count}"
     dbs = [f"{base}_{i}" for i in range(len(cases))]
     before = [s for case, db in zip(cases, dbs) for s in case_sql(case, db)] + [f"USE `{base}`"]
-    cap = judge.capture([], {**options, "snapshot.mode": "initial"}, schemas=schemas, db=base,
-                        force=True, include=f"{base}(_[0-9]+)?", before=before)
-    theirs = snapshot_records(cap.records, set(dbs))
-    ours = snapshot_records(dump_snapshot(judge.server, [base] + dbs, options, schemas, cli),
-                            set(dbs))
-    problems, values, wrong = [], 0, {}
+    caps = judge.capture_many([], [({**(o or {}), "snapshot.mode": "initial"}, s)
+                                   for o, s in option_sets], db=base, force=True,
+                              include=f"{base}(_[0-9]+)?", before=before)
     types, defaults = column_types(judge, dbs)
+    return [_compare(judge, cap, dbs, base, dict(options or {}), schemas, cli, types, defaults)
+            for cap, (options, schemas) in zip(caps, option_sets)]
+
+
+def _compare(judge, cap, dbs, base, options, schemas, cli, types, defaults):
+    theirs = snapshot_records(cap.records, set(dbs))
+    ours = snapshot_records(dump_snapshot(judge.server, [base] + dbs, options, schemas, cli,
+                                          cap.prefix), set(dbs))
+    problems, values, wrong = [], 0, {}
     if len(theirs) != len(ours):
         problems.append(f"{len(theirs)} snapshot records from the connector, {len(ours)} from "
                         "dump")
