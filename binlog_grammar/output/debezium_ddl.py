@@ -64,23 +64,32 @@ def _up(tok) -> str:
 
 
 class Column:
-    """What the DDL declared of one column: its type word (upper case) and DEFAULT literal
-    (None: none, or one that is not a literal)."""
+    """What the DDL declared of one column: its type word (upper case), DEFAULT literal (None:
+    none, or one that is not a literal) and the numbers in parentheses after the type word
+    (FLOAT(7,3): ("7", "3"); none: ())."""
 
-    __slots__ = ("type", "default")
+    __slots__ = ("type", "default", "size")
 
-    def __init__(self, type_: str, default):
+    def __init__(self, type_: str, default, size: tuple = ()):
         self.type = type_
         self.default = default
+        self.size = size
 
     def __eq__(self, other):
-        return isinstance(other, Column) and (self.type, self.default) == (other.type, other.default)
+        return isinstance(other, Column) and (self.type, self.default, self.size) == (
+            other.type, other.default, other.size)
 
     def __hash__(self):
-        return hash((self.type, self.default))
+        return hash((self.type, self.default, self.size))
 
     def __repr__(self):
-        return f"Column({self.type!r}, {self.default!r})"
+        return f"Column({self.type!r}, {self.default!r}, {self.size!r})"
+
+    @property
+    def double_float(self) -> bool:
+        """A FLOAT with a scale (FLOAT(M,D)): the connector's DDL parser makes it a DOUBLE (its
+        schema `double`, its value the 32-bit float the binlog holds, written as a double)."""
+        return self.type in ("FLOAT", "FLOAT4") and len(self.size) == 2
 
 
 BOOL_TYPES = frozenset({"BOOL", "BOOLEAN"})  # TINYINT(1) in the binlog, booleans in Debezium
@@ -159,9 +168,9 @@ class DeclaredColumns:
                 name = clause[j][1].lower()
                 old = cols[name]
                 if words[j + 1] == "SET" and _up(clause[j + 2]) == "DEFAULT":
-                    cols[name] = Column(old.type, _literal(clause[j + 3:]))
+                    cols[name] = Column(old.type, _literal(clause[j + 3:]), old.size)
                 elif words[j + 1] == "DROP":
-                    cols[name] = Column(old.type, None)
+                    cols[name] = Column(old.type, None, old.size)
             elif action == "DROP" and j < len(clause) and words[1] not in _NOT_COLUMNS:
                 cols.pop(clause[j][1].lower(), None)
             elif action == "RENAME" and words[1:2] in (["TO"], ["AS"]) and len(clause) > 2:
@@ -229,7 +238,11 @@ def _column(toks) -> Column:
         elif depth == 0 and _up(t) == "DEFAULT":
             default = _literal(toks[k + 1:])
             break
-    return Column(_up(toks[0]) if toks else "", default)
+    size = ()
+    if len(toks) > 2 and toks[1] == ("p", "("):
+        end = next((k for k, t in enumerate(toks) if t == ("p", ")")), 0)
+        size = tuple(t[1] for t in toks[2:end] if t[0] == "num" or t[0] == "word")
+    return Column(_up(toks[0]) if toks else "", default, size)
 
 
 def _literal(toks):

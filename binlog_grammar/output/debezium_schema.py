@@ -46,6 +46,8 @@ def column_schema(col, settings, declared=None) -> dict:
         if value is not None:  # after "optional", where the JSON converter writes it
             out = {k: v for k, v in out.items() if k in ("type", "optional")} | {"default": value} | {
                 k: v for k, v in out.items() if k not in ("type", "optional")}
+    if declared is not None and declared.double_float and out.get("type") == "float":
+        out["type"] = "double"  # FLOAT(M,D): the connector's DDL parser makes it a DOUBLE
     if declared is not None and declared.type in BOOL_TYPES and out.get("type") == "int16":
         out["type"] = "boolean"  # BOOL: TINYINT(1) in the binlog, a boolean in the connector
         if "default" in out:

@@ -157,6 +157,12 @@ def _float32(col, s):
     return lambda v: float32(v) if type(v) is float else _other(v, s)
 
 
+def as_double(write):
+    """A FLOAT column's writer where the connector's schema is a double (FLOAT(M,D)): the
+    32-bit value the binlog holds, written as the double it is (1.1 is 1.100000023841858)."""
+    return lambda v: v if type(v) is float and math.isfinite(v) else write(v)
+
+
 def _float64(col, s):
     return lambda v: (v if math.isfinite(v) else float32(v)) if type(v) is float else _other(v, s)
 
