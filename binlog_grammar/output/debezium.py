@@ -35,6 +35,7 @@ from ..generated.enums import COLUMN_TYPE
 from ..runtime.values import Geometry
 from .debezium_ddl import BOOL_TYPES, DeclaredColumns
 from .debezium_schema_change import SchemaModel
+from .debezium_snapshot import schema_change_records
 from .debezium_values import Settings, as_double, image, text_value, writers_of, zoned_text
 from .dump import ServerCharsets, is_text
 
@@ -103,6 +104,7 @@ class _Tx:
 class DebeziumWriter:
     """The Debezium records of a stream's events, given in stream order (row changes only:
     the connector writes no record for the other events)."""
+    VERSION = VERSION
 
     def __init__(self, options: Optional[dict] = None):
         o = self.options = check_options(options)
@@ -119,9 +121,8 @@ class DebeziumWriter:
         # kafka.records; plain lines (no topic) hold the change events only unless asked
         self.schema_changes = o.get("include.schema.changes", o["kafka.records"]) == "true"
         self.model = SchemaModel()
-        # snapshot.mode=initial: `snapshot_source()` (set by the caller that knows the server:
-        # cli/envelopes.py) gives a replication.snapshot.Snapshot, written before the binlog's
-        # changes, which are then written from its position on (initial_only: none)
+        # snapshot.mode=initial: `snapshot_source()` (set by cli/envelopes.py) gives a Snapshot,
+        # written before the binlog's changes from its position on (initial_only: none)
         self.snapshot_mode = o["snapshot.mode"]
         self.snapshot_source = None
         self.snapshot_at = None  # (file, pos) once taken
@@ -171,21 +172,21 @@ class DebeziumWriter:
         return mine > name or (mine == name and int(ev.offset) >= pos)
 
     def snapshot_records(self) -> Iterator[dict]:
-        """The snapshot's `op: "r"` records (snapshot.mode=initial), each table's rows in the
-        order the server returned them, `source.snapshot` first / first_in_data_collection /
-        true / last_in_data_collection / last as the connector marks them."""
+        """The snapshot's records (snapshot.mode=initial): its schema changes, then `op: "r"`
+        rows in the server's order, `source.snapshot` marked as the connector marks them."""
         if self.snapshot_source is None:
             raise ValueError("snapshot.mode=initial reads the tables from a server: give "
                              "database.hostname (and database.port, database.user, "
                              "database.password or MYSQL_PWD)")
         snap = self.snapshot_source()
         self.snapshot_at = (snap.file, snap.pos)
+        if self.schema_changes:  # the connector's schema-change records of its snapshot first
+            yield from schema_change_records(self, snap, self._connector_name(snap))
         rows = [(t, r) for t in snap.tables for r in t.rows]
         ts = snap.ts_ms
         first = snap.tables[0] if snap.tables else None
         for n, (t, row) in enumerate(rows):
-            # first: the first row of the first table read (none when it is empty); last:
-            # the last record, whichever table it is in (the connector holds one back)
+            # first: the first row of the first table read (none when empty); last: the last
             if n == len(rows) - 1:
                 mark = "last"
             elif t is first and row is t.rows[0]:

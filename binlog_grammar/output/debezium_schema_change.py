@@ -172,7 +172,9 @@ def _column(name: str, toks, table_charset: Optional[str]):
     else:
         nums = [int(p[0][1]) for p in args if len(p) == 1 and p[0][1].isdigit()]
         if nums:
-            c.length = nums[0]
+            # a length of 0 is 10 to the connector's parser (BINARY(0), CHAR(0), DECIMAL(0,0),
+            # BIT(0), ...; seen with 3.6.3), but a temporal type's fraction digits
+            c.length = nums[0] or (0 if base in ("TIME", "DATETIME", "TIMESTAMP") else 10)
             if len(nums) > 1:
                 c.scale = nums[1]
         if base in _DECIMALS:

@@ -13,7 +13,9 @@ of the same kinds as the binlog's rows decode to (int, Decimal, float, date, dat
 str, bytes, frozenset for SET); each table's columns as `binlog.rows.Column`s built from
 information_schema.COLUMNS, as a TABLE_MAP with full metadata gives them. A zero or invalid date
 stays its text (the writers read it as null). GEOMETRY values are the server's bytes (SRID, then
-WKB). Nothing is written to the server.
+WKB). With them the snapshot's schema: each table's SHOW CREATE TABLE, its database's default
+character set and collation, the server's (the connector's snapshot writes its schema-change
+records from them). Nothing is written to the server.
 """
 from __future__ import annotations
 
@@ -51,6 +53,7 @@ class SnapshotTable:
     columns: list  # [binlog.rows.Column]
     primary_key: list  # column names
     rows: list = field(default_factory=list)  # [{column name: value}]
+    create: str = ""  # its SHOW CREATE TABLE (the snapshot's schema-change record)
 
 
 @dataclass
@@ -60,6 +63,10 @@ class Snapshot:
     ts_ms: int  # the server's clock when the snapshot was taken
     mariadb: bool = False  # the server says it is MariaDB
     tables: list = field(default_factory=list)  # [SnapshotTable]
+    # the server's character_set_server and collation_server, and each captured table's
+    # database's default ones ({db: (charset, collation)}): the snapshot's schema changes
+    server_charset: tuple = ()
+    databases: dict = field(default_factory=dict)
 
 
 def _text(v: Optional[bytes]) -> Optional[str]:
@@ -198,6 +205,8 @@ def read_snapshot(conn, databases=None, tables=None) -> Snapshot:
         now, version = conn.query("SELECT UNIX_TIMESTAMP(), VERSION()")[1][0]
         snap = Snapshot(at[0], at[1], int(decimal.Decimal(now.decode()) * 1000),
                         b"mariadb" in (version or b"").lower())
+        snap.server_charset = tuple(v.decode() for v in conn.query(
+            "SELECT @@character_set_server, @@collation_server")[1][0])
         found = conn.query_dicts(
             "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE "
             "TABLE_TYPE = 'BASE TABLE' AND TABLE_SCHEMA NOT IN ("
@@ -221,7 +230,14 @@ def read_snapshot(conn, databases=None, tables=None) -> Snapshot:
             listed = ", ".join(_q(c.name) for c in cols) or "*"
             _, rows = conn.query(f"SELECT {listed} FROM {_q(db)}.{_q(name)}")
             values = [{c.name: value_of(c, v) for c, v in zip(cols, row)} for row in rows]
-            snap.tables.append(SnapshotTable(db, name, cols, pk, values))
+            create = conn.query(f"SHOW CREATE TABLE {_q(db)}.{_q(name)}")[1][0][1]
+            snap.tables.append(SnapshotTable(db, name, cols, pk, values,
+                                             create.decode("utf-8", "surrogateescape")))
+            if db not in snap.databases:
+                found_db = conn.query_dicts(
+                    "SELECT DEFAULT_CHARACTER_SET_NAME AS c, DEFAULT_COLLATION_NAME AS o FROM "
+                    "information_schema.SCHEMATA WHERE SCHEMA_NAME = " + _lit(db))
+                snap.databases[db] = (found_db[0]["c"], found_db[0]["o"])
         return snap
     finally:
         conn.query("COMMIT")

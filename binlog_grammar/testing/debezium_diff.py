@@ -379,3 +379,4 @@ def column_types(server, dbs):
 diff_paths = _diff
 bytes_of = _bytes_of
 same_float32 = _float32
+exact32 = _exact32

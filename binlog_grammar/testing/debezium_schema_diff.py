@@ -56,6 +56,9 @@ def ddl_workload(db: str) -> list:
         "DROP TABLE IF EXISTS c3, b3, nothere",
         "CREATE TABLE IF NOT EXISTS a (z INT)",
         "CREATE TABLE sel AS SELECT 1 AS one, 'x' AS two",
+        # lengths of 0: 10 to the connector's parser, but a temporal type's fraction digits
+        "CREATE TABLE zl (a BINARY(0), b CHAR(0), c VARCHAR(0), d VARBINARY(0), g DECIMAL(0,0),"
+        " h FLOAT(0), k BIT(0), i TIME(0), j DATETIME(0), l TIMESTAMP(0) NULL)",
         "ALTER TABLE a DROP PRIMARY KEY, ALTER COLUMN e SET DEFAULT 'x'",
         f"CREATE TABLE `{db}`.q (id INT PRIMARY KEY)",
         "TRUNCATE TABLE q",

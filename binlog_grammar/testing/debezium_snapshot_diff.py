@@ -4,7 +4,9 @@ before the connector starts (`DebeziumServer.capture(before=...)`, snapshot.mode
 statement runs while it streams but the marker row, then `dump --format jsonl --envelope
 debezium --debezium-option snapshot.mode=initial_only` reads the same tables from the same
 server (the connector's login) and the `op: "r"` records are compared, key and value, field by
-field, in order.
+field, in order; and the schema-change records the connector writes for its snapshot (SET
+character_set_server, DROP TABLE, DROP/CREATE DATABASE, USE, each table's SHOW CREATE TABLE:
+output/debezium_snapshot.py), key and value, field for field.
 
 Fields that cannot match: the envelope's and the source's `ts_ms`/`ts_us`/`ts_ns` (the time each
 snapshot was taken), `source.pos` and `source.file` (the binlog position of each snapshot: the
@@ -18,7 +20,7 @@ import subprocess
 import sys
 
 from .debezium import PASSWORD, TOPIC_PREFIX, USER
-from .debezium_diff import bytes_of, case_sql, column_types, diff_paths, same_float32
+from .debezium_diff import bytes_of, case_sql, column_types, diff_paths, exact32, same_float32
 from .debezium_diff import connector_wrong as change_mistake
 
 SKIP = ("ts_ms", "ts_us", "ts_ns", "source.pos", "source.file")
@@ -100,8 +102,8 @@ def check_many(judge, cases: list, option_sets: list, cli=None) -> list:
 
 def _compare(judge, cap, dbs, base, options, schemas, cli, types, defaults):
     theirs = snapshot_records(cap.records, set(dbs))
-    ours = snapshot_records(dump_snapshot(judge.server, [base] + dbs, options, schemas, cli,
-                                          cap.prefix), set(dbs))
+    ours_all = dump_snapshot(judge.server, [base] + dbs, options, schemas, cli, cap.prefix)
+    ours = snapshot_records(ours_all, set(dbs))
     problems, values, wrong = [], 0, {}
     if len(theirs) != len(ours):
         problems.append(f"{len(theirs)} snapshot records from the connector, {len(ours)} from "
@@ -129,7 +131,7 @@ def _compare(judge, cap, dbs, base, options, schemas, cli, types, defaults):
             if column and y is None and x is not None and defaults.get((db, table, column)):
                 mistake = "NULL written as the DEFAULT"  # as debezium_diff.compare counts it
             elif column and sql_type.startswith("float") and same_float32(x) is not None \
-                    and same_float32(x) == same_float32(y):
+                    and same_float32(x) == same_float32(y) and not exact32(x):
                 mistake = "the same float32, other digits"  # as debezium_diff.compare
             if mistake:
                 wrong[mistake] = wrong.get(mistake, 0) + 1
@@ -141,4 +143,43 @@ def _compare(judge, cap, dbs, base, options, schemas, cli, types, defaults):
                             f"dump {json.dumps(y)[:160]}")
     if wrong:
         print(f"the connector's known mistakes: {wrong}")
-    return len(theirs), values, problems
+    count, more = compare_schema_changes(cap.records, ours_all, {base, "", *dbs}, cap.prefix)
+    return len(theirs) + count, values, problems + more
+
+
+def schema_change_records(records, dbs, prefix: str = TOPIC_PREFIX) -> list:
+    """The snapshot's schema-change records (source.snapshot true or last) of the databases
+    `dbs` ("" for the SET character_set_server), as (key, value) in order."""
+    out = []
+    for rec in records:
+        value = rec.get("value")
+        if str(rec.get("destination") or rec.get("topic")) != prefix or not isinstance(value, dict):
+            continue
+        payload = value.get("payload", value)
+        if (payload.get("source") or {}).get("snapshot") in ("true", "last") and \
+                payload.get("databaseName") in dbs:
+            out.append((rec.get("key"), value))
+    return out
+
+
+def compare_schema_changes(theirs: list, ours: list, dbs, prefix: str = TOPIC_PREFIX) -> tuple:
+    """(records compared, [problems]) of the snapshot's schema-change records, every field but
+    the clock and the snapshot's position (SKIP)."""
+    a, b = schema_change_records(theirs, dbs, prefix), schema_change_records(ours, dbs, prefix)
+    problems = []
+    if len(a) != len(b):
+        problems.append(f"{len(a)} snapshot schema-change records from the connector, {len(b)} "
+                        f"from dump: connector {[v.get('payload', v)['ddl'][:50] for _, v in a]}, "
+                        f"dump {[v.get('payload', v)['ddl'][:50] for _, v in b]}")
+    for i, ((ka, va), (kb, vb)) in enumerate(zip(a, b)):
+        diffs = []
+        diff_paths("key", ka, kb, diffs)
+        diff_paths("value", va, vb, diffs)
+        for path, x, y in diffs:
+            p = path.replace("payload.", "")
+            if p.split(".")[-1] in SKIP[:3] or p.replace("value.", "", 1) in SKIP:
+                continue
+            ddl = va.get("payload", va).get("ddl", "")
+            problems.append(f"snapshot schema change {i} ({ddl[:50]!r}) {path}: connector "
+                            f"{json.dumps(x)[:160]}, dump {json.dumps(y)[:160]}")
+    return min(len(a), len(b)), problems
