@@ -15,8 +15,11 @@ database of its own (binlog_grammar.testing.debezium_diff.connector_cases: the r
 differential suite's tables but for the column types the connector stops on), then
 `binlog-grammar dump --format jsonl --envelope debezium` of the same binlog files with the same
 options, every record compared key and value, field by field. The option sets are those of
-tests/debezium/test_debezium_diff.py. Hypothesis seeds are --seed + 1000 * (option set's number):
-a failing example prints its option set, seed, problems and the SQL that reproduces it.
+tests/debezium/test_debezium_diff.py; every chosen set captures the same drawn cases in one
+connector run per example (an engine per set in one JVM: DebeziumServer.capture_many), drawn
+from --seed (with --connector-only, one run per set and example, seeds --seed + 1000 * the
+set's number): a failing example prints its option set, seed, problems and the SQL that
+reproduces it.
 
 --records schema-changes compares the schema-change records of the drawn cases' DDL
 (binlog_grammar.testing.debezium_schema_diff); --records snapshot fills the drawn tables before
@@ -31,7 +34,8 @@ workloads it takes.
 At the end: per option set, examples, change records and values compared, values differing,
 fields explained (binlog_grammar.testing.debezium_diff: the connector's clock, ...), the
 connector's known mistakes (debezium_diff.connector_wrong: values where the connector is wrong and
-the envelope writes what the server stored), failures, wall time; exit status 1 when any failed.
+the envelope writes what the server stored); then failures and wall time; exit status 1 when any
+failed. --records snapshot counts the snapshot's rows and schema-change records together.
 """
 from __future__ import annotations
 
@@ -70,6 +74,75 @@ def _other_records(server, kind, cases, options, schemas):
 
     count, values, problems = check(server, cases, options, schemas)
     return dd.Comparison(changes=count, values=values, problems=problems), None
+
+
+def _many(server, kind, cases, option_sets):
+    """[(Comparison, Capture or None)] of `cases` under every option set, one JVM."""
+    from binlog_grammar.testing import debezium_diff as dd
+
+    if kind == "changes":
+        return dd.check_many(server, cases, option_sets)
+    if kind == "schema-changes":
+        from binlog_grammar.testing.debezium_schema_diff import case_statements, check_many
+
+        sql, dbs, base = case_statements(server, cases)
+        return [(dd.Comparison(changes=count, problems=problems), None)
+                for count, problems in check_many(server, sql, dbs, option_sets, base=base)]
+    from binlog_grammar.testing.debezium_snapshot_diff import check_many
+
+    return [(dd.Comparison(changes=count, values=values, problems=problems), None)
+            for count, values, problems in check_many(server, cases, option_sets)]
+
+
+def run_sets(server, names, examples, seed, n_cases, out=print, kind="changes"):
+    """Every option set of `names` on the same drawn cases, each example one connector run
+    (an engine per option set in one JVM); a line of figures per option set."""
+    from hypothesis import HealthCheck, Phase, given
+    from hypothesis import seed as hseed
+    from hypothesis import settings as hsettings
+    from hypothesis import strategies as st
+
+    from binlog_grammar.testing import debezium_diff as dd
+
+    totals = {name: dd.Comparison() for name in names}
+    state = {"failures": 0, "examples": 0, "start": []}
+
+    @hsettings(max_examples=examples, database=None, deadline=None, print_blob=False,
+               suppress_health_check=list(HealthCheck), phases=[Phase.generate])
+    @hseed(seed)
+    @given(cases=st.lists(dd.connector_cases(), min_size=n_cases, max_size=n_cases))
+    def one(cases):
+        state["examples"] += 1
+        try:
+            results = _many(server, kind, cases, [OPTION_SETS[n] for n in names])
+        except Exception as e:  # the connector stopped, or dump failed: a failure, go on
+            state["failures"] += 1
+            out(f"  seed {seed} example {state['examples']}: {str(e)[-2000:]}")
+            out("  " + "\n  ".join(c.reproducer() for c in cases))
+            return
+        for name, (res, cap) in zip(names, results):
+            if cap is not None:
+                state["start"].append(cap.start_seconds)
+            totals[name].add(res)
+            if res.problems:
+                state["failures"] += 1
+                out(f"  [{name}] seed {seed} example {state['examples']}: "
+                    f"{len(res.problems)} problems")
+                out("    " + "\n    ".join(res.problems[:20]))
+                out("  " + "\n  ".join(c.reproducer() for c in cases))
+
+    began = time.monotonic()
+    one()
+    for name, total in totals.items():
+        out(f"{name}: {state['examples']} examples, {total.changes} "
+            f"{'change' if kind == 'changes' else kind} records, {total.values} "
+            f"values compared, {total.differing} differing, explained {total.explained or '{}'}, "
+            f"the connector's known mistakes {total.connector_wrong or '{}'}")
+    start = state["start"]
+    out(f"{state['failures']} failed; connector streaming after "
+        f"{(sum(start) / len(start)) if start else 0:.1f} s on average; "
+        f"{time.monotonic() - began:.0f} s for {len(names)} option sets")
+    return state["failures"]
 
 
 def run_set(server, name, options, schemas, examples, seed, n_cases, connector_only, out=print,
@@ -158,6 +231,12 @@ def main(argv=None):
             write_samples(args.samples, server)
             return 0
         failed = 0
+        if not args.connector_only:  # every option set in one connector run per example
+            names = [n for n in OPTION_SETS if not args.only or n in args.only]
+            failed = run_sets(server, names, args.examples, args.seed, args.cases,
+                              kind=args.records)
+            print(f"failed examples: {failed}")
+            return 1 if failed else 0
         for number, name in enumerate(OPTION_SETS):
             if args.only and name not in args.only:
                 continue
