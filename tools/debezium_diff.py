@@ -80,8 +80,8 @@ def _many(server, kind, cases, option_sets):
     """[(Comparison, Capture or None)] of `cases` under every option set, one JVM."""
     from binlog_grammar.testing import debezium_diff as dd
 
-    if kind == "changes":
-        return dd.check_many(server, cases, option_sets)
+    if kind == "changes":  # an option set whose engine stopped is that set's failure alone
+        return dd.check_many(server, cases, option_sets, tolerate=True)
     if kind == "schema-changes":
         from binlog_grammar.testing.debezium_schema_diff import case_statements, check_many
 

@@ -176,6 +176,7 @@ class Capture:
     stderr: str = ""
     extra: dict = field(default_factory=dict)
     prefix: str = TOPIC_PREFIX  # its engine's topic.prefix (engines of one JVM each their own)
+    failure: str | None = None  # why its engine stopped (capture_many(tolerate=True))
 
     def changes(self, table: str | None = None) -> list:
         """The change records' values (schema-change, transaction and marker records left out;
@@ -240,11 +241,13 @@ class DebeziumServer:
 
     def capture_many(self, sql: list, option_sets: list, db: str | None = None,
                      timeout: float = 120, force: bool = False, include: str | None = None,
-                     before: list = ()) -> list:
+                     before: list = (), tolerate: bool = False) -> list:
         """`capture` under several option sets at once: [(options, schemas), ...] each an
         engine of its own (its own server id, offsets and output) in one JVM, all capturing the
         one run of `sql`; a Capture for each, in the order given. The JVM's start and the
-        connector's class loading, the slow part, are paid once."""
+        connector's class loading, the slow part, are paid once. tolerate: an engine that
+        stopped on an error gives a Capture with its message in `failure` (the others' records
+        are kept) instead of an error for all."""
         self.count += 1
         db = db or f"dbz{self.count}"
         began = time.monotonic()
@@ -304,17 +307,23 @@ class DebeziumServer:
             err.seek(0)
             stderr = err.read().decode(errors="replace")
             err.close()
-        if rc != 0:
-            said = [line for line in stderr.splitlines()
-                    if line.startswith(("engine stopped:", "timeout:"))]
+        said = [line for line in stderr.splitlines()
+                if line.startswith(("engine stopped:", "timeout:"))]
+        failures = {}
+        for line in said:
+            index, _, why = line.partition("] ")
+            if index.startswith("engine stopped: [") and index[17:].isdigit():
+                failures[int(index[17:])] = why
+        if rc != 0 and not (tolerate and rc == 3 and failures):
             raise RuntimeError(f"the connector failed (exit {rc}): "
                                f"{chr(10).join(said) or stderr[-4000:]}")
         binlogs = [p for p in self.server.binlogs()
                    if p.name >= first_binlog.name]
         seconds = time.monotonic() - began
         return [Capture(db, dict(options or {}), _records(out), binlogs, started, seconds,
-                        stderr, prefix=prefix)
-                for (options, _), out, prefix in zip(option_sets, outs, prefixes)]
+                        stderr, prefix=prefix, failure=failures.get(i))
+                for i, ((options, _), out, prefix) in enumerate(zip(option_sets, outs,
+                                                                    prefixes))]
 
 
 def _records(out: Path) -> list:

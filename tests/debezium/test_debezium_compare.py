@@ -103,3 +103,23 @@ def test_the_connectors_known_mistakes_are_named_and_nothing_else():
         ("varchar(4) utf8mb4", "a\uff3c", "a\\"),  # only sjis maps 0x815F so
     ]:
         assert connector_wrong(sql_type, theirs, ours, {}) is None, (sql_type, theirs, ours)
+
+
+def test_the_schema_sides_of_the_known_mistakes_and_nothing_else():
+    """The field schemas of the same mistakes (found by tools/debezium_diff.py's schemas set):
+    CHARACTER SET binary columns as strings, a BINARY DEFAULT as its hex text's bytes, ENUM
+    members with the DDL's escapes."""
+    import base64
+
+    from binlog_grammar.testing.debezium_diff import schema_wrong
+
+    hex_text = base64.b64encode(b"8fde67").decode()
+    assert schema_wrong("varbinary(677)", "type", "string", "bytes")
+    assert schema_wrong("binary(3)", "default", hex_text, base64.b64encode(b"\x8f\xde\x67").decode())
+    assert schema_wrong("enum('\\\\0') ucs2", "parameters.allowed", "\\\\0", "\\0")
+    for sql_type, what, theirs, ours in [
+        ("int", "type", "string", "bytes"), ("varbinary(4)", "type", "bytes", "string"),
+        ("binary(3)", "default", hex_text, hex_text), ("enum('a')", "parameters.allowed", "a", "b"),
+        ("varchar(3) latin1", "default", hex_text, base64.b64encode(b"\x8f\xde\x67").decode()),
+    ]:
+        assert schema_wrong(sql_type, what, theirs, ours) is None, (sql_type, what)
