@@ -30,6 +30,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -81,6 +82,24 @@ def connector_cases(draw, max_columns=8, max_statements=5, max_rows=4):
     layout = draw(connector_layouts(max_columns))
     work = draw(workloads(layout, max_statements, max_rows))
     return Case(Settings(), layout.create(), work)
+
+
+def drawn_cases(n: int, examples: int = 1) -> list:
+    """`examples` lists of `n` drawn cases (connector_cases), derandomized, drawn without a
+    server (the simplest list, which Hypothesis draws first, left out): for one capture of
+    many cases where a Hypothesis test would capture each list apart."""
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    found = []
+
+    @settings(max_examples=examples + 1, deadline=None, database=None, derandomize=True,
+              suppress_health_check=list(HealthCheck), phases=[Phase.generate])
+    @given(st.lists(connector_cases(), min_size=n, max_size=n))
+    def draw(cases):
+        found.append(cases)
+
+    draw()
+    return [c for cases in found[-examples:] for c in cases]
 
 
 def case_sql(case: Case, db: str) -> list:
@@ -260,6 +279,25 @@ def _float32(x) -> bytes | None:
         return None
 
 
+_SCHEMA_FIELD = re.compile(r"schema\.fields\[(?:before|after)\]\.fields\[(.*)\]\.(type|default|"
+                           r"parameters\.allowed)")
+
+
+def schema_wrong(sql_type: str, what: str, theirs, ours) -> str | None:
+    """The schema side of connector_wrong's mistakes (a column's field `type`, `default` or
+    `parameters.allowed`), or None."""
+    if not isinstance(theirs, str) or not isinstance(ours, str):
+        return None
+    if what == "parameters.allowed" and theirs == ours.replace("\\", "\\\\") != ours:
+        return "ENUM/SET member with a backslash written as the DDL escapes it"
+    if sql_type.startswith(("binary(", "varbinary(")):
+        if what == "type" and (theirs, ours) == ("string", "bytes"):
+            return "CHAR/VARCHAR CHARACTER SET binary written as text"
+        if what == "default" and _bytes_of(theirs, {}) == _bytes_of(ours, {}).hex().encode():
+            return "a BINARY DEFAULT X'..' written as its hex text's bytes"
+    return None
+
+
 def _exact32(x) -> bool:
     """x is a 32-bit float's exact value (the connector wrote the float as a double, as for
     FLOAT(M,D)): then the digits must be the same, not only the float32."""
@@ -303,6 +341,10 @@ def compare(theirs: list, ours: list, schemas: bool, dbs, limit=40,
                       else None)
             sql_type = types.get((x[0], x[1], column), "")
             mistake = connector_wrong(sql_type, va, vb, options) if column else None
+            field_of = _SCHEMA_FIELD.fullmatch(path)
+            if field_of:  # a column's field schema: the known mistakes' schema sides
+                mistake = schema_wrong(types.get((x[0], x[1], field_of.group(1)), ""),
+                                       field_of.group(2), va, vb)
             if mistake:
                 res.connector_wrong[mistake] = res.connector_wrong.get(mistake, 0) + 1
                 continue
@@ -335,9 +377,13 @@ def check(server, cases: list, options: dict, schemas: bool = False, cli=None):
     return check_many(server, cases, [(options, schemas)], cli)[0]
 
 
-def check_many(server, cases: list, option_sets: list, cli=None) -> list:
+def check_many(server, cases: list, option_sets: list, cli=None, extra: list = (),
+               tolerate: bool = False) -> list:
     """`check` of one run of `cases` under every option set [(options, schemas), ...] at once
-    (one connector engine each, in one JVM): [(Comparison, Capture), ...] in that order."""
+    (one connector engine each, in one JVM): [(Comparison, Capture), ...] in that order.
+    extra: statements run after the cases in the capture's own database (not compared here:
+    for the caller's own checks of the same capture); tolerate: see capture_many (a stopped
+    engine's set gets that problem alone)."""
     server.count += 1
     base = f"dbz{server.count}"
     sql = []
@@ -346,12 +392,16 @@ def check_many(server, cases: list, option_sets: list, cli=None) -> list:
         dbs.append(f"{base}_{i}")
         sql += case_sql(case, dbs[-1])
     sql.append(f"USE `{base}`")
+    sql += list(extra)
     caps = server.capture_many(sql, option_sets, db=base, force=True,
-                               include=f"{base}(_[0-9]+)?")
+                               include=f"{base}(_[0-9]+)?", tolerate=tolerate)
     types, defaults = column_types(server, dbs)
     out = []
     for cap, (options, schemas) in zip(caps, option_sets):
         options = dict(options or {})
+        if cap.failure:  # tolerate: this engine stopped, the others went on
+            out.append((Comparison(problems=[f"the connector stopped: {cap.failure}"]), cap))
+            continue
         ours = dump_records(cap.binlogs, options, schemas, cli, cap.prefix)
         out.append((compare(cap.records, ours, schemas, set(dbs), types=types,
                             defaults=defaults, options=options), cap))
