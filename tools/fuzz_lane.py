@@ -189,8 +189,15 @@ def mysql_like(data: bytes, times: int) -> bytes:
     return bytes(fix(bytearray(head + block * times + data[sum(evs[last]):]), has_crc(data)))
 
 
+# binlogs the tests keep (tests/native/data: MariaDB's compressed events, written by a server
+# with --log-bin-compress)
+TEST_DATA = ROOT / "tests" / "native" / "data"
+
+
 def seed_files() -> list:
     files = sorted(p for p in (ROOT / "samples").iterdir() if p.is_file())
+    if TEST_DATA.is_dir():
+        files += sorted(p for p in TEST_DATA.iterdir() if p.is_file())
     if CORPUS.is_dir():
         files += sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix != ".md")
     if FINDINGS.is_dir():
