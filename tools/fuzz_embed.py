@@ -322,14 +322,26 @@ def campaign(target: str, execs: int, seed: int, findings: Path, log=None, patch
     """Build, learn, seed and run libFuzzer: {target, execs, seconds, per_second, returncode,
     findings (the inputs kept), report (the sanitizer's or the exception's lines)}."""
     tmp = Path(tempfile.mkdtemp(prefix=f"fuzz-embed-{target}-"))
+    try:
+        return run(build(tmp, patch), target, execs, seed, findings, log)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(built: tuple, target: str, execs: int, seed: int, findings: Path, log=None,
+        env=None) -> dict:
+    """Learn, seed and run libFuzzer with a program build() made (one build serves every
+    target: the program reads FUZZ_EMBED_TARGET), as campaign() says; env: more of the
+    program's environment."""
+    exe, pkg = built
+    tmp = Path(tempfile.mkdtemp(prefix=f"fuzz-embed-{target}-"))
     log = log or tmp / "libfuzzer.log"
     try:
-        exe, pkg = build(tmp, patch)
         files = seed_inputs(tmp, target)
         env = dict(os.environ, PYTHONPATH=f"{pkg}{os.pathsep}{TOOLS}", PYTHONMALLOC="malloc",
                    FUZZ_EMBED_TARGET=target, FUZZ_EMBED_SEEDS=str(tmp / "seeds.json"),
                    ASAN_OPTIONS="detect_leaks=0:allocator_may_return_null=1",
-                   UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
+                   UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1", **(env or {}))
         corpus, art = tmp / "corpus", tmp / "artifacts"
         corpus.mkdir()
         art.mkdir()
