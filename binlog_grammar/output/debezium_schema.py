@@ -122,8 +122,8 @@ def _column_schema(col, settings, json_declared: bool = False) -> dict:
                                 {"type": "double", "optional": False, "field": "y"},
                                 {"type": "bytes", "optional": True, "field": "wkb"},
                                 {"type": "int32", "optional": True, "field": "srid"}])
-    if form == "geometry":
-        return _logical("struct", "io.debezium.data.geometry.Geometry", optional, f,
+    if form == "geometry":  # optional even NOT NULL: the connector's (POINT's follows it)
+        return _logical("struct", "io.debezium.data.geometry.Geometry", True, f,
                         doc="Geometry",
                         fields=[{"type": "bytes", "optional": False, "field": "wkb"},
                                 {"type": "int32", "optional": True, "field": "srid"}])

@@ -10,17 +10,18 @@ connector gets wrong, counted apart: connector_wrong).
 
 - the harness itself: every change of a fixed workload arrives, in order, and the capture stops
   at the marker row;
-- the table of every column type (binlog_grammar.testing.debezium_samples) under the defaults and
-  each other value of the options that change values;
+- the table of every column type (binlog_grammar.testing.debezium_samples), FLOAT's forms and
+  zero dates of NOT NULL columns under the defaults and each other value of the options that
+  change values;
 - drawn tables and workloads (column types as the randomized differential suite draws them, but
   for UUID/INET4/INET6 and COMPRESSED columns, on which the connector stops), derandomized:
-  BINLOG_GRAMMAR_DEBEZIUM_EXAMPLES (default 1) captures of 2 drawn cases, each under every option
-  set; their schema-change records are compared too. `tools/debezium_diff.py --examples N` runs
-  more.
+  2 x BINLOG_GRAMMAR_DEBEZIUM_EXAMPLES (default 1) drawn cases under every option set, and their
+  schema-change records. `tools/debezium_diff.py --examples N` runs more.
 
-Time (the JVM's start and the connector's are the slow part): every option set of a workload is
-an engine of its own in one JVM (DebeziumServer.capture_many), so the table of every column type
-is one capture for all nine option sets, shared by the module (`all_types`).
+Time (the JVM's start and the connector's are the slow part): all of these are one capture
+shared by the module (`run`), each option set an engine of its own in one JVM
+(DebeziumServer.capture_many), each case a database of its own; the DDL the connector stops
+on is one more JVM (an engine per statement).
 """
 from __future__ import annotations
 
@@ -31,8 +32,6 @@ import sys
 import time
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
 
 pytestmark = pytest.mark.server
 
@@ -65,24 +64,47 @@ def need_envelope():
 LINE_SEPARATORS = "a\u2028b\u0085c\u2029d\x1ce"
 
 
+# the fixed workloads of this module's first tests, run in the capture's own database after
+# the compared cases (tables fx, ls, r: names no case has)
+FIXED = [
+    "CREATE TABLE fx (id INT PRIMARY KEY, d DECIMAL(10,2), s SET('a','b','c'), b BIT(12),"
+    " u BIGINT UNSIGNED, z DATE)",
+    "SET SESSION sql_mode = ''",
+    "INSERT INTO fx VALUES (1, -12.50, 'a,c', b'101', 18446744073709551615, '0000-00-00'),"
+    " (2, NULL, '', b'0', 0, '2024-02-29')",
+    "UPDATE fx SET d = 3 WHERE id = 1",
+    "UPDATE fx SET id = 3 WHERE id = 2",
+    "DELETE FROM fx WHERE id = 1",
+    "CREATE TABLE ls (id INT PRIMARY KEY, v VARCHAR(20)) CHARSET utf8mb4",
+    f"INSERT INTO ls VALUES (1, _utf8mb4 X'{LINE_SEPARATORS.encode().hex()}')",
+    "CREATE TABLE r (id INT PRIMARY KEY, r REAL, rmd REAL(10,2))",
+    "INSERT INTO r VALUES (1, 1.0000000001, 12345678.91)",
+]
+
+
 @pytest.fixture(scope="module")
-def fixed(judge):
-    """The fixed workloads of this module's first tests in one capture, without and with
-    schemas (two engines, one JVM): (Capture, Capture)."""
-    return judge.capture_many([
-        "CREATE TABLE t (id INT PRIMARY KEY, d DECIMAL(10,2), s SET('a','b','c'), b BIT(12),"
-        " u BIGINT UNSIGNED, z DATE)",
-        "SET SESSION sql_mode = ''",
-        "INSERT INTO t VALUES (1, -12.50, 'a,c', b'101', 18446744073709551615, '0000-00-00'),"
-        " (2, NULL, '', b'0', 0, '2024-02-29')",
-        "UPDATE t SET d = 3 WHERE id = 1",
-        "UPDATE t SET id = 3 WHERE id = 2",
-        "DELETE FROM t WHERE id = 1",
-        "CREATE TABLE ls (id INT PRIMARY KEY, v VARCHAR(20)) CHARSET utf8mb4",
-        f"INSERT INTO ls VALUES (1, _utf8mb4 X'{LINE_SEPARATORS.encode().hex()}')",
-        "CREATE TABLE r (id INT PRIMARY KEY, r REAL, rmd REAL(10,2))",
-        "INSERT INTO r VALUES (1, 1.0000000001, 12345678.91)",
-    ], [({}, False), ({}, True)])
+def run(judge):
+    """One capture for the module (the JVM's and the connector's start are the slow part):
+    the table of every column type, the FLOAT forms, zero dates of NOT NULL columns and
+    2 x BINLOG_GRAMMAR_DEBEZIUM_EXAMPLES drawn cases, each in a database of its own, and the
+    FIXED workloads, under every option set at once (an engine each, one JVM):
+    {option set id: (Comparison, Capture)}, plus "cases": the number of compared cases."""
+    need_envelope()
+    from binlog_grammar.testing.debezium_diff import check_many, drawn_cases
+    from binlog_grammar.testing.debezium_samples import all_types_case
+
+    cases = [all_types_case(), float_forms_case(), zero_dates_case(), spatial_case(),
+             *drawn_cases(2, EXAMPLES)]
+    results = check_many(judge, cases, [(o, s) for _, o, s in OPTION_SETS], extra=FIXED)
+    out = {i: r for (i, _, _), r in zip(OPTION_SETS, results)}
+    out["cases"] = len(cases)
+    return out
+
+
+@pytest.fixture(scope="module")
+def fixed(run):
+    """The FIXED workloads' capture without and with schemas: (Capture, Capture)."""
+    return run["default"][1], run["schemas"][1]
 
 
 def test_the_connector_captures_every_change_up_to_the_marker(fixed):
@@ -90,18 +112,18 @@ def test_the_connector_captures_every_change_up_to_the_marker(fixed):
     cap = fixed[0]
     print(f"connector streaming {cap.start_seconds:.2f} s after start; capture "
           f"{cap.seconds:.2f} s ({time.monotonic() - began:.2f} s)")
-    got = [(r["key"]["id"], r["value"] and r["value"]["op"]) for r in cap.changes("t")]
+    got = [(r["key"]["id"], r["value"] and r["value"]["op"]) for r in cap.changes("fx")]
     assert got == [(1, "c"), (2, "c"), (1, "u"), (2, "d"), (3, "c"), (1, "d")], got
     # tombstones follow deletes; the marker row is the last record
-    assert [r["value"] for r in cap.records if r["destination"].endswith(".t")].count(None) == 2
+    assert [r["value"] for r in cap.records if r["destination"].endswith(".fx")].count(None) == 2
     assert cap.records[-1]["destination"] == f"bg.{cap.db}.dbz_done"
-    after = cap.changes("t")[0]["value"]["after"]
+    after = cap.changes("fx")[0]["value"]["after"]
     # what Debezium writes by default (the facts the envelope follows): DECIMAL as the unscaled
     # value's big-endian two's complement bytes in base64, SET as text, BIT(n>1) as little-endian
     # bytes, BIGINT UNSIGNED as a Java long (wrapped), a zero date as null, DATE as epoch days
     assert after == {"id": 1, "d": "+x4=", "s": "a,c", "b": "BQA=", "u": -1, "z": None}
-    assert cap.changes("t")[1]["value"]["after"]["z"] == 19782
-    source = cap.changes("t")[0]["value"]["source"]
+    assert cap.changes("fx")[1]["value"]["after"]["z"] == 19782
+    source = cap.changes("fx")[0]["value"]["source"]
     assert source["connector"] == "mysql" and source["gtid"] is None and source["query"] is None
     assert source["file"] == cap.binlogs[0].name
 
@@ -162,23 +184,52 @@ def float_forms_case():
          Statement("update", "UPDATE fl SET fmd = fmd + 0.1, f4md = 7.7", ())))
 
 
-@pytest.fixture(scope="module")
-def all_types(judge):
-    """The table of every column type and the FLOAT forms, captured once under every option
-    set (one engine each, one JVM): {option set id: Comparison}."""
-    need_envelope()
-    from binlog_grammar.testing.debezium_diff import check_many
-    from binlog_grammar.testing.debezium_samples import all_types_case
-
-    results = check_many(judge, [all_types_case(), float_forms_case()],
-                         [(o, s) for _, o, s in OPTION_SETS])
-    return {i: res for (i, _, _), (res, _) in zip(OPTION_SETS, results)}
-
-
 @pytest.mark.parametrize("options,schemas", [(o, s) for _, o, s in OPTION_SETS],
                          ids=[i for i, _, _ in OPTION_SETS])
-def test_every_column_type_equals_the_connector(all_types, request, options, schemas):
-    _assert_equal(all_types[request.node.callspec.id], options, schemas)
+def test_every_column_type_equals_the_connector(run, request, options, schemas):
+    """The table of every column type, the FLOAT forms, the zero dates and the drawn cases
+    (every record of their databases) under each option set."""
+    _assert_equal(run[request.node.callspec.id][0], options, schemas)
+
+
+def zero_dates_case():
+    """A zero or invalid DATE/DATETIME/TIMESTAMP of a NOT NULL column is the epoch, or the
+    column's DEFAULT when its DDL has one, and such fields are required (found while judging
+    the snapshot: the envelope wrote null and made them optional)."""
+    from binlog_grammar.testing.schema import Case, Settings, Statement
+
+    return Case(Settings(), (
+        "CREATE TABLE t (id INT PRIMARY KEY, d DATE NOT NULL, dt DATETIME NOT NULL,"
+        " dt6 DATETIME(6) NOT NULL, ts TIMESTAMP NOT NULL DEFAULT '2000-01-01', dn DATE NULL)"),
+        (Statement("insert", (
+            "INSERT INTO t VALUES (1, '0000-00-00', '0000-00-00 00:00:00', '0000-03-15 01:00:00',"
+            " '0000-00-00 00:00:00', '0000-00-00'), (2, '0000-03-15', '0000-01-01 00:00:00',"
+            " '2020-00-01 00:00:00', '2001-01-01', '2024-02-29')"), ()),))
+
+
+def spatial_case():
+    """Spatial columns NOT NULL: the connector's field schema is optional for each but POINT
+    (found by tools/debezium_diff.py's schemas set on a GEOMETRYCOLLECTION NOT NULL)."""
+    from binlog_grammar.testing.schema import Case, Settings, Statement
+
+    return Case(Settings(), (
+        "CREATE TABLE sp (id INT PRIMARY KEY, a GEOMETRY NOT NULL, b POINT NOT NULL,"
+        " c LINESTRING NOT NULL, d POLYGON NOT NULL, e MULTIPOINT NOT NULL,"
+        " f MULTILINESTRING NOT NULL, h MULTIPOLYGON NOT NULL, i GEOMETRYCOLLECTION NOT NULL,"
+        " k GEOMETRYCOLLECTION NULL)"), (Statement("insert", (
+            "INSERT INTO sp VALUES (1, POINT(1,2), POINT(1,2), ST_GeomFromText('LINESTRING(0 0,1 1)'),"
+            " ST_GeomFromText('POLYGON((0 0,1 0,1 1,0 0))'), ST_GeomFromText('MULTIPOINT(0 0)'),"
+            " ST_GeomFromText('MULTILINESTRING((0 0,1 1))'),"
+            " ST_GeomFromText('MULTIPOLYGON(((0 0,1 0,1 1,0 0)))'),"
+            " ST_GeomFromText('GEOMETRYCOLLECTION EMPTY'), NULL)"), ()),))
+
+
+def test_zero_dates_of_not_null_columns_in_changes_equal_the_connector(run):
+    """zero_dates_case (the third database) in the default and schemas sets: both rows there."""
+    for name in ("default", "schemas"):
+        res, cap = run[name]
+        zero = [r for r in cap.records if r["destination"] == f"{cap.prefix}.{cap.db}_2.t"]
+        assert len(zero) == 2 and not res.problems, "\n".join(res.problems)
 
 
 def test_real_is_a_32_bit_float_in_the_connector(fixed):
@@ -200,30 +251,20 @@ def test_real_is_a_32_bit_float_in_the_connector(fixed):
     assert [f["type"] for f in ours["schema"]["fields"][1]["fields"]] == ["int32", "double", "double"]
 
 
-def test_drawn_tables_equal_the_connector(judge):
-    """Drawn cases, each capture under every option set at once; with the change records, the
-    schema-change records of the default and schemas sets (the connector writes them always)."""
-    need_envelope()
-    from binlog_grammar.testing.debezium_diff import check_many, connector_cases
-    from binlog_grammar.testing.debezium_schema_diff import compare as compare_ddl
+def test_drawn_tables_schema_changes_equal_the_connector(run):
+    """The drawn cases' (and the fixed cases') schema-change records in the same capture, with
+    and without schemas (the connector writes them always; their change records are compared
+    by test_every_column_type_equals_the_connector)."""
     from binlog_grammar.testing.debezium_diff import dump_records
+    from binlog_grammar.testing.debezium_schema_diff import compare as compare_ddl
 
-    @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck), print_blob=True,
-              phases=[Phase.explicit, Phase.generate])
-    @given(cases=st.lists(connector_cases(), min_size=2, max_size=2))
-    def run(cases):
-        results = check_many(judge, cases, [(o, s) for _, o, s in OPTION_SETS])
-        ddl = 0
-        for (name, options, schemas), (res, cap) in zip(OPTION_SETS, results):
-            _assert_equal(res, options, schemas)
-            if name in ("default", "schemas"):
-                ours = dump_records(cap.binlogs, {"connector": "mysql"}, schemas,
-                                    prefix=cap.prefix)
-                dbs = {f"{cap.db}_{i}" for i in range(len(cases))}
-                count, problems = compare_ddl(cap.records, ours, dbs, cap.prefix)
-                assert not problems, "\n".join(problems[:40])
-                ddl += count
-        assert ddl >= 4 * len(cases)  # each case: CREATE DATABASE, CREATE TABLE; twice
-
-    run()
+    ddl = 0
+    for name in ("default", "schemas"):
+        cap = run[name][1]
+        ours = dump_records(cap.binlogs, {"connector": "mysql"}, name == "schemas",
+                            prefix=cap.prefix)
+        dbs = {f"{cap.db}_{i}" for i in range(run["cases"])}
+        count, problems = compare_ddl(cap.records, ours, dbs, cap.prefix)
+        assert not problems, "\n".join(problems[:40])
+        ddl += count
+    assert ddl >= 4 * run["cases"]  # each case: CREATE DATABASE, CREATE TABLE; twice

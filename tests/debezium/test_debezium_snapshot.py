@@ -4,15 +4,14 @@ real connector: the same tables, filled before the connector starts, snapshotted
 snapshot.mode=initial_only` with the connector's login (database.hostname, database.port,
 database.user, MYSQL_PWD); every record compared key and value, field for field, but the
 snapshot's time and binlog position (binlog_grammar.testing.debezium_snapshot_diff). The table of
-every column type under the option sets of the change records' test, and drawn tables; and the
+every column type, what JDBC reads otherwise and drawn tables under five option sets in one
+connector run (an engine per set, one JVM), with the snapshot's schema-change records; and the
 binlog written from the snapshot's position on."""
 from __future__ import annotations
 
 import os
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
 
 pytestmark = pytest.mark.server
 
@@ -53,23 +52,25 @@ def _jdbc_case():
 
 @pytest.fixture(scope="module")
 def fixed(judge):
-    """The table of every column type and the JDBC case, snapshotted by one connector run
-    under every option set (an engine each, one JVM): {option set id: (records, values,
-    problems)}."""
+    """The table of every column type, the JDBC case and 3 x BINLOG_GRAMMAR_DEBEZIUM_EXAMPLES
+    drawn cases, each in a database of its own, snapshotted by one connector run under every
+    option set (an engine each, one JVM): {option set id: (records, values, problems)}."""
     from binlog_grammar.testing.debezium_samples import all_types_case
     from binlog_grammar.testing.debezium_snapshot_diff import check_many
 
-    results = check_many(judge, [all_types_case(), _jdbc_case()],
+    from binlog_grammar.testing.debezium_diff import drawn_cases
+
+    results = check_many(judge, [all_types_case(), _jdbc_case(), *drawn_cases(3, EXAMPLES)],
                          [(o, s) for _, o, s in OPTION_SETS])
     return {i: res for (i, _, _), res in zip(OPTION_SETS, results)}
 
 
 @pytest.mark.parametrize("name", [i for i, _, _ in OPTION_SETS])
 def test_every_column_type_snapshot_equals_the_connector(fixed, name):
-    """The table of every column type and the JDBC case (below), their rows and the snapshot's
-    schema-change records (SET character_set_server, DROP TABLE, DROP/CREATE DATABASE, USE,
+    """The table of every column type, the JDBC case (below) and the drawn cases, their rows
+    and the snapshot's schema-change records (SET character_set_server, DROP TABLE, DROP/CREATE DATABASE, USE,
     SHOW CREATE TABLE: found missing by comparing them, 0 written before)."""
-    _assert_equal(fixed[name], 4 + 2 + 13)
+    _assert_equal(fixed[name], 4 + 2 + 19)
 
 
 def test_what_jdbc_reads_otherwise_equals_the_connector(fixed):
@@ -81,21 +82,6 @@ def test_what_jdbc_reads_otherwise_equals_the_connector(fixed):
     connector's BIT key and BINARY(0) counted apart."""
     for name in ("default", "schemas"):
         _assert_equal(fixed[name], 6)
-
-
-def test_drawn_tables_snapshot_equals_the_connector(judge):
-    from binlog_grammar.testing.debezium_diff import connector_cases
-    from binlog_grammar.testing.debezium_snapshot_diff import check_many
-
-    @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck), print_blob=True,
-              phases=[Phase.explicit, Phase.generate])
-    @given(cases=st.lists(connector_cases(), min_size=3, max_size=3))
-    def run(cases):
-        for res in check_many(judge, cases, [(o, s) for _, o, s in OPTION_SETS]):
-            _assert_equal(res, 0)
-
-    run()
 
 
 def _fake_snapshot(pos):
@@ -177,22 +163,3 @@ def test_stream_from_a_server_snapshot_then_no_change_twice(judge):
     ops = [(r["value"]["op"], r["key"]["id"], r["value"]["after"]["v"]) for r in recs
            if r["topic"] == f"binlog.{db}.t" and r["value"]]
     assert ops == [("r", 1, "a"), ("r", 2, "c")], ops
-
-
-def test_zero_dates_of_not_null_columns_in_changes_equal_the_connector(judge):
-    """Change events too: a zero or invalid DATE/DATETIME/TIMESTAMP of a NOT NULL column is the
-    epoch, or the column's DEFAULT when its DDL has one, and such fields are required (found
-    while judging the snapshot: the envelope wrote null and made them optional). Without and
-    with schemas in one run."""
-    from binlog_grammar.testing import debezium_diff as dd
-    from binlog_grammar.testing.schema import Case, Settings, Statement
-
-    case = Case(Settings(), (
-        "CREATE TABLE t (id INT PRIMARY KEY, d DATE NOT NULL, dt DATETIME NOT NULL,"
-        " dt6 DATETIME(6) NOT NULL, ts TIMESTAMP NOT NULL DEFAULT '2000-01-01', dn DATE NULL)"),
-        (Statement("insert", (
-            "INSERT INTO t VALUES (1, '0000-00-00', '0000-00-00 00:00:00', '0000-03-15 01:00:00',"
-            " '0000-00-00 00:00:00', '0000-00-00'), (2, '0000-03-15', '0000-01-01 00:00:00',"
-            " '2020-00-01 00:00:00', '2001-01-01', '2024-02-29')"), ()),))
-    for res, _ in dd.check_many(judge, [case], [({}, False), ({}, True)]):
-        assert res.changes == 2 and not res.problems, "\n".join(res.problems)
