@@ -14,7 +14,9 @@ their `rows:` operation and layout), where GTID_EVENT's seq_no and domain_id and
 sit and how wide they are, which bits of GTID_EVENT's flags2 announce the commit id (and how wide
 it is) and the XA xid (from the conditions of those body fields, named by the flags' enum), the
 width of a rows event's table id (rows_table_id's size expression, in C through codegen.c_expr),
-its flags and, in version 2, the extra data length; MySQL's GTID_LOG_EVENT (ANONYMOUS_GTID
+its flags and, in version 2, the extra data length; MariaDB's compressed rows events (their
+twin's post-header and bitmaps, then rows of the mariadb_zlib codec, which lanes.h inflates);
+MySQL's GTID_LOG_EVENT (ANONYMOUS_GTID
 shares its layout) and QUERY_EVENT with its status variables, read by C that codegen/c_fields.py
 generates from their fields (`mysql`). A spec whose
 fields are not the fixed-width integers this lane reads them as is an error at generation time
