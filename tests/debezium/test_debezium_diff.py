@@ -85,19 +85,25 @@ FIXED = [
 @pytest.fixture(scope="module")
 def run(judge):
     """One capture for the module (the JVM's and the connector's start are the slow part):
-    the table of every column type, the FLOAT forms, zero dates of NOT NULL columns and
-    2 x BINLOG_GRAMMAR_DEBEZIUM_EXAMPLES drawn cases, each in a database of its own, and the
-    FIXED workloads, under every option set at once (an engine each, one JVM):
-    {option set id: (Comparison, Capture)}, plus "cases": the number of compared cases."""
+    the table of every column type, the FLOAT forms, zero dates of NOT NULL columns, spatial
+    columns and 2 x BINLOG_GRAMMAR_DEBEZIUM_EXAMPLES drawn cases, each in a database of its
+    own, the fixed DDL workload of test_debezium_schema_changes.py in one more, and the FIXED
+    workloads, under every option set at once (an engine each, one JVM): {option set id:
+    (Comparison, Capture)}, plus "cases": the number of compared cases, "ddl_db"."""
     need_envelope()
     from binlog_grammar.testing.debezium_diff import check_many, drawn_cases
     from binlog_grammar.testing.debezium_samples import all_types_case
 
+    from binlog_grammar.testing.debezium_schema_diff import ddl_workload
+
     cases = [all_types_case(), float_forms_case(), zero_dates_case(), spatial_case(),
              *drawn_cases(2, EXAMPLES)]
-    results = check_many(judge, cases, [(o, s) for _, o, s in OPTION_SETS], extra=FIXED)
+    base = f"dbz{judge.count + 1}"  # the database check_many makes
+    ddl_db = f"{base}_{len(cases)}"  # captured (base_N), not compared as a case
+    results = check_many(judge, cases, [(o, s) for _, o, s in OPTION_SETS],
+                         extra=ddl_workload(ddl_db) + [f"USE `{base}`"] + FIXED)
     out = {i: r for (i, _, _), r in zip(OPTION_SETS, results)}
-    out["cases"] = len(cases)
+    out["cases"], out["ddl_db"] = len(cases), ddl_db
     return out
 
 
@@ -268,3 +274,20 @@ def test_drawn_tables_schema_changes_equal_the_connector(run):
         assert not problems, "\n".join(problems[:40])
         ddl += count
     assert ddl >= 4 * run["cases"]  # each case: CREATE DATABASE, CREATE TABLE; twice
+
+
+@pytest.mark.parametrize("name", ["default", "schemas"])
+def test_ddl_records_equal_the_connector(run, name):
+    """The fixed DDL workload (binlog_grammar.testing.debezium_schema_diff.ddl_workload: every
+    column type, attribute and DEFAULT form, keys, LIKE, SELECT, ALTER TABLE's clauses, RENAME
+    and DROP of several tables, databases, lengths of 0, statements that get no record), its
+    schema-change records compared field for field, without and with schemas."""
+    from binlog_grammar.testing.debezium_diff import dump_records
+    from binlog_grammar.testing.debezium_schema_diff import compare as compare_ddl
+
+    cap = run[name][1]
+    ours = dump_records(cap.binlogs, {"connector": "mysql"}, name == "schemas", prefix=cap.prefix)
+    count, problems = compare_ddl(cap.records, ours, {run["ddl_db"]}, cap.prefix)
+    print(f"{count} schema-change records compared")
+    assert not problems, "\n".join(problems[:40])
+    assert count >= 16
