@@ -1,5 +1,7 @@
-"""`binlog-grammar dump`: events and row changes as mysqlbinlog -vv style text, JSON lines
-(binlog_grammar.output.dump) or the labelled hex view (binlog_grammar.output.hexdump)."""
+"""`binlog-grammar dump`: by default what mysqlbinlog prints for replay (binlog_grammar.output.replay,
+BINLOG statements of the events' bytes); with -vv --base64-output=decode-rows the ### text
+(binlog_grammar.output.dump_text); JSON lines (binlog_grammar.output.dump) or the labelled hex view
+(binlog_grammar.output.hexdump)."""
 from __future__ import annotations
 
 from . import parallel
@@ -14,10 +16,13 @@ from .rewrite_opts import add_rewrite_options
 
 
 def add(sub):
-    du = sub.add_parser("dump", help="print events and row changes (mysqlbinlog -vv style, or JSON lines)")
+    du = sub.add_parser("dump", help="print the events as mysqlbinlog does: the replay script by default, "
+                                     "the ### text with -vv --base64-output=decode-rows, "
+                                     "or JSON lines")
     add_reading_options(du)
     du.add_argument("--format", choices=["text", "jsonl"], default="text",
-                    help="text (mysqlbinlog -vv style, the default) or jsonl (one JSON object per line; "
+                    help="text (the default: mysqlbinlog's output, the replay script unless "
+                         "--base64-output=decode-rows) or jsonl (one JSON object per line; "
                          "--envelope says which)")
     du.add_argument("--rows-only", action="store_true", help="jsonl: only row changes")
     add_envelope_options(du)

@@ -2,9 +2,11 @@
 `-s`/`--short-form` and `--skip-gtids`, read as mariadb-binlog reads them.
 
 `--base64-output` takes AUTO, NEVER or DECODE-ROWS in any case (mysqlbinlog's typelib is
-case-insensitive; a unique prefix is not taken here). DECODE-ROWS is the `###` text dump has
-always printed (binlog_grammar.output.dump_text); AUTO and NEVER are the replay form
-(binlog_grammar.output.replay), NEVER refusing a row event as mysqlbinlog does."""
+case-insensitive; a unique prefix is not taken here). DECODE-ROWS is the `###` text
+(binlog_grammar.output.dump_text, with -vv what mysqlbinlog -vv --base64-output=decode-rows prints);
+AUTO and NEVER are the replay form (binlog_grammar.output.replay), NEVER refusing a row event as
+mysqlbinlog does. Without the option dump prints the replay form, as mysqlbinlog does, unless
+--format jsonl, --hexdump or --flashback asks for another output."""
 from __future__ import annotations
 
 import argparse
@@ -29,7 +31,8 @@ def add_replay_options(parser):
                              "mysqlbinlog -v/-vv")
     parser.add_argument("--base64-output", type=base64_output, default=None,
                         metavar="AUTO|NEVER|DECODE-ROWS",
-                        help="AUTO: row events as BINLOG '...' statements the client replays; "
+                        help="AUTO (the default): row events as BINLOG '...' statements the client "
+                             "replays; "
                              "DECODE-ROWS: rows only as ### comment lines (not replayable); "
                              "NEVER: refuse a row event; as mysqlbinlog's option")
     parser.add_argument("-s", "--short-form", action="store_true",
@@ -43,8 +46,9 @@ def add_replay_options(parser):
 def replay_wanted(args) -> bool:
     """Does dump print the replay form (else the DECODE-ROWS text)?"""
     mode = getattr(args, "base64_output", None)
-    if mode is None:  # the ### text until the suite passes with the replay form as the default
-        return False
+    if mode is None:  # mysqlbinlog's default: the replay script, unless another form is asked for
+        return (getattr(args, "format", "text") == "text" and not getattr(args, "hexdump", False)
+                and not getattr(args, "flashback", False))
     return mode in ("auto", "never")
 
 

@@ -12,7 +12,7 @@
     debezium.py      `--envelope debezium`: each row change as the Debezium connector's event
                      (debezium_values.py its values, debezium_schema.py its Kafka Connect schemas,
                      debezium_ddl.py what the binlog's DDL declared: JSON columns, DEFAULTs)
-    dump_text.py     `dump`'s text (mysqlbinlog -vv style), a script safe to pipe into a client
+    dump_text.py     `dump -vv --base64-output=decode-rows`'s ### text, safe to pipe into a client
     table_metadata.py  `dump --print-table-metadata`: a TABLE_MAP's `# Columns` and `# Primary Key`
                      lines as mariadb-binlog prints them
     text.py          column values and types as mariadb-binlog -vv prints them; the partial JSON

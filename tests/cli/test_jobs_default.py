@@ -84,7 +84,7 @@ def test_a_terminated_run_removes_its_spool(sig):
     with tempfile.TemporaryFile() as err:
         # the signal's default disposition in the command, whatever this test runs under
         # (nohup ignores SIGHUP, and an ignored signal stays ignored in a child)
-        proc = subprocess.Popen([sys.executable, "-m", "binlog_grammar", "dump", *SAMPLES],
+        proc = subprocess.Popen([sys.executable, "-m", "binlog_grammar", "dump", "-vv", "--base64-output=decode-rows", *SAMPLES],
                                 stdout=w, stderr=err, stdin=subprocess.DEVNULL, cwd=ROOT, env=env,
                                 preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
         os.close(w)

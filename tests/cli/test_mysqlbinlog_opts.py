@@ -121,9 +121,7 @@ def test_selection_like_mariadb_binlog_on_a_servers_binlogs(server):
         for words in (["-o", "3"],):
             # the replay form, byte for byte (with --server-id 2 or --offset 5, which leave out
             # GTIDs, mariadb-binlog still ends with the GTID session resets, output/replay.py not)
-            # (--base64-output=AUTO named: dump's default is still the ### text, see issue 28)
-            assert (dump("--base64-output=AUTO", *words, path).stdout
-                    == oracle(*words, path).stdout), (path, words)
+            assert dump(*words, path).stdout == oracle(*words, path).stdout, (path, words)
 
 
 def test_selection_like_mariadb_binlog_on_the_corpus():

@@ -22,7 +22,9 @@ from helpers.paths import CORPUS, corpus_files, needs_corpus
 DAMAGED_ON_PURPOSE = {"binlog_truncated_event.000001", "binlog_truncated_prev_gtid_event.000001",
                       "bug40482-bin.000001", "corrupt-relay-bin.000624"}
 VALID = [p for p in corpus_files() if p.name not in DAMAGED_ON_PURPOSE]
-COMMANDS = [("dump",), ("dump", "--format", "jsonl"), ("dump", "--format", "jsonl", "--rows-only"),
+TEXT = ("dump", "-vv", "--base64-output=decode-rows")  # the ### text; plain dump: the replay script
+COMMANDS = [TEXT, ("dump",), ("dump", "--format", "jsonl"),
+            ("dump", "--format", "jsonl", "--rows-only"),
             ("stats",), ("stats", "--json"), ("sql",), ("flashback",)]
 EXCEPTION_NAMES = re.compile(r"\b(?:[A-Z][A-Za-z]*(?:Error|Exception)|KeyboardInterrupt|"
                              r"StopIteration|GeneratorExit|SystemExit|Traceback)\b")
@@ -46,7 +48,7 @@ def test_every_reading_command_reads_every_valid_file_to_the_end(capsysbinary, p
         assert code == 0, (argv, err)
         assert not EXCEPTION_NAMES.search(err), (argv, err)
         assert not EXCEPTION_NAMES.search(out.replace("error_code", "")), argv
-        if argv == ("dump",):
+        if argv == TEXT:
             assert f"# at {last['pos']}\n" in out  # the last event, decoded
         assert "Traceback" not in err
 
@@ -54,7 +56,7 @@ def test_every_reading_command_reads_every_valid_file_to_the_end(capsysbinary, p
 @needs_corpus
 def test_rows_without_column_metadata_are_shown_raw_and_the_rest_decoded(capsysbinary):
     path = CORPUS / NO_METADATA
-    code, out, err = run(capsysbinary, "dump", path)
+    code, out, err = run(capsysbinary, *TEXT, path)
     assert code == 0, err
     assert out.count(f"# rows not decoded: row images of test.t1: {WHY}") == 3
     assert "#   000000  f9 00 00 00 00 03 6f 6e 65 f9 01 00 00 00 03 74 77 6f\n" in out  # 'one', 'two'
@@ -121,10 +123,12 @@ def test_rows_after_a_damaged_table_map_are_reported_and_reading_goes_on(tmp_pat
     assert "offset 901 (TABLE_MAP_EVENT)" in lines[0] and "skipped 52 damaged bytes" in lines[0]
     assert ("damaged rows event of" in lines[1] and "offset 953 (WRITE_ROWS_EVENT)" in lines[1]
             and "rows of table id 75, which no TABLE_MAP_EVENT before it maps" in lines[1])
-    if argv == ("dump",):
+    if argv == TEXT:
         assert "# rows not decoded: rows of table id 75" in out
         assert "#   000000  fe 41 00 00 00\n" in out
         assert "# at 1399\n" in out and "\tStop" in out  # the end of the file
+    elif argv == ("dump",):  # the replay script: the undecodable event as its BINLOG bytes
+        assert "# at 953\n" in out and "# at 1399\n" in out and "\tStop" in out
     elif argv[0] == "dump":
         recs = [json.loads(line) for line in out.splitlines()]
         raw = [r for r in recs if r.get("pos") == 953]
@@ -145,7 +149,7 @@ def test_rows_after_a_damaged_table_map_are_reported_and_reading_goes_on(tmp_pat
 @needs_corpus
 def test_without_skip_damaged_the_damaged_table_map_stops_the_dump(tmp_path, capsysbinary):
     path = _damaged_table_map(tmp_path)
-    code, out, err = run(capsysbinary, "dump", path)
+    code, out, err = run(capsysbinary, *TEXT, path)
     assert code == 1
     assert "# at 901" not in out and "# at 953" not in out
     assert len(err.strip().splitlines()) == 1 and "offset 901" in err and "TABLE_MAP_EVENT" in err

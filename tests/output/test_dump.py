@@ -31,7 +31,7 @@ def run(capsysbinary, *argv):
 
 def _agree(capsysbinary, path):
     need_mariadb_binlog()
-    code, out, err = run(capsysbinary, "dump", path)
+    code, out, err = run(capsysbinary, "dump", "-vv", "--base64-output=decode-rows", path)
     assert code == 0, err
     ours = oracle.parse(out, str(path))
     theirs = oracle.run(path)
@@ -118,7 +118,7 @@ def test_stats_counts_every_event(capsysbinary):
     code, out, _ = run(capsysbinary, "stats", "--json", *SAMPLES)
     assert code == 0
     s = json.loads(out)
-    _, dumped, _ = run(capsysbinary, "dump", *SAMPLES)
+    _, dumped, _ = run(capsysbinary, "dump", "-vv", "--base64-output=decode-rows", *SAMPLES)
     assert sum(v["count"] for v in s["events"].values()) == dumped.count("\n# at ")
     assert s["tables"]["shop.customers"] == {**s["tables"]["shop.customers"], "insert": 4}
     assert s["transactions"]["count"] == sum(s["transactions"]["by_size"].values())
@@ -126,7 +126,7 @@ def test_stats_counts_every_event(capsysbinary):
 
 @needs_corpus
 def test_damaged_file_prints_everything_before_then_one_line(capsysbinary):
-    code, out, err = run(capsysbinary, "dump", CORPUS / "corrupt-relay-bin.000624")
+    code, out, err = run(capsysbinary, "dump", "-vv", "--base64-output=decode-rows", CORPUS / "corrupt-relay-bin.000624")
     assert code == 1
     assert out.count("# at ") > 800 and "# at 91204" not in out
     lines = err.strip().splitlines()
@@ -137,7 +137,7 @@ def test_damaged_file_prints_everything_before_then_one_line(capsysbinary):
 @pytest.mark.parametrize("bad", ["missing.000001", "DIR"])
 def test_missing_file_or_directory_is_one_line(tmp_path, capsysbinary, bad):
     path = tmp_path if bad == "DIR" else tmp_path / bad
-    code, out, err = run(capsysbinary, "dump", path)
+    code, out, err = run(capsysbinary, "dump", "-vv", "--base64-output=decode-rows", path)
     assert code == 1 and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
