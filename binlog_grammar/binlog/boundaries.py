@@ -127,8 +127,27 @@ def statement_kind(text: str) -> str:
     return STATEMENT
 
 
+def xa_ids(events):
+    """(prepared, ended): the xid an XA transaction's first phase prepares (its
+    XA_PREPARE_LOG_EVENT) and the one a second phase (a statement XA COMMIT xid or XA ROLLBACK
+    xid) ends, as the server serializes them (X'gtrid',X'bqual',formatID, lower case), else None."""
+    prepared = ended = None
+    for se in events:
+        ev = se.event
+        if ev.name == "XA_PREPARE_LOG_EVENT" and ev.data is not None:
+            d = ev.data
+            prepared = (f"x'{bytes(d.gtrid).hex()}',x'{bytes(d.bqual).hex()}',"
+                        f"{int(d.format_id) & 0xFFFFFFFFFFFFFFFF}")
+        elif is_statement_event(ev) and query_kind(ev) in (COMMIT, ROLLBACK):
+            text = ev.data["query"]
+            words = (text if isinstance(text, str) else "").strip().rstrip(";").split(None, 2)
+            if len(words) == 3 and words[0].upper() == "XA" and "ONE PHASE" not in text.upper():
+                ended = words[2].strip().lower()
+    return prepared, ended
+
+
 __all__ = ["GTID", "GTID_BEGIN", "GTID_STANDALONE", "BEGIN", "COMMIT", "ROLLBACK", "XA_PREPARE",
            "STATEMENT", "INSIDE", "PART", "PAYLOAD", "BETWEEN", "OPENS_WITH_GTID", "ENDS", "BELONGS",
            "GTID_ROLES", "STATEMENT_ROLE", "ROWS_ROLES", "CUT_BEFORE_ROLES", "CUT_AFTER_ROLES",
            "ROLE_OF", "GTID_NAMES", "STATEMENT_NAMES", "BELONGING_NAMES", "boundary", "is_gtid",
-           "is_statement_event", "belongs", "query_kind", "statement_kind"]
+           "is_statement_event", "belongs", "query_kind", "statement_kind", "xa_ids"]

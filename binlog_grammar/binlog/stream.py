@@ -242,6 +242,7 @@ class Stream:
         # depend on ctx.server follow it instead of the FORMAT_DESCRIPTION_EVENT's version)
         self.server = parse_server_version(server_version) if server_version else None
         self._keeps_all = self.filters.keeps_all
+        self._xa_dropped = set()  # xids whose XA PREPARE the filters dropped (their COMMIT goes too)
         # raw_rows: a rows event that cannot be decoded has no changes and says why (its
         # StreamEvent.undecoded) instead of raising, when the file is valid (its TABLE_MAP does not
         # say enough) or, with skip_damaged, when the event is damaged (then it counts as damage)
@@ -488,7 +489,12 @@ class Stream:
         kept = [se for se in tx.events if self._event_ok(se)]
         if (flt.databases or flt.tables or flt.exclude_tables) and not any(
                 se.table is not None or _is_statement(se) for se in kept):
-            return
+            # an XA COMMIT/ROLLBACK goes with its XA PREPARE (kept, or not read: kept)
+            prepared, ended = B.xa_ids(tx.events)
+            if prepared is not None:
+                self._xa_dropped.add(prepared)
+            if ended is None or ended in self._xa_dropped:
+                return
         tx.events = kept
         yield tx
 

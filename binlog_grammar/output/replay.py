@@ -101,6 +101,14 @@ class NeverError(Exception):
     """--base64-output=NEVER met a row event (mysqlbinlog refuses it the same way)."""
 
 
+def xid_text(xid) -> str:
+    """An XA transaction id as the server serializes it (XID::serialize): X'gtrid',X'bqual',
+    formatID, the parts as lower-case hex of their bytes (so hostile bytes stay digits) and the
+    formatID as an unsigned long (a null XID's -1 as 2**64-1)."""
+    return (f"X'{bytes(xid.gtrid).hex()}',X'{bytes(xid.bqual).hex()}',"
+            f"{int(xid.format_id) & 0xFFFFFFFFFFFFFFFF}")
+
+
 def _stamp(ts: int) -> str:
     t = time.localtime(ts)
     return "%02d%02d%02d %2d:%02d:%02d" % (t.tm_year % 100, t.tm_mon, t.tm_mday, t.tm_hour,
@@ -213,11 +221,14 @@ class Replay:
         out = []
         if not self.short:
             out.append(f"# at {int(ev.offset)}")
-        if self.annotate is not None:
-            out += self.annotate
-            self.annotate = None
         et = ev.type
         name = ev.name
+        if self.annotate is not None:
+            # printed with the statement's first TABLE_MAP that is printed, as mariadb-binlog
+            # keeps it; when a filter (-d, --table) dropped them, it goes with its statement
+            if name == "TABLE_MAP_EVENT":
+                out += self.annotate
+            self.annotate = None
         d = ev.data
         if et is None:
             if not self.short:
@@ -297,7 +308,7 @@ class Replay:
                 out.append(f"/*M!100001 SET @@session.server_id={server}*/" + DELIMITER)
             out.append(f"/*M!100001 SET @@session.gtid_seq_no={int(d.seq_no)}*/" + DELIMITER)
         if f2 & _GTID_FLAGS["FL_PREPARED_XA"] and d.get("xid") is not None:
-            out.append("# XA START of a prepared transaction (not printed by this writer)")
+            out.append(f"XA START {xid_text(d.xid)}{DELIMITER}")  # as mariadb-binlog, -s too
         elif not f2 & _GTID_FLAGS["FL_STANDALONE"]:
             out += ["START TRANSACTION", DELIMITER]
         return out
@@ -305,6 +316,14 @@ class Replay:
     def _xid_event(self, ev, d, se):
         out = [] if self.short else [self._head(ev, f"Xid = {int(d.xid)}")]
         return out + ["COMMIT" + DELIMITER]
+
+    def _xa_prepare_log_event(self, ev, d, se):
+        """mariadb-binlog's `XID = ...` header and `XA PREPARE xid`; MySQL's XA COMMIT ...
+        ONE PHASE (one_phase set, which MariaDB does not write) as mysqlbinlog prints it."""
+        xid = xid_text(d)
+        out = [] if self.short else [self._head(ev, f"XID = {xid}")]
+        what = f"XA COMMIT {xid} ONE PHASE" if int(d.one_phase) else f"XA PREPARE {xid}"
+        return out + [what, DELIMITER]
 
     def _rotate_event(self, ev, d, se):
         if self.short:
