@@ -52,17 +52,31 @@ def _jdbc_case():
 
 @pytest.fixture(scope="module")
 def fixed(judge):
-    """The table of every column type, the JDBC case and 3 x BINLOG_GRAMMAR_DEBEZIUM_EXAMPLES
-    drawn cases, each in a database of its own, snapshotted by one connector run under every
-    option set (an engine each, one JVM): {option set id: (records, values, problems)}."""
+    """The table of every column type, the JDBC case, an empty table and 3 x
+    BINLOG_GRAMMAR_DEBEZIUM_EXAMPLES drawn cases, each in a database of its own, snapshotted
+    by one connector run under every option set (an engine each, one JVM), and by one more
+    engine capturing the empty table alone ("empty": a snapshot without a row): {option set
+    id: (records, values, problems)}."""
+    from binlog_grammar.testing.debezium_diff import drawn_cases
     from binlog_grammar.testing.debezium_samples import all_types_case
     from binlog_grammar.testing.debezium_snapshot_diff import check_many
+    from binlog_grammar.testing.schema import Case, Settings
 
-    from binlog_grammar.testing.debezium_diff import drawn_cases
+    empty = Case(Settings(), "CREATE TABLE e (id INT PRIMARY KEY, v VARCHAR(3))", ())
+    base = f"dbz{judge.count + 1}"  # the database check_many makes; the empty table's is _2
+    sets = [(o, s) for _, o, s in OPTION_SETS] + [
+        ({"table.include.list": f"{base}\\.dbz_done,{base}_2\\.e"}, False)]
+    results = check_many(judge, [all_types_case(), _jdbc_case(), empty,
+                                 *drawn_cases(3, EXAMPLES)], sets)
+    return {i: res for i, res in zip([i for i, _, _ in OPTION_SETS] + ["empty"], results)}
 
-    results = check_many(judge, [all_types_case(), _jdbc_case(), *drawn_cases(3, EXAMPLES)],
-                         [(o, s) for _, o, s in OPTION_SETS])
-    return {i: res for (i, _, _), res in zip(OPTION_SETS, results)}
+
+def test_a_snapshot_without_rows_marks_its_last_schema_change_last(fixed):
+    """With no row to mark, the connector marks its last schema-change record `last` (the empty
+    table and the marker table, empty at the snapshot: SET, 2 DROP TABLE, 2 x (DROP DATABASE,
+    CREATE DATABASE, USE, CREATE TABLE): 11 records)."""
+    _assert_equal(fixed["empty"], 11)
+    assert fixed["empty"][0] == 11
 
 
 @pytest.mark.parametrize("name", [i for i, _, _ in OPTION_SETS])
