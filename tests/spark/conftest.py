@@ -1,4 +1,6 @@
-"""The Spark session the tests of this folder share: one local[2] session per test module."""
+"""The Spark session the tests of this folder share: one local[2] session for the whole test run
+(a JVM start costs 10-30 s of the CI budget per module), started again only when a module stopped
+it (test_spark_cluster.py runs its own session on a standalone cluster)."""
 import os
 import sys
 
@@ -7,15 +9,17 @@ import pytest
 from helpers.services import REQUIRE_SERVICES, need_marker
 from helpers.spark import missing
 
+_shared = {}
 
-@pytest.fixture(scope="module")
-def spark():
-    need_marker("spark")
-    why = missing()
-    if why:
-        if REQUIRE_SERVICES:
-            pytest.fail(f"{why} and BINLOG_GRAMMAR_REQUIRE_SERVICES=1")
-        pytest.skip(why)
+
+def _alive(s) -> bool:
+    from pyspark import SparkContext
+
+    return s is not None and SparkContext._active_spark_context is s.sparkContext \
+        and s.sparkContext._jsc is not None
+
+
+def _start():
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
@@ -29,5 +33,25 @@ def spark():
          .getOrCreate())
     s.sparkContext.setLogLevel("FATAL")
     register(s)
-    yield s
-    s.stop()
+    return s
+
+
+@pytest.fixture(scope="session")
+def _spark_holder():
+    yield _shared
+    s = _shared.pop("s", None)
+    if _alive(s):
+        s.stop()
+
+
+@pytest.fixture(scope="module")
+def spark(_spark_holder):
+    need_marker("spark")
+    why = missing()
+    if why:
+        if REQUIRE_SERVICES:
+            pytest.fail(f"{why} and BINLOG_GRAMMAR_REQUIRE_SERVICES=1")
+        pytest.skip(why)
+    if not _alive(_spark_holder.get("s")):
+        _spark_holder["s"] = _start()
+    return _spark_holder["s"]

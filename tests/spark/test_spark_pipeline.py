@@ -6,8 +6,8 @@
   snapshots of the other files are those of a run without it.
 - Crash recovery: the driver of a `binlog-grammar pipeline` process is killed with SIGKILL at a
   point the test picks (BINLOG_GRAMMAR_PIPELINE_CRASH_AT: after the change log is staged, after
-  the first output file is moved into place); the next run finishes
-  with the output of a clean run (change log, undecoded rows, snapshot rows, typed snapshots,
+  the first output file is moved into place, one after the other on one output); the next run
+  finishes with the output of a clean run (change log, undecoded rows, snapshot rows, typed snapshots,
   the consumed files of the state).
 """
 from __future__ import annotations
@@ -48,21 +48,31 @@ def outputs(spark, out):
             "staging": (out / "_staging").exists()}
 
 
-@needs_corpus
-def test_rows_that_cannot_be_decoded_are_kept_raw(spark, tmp_path):
+@pytest.fixture(scope="module")
+def clean(spark, tmp_path_factory):
+    """One clean run over the old file and the samples, and one over the samples alone (tiny
+    splits), shared by the checks below: (its summary text, its outputs, the samples' outputs)."""
+    if not any(f.name == NO_METADATA for f in corpus_files()):
+        pytest.skip(f"the corpus file {NO_METADATA} is missing")
     old = next(str(f) for f in corpus_files() if f.name == NO_METADATA)
-    rc, text = run(spark, [old, *SAMPLES], tmp_path / "o")
+    root = tmp_path_factory.mktemp("clean")
+    rc, text = run(spark, [old, *SAMPLES], root / "o", split_bytes=2000)
     assert rc == 0, text
+    assert run(spark, SAMPLES, root / "s", split_bytes=2000)[0] == 0
+    return old, root / "o", text, outputs(spark, root / "o"), outputs(spark, root / "s")
+
+
+@needs_corpus
+def test_rows_that_cannot_be_decoded_are_kept_raw(spark, clean):
+    old, out, text, got, want = clean
     assert "3 rows event(s) not decoded" in text and "undecoded/" in text
-    raw = spark.read.parquet(str(tmp_path / "o" / "undecoded")).collect()
+    raw = spark.read.parquet(str(out / "undecoded")).collect()
     assert {(r.db, r.table, r.source.file, r.source.table) for r in raw} == \
         {("test", "t1", old, "t1")}
     assert [r.op for r in sorted(raw, key=lambda r: r.source.pos)] == ["c", "u", "d"]
     assert all("carries no column metadata" in r.undecoded and r.rows_raw for r in raw)
-    assert not (tmp_path / "o" / "snapshots" / "test.t1").exists()
+    assert not (out / "snapshots" / "test.t1").exists()
     # the decoded rows are those of a run without the old file
-    assert run(spark, SAMPLES, tmp_path / "s")[0] == 0
-    got, want = outputs(spark, tmp_path / "o"), outputs(spark, tmp_path / "s")
     for k in ("changes", "snapshot_rows", "snapshots"):
         assert got[k] == want[k], k
 
@@ -77,23 +87,24 @@ def _crashing_run(inputs, output, point):
 
 
 @needs_corpus
-@pytest.mark.parametrize("point", ["changes", "publish"])
-def test_a_run_killed_mid_way_is_finished_by_the_next(spark, tmp_path, point):
-    old = next(str(f) for f in corpus_files() if f.name == NO_METADATA)
+def test_runs_killed_mid_way_are_finished_by_the_next(spark, clean, tmp_path):
+    """A first run over the first file; then a run over all of them killed after staging its
+    change log (no plan recorded: the next run discards it), then one killed after moving its
+    first output file into place (plan recorded: the next run finishes it); then a run that
+    finishes, whose output is the clean run's."""
+    old, _, _, want, _ = clean
     inputs = [old, *SAMPLES]
-    clean = tmp_path / "clean"
-    assert run(spark, inputs, clean, split_bytes=2000)[0] == 0
     out = tmp_path / "crashed"
-    # a first run over the first file, then one over all of them killed at `point`
     assert run(spark, inputs[:1], out, split_bytes=2000)[0] == 0
-    p = _crashing_run(inputs, out, point)
-    assert p.returncode == -signal.SIGKILL, (p.returncode, p.stderr[-2000:])
-    state = json.loads((out / "_binlog_state.json").read_text())
-    assert (state["pending"] is not None) == (point != "changes")
+    for point in ("changes", "publish"):
+        p = _crashing_run(inputs, out, point)
+        assert p.returncode == -signal.SIGKILL, (point, p.returncode, p.stderr[-2000:])
+        state = json.loads((out / "_binlog_state.json").read_text())
+        assert (state["pending"] is not None) == (point != "changes"), point
+        assert (out / "_staging").exists(), point
     rc, text = run(spark, inputs, out, split_bytes=2000)
     assert rc == 0, text
-    got, want = outputs(spark, out), outputs(spark, clean)
-    assert got == want
+    assert outputs(spark, out) == want
     # and once more: nothing new, nothing changes
     rc, text = run(spark, inputs, out, split_bytes=2000)
     assert rc == 0 and "nothing new" in text
