@@ -429,7 +429,8 @@ def drive(argv) -> int:
     from binlog_grammar.output import text_lane
 
     mod = native._load_lane()[0]
-    if mod is None or str(work.parent / "pkg") not in mod.__file__:
+    pkg = os.environ.get("PYTHONPATH") or str(work.parent / "pkg")  # sanitized_env's
+    if mod is None or pkg not in mod.__file__:
         print(f"driver: not the sanitized lane: {mod and mod.__file__} {native.unavailable()}")
         return 3
     probe = _Probe(mod)
@@ -509,22 +510,23 @@ def _report(stderr: str) -> str:
 
 
 def campaign(execs: int, seed: int = 1, findings: Path = FINDINGS, seconds: float = 0.0,
-             patch=None, tmp: Path = None, log=None) -> dict:
+             patch=None, tmp: Path = None, log=None, pkg: Path = None, env=None) -> dict:
     """Build, seed and run the driver; {execs, seconds, queue, features, lane_events, findings,
-    saved, stderr_tail}. A sanitizer report ends the run; the mutant it was on is saved."""
+    saved, stderr_tail}. A sanitizer report ends the run; the mutant it was on is saved. pkg:
+    a build() made already (then patch is not used); env: more of the driver's environment."""
     own = tmp is None
     tmp = Path(tempfile.mkdtemp(prefix="fuzz-lane-")) if own else tmp
     try:
-        pkg = build(tmp, patch)
+        pkg = pkg or build(tmp, patch)
         work = tmp / "work"
-        work.mkdir()
+        work.mkdir(parents=True)
         seed_list = tmp / "seeds.json"
         seed_list.write_text(json.dumps(seeds(work)))
         found = tmp / "findings"
         t0 = time.perf_counter()
         proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--driver",
                                  str(work), str(seed_list), str(execs), str(seed), str(found),
-                                 str(seconds)], cwd=tmp, env=sanitized_env(pkg),
+                                 str(seconds)], cwd=tmp, env={**sanitized_env(pkg), **(env or {})},
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         lines = []
         for line in proc.stdout:

@@ -1,22 +1,22 @@
 """The bounded run of tools/fuzz_native.py: the generated framing walk and the CRC32 under
 AddressSanitizer and UndefinedBehaviorSanitizer, coverage-guided mutations seeded with the corpus
 and the samples; 0 findings. BINLOG_GRAMMAR_NATIVE_FUZZ_EXECS sets the executions (default
-400,000: about 20 s here). The campaign must also find a walker without its length check.
+100,000 in CI; the long runs are tools/fuzz_native.py's). The campaign must also find a walker without its length check.
 
 The row images (`--rows`: tools/fuzz_rows.c under libFuzzer, clang): 0 findings over
-BINLOG_GRAMMAR_NATIVE_ROWS_FUZZ_EXECS executions (default 200,000: 15-40 s here with the
+BINLOG_GRAMMAR_NATIVE_ROWS_FUZZ_EXECS executions (default 50,000 in CI, with the
 seeds), and the campaign finds a BLOB reader without its length check.
 
 The C core of dump's compiled text lane (`--lane`: tools/fuzz_lane.c under libFuzzer, clang):
-0 findings over BINLOG_GRAMMAR_NATIVE_LANE_CORE_FUZZ_EXECS executions (default 100,000: about
-15 s here with the build and the seeds), the campaign finds a core that takes an event one byte
+0 findings over BINLOG_GRAMMAR_NATIVE_LANE_CORE_FUZZ_EXECS executions (default 30,000 in CI, with
+the build and the seeds), the campaign finds a core that takes an event one byte
 longer than what is left of its buffer, and every seed and every tests/native/regressions/lane/
 *.lane finding replays under ASan+UBSan (gcc; no clang needed) with the core writing events.
 
 dump's compiled text lane through Python (`--lane-python`: tools/fuzz_lane.py, the three
 extensions built by setup.py under ASan+UBSan, mutated binlogs dumped by both backends in a
 Python driver): 0 sanitizer reports and 0 differences over BINLOG_GRAMMAR_NATIVE_LANE_FUZZ_EXECS
-mutants (default 2,000: about 60 s here, the build included), and the campaign finds a lane
+mutants (default 500 in CI, the build included), and the campaign finds a lane
 that takes an event one byte longer than what is left of the file."""
 import importlib.util
 import os
@@ -27,10 +27,10 @@ import pytest
 
 from helpers.paths import ROOT
 
-EXECS = int(os.environ.get("BINLOG_GRAMMAR_NATIVE_FUZZ_EXECS", "400000"))
-ROWS_EXECS = int(os.environ.get("BINLOG_GRAMMAR_NATIVE_ROWS_FUZZ_EXECS", "200000"))
-LANE_EXECS = int(os.environ.get("BINLOG_GRAMMAR_NATIVE_LANE_FUZZ_EXECS", "2000"))
-CORE_EXECS = int(os.environ.get("BINLOG_GRAMMAR_NATIVE_LANE_CORE_FUZZ_EXECS", "100000"))
+EXECS = int(os.environ.get("BINLOG_GRAMMAR_NATIVE_FUZZ_EXECS", "100000"))
+ROWS_EXECS = int(os.environ.get("BINLOG_GRAMMAR_NATIVE_ROWS_FUZZ_EXECS", "50000"))
+LANE_EXECS = int(os.environ.get("BINLOG_GRAMMAR_NATIVE_LANE_FUZZ_EXECS", "500"))
+CORE_EXECS = int(os.environ.get("BINLOG_GRAMMAR_NATIVE_LANE_CORE_FUZZ_EXECS", "30000"))
 
 
 def _tool():
@@ -129,27 +129,50 @@ def _lane_tool(tmp_path):
     return mod
 
 
-def test_text_lane_campaign_finds_nothing(tmp_path):
-    tool = _lane_tool(tmp_path)
-    r = tool.campaign(LANE_EXECS, seed=26, findings=tmp_path / "findings", tmp=tmp_path / "run")
+# the lane's bug planted dormant: one sanitized build serves both campaigns below, the planted
+# one waking it with FUZZ_LANE_PLANT
+PLANT_SWITCH = """
+#include <stdlib.h>
+/* tests/native/test_fuzz_native.py: a planted bug, live when FUZZ_LANE_PLANT is set */
+static int bg_fuzz_plant(void)
+{
+    return getenv("FUZZ_LANE_PLANT") != NULL;
+}
+"""
+
+
+def _plant_dormant(src):
+    lane = src / "generated" / "native" / "lane.c"
+    text = lane.read_text()
+    assert text.count("len > stop - pos)") == 1
+    text = text.replace("len > stop - pos)", "len > stop - pos + (bg_fuzz_plant() ? 1 : 0))")
+    at = text.index("\n", text.rindex("\n#include ") + 1)
+    lane.write_text(text[:at] + PLANT_SWITCH + text[at:])
+
+
+@pytest.fixture(scope="module")
+def lane_build(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("lane-build")
+    tool = _lane_tool(tmp)
+    return tool, tool.build(tmp, _plant_dormant)
+
+
+def test_text_lane_campaign_finds_nothing(tmp_path, lane_build):
+    tool, pkg = lane_build
+    r = tool.campaign(LANE_EXECS, seed=26, findings=tmp_path / "findings", tmp=tmp_path / "run",
+                      pkg=pkg)
     assert r["findings"] == 0, r
     # the mutants reach the lane: it wrote events and stopped for many reasons at many types
     assert r["execs"] == LANE_EXECS and r["lane_events"] > 10 * LANE_EXECS and r["features"] > 50
 
 
-def test_the_lane_campaign_finds_an_event_one_byte_past_the_file(tmp_path):
+def test_the_lane_campaign_finds_an_event_one_byte_past_the_file(tmp_path, lane_build):
     """text()'s loop takes an event whose length is one byte more than the file holds: its
     CRC32 is read one byte past the buffer (AddressSanitizer: the file's bytes are a heap block
     of their own size under PYTHONMALLOC=malloc)."""
-    tool = _lane_tool(tmp_path)
-
-    def plant(src):
-        lane = src / "generated" / "native" / "lane.c"
-        text = lane.read_text()
-        assert "len > stop - pos)" in text
-        lane.write_text(text.replace("len > stop - pos)", "len > stop - pos + 1)"))
-    r = tool.campaign(3000, seed=1, findings=tmp_path / "findings", patch=plant,
-                      tmp=tmp_path / "run")
+    tool, pkg = lane_build
+    r = tool.campaign(3000, seed=1, findings=tmp_path / "findings", tmp=tmp_path / "run",
+                      pkg=pkg, env={"FUZZ_LANE_PLANT": "1"})
     assert r["findings"] >= 1 and "heap-buffer-overflow" in r["stderr_tail"], r
 
 
