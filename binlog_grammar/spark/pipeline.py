@@ -2,8 +2,11 @@
 
     binlog-grammar pipeline --input samples/mariadb-* --output out/ [--master spark://host:7077]
 
-The output folder (any filesystem Spark writes; the inputs must be readable by every worker as
-local or `file:` paths):
+On a cluster (`--master spark://HOST:PORT`, or any master that is not local) the package is
+shipped with the job (binlog_grammar.spark.ship): the workers need pyspark's dependencies and
+pyarrow, not binlog-grammar.
+
+The output folder (any filesystem Spark writes):
 
     changes/db=D/table=T/date=YYYY-MM-DD/run-N-part-....parquet
         the change log: every row change, columns op, before, after, source, ts_ms (the `binlog`
@@ -172,6 +175,12 @@ def _start_spark(master: str):
         b = b.config("spark.pyspark.python", sys.executable)  # workers import this package
     spark = b.getOrCreate()
     spark.sparkContext.setLogLevel(level.upper())
+    if not (master or "local[*]").startswith("local"):
+        # a cluster's workers may lack the package: ship it with the job (spark/shipping.py),
+        # before the data source is registered (its functions carry the includes of that time)
+        from .shipping import ship
+
+        ship(spark)
     return spark
 
 

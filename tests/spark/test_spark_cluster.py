@@ -64,6 +64,10 @@ def cluster(tmp_path_factory):
         c.upload_file(str(p), "data", f"logs/{p.name}")
     folder = tmp_path_factory.mktemp("cluster")
     cl = SparkCluster(str(folder))
+    # the CLI first, while no session holds the workers' cores: `pipeline --master spark://...`
+    # ships the package itself; then the same command in local mode, for the comparison
+    cli = {m: _cli_pipeline(m, cl, endpoint, folder / f"cli-{n}")
+           for n, m in (("cluster", cl.master_url), ("local", "local[2]"))}
     active = SparkSession.getActiveSession()
     if active is not None:
         active.stop()
@@ -99,7 +103,7 @@ def cluster(tmp_path_factory):
     ship(spark, str(folder / "binlog-grammar-spark.zip"))
     register(spark)
     try:
-        yield spark, cl, endpoint
+        yield spark, cl, endpoint, cli
     finally:
         spark.stop()
         cl.stop()
@@ -115,6 +119,26 @@ def cluster(tmp_path_factory):
             os.environ["PYSPARK_PYTHON"] = saved_python
 
 
+def _cli_pipeline(master, cl, endpoint, output):
+    """`binlog-grammar pipeline --master MASTER` over the S3 folder in a new process whose
+    endpoint and credentials are the environment's, started outside the source tree; its
+    workers' Python (PYSPARK_PYTHON) cannot import binlog_grammar. Returns (output, process)."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYSPARK_PYTHON=cl.python, SPARK_LOCAL_IP="127.0.0.1",
+               AWS_ENDPOINT_URL=endpoint, AWS_ACCESS_KEY_ID=KEY, AWS_SECRET_ACCESS_KEY=SECRET)
+    env.pop("PYTHONPATH", None)
+    if master.startswith("local"):
+        env["PYSPARK_PYTHON"] = sys.executable  # local mode's workers are this machine's Python
+    os.makedirs(output.parent, exist_ok=True)
+    p = subprocess.run([sys.executable, "-m", "binlog_grammar", "pipeline", "--master", master,
+                        "--input", "s3://data/logs/", "--output", str(output),
+                        "--split-bytes", "1024"],
+                       cwd=str(output.parent), env=env, capture_output=True, text=True, timeout=400)
+    return output, p
+
+
 def _norm(rows):
     for r in rows:
         r["source"]["file"] = os.path.basename(r["source"]["file"])
@@ -122,7 +146,7 @@ def _norm(rows):
 
 
 def test_read_on_two_workers(cluster):
-    spark, cl, endpoint = cluster
+    spark, cl, endpoint, _ = cluster
     opts = {"s3.endpoint": endpoint, "s3.access_key": KEY, "s3.secret_key": SECRET,
             "split_bytes": "1024"}
     df = spark.read.format("binlog").options(**opts).load("s3://data/logs/")
@@ -157,7 +181,7 @@ def test_pipeline_on_the_cluster(cluster, tmp_path):
 
     from binlog_grammar.spark.pipeline import run_pipeline
 
-    spark, cl, endpoint = cluster
+    spark, cl, endpoint, _ = cluster
     opts = {"s3.endpoint": endpoint, "s3.access_key": KEY, "s3.secret_key": SECRET}
     want = plain_records([str(p) for p in SAMPLES])
     # the pipeline on the same cluster: its driver's environment names the endpoint
@@ -181,3 +205,28 @@ def test_pipeline_on_the_cluster(cluster, tmp_path):
     assert [f["path"] for f in state["files"]] == [f"s3://data/logs/{p.name}" for p in SAMPLES]
     assert spark.read.parquet(str(tmp_path / "o" / "changes")).count() == len(want)
 
+
+
+def test_cli_pipeline_on_the_cluster_ships_the_package(cluster):
+    """`binlog-grammar pipeline --master spark://...` with workers that lack the package: the
+    same change log, snapshots and state as `--master local[2]` (it failed before pipeline.py
+    shipped the package: the workers' Python could not import binlog_grammar)."""
+    spark, cl, endpoint, cli = cluster
+    (out, p), (local, lp) = cli[cl.master_url], cli["local[2]"]
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert lp.returncode == 0, lp.stderr[-3000:]
+
+    def rows(folder):
+        return sorted(json.dumps(r.asDict(recursive=True), sort_keys=True, default=str)
+                      for r in spark.read.parquet(str(folder)).collect())
+
+    assert rows(out / "changes") == rows(local / "changes")
+    assert len(rows(out / "changes")) == len(plain_records([str(p) for p in SAMPLES]))
+    snaps = sorted(t.name for t in (local / "snapshots").iterdir())
+    assert snaps and sorted(t.name for t in (out / "snapshots").iterdir()) == snaps
+    for t in snaps:
+        assert rows(out / "snapshots" / t) == rows(local / "snapshots" / t), t
+    assert rows(out / "_snapshot_rows") == rows(local / "_snapshot_rows")
+    state, want = (json.loads((o / "_binlog_state.json").read_text()) for o in (out, local))
+    for k in ("files", "tx_seq", "tables", "snapshot_rows"):
+        assert state[k] == want[k], k
