@@ -78,16 +78,11 @@ def cluster(tmp_path_factory):
     # not the source tree, whose binlog_grammar/ (without generated/) would shadow the zip
     saved_cwd = os.getcwd()
     os.chdir(folder)
-    # the driver's own Python workers (the source's planner) need the package too: a user's
-    # driver has it installed; here the driver's JVM is started afresh with the zip on its
-    # PYTHONPATH (the executors' copy is the one ship() sends, checked below)
-    from binlog_grammar.spark.shipping import build_zip
+    # the driver's own Python workers (the source's planner) get the package from ship() too:
+    # no PYTHONPATH of the driver's (the CLI test above runs a driver without one)
     from pyspark import SparkContext
 
-    zip_path = build_zip(str(folder / "driver" / "binlog-grammar-spark.zip")) if os.makedirs(
-        folder / "driver") is None else None
-    saved_pp = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = zip_path
+    saved_pp = os.environ.pop("PYTHONPATH", None)
     if SparkContext._gateway is not None:
         SparkContext._gateway.shutdown()
         SparkContext._gateway = SparkContext._jvm = None
