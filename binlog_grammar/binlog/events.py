@@ -83,10 +83,11 @@ def parse_error(file, offset, name, e) -> EventFormatError:
                             file, offset, name)
 
 
-def query_text(ev):
+def query_text(ev, errors: str = "replace"):
     """The statement of a QUERY_EVENT as text, inflated where the spec's `decode` says the field
     is compressed (MariaDB's QUERY_COMPRESSED_EVENT). None when the event has no statement or its
-    statement does not inflate."""
+    statement does not inflate. `errors="surrogateescape"` keeps bytes that are not UTF-8 as the
+    spec's `str` keeps a plain QUERY_EVENT's (what a script must write back byte for byte)."""
     data = ev.data
     if ev.type is None or not hasattr(data, "get") or data.get("query") is None:
         return None
@@ -98,5 +99,5 @@ def query_text(ev):
         except Exception:  # noqa: BLE001 - whatever a damaged stream raises: it does not inflate
             return None
     if isinstance(q, (bytes, bytearray)):
-        q = bytes(q).decode("utf-8", "replace")
+        q = bytes(q).decode("utf-8", errors)
     return str(q)

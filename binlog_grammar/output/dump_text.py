@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import time
 
+from ..binlog.events import query_text
 from ..generated import enums
 from . import quoting, vv_native
 from .dump import rows_bytes
@@ -52,7 +53,7 @@ TEXT_HEADER = (quoting.CLIENT_CHARSET + ";", f"DELIMITER {DELIMITER}")
 TEXT_FOOTER = ("DELIMITER ;", "# End of log file")
 
 _LABELS = {
-    "QUERY_EVENT": "Query", "XID_EVENT": "Xid", "TABLE_MAP_EVENT": "Table_map",
+    "QUERY_EVENT": "Query", "QUERY_COMPRESSED_EVENT": "Query_compressed", "XID_EVENT": "Xid", "TABLE_MAP_EVENT": "Table_map",
     "FORMAT_DESCRIPTION_EVENT": "Start", "ROTATE_EVENT": "Rotate", "STOP_EVENT": "Stop",
     "GTID_LOG_EVENT": "GTID", "ANONYMOUS_GTID_LOG_EVENT": "Anonymous_GTID", "GTID_EVENT": "GTID",
     "GTID_LIST_EVENT": "Gtid list", "BINLOG_CHECKPOINT_EVENT": "Binlog checkpoint",
@@ -118,7 +119,7 @@ def _summary(se) -> str:
     name = ev.name
     if ev.type is None:
         return f" (type {int(ev.header.type_code)}, {len(ev.raw)} bytes not described by any spec)"
-    if name == "QUERY_EVENT":
+    if name in ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT"):
         return f"\tthread_id={int(d.thread_id)}\texec_time={int(d.exec_time)}\terror_code={int(d.error_code)}"
     if name == "XID_EVENT":
         return f" = {int(d.xid)}"
@@ -143,8 +144,10 @@ def _body(se):
     if ev.type is None:
         return
     name = ev.name
-    if name in ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT") and isinstance(d.get("query"), str):
-        yield from _statement(ev, d.get("db"), d.query)
+    if name in ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT"):
+        query = query_text(ev, "surrogateescape")  # inflated when compressed, bytes kept
+        if query is not None:
+            yield from _statement(ev, d.get("db"), query)
     elif name == "XID_EVENT":
         yield "COMMIT" + DELIMITER
     elif name == "ANNOTATE_ROWS_EVENT":

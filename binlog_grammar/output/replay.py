@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 import time
 
+from ..binlog.events import query_text
 from ..generated import enums
 from . import quoting
 from ..runtime.values import CHARSET_CODECS, errors_of
@@ -395,10 +396,13 @@ class Replay:
         st = _status(d)
         out = []
         if not self.short:
-            out.append(self._head(ev, f"Query\tthread_id={int(d.thread_id)}\texec_time="
+            label = "Query_compressed" if ev.name == "QUERY_COMPRESSED_EVENT" else "Query"
+            out.append(self._head(ev, f"{label}\tthread_id={int(d.thread_id)}\texec_time="
                                       f"{int(d.exec_time)}\terror_code={int(d.error_code)}"
                                       f"\txid={int(st.get('xid') or 0)}"))
-        query = d.get("query")
+        # inflated where the spec says the statement is compressed, its bytes kept as a plain
+        # QUERY_EVENT's are (surrogateescape): the script must carry them back byte for byte
+        query = query_text(ev, "surrogateescape")
         flags = int(ev.header.get("flags") or 0)
         db = d.get("db") or ""
         trans = isinstance(query, str) and _TRANS_KEYWORD.match(query) is not None
