@@ -520,7 +520,7 @@ def _problems_text(figures):
                      for p in figures["problems"][:20])
 
 
-COMMAND_MUTANTS = 640 * SCALE  # 20 rounds over the 32 files of the corpus and samples/
+COMMAND_MUTANTS = 320 * SCALE  # 10 rounds over the 32 files of the corpus and samples/
 
 
 def test_every_reading_command_on_mutants():
@@ -540,8 +540,8 @@ def test_every_reading_command_on_mutants():
     assert figures["mutants"] == COMMAND_MUTANTS
     assert figures["runs"] == COMMAND_MUTANTS * 13  # verify + 6 commands x (with, without)
     if CORPUS.is_dir():
-        # every file, each kind of mutation on (nearly) every file at least twice
-        assert figures["files"] >= 30 and all(n >= 2 * 30 for n in figures["kinds"].values())
+        # every file, each kind of mutation about once per file
+        assert figures["files"] >= 30 and all(n >= 30 for n in figures["kinds"].values())
     assert figures["reach_checks"] >= COMMAND_MUTANTS  # most mutants leave a last event whole
     assert figures["peak_rss_mib_in_process"] < 512
 

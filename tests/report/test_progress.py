@@ -32,7 +32,7 @@ def _run(args, stdout_tty=False):
     term, out = b"", b""
     fds = [master] + ([out_master] if out_master is not None else [p.stdout.fileno()])
     while fds:
-        ready, _, _ = select.select(fds, [], [], 30)
+        ready, _, _ = select.select(fds, [], [], 120)  # Spark starts slowly under load
         if not ready:
             break
         for fd in ready:
@@ -46,7 +46,7 @@ def _run(args, stdout_tty=False):
                 term += data
             else:
                 out += data
-    p.wait(timeout=60)
+    p.wait(timeout=300)
     os.close(master)
     if out_master is not None:
         os.close(out_master)
