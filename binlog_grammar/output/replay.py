@@ -42,6 +42,9 @@ HEADER = ("/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;",
 FOOTER = ("DELIMITER ;", "# End of log file", "ROLLBACK /* added by mysqlbinlog */;",
           "/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/;",
           "/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/;")
+# -D/--disable-log-bin: the first line after the header's second, the second before its last
+NO_LOG = ("/*!32316 SET @OLD_SQL_LOG_BIN=@@SQL_LOG_BIN, SQL_LOG_BIN=0*/;",
+          "/*!32316 SET SQL_LOG_BIN=@OLD_SQL_LOG_BIN*/;")
 STMT_END_F = 0x01
 BINLOG_IN_USE_F = 0x01
 THREAD_SPECIFIC_F = 0x04
@@ -178,8 +181,9 @@ class Replay:
     one StreamEvent (without newlines); `header()` and `footer()` the script's ends."""
 
     def __init__(self, verbose: int = 0, short: bool = False, skip_gtids: bool = False,
-                 never: bool = False):
+                 never: bool = False, disable_log_bin: bool = False):
         self.verbose, self.short, self.skip_gtids, self.never = verbose, short, skip_gtids, never
+        self.disable_log_bin = disable_log_bin
         self.db = ""
         self.thread_id = None
         self.flags2 = None
@@ -196,13 +200,13 @@ class Replay:
         self.mariadb = True   # the FORMAT_DESCRIPTION_EVENT's server: MariaDB
         self.annotate = None  # the lines of an ANNOTATE_ROWS, printed with the next event
 
-    @staticmethod
-    def header():
-        return list(HEADER)
+    def header(self):
+        """The script's first lines; with -D (disable_log_bin) the target does not log what the
+        script runs (SQL_LOG_BIN=0 after the session's first two settings, as mariadb-binlog)."""
+        return list(HEADER[:2] + NO_LOG[:1] + HEADER[2:] if self.disable_log_bin else HEADER)
 
-    @staticmethod
-    def footer():
-        return list(FOOTER)
+    def footer(self):
+        return list(FOOTER[:-1] + NO_LOG[1:] + FOOTER[-1:] if self.disable_log_bin else FOOTER)
 
     def _head(self, ev, text: str, names: bool = False) -> str:
         """The `#YYMMDD hh:mm:ss server id ...` line; `text` goes through quoting.comment when

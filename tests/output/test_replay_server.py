@@ -73,7 +73,8 @@ def _rows(db):
     return db.sql("SELECT id, v FROM xa1.t ORDER BY id")
 
 
-@pytest.mark.parametrize("flags", [[], ["-v"], ["-vv"], ["-s"]], ids=["plain", "v", "vv", "s"])
+@pytest.mark.parametrize("flags", [[], ["-v"], ["-vv"], ["-s"], ["-D"]],
+                         ids=["plain", "v", "vv", "s", "D"])
 def test_xa_transactions_are_mariadb_binlogs_bytes(server, flags):
     db, files = server
     got = dump(*flags, *files)
@@ -86,16 +87,19 @@ def test_xa_transactions_are_mariadb_binlogs_bytes(server, flags):
 
 
 def test_xa_script_replayed_gives_the_tables_back(server):
+    """... and with -D (--disable-log-bin) the target logs none of it."""
     db, files = server
-    script = dump(*files)
+    script = dump("-D", *files)
     assert script.returncode == 0, script.stderr.decode(errors="replace")
     expected = _rows(db)
     assert expected.split() == "1 updated 4 plain 5 use xa1 6 from d2".split(), expected
     db.sql("DROP DATABASE xa1; DROP DATABASE d2; RESET MASTER")
+    logged = db.sql("SHOW MASTER STATUS")
     r = subprocess.run(db._client(), input=script.stdout, capture_output=True)
     assert r.returncode == 0, r.stderr.decode(errors="replace")
     assert _rows(db) == expected
     assert "x" not in db.sql("XA RECOVER")  # nothing left prepared
+    assert db.sql("SHOW MASTER STATUS") == logged  # -D: SQL_LOG_BIN=0 while it ran
 
 
 def _content(text: bytes) -> list:
