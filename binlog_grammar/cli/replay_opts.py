@@ -1,6 +1,6 @@
 """dump's options of mysqlbinlog's output forms: `-v`/`--verbose` (counted), `--base64-output`,
-`-s`/`--short-form`, `-D`/`--disable-log-bin` and `--skip-gtids`, read as mariadb-binlog reads
-them.
+`-s`/`--short-form`, `-D`/`--disable-log-bin`, `-l`/`--local-load` and `--skip-gtids`, read as
+mariadb-binlog reads them.
 
 `--base64-output` takes AUTO, NEVER or DECODE-ROWS in any case (mysqlbinlog's typelib is
 case-insensitive; a unique prefix is not taken here). DECODE-ROWS is the `###` text
@@ -25,7 +25,7 @@ def base64_output(text: str) -> str:
 
 
 def add_replay_options(parser):
-    """-v/--verbose, --base64-output, -s/--short-form, -D, --skip-gtids on `parser` (dump)."""
+    """-v/--verbose, --base64-output, -s/--short-form, -D, -l, --skip-gtids on `parser` (dump)."""
     parser.add_argument("-v", "--verbose", action="count", default=0,
                         help="with the BINLOG blocks of row events, their rows as ### "
                              "pseudo-SQL comment lines (-vv: with each column's type), as "
@@ -42,6 +42,10 @@ def add_replay_options(parser):
     parser.add_argument("-D", "--disable-log-bin", action="store_true",
                         help="the replay script turns the target's binary logging off while it "
                              "runs (SQL_LOG_BIN=0, restored at its end), as mysqlbinlog -D")
+    parser.add_argument("-l", "--local-load", metavar="DIR", default=None,
+                        help="the folder the replay script's LOAD DATA files are written into "
+                             "(default: the temporary folder); the script loads them with "
+                             "LOAD DATA LOCAL INFILE, as mysqlbinlog -l")
     parser.add_argument("--skip-gtids", action="store_true",
                         help="leave out the GTID lines (and the GTID list and checkpoint), "
                              "as mysqlbinlog --skip-gtids")
@@ -74,7 +78,8 @@ def run_replay(args) -> int:
     stream.cut = "transactions"  # replayable output: a window keeps or drops whole transactions
     out = stdout()
     replay = Replay(verbose=args.verbose, short=args.short_form, skip_gtids=args.skip_gtids,
-                    never=args.base64_output == "never", disable_log_bin=args.disable_log_bin)
+                    never=args.base64_output == "never", disable_log_bin=args.disable_log_bin,
+                    local_load=args.local_load)
     write = out.write
     started = False
     try:
@@ -85,7 +90,7 @@ def run_replay(args) -> int:
                 write("DELIMITER ;\nDELIMITER /*!*/;\n")  # the next file, as mysqlbinlog
                 replay = Replay(verbose=args.verbose, short=args.short_form,
                                 skip_gtids=args.skip_gtids, never=args.base64_output == "never",
-                                disable_log_bin=args.disable_log_bin)
+                                disable_log_bin=args.disable_log_bin, local_load=args.local_load)
             if not started and ev.name != "FORMAT_DESCRIPTION_EVENT":
                 # a window that starts later: the first file's FORMAT_DESCRIPTION_EVENT first,
                 # as mysqlbinlog prints it (the server applies no BINLOG statement before one)

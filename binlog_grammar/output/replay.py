@@ -31,6 +31,7 @@ import time
 from ..binlog.events import query_text
 from ..generated import enums
 from . import quoting
+from .replay_load import LoadFiles
 from ..runtime.values import CHARSET_CODECS, errors_of
 from .dump_text import NO_BACKSLASH_ESCAPES, ANSI_QUOTES, SUPPRESS_USE, rows_text
 
@@ -42,6 +43,8 @@ HEADER = ("/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;",
 FOOTER = ("DELIMITER ;", "# End of log file", "ROLLBACK /* added by mysqlbinlog */;",
           "/*!50003 SET COMPLETION_TYPE=@OLD_COMPLETION_TYPE*/;",
           "/*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=0*/;")
+_QUERY_LABELS = {"QUERY_COMPRESSED_EVENT": "Query_compressed",
+                 "EXECUTE_LOAD_QUERY_EVENT": "Execute_load_query"}
 # -D/--disable-log-bin: the first line after the header's second, the second before its last
 NO_LOG = ("/*!32316 SET @OLD_SQL_LOG_BIN=@@SQL_LOG_BIN, SQL_LOG_BIN=0*/;",
           "/*!32316 SET SQL_LOG_BIN=@OLD_SQL_LOG_BIN*/;")
@@ -181,9 +184,10 @@ class Replay:
     one StreamEvent (without newlines); `header()` and `footer()` the script's ends."""
 
     def __init__(self, verbose: int = 0, short: bool = False, skip_gtids: bool = False,
-                 never: bool = False, disable_log_bin: bool = False):
+                 never: bool = False, disable_log_bin: bool = False, local_load=None):
         self.verbose, self.short, self.skip_gtids, self.never = verbose, short, skip_gtids, never
         self.disable_log_bin = disable_log_bin
+        self.loads = LoadFiles(local_load)  # LOAD DATA's files (replay_load)
         self.db = ""
         self.thread_id = None
         self.flags2 = None
@@ -400,7 +404,7 @@ class Replay:
         st = _status(d)
         out = []
         if not self.short:
-            label = "Query_compressed" if ev.name == "QUERY_COMPRESSED_EVENT" else "Query"
+            label = _QUERY_LABELS.get(ev.name, "Query")
             out.append(self._head(ev, f"{label}\tthread_id={int(d.thread_id)}\texec_time="
                                       f"{int(d.exec_time)}\terror_code={int(d.error_code)}"
                                       f"\txid={int(st.get('xid') or 0)}"))
@@ -479,6 +483,8 @@ class Replay:
             self.collation_db = cdb
         if not isinstance(query, str):
             return out + ["# a statement not decoded as text is not printed"]
+        if ev.name == "EXECUTE_LOAD_QUERY_EVENT":  # the file it loads: the one written here
+            query = self.loads.statement(d, query)
         m = mode or 0
         # its bytes are in the session's character_set_client, which the `/*!\\C cs */` line
         # above makes the client read them in: it is checked as the characters they are there
@@ -492,6 +498,20 @@ class Replay:
                                                  quoting.prepared(meant, DELIMITER)]
 
     _query_compressed_event = _query_event
+
+    def _execute_load_query_event(self, ev, d, se):
+        out = self._query_event(ev, d, se)
+        return out if self.short else out + [f"# file_id: {int(d.file_id)} "]
+
+    def _begin_load_query_event(self, ev, d, se):
+        self.loads.begin(d.file_id, bytes(d.block))
+        return [] if self.short else [self._head(ev, "")[:-1], f"#Begin_load_query: file_id: "
+                                      f"{int(d.file_id)}  block_len: {len(d.block)}"]
+
+    def _append_block_event(self, ev, d, se):
+        self.loads.append(d.file_id, bytes(d.block))
+        return [] if self.short else [self._head(ev, "")[:-1], f"#Append_block: file_id: "
+                                      f"{int(d.file_id)}  block_len: {len(d.block)}"]
 
     def _intvar_event(self, ev, d, se):
         out = [] if self.short else [self._head(ev, "Intvar")]
