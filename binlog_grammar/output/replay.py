@@ -30,6 +30,7 @@ import time
 
 from ..binlog.events import query_text
 from ..generated import enums
+from ..runtime.decimal import decimal_size, decode_decimal
 from . import quoting
 from .replay_load import LoadFiles
 from ..runtime.values import CHARSET_CODECS, errors_of
@@ -133,7 +134,8 @@ def _status(data) -> dict:
 
 def _user_var_value(d):
     """The value of a USER_VAR_EVENT as an SQL literal (NULL, an integer, a REAL, a string's
-    bytes as _charset X'..' COLLATE), None for a kind not written here (DECIMAL)."""
+    bytes as _charset X'..' COLLATE, a DECIMAL's digits with its scale), None for a kind not
+    written here or a DECIMAL that does not decode."""
     if int(d.is_null or 0):
         return "NULL"
     kind = int(d.value_type)
@@ -150,6 +152,12 @@ def _user_var_value(d):
         if coll is None:
             return hexed
         return f"_{coll.split('_')[0]} {hexed} COLLATE {quoting.ident(coll)}"
+    if kind == 4 and len(raw) >= 2:  # DECIMAL_RESULT: precision, scale, then the packed digits
+        try:
+            number = decode_decimal(raw[2:2 + decimal_size(raw[0], raw[1])], raw[0], raw[1])
+        except (ValueError, IndexError, ArithmeticError):
+            return None  # digits that do not decode: the comment says so
+        return format(number, "f")  # digits and '.' only, never an exponent
     return None
 
 
