@@ -46,9 +46,26 @@ def add_replay_options(parser):
                         help="the folder the replay script's LOAD DATA files are written into "
                              "(default: the temporary folder); the script loads them with "
                              "LOAD DATA LOCAL INFILE, as mysqlbinlog -l")
+    for name, what in (("print-row-count", "the '# Number of rows: N' line after each "
+                                               "statement's rows events"),
+                       ("print-row-event-positions", "the '# at N' line before each event")):
+        dest = name.replace("-", "_")
+        parser.add_argument(f"--{name}", dest=dest, action="store_true", default=True,
+                            help=f"{what} (on by default, as mariadb-binlog's --{name})")
+        parser.add_argument(f"--skip-{name}", dest=dest, action="store_false",
+                            help=f"leave out {what}, as mariadb-binlog --skip-{name}")
+    parser.add_argument("--skip-annotate-row-events", action="store_true",
+                        help="leave out the ANNOTATE_ROWS statements (#Q> lines), as "
+                             "mariadb-binlog --skip-annotate-row-events")
     parser.add_argument("--skip-gtids", action="store_true",
                         help="leave out the GTID lines (and the GTID list and checkpoint), "
                              "as mysqlbinlog --skip-gtids")
+
+
+def _printing(args) -> dict:
+    """Replay's keywords of mariadb-binlog's on-by-default printing options."""
+    return {"row_count": args.print_row_count, "positions": args.print_row_event_positions,
+            "annotations": not args.skip_annotate_row_events}
 
 
 def replay_wanted(args) -> bool:
@@ -79,7 +96,8 @@ def run_replay(args) -> int:
     out = stdout()
     replay = Replay(verbose=args.verbose, short=args.short_form, skip_gtids=args.skip_gtids,
                     never=args.base64_output == "never", disable_log_bin=args.disable_log_bin,
-                    local_load=args.local_load)
+                    local_load=args.local_load,
+                    **_printing(args))
     write = out.write
     started = False
     try:
@@ -90,7 +108,8 @@ def run_replay(args) -> int:
                 write("DELIMITER ;\nDELIMITER /*!*/;\n")  # the next file, as mysqlbinlog
                 replay = Replay(verbose=args.verbose, short=args.short_form,
                                 skip_gtids=args.skip_gtids, never=args.base64_output == "never",
-                                disable_log_bin=args.disable_log_bin, local_load=args.local_load)
+                                disable_log_bin=args.disable_log_bin, local_load=args.local_load,
+                                **_printing(args))
             if not started and ev.name != "FORMAT_DESCRIPTION_EVENT":
                 # a window that starts later: the first file's FORMAT_DESCRIPTION_EVENT first,
                 # as mysqlbinlog prints it (the server applies no BINLOG statement before one)

@@ -192,9 +192,13 @@ class Replay:
     one StreamEvent (without newlines); `header()` and `footer()` the script's ends."""
 
     def __init__(self, verbose: int = 0, short: bool = False, skip_gtids: bool = False,
-                 never: bool = False, disable_log_bin: bool = False, local_load=None):
+                 never: bool = False, disable_log_bin: bool = False, local_load=None,
+                 row_count: bool = True, annotations: bool = True, positions: bool = True):
         self.verbose, self.short, self.skip_gtids, self.never = verbose, short, skip_gtids, never
         self.disable_log_bin = disable_log_bin
+        # mariadb-binlog's --print-row-count, --print-row-event-positions (every `# at` line)
+        # and ANNOTATE_ROWS (--skip-annotate-row-events), on unless told
+        self.row_count, self.annotations, self.positions = row_count, annotations, positions
         self.loads = LoadFiles(local_load)  # LOAD DATA's files (replay_load)
         self.db = ""
         self.thread_id = None
@@ -236,7 +240,7 @@ class Replay:
     def lines(self, se):
         ev = se.event
         out = []
-        if not self.short:
+        if not self.short and self.positions:
             out.append(f"# at {int(ev.offset)}")
         et = ev.type
         name = ev.name
@@ -352,6 +356,8 @@ class Replay:
         return [] if self.short else [self._head(ev, "Stop")]
 
     def _annotate_rows_event(self, ev, d, se):
+        if not self.annotations:
+            return []
         lines = ["# Annotate_rows:" if self.short else self._head(ev, "Annotate_rows:")]
         lines += ["#Q> " + quoting.comment(line) for line in str(d.get("query", "")).split("\n")]
         self.annotate = lines
@@ -405,7 +411,8 @@ class Replay:
                     text = "\n".join(rows_text(se))  # the compiled lane gives one text
                     out += [_without_type(line) for line in text.split("\n")]
                 rows += len(se.changes or ()) if se.undecoded is None else 0
-        out.append(f"# Number of rows: {rows}")
+        if self.row_count:
+            out.append(f"# Number of rows: {rows}")
         return out
 
     def _query_event(self, ev, d, se):

@@ -43,7 +43,11 @@ def mariadb_binlog(*args) -> bytes:
                           capture_output=True, check=True).stdout
 
 
-@pytest.mark.parametrize("flags", [[], ["-v"], ["-vv"], ["-s"]], ids=["plain", "v", "vv", "s"])
+@pytest.mark.parametrize("flags", [[], ["-v"], ["-vv"], ["-s"], ["-D"], ["--skip-print-row-count"],
+                                   ["--skip-print-row-event-positions", "-v"],
+                                   ["--skip-annotate-row-events", "--print-row-count"]],
+                         ids=["plain", "v", "vv", "s", "D", "no-row-count", "no-positions",
+                              "no-annotate"])
 def test_samples_are_mariadb_binlogs_bytes(flags):
     need_mariadb_binlog()
     for files in ([SAMPLES[0]], [SAMPLES[1]], SAMPLES):
