@@ -91,8 +91,14 @@ def add_mysqlbinlog_options(parser):
                    help="print the version and the backend that runs, and exit")
     g.add_argument("-o", "--offset", type=int_in(0, (1 << 64) - 1, "a count of events"),
                    default=0, metavar="N", help="leave out the first N events (as mysqlbinlog)")
-    g.add_argument("--server-id", type=int_in(0, (1 << 32) - 1, "a server id"), default=None,
+    # one rule, as in mariadb-binlog (--do-server-ids is its alias of --server-id): the last wins
+    g.add_argument("--server-id", dest="do_server_ids", type=_server_ids, default=None,
                    metavar="ID", help="only the events of this server id (as mysqlbinlog)")
+    g.add_argument("--do-server-ids", type=_server_ids, default=None, metavar="ID,ID...",
+                   help="only the events of these server ids (as mariadb-binlog; a list "
+                        "--server-id)")
+    g.add_argument("--ignore-server-ids", type=_server_ids, default=None, metavar="ID,ID...",
+                   help="leave out the events of these server ids (as mariadb-binlog)")
     g.add_argument("-r", "--result-file", metavar="FILE",
                    help="write the output to FILE instead of stdout; with --raw, the folder "
                         "(DIR/) the server's binlog files are written into")
@@ -147,9 +153,30 @@ def run(args, inner) -> int:
         return _selected(args, inner)
 
 
+def _server_ids(text: str) -> frozenset:
+    """A comma-separated list of server ids (mariadb-binlog's --do/--ignore-server-ids)."""
+    one = int_in(0, (1 << 32) - 1, "a server id")
+    return frozenset(one(part.strip()) for part in str(text).split(",") if part.strip())
+
+
+def _kept_ids(args):
+    """(ids kept or None, ids left out, None) from --server-id or --do-server-ids (one rule)
+    and --ignore-server-ids; an error message when a do rule and an ignore rule are both given,
+    as mariadb-binlog refuses them."""
+    keep = args.do_server_ids
+    drop = args.ignore_server_ids or frozenset()
+    if keep is not None and drop:
+        return None, None, ("--ignore-server-ids cannot be given with --do-server-ids or "
+                            "--server-id (mariadb-binlog refuses both rules too)")
+    return keep, drop, None
+
+
 def _selected(args, inner) -> int:
-    """inner(args) with --offset and --server-id applied to the stream dump opens."""
-    if not args.offset and args.server_id is None:
+    """inner(args) with --offset and the server id rules applied to the stream dump opens."""
+    keep, drop, error = _kept_ids(args)
+    if error:
+        return _usage(args, error)
+    if not args.offset and keep is None and not drop:
         return inner(args)
     from .. import native
     from . import reading
@@ -162,7 +189,7 @@ def _selected(args, inner) -> int:
 
     def open_input(a):
         stream, progress = opened(a)
-        stream.events = _filter(stream.events, args.offset, args.server_id)
+        stream.events = _filter(stream.events, args.offset, keep, drop)
         return stream, progress
 
     # dump's text imported it by name; the replay form (replay_opts) imports it when it runs
@@ -173,8 +200,9 @@ def _selected(args, inner) -> int:
         dump_module.open_input = reading.open_input = opened
 
 
-def _filter(events, offset, server_id):
-    """The events of `events()` mariadb-binlog keeps with --offset and --server-id."""
+def _filter(events, offset, keep, drop):
+    """The events of `events()` mariadb-binlog keeps with --offset and its server id rules
+    (`keep`: the ids kept, None for all; `drop`: the ids left out)."""
     def kept():
         n = 0
         for se in events():
@@ -185,9 +213,10 @@ def _filter(events, offset, server_id):
                 continue
             if n <= offset:
                 continue
-            if server_id is not None and name != "ROTATE_EVENT" and \
-                    se.event.header["server_id"] != server_id:
-                continue
+            if name != "ROTATE_EVENT":
+                sid = int(se.event.header["server_id"])
+                if (keep is not None and sid not in keep) or sid in drop:
+                    continue
             yield se
     return kept
 

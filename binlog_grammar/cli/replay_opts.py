@@ -65,7 +65,10 @@ def add_replay_options(parser):
 def _printing(args) -> dict:
     """Replay's keywords of mariadb-binlog's on-by-default printing options."""
     return {"row_count": args.print_row_count, "positions": args.print_row_event_positions,
-            "annotations": not args.skip_annotate_row_events}
+            "annotations": not args.skip_annotate_row_events,
+            # any server id rule (cli/mysqlbinlog_opts.py): mariadb-binlog's footer then resets
+            "reset_ids": any(getattr(args, name, None) is not None
+                             for name in ("do_server_ids", "ignore_server_ids"))}
 
 
 def replay_wanted(args) -> bool:

@@ -49,6 +49,8 @@ _QUERY_LABELS = {"QUERY_COMPRESSED_EVENT": "Query_compressed",
 # -D/--disable-log-bin: the first line after the header's second, the second before its last
 NO_LOG = ("/*!32316 SET @OLD_SQL_LOG_BIN=@@SQL_LOG_BIN, SQL_LOG_BIN=0*/;",
           "/*!32316 SET SQL_LOG_BIN=@OLD_SQL_LOG_BIN*/;")
+RESET_IDS = ("/*!100001 SET @@SESSION.SERVER_ID=@@GLOBAL.SERVER_ID */;",
+             "/*!100001 SET @@SESSION.GTID_DOMAIN_ID=@@GLOBAL.GTID_DOMAIN_ID */;")
 STMT_END_F = 0x01
 BINLOG_IN_USE_F = 0x01
 THREAD_SPECIFIC_F = 0x04
@@ -193,12 +195,16 @@ class Replay:
 
     def __init__(self, verbose: int = 0, short: bool = False, skip_gtids: bool = False,
                  never: bool = False, disable_log_bin: bool = False, local_load=None,
-                 row_count: bool = True, annotations: bool = True, positions: bool = True):
+                 row_count: bool = True, annotations: bool = True, positions: bool = True,
+                 reset_ids: bool = False):
         self.verbose, self.short, self.skip_gtids, self.never = verbose, short, skip_gtids, never
         self.disable_log_bin = disable_log_bin
         # mariadb-binlog's --print-row-count, --print-row-event-positions (every `# at` line)
         # and ANNOTATE_ROWS (--skip-annotate-row-events), on unless told
         self.row_count, self.annotations, self.positions = row_count, annotations, positions
+        # a server id rule was given: the script ends setting the session's server id and GTID
+        # domain back to the target's, as mariadb-binlog's then does (RESET_IDS)
+        self.reset_ids = reset_ids
         self.loads = LoadFiles(local_load)  # LOAD DATA's files (replay_load)
         self.db = ""
         self.thread_id = None
@@ -222,7 +228,8 @@ class Replay:
         return list(HEADER[:2] + NO_LOG[:1] + HEADER[2:] if self.disable_log_bin else HEADER)
 
     def footer(self):
-        return list(FOOTER[:-1] + NO_LOG[1:] + FOOTER[-1:] if self.disable_log_bin else FOOTER)
+        lines = FOOTER[:-1] + NO_LOG[1:] + FOOTER[-1:] if self.disable_log_bin else FOOTER
+        return list(lines + RESET_IDS if self.reset_ids else lines)
 
     def _head(self, ev, text: str, names: bool = False) -> str:
         """The `#YYMMDD hh:mm:ss server id ...` line; `text` goes through quoting.comment when

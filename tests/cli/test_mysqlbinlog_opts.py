@@ -103,7 +103,9 @@ def selections(first, second):
             ["--start-position", str(first), "--stop-position", str(second)],
             ["-j", str(first), "-d", "b"], ["-F"], ["--force-if-open", "-d", "a"], ["-o", "3"],
             ["--offset=6", "--stop-position", str(second)], ["--server-id", "1"],
-            ["--server-id=2"], ["-o", "4", "--server-id", "1"]]
+            ["--server-id=2"], ["-o", "4", "--server-id", "1"], ["--do-server-ids=2,1"],
+            ["--ignore-server-ids=1"], ["--ignore-server-ids", "2,3"],
+            ["--server-id=1", "--do-server-ids=3"]]
 
 
 def test_selection_like_mariadb_binlog_on_a_servers_binlogs(server):
@@ -118,9 +120,10 @@ def test_selection_like_mariadb_binlog_on_a_servers_binlogs(server):
             assert selected(ours) == selected(theirs.stdout), (path, words)
             if "-d" not in words and not any(w.startswith("--database") for w in words):
                 assert positions(ours) == positions(theirs.stdout), (path, words)
-        for words in (["-o", "3"],):
-            # the replay form, byte for byte (with --server-id 2 or --offset 5, which leave out
-            # GTIDs, mariadb-binlog still ends with the GTID session resets, output/replay.py not)
+        for words in (["-o", "3"], ["--server-id", "2"], ["--do-server-ids=1,2"],
+                      ["--ignore-server-ids=1", "-D"]):
+            # the replay form, byte for byte (with a server id rule both end by setting the
+            # session's server id and GTID domain back)
             assert dump(*words, path).stdout == oracle(*words, path).stdout, (path, words)
 
 
