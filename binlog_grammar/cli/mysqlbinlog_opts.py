@@ -253,8 +253,8 @@ def _result_file(path):
 
 
 def _source_options(args, until_now) -> dict:
-    """ReplicationSource keywords of the login options (TCP: the replication client has no
-    socket transport, so localhost is 127.0.0.1)."""
+    """ReplicationSource keywords of the login options: the local server's socket file for
+    localhost (-S, the option files' socket, the usual paths) as mysqlbinlog connects, else TCP."""
     from .login import login
     from .options import UsageError
 
@@ -262,10 +262,9 @@ def _source_options(args, until_now) -> dict:
         conn = login(args)
     except UsageError as e:
         raise SystemExit(f"binlog-grammar dump: {e}")
-    host = conn["host"]
-    if conn.get("unix_socket") or host == "localhost":
-        host = "127.0.0.1"
+    host = "127.0.0.1" if conn["host"] == "localhost" else conn["host"]
     return dict(host=host, port=conn["port"], user=conn["user"], password=conn["password"],
+                unix_socket=conn.get("unix_socket"),
                 server_id=args.replica_server_id, until_now=until_now,
                 verify_checksum=not args.no_checksum)
 

@@ -73,12 +73,14 @@ class ReplicationSource:
                  heartbeat=5.0, connect_timeout=10.0, read_timeout=30.0, reconnect=True,
                  reconnect_timeout=None, backoff=(0.1, 5.0), tls: Optional[TLSOptions] = None,
                  server_public_key: Optional[str] = None, get_server_public_key=False,
-                 verify_checksum=True, require_row_format=True, yield_heartbeats=False):
+                 verify_checksum=True, require_row_format=True, yield_heartbeats=False,
+                 unix_socket: Optional[str] = None):
         self.host = host
         self.port = int(port)
         self.user = user
         self._secret = Secret(password)
-        self.server = f"{host}:{self.port}"
+        self.unix_socket = unix_socket  # a local server's socket file instead of host:port
+        self.server = unix_socket or f"{host}:{self.port}"
         self.server_id = int(server_id) if server_id else random.randint(1 << 16, (1 << 31) - 1)
         if gtid is not None and file is not None:
             raise ValueError("give either a file and position or a GTID position, not both")
@@ -244,7 +246,8 @@ class ReplicationSource:
         conn = Connection(self.host, self.port, self.user, tls=self.tls,
                           connect_timeout=self.connect_timeout, read_timeout=self.read_timeout,
                           server_public_key=self.server_public_key,
-                          get_server_public_key=self.get_server_public_key, secret=self._secret)
+                          get_server_public_key=self.get_server_public_key, secret=self._secret,
+                          unix_socket=self.unix_socket)
         self._conn = conn
         conn.connect()
         self.connections += 1

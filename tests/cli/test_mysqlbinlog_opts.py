@@ -162,6 +162,21 @@ def test_remote_read_equals_the_local_files(server):
     assert got == everything
 
 
+def test_remote_read_over_the_servers_socket_file(server, tmp_path):
+    """-R with -S (and with localhost and an option file's socket, as the MySQL clients
+    connect): the server's socket file, not TCP; the script is mariadb-binlog -R -S's."""
+    name = server.binlogs()[0].name
+    sock = ["-R", "--no-defaults", "-S", str(server.socket), "-u", "root"]
+    got = dump(*sock, name)
+    assert got.returncode == 0 and got.stdout, got.stderr
+    theirs = oracle("-R", "-S", str(server.socket), "-u", "root", name)  # --no-defaults first
+    assert got.stdout == theirs.stdout == dump(str(server.binlogs()[0])).stdout
+    cnf = tmp_path / "my.cnf"
+    cnf.write_text(f"[client]\nuser=root\nsocket={server.socket}\nport=1\n")
+    via_file = dump("-R", f"--defaults-file={cnf}", "-h", "localhost", name)
+    assert via_file.stdout == got.stdout, via_file.stderr
+
+
 def test_raw_backup_and_result_file(server, tmp_path):
     files = server.binlogs()
     folder = tmp_path / "backup"
