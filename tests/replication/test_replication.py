@@ -239,7 +239,10 @@ def test_stream_prints_what_dump_prints_of_the_servers_binlog(server, fmt):
                         "--format", fmt], capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
     assert master_status(server) == target  # the files hold what the stream read, no more
-    d = subprocess.run([sys.executable, "-m", "binlog_grammar", "dump", "--format", fmt, *names],
+    # stream's text is the ### text: dump's since its default became the replay script
+    text = ["-vv", "--base64-output=decode-rows"] if fmt == "text" else []
+    d = subprocess.run([sys.executable, "-m", "binlog_grammar", "dump", *text, "--format", fmt,
+                        *names],
                        capture_output=True, text=True, cwd=server.datadir, timeout=120)
     assert d.returncode == 0, d.stderr
     streamed, dumped = r.stdout.splitlines(), d.stdout.splitlines()
@@ -257,7 +260,8 @@ def test_stream_prints_what_dump_prints_of_the_servers_binlog(server, fmt):
                         "--format", fmt, "--file", f, "--pos", str(p)], capture_output=True, text=True,
                        env=env, timeout=120)
     assert r.returncode == 0, r.stderr
-    d = subprocess.run([sys.executable, "-m", "binlog_grammar", "dump", "--format", fmt,
+    text = ["-vv", "--base64-output=decode-rows"] if fmt == "text" else []  # stream's ### text
+    d = subprocess.run([sys.executable, "-m", "binlog_grammar", "dump", *text, "--format", fmt,
                         "--start-position", str(p), *names[names.index(f):]], capture_output=True,
                        text=True, cwd=server.datadir, timeout=120)
     assert d.returncode == 0, d.stderr
