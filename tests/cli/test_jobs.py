@@ -16,6 +16,8 @@ Each would fail if the splits' output were merged out of order or if a split's t
 start where the transactions before it end (the JSON lines carry tx_seq).
 """
 import io
+import os
+import tempfile
 import contextlib
 import datetime as dt
 
@@ -63,10 +65,23 @@ def run(argv):
     return code, raw.getvalue(), err.getvalue()
 
 
+LOADS = tempfile.mkdtemp(prefix="binlog-grammar-test-jobs-")
+
+
+def _loading(argv):
+    """dump's replay script writes LOAD DATA's files (SQL_LOAD_MB-<id>-<n>, the first free n,
+    as mariadb-binlog): each run gets the same emptied -l folder, so both name the same file."""
+    if not argv or argv[0] != "dump":
+        return list(argv)
+    for name in os.listdir(LOADS):
+        os.remove(os.path.join(LOADS, name))
+    return [argv[0], "-l", LOADS, *argv[1:]]
+
+
 def same(argv, jobs=(2,)):
-    one = run([*argv, "--jobs", "1"])
+    one = run(_loading([*argv, "--jobs", "1"]))
     for n in jobs:
-        many = run([*argv, "--jobs", str(n)])
+        many = run(_loading([*argv, "--jobs", str(n)]))
         assert many[0] == one[0], (argv, n, one[2], many[2])
         assert many[2] == one[2], (argv, n)
         assert many[1] == one[1], (argv, n)
