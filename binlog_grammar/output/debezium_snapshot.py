@@ -20,9 +20,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-
-def _q(name) -> str:
-    return "`" + str(name).replace("`", "``") + "`"
+from .quoting import ident as _q  # the one quoting rule: backquotes, a backquote doubled
 
 
 def statements(snap) -> list:
