@@ -7,6 +7,8 @@ The extension is optional: without a compiler, or when the build fails, `pip ins
 succeeds (setuptools reports the failure and goes on) and the generated Python readers run
 (binlog_grammar.native chooses at run time; BINLOG_GRAMMAR_BACKEND=c makes its absence an error).
 """
+import os
+
 from setuptools import Extension, setup
 
 GENERATED, NATIVE = "generated/native/", "binlog_grammar/native/"
@@ -14,6 +16,13 @@ GENERATED, NATIVE = "generated/native/", "binlog_grammar/native/"
 ROWS_H = [GENERATED + "rows.h", GENERATED + "bg_expr.h", NATIVE + "decimal.h",
           NATIVE + "forms_vv.h", NATIVE + "forms_jsonl.h"]
 LOOP_H = ROWS_H + [GENERATED + "framing.h", GENERATED + "lanes.h", NATIVE + "crc32.h"]
+# MySQL 8's compressed transactions (TRANSACTION_PAYLOAD_EVENT, generated/native/payload.h) are
+# inflated in C when libzstd's header is there (Debian: libzstd-dev); without it, or with
+# BINLOG_GRAMMAR_NO_ZSTD=1, the loops leave them to the Python path
+ZSTD = not os.environ.get("BINLOG_GRAMMAR_NO_ZSTD") and any(
+    os.path.exists(d + "/zstd.h") for d in ("/usr/include", "/usr/local/include"))
+PAYLOAD = dict(define_macros=[("BG_HAVE_ZSTD", "1")], libraries=["z", "zstd"]) if ZSTD else \
+    dict(libraries=["z"])
 
 
 def extension(name: str, sources: list, depends: list, **kw) -> Extension:
@@ -32,7 +41,7 @@ setup(ext_modules=[
               LOOP_H + [GENERATED + "lane_state.h"],
               libraries=["z"]),
     extension("_jsonl_lane", [GENERATED + "jsonl_lane.c", GENERATED + "rows.c", NATIVE + "crc32.c"],
-              LOOP_H, libraries=["z"]),
+              LOOP_H + [GENERATED + "payload.h"], **PAYLOAD),
     extension("_stats", [GENERATED + "stats.c", GENERATED + "framing.c", GENERATED + "rows.c",
                          NATIVE + "crc32.c"], LOOP_H, libraries=["z"]),
 ])

@@ -14,6 +14,8 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   [ -e "$(clang -print-file-name="libclang_rt.fuzzer-$(uname -m).a" 2>/dev/null)" ] || need+=(clang libclang-rt-dev)
   # zlib's header and library: the compiled loops check CRC32s with zlib's crc32 (setup.py)
   [ -e /usr/include/zlib.h ] || need+=(zlib1g-dev)
+  # libzstd's header: the compiled loops inflate MySQL's compressed transactions (setup.py)
+  [ -e /usr/include/zstd.h ] || need+=(libzstd-dev)
   if [ ${#need[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq && apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null

@@ -134,9 +134,56 @@ def model(specs: SpecSet) -> dict:
                 **rows_model(specs))
 
 
+PAYLOAD = "TRANSACTION_PAYLOAD_EVENT"
+
+
+def payload_model(specs: SpecSet) -> dict:
+    """What generated/native/payload.h reads of TRANSACTION_PAYLOAD_EVENT's spec: its code, the
+    payload header's TLV cases (each a packed integer; their JSON text up to the value), the
+    compression entry and the enum value the payload is inflated under (zstd), the payload."""
+    ed = next(e for e in specs.events if any(n.name == PAYLOAD for n in e.names))
+    code = next(n.code for n in ed.names if n.name == PAYLOAD)
+    head, payload = ed.fields if len(ed.fields) == 2 else (None, None)
+    t = head.type if head is not None else None
+    dec = payload.decode if payload is not None else None
+    if t is None or t.kind != "tlv" or t.tag.kind != "packed" or t.length is None \
+            or t.length.kind != "packed" or not isinstance(t.end, int) or payload.size != "rest" \
+            or dec is None or dec.get("codec") != "zstd" or dec.get("as") != "events":
+        raise SpecError(f"the C loops read {PAYLOAD} as a packed TLV header, then zstd events to "
+                        "the end; change codegen/c_json.py with the spec", ed.file, ed.line, PAYLOAD)
+    tags = specs.enums[t.tag_enum].members if t.tag_enum else {}
+    cases, compression, uncompressed, names = [], None, None, []
+    for tag, f in t.cases:
+        if f.type.kind != "packed" or f.cond is not None or tag >= 31:
+            raise SpecError(f"the C loops read {PAYLOAD}'s header entries as packed integers",
+                            f.file, f.line, f.id)
+        tag_json = json.dumps(tags[tag][0]) if tag in tags else str(tag)
+        prefix = '{"tag": %s, "id": %s, "value": ' % (tag_json, json.dumps(f.id))
+        cases.append(dict(tag=tag, id=f.id, prefix=json.dumps(prefix)))
+        if f.enum:
+            compression = (tag, f)
+        elif f.id == "uncompressed_size":
+            uncompressed = tag
+    cond = dec.get("if")
+    if compression is None or not (isinstance(cond, tuple) and cond[0] == "bin" and cond[1] == "=="
+                                   and cond[3][0] == "enum"):
+        raise SpecError(f"the C loops inflate {PAYLOAD}'s payload under its compression entry",
+                        ed.file, ed.line, PAYLOAD)
+    members = specs.enums[compression[1].enum].members
+    zstd = next(v for v, (name, _doc) in members.items() if name == cond[3][2])
+    return dict(code=code, cases=cases, end=t.end, compression_tag=compression[0], zstd=zstd,
+                zstd_name=cond[3][2],
+                compression_names=sorted((v, name) for v, (name, _doc) in members.items()),
+                uncompressed_tag=uncompressed, header_id=head.id, payload_id=payload.id,
+                spec=str(ed.file))
+
+
 def render(specs: SpecSet) -> dict:
     from .c_rows import BANNER
     from .python import template
 
     banner = BANNER.format(spec="the events of specs/events/ (codegen/c_json.py)")
-    return {"jsonl_lane.c": template("native_jsonl_lane.c.j2").render(banner=banner, **model(specs))}
+    pm = payload_model(specs)
+    return {"jsonl_lane.c": template("native_jsonl_lane.c.j2").render(
+                banner=banner, payload_code=pm["code"], **model(specs)),
+            "payload.h": template("native_payload.h.j2").render(banner=banner, **pm)}

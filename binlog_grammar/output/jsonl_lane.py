@@ -73,12 +73,13 @@ def _tokens(line: str, names: dict):
     return tuple(out)
 
 
-def _head(name: str, file: str):
-    """The text of an event record (dump.event_record, dump.dumps) of this type and file with a
-    place for each of its values; None when it cannot be made."""
+def _head(name: str, file: str, inner: bool = False):
+    """The text of an event record (dump.event_record, dump.dumps) of this type and file (an event
+    inside a TRANSACTION_PAYLOAD_EVENT: `inner`) with a place for each of its values; None when it
+    cannot be made."""
     m = {f: _MARK + k for k, f in enumerate(("pos", "end_log_pos", "timestamp", "server_id",
                                              "gtid", "data"))}
-    ev = SimpleNamespace(name=name, file=file, offset=m["pos"], end=m["end_log_pos"], inner=None,
+    ev = SimpleNamespace(name=name, file=file, offset=m["pos"], end=m["end_log_pos"], inner=inner,
                          type=True, data=m["data"],
                          header=SimpleNamespace(timestamp=m["timestamp"], server_id=m["server_id"]))
     line = dump.dumps(dump.event_record(SimpleNamespace(event=ev, gtid=m["gtid"])))
@@ -119,12 +120,15 @@ class JsonlLane:
         self.path = None
         self.gtid, self.tx_seq = None, 0
         self.last = None  # the StreamEvent the writer wrote last
+        self.inner = []  # the events inside a payload the writer wrote since the lane last ran
         self.chained = False  # the reader asks go_on() after a full run (CHAINED_BYTES a run)
 
     def seen(self, se) -> None:
         """The writer wrote this StreamEvent (the stream's GTID and transaction number go on
         from it)."""
         self.last = se
+        if se.event.inner:  # learned from at the next run, in their order (after())
+            self.inner.append(se)
         self.gtid, self.tx_seq = se.gtid, se.tx_seq
 
     def _start(self, f):
@@ -147,7 +151,7 @@ class JsonlLane:
         those in force where the piece starts, are checked against the plans' at the next run:
         the plans go if they differ)."""
         self.ids = {}
-        self.gtid, self.tx_seq, self.last = None, 0, None
+        self.gtid, self.tx_seq, self.last, self.inner = None, 0, None, []
 
     def _config(self, f):
         st = f.state
@@ -161,18 +165,20 @@ class JsonlLane:
         if st.header_len != self.mod.HEADER_LEN or st.type_map or st.encrypted:
             self.cfg = None
             return None
-        heads = [None] * 256
+        heads, inner = [None] * 256, [None] * 256
         for name, code in self.mod.CODES.items():
             heads[code] = _head(name, f.path)
+            inner[code] = _head(name, f.path, inner=True)
         self.cfg = (bytes(min(st.post_header_len(c), 255) for c in range(256)),
                     bytes(st.checksum_len(c) for c in range(256)), tuple(heads), self.verify,
-                    self.writer.rows_only)
+                    self.writer.rows_only, tuple(inner))
         return self.cfg
 
     def _learn(self, se, f):
-        """What the event the Python path just wrote teaches the lane: a table, a plan."""
+        """What an event the Python path wrote teaches the lane: a table, a plan (of the events
+        inside a payload too: the lane writes them from the payload's inflated bytes)."""
         ev = se.event
-        if ev.inner or ev.type is None or se is not self.last:
+        if ev.type is None:
             return
         code = ev.type.code
         hl, phl = ev.context.get("header_len"), ev.context.get("post_header_len", 0)
@@ -220,15 +226,18 @@ class JsonlLane:
             self._start(f)
         cfg = self._config(f)
         if cfg is None:
+            self.inner = []
             return None
         charsets = self.writer.charsets
         sig = (tuple(charsets.server.items()), tuple(charsets.databases.items()))
         if sig != self.charsets:  # a plan is made for the server's character set it was made in
             self.charsets = sig
             self.plans = {}
-        if self.last is not None:
+        for se in self.inner:
+            self._learn(se, f)
+        if self.last is not None and not self.last.event.inner:
             self._learn(self.last, f)
-        self.last = None
+        self.last, self.inner = None, []
         return self.go_on(f, ev.end, stop)
 
     def go_on(self, f, pos, stop=None):

@@ -18,6 +18,7 @@
 #include "framing.h"
 #include "crc32.h"
 #include "lanes.h"  /* what the compiled loops read alike (codegen/c_lane.py) */
+#include "payload.h"  /* MySQL's TRANSACTION_PAYLOAD_EVENT (codegen/c_json.py) */
 
 #define BG_PLAN_CAPSULE "binlog_grammar.native._rows.plan"
 
@@ -578,6 +579,7 @@ typedef struct bg_jl_cfg {
     unsigned char crc_len[256];
     PyObject *heads;  /* tuple of 256: an event record's text, or None */
     int verify, rows_only;
+    PyObject *inner_heads;  /* the same, of an event inside a TRANSACTION_PAYLOAD_EVENT */
 } bg_jl_cfg;
 
 typedef struct bg_jl_run {
@@ -588,6 +590,8 @@ typedef struct bg_jl_run {
     int gtids;
     bg_buf data, frame;  /* scratch: an event's data, a rows event's frame */
     bg_buf inflated;  /* a compressed rows event's rows (lanes.h's bg_lanes_inflate) */
+    bg_buf payload;   /* a TRANSACTION_PAYLOAD_EVENT's events (payload.h's bg_payload_inflate) */
+    void *zctx;       /* its zstd context */
 } bg_jl_run;
 
 /* a rows event's records; 0 written, 1 not this lane's, -1 out of memory or a Python error */
@@ -661,6 +665,66 @@ static int bg_jl_rows(bg_buf *out, int code, int phl, bg_jl_event *e, bg_jl_run 
     return 0;
 }
 
+static int bg_jl_body(bg_buf *out, int code, PyObject *head, bg_jl_event *ev, const bg_jl_cfg *cfg,
+                      bg_jl_run *run);
+
+/* a TRANSACTION_PAYLOAD_EVENT's record, then the records of the events inside it (their "pos" the
+ * payload's, their "end_log_pos" that and their length, as binlog/payload.py frames them): all
+ * of them or none (the output, the table ids and the table maps written go back); 0 written,
+ * 1 not this lane's, -1 out of memory or a Python error */
+static int bg_jl_payload(bg_buf *out, PyObject *head, bg_jl_event *e, const bg_jl_cfg *cfg,
+                         bg_jl_run *run)
+{
+    bg_payload h;
+    if (bg_payload_head(e->d, e->dlen, &h) != 0)
+        return 1;
+    int r = bg_payload_inflate(&run->zctx, e->d + h.at, e->dlen - h.at, h.uncompressed, &run->payload);
+    if (r != 0)
+        return r;
+    size_t start = out->n;
+    Py_ssize_t assigned = PyList_GET_SIZE(run->assigned);
+    PyObject *ids = PyDict_Copy(run->ids);
+    if (ids == NULL)
+        return -1;
+    if (!cfg->rows_only) {
+        run->data.n = 0;
+        if (bg_payload_json(&run->data, &h, e->d, e->dlen) != 0)
+            r = -1;
+        else if ((r = bg_jl_fill(out, head, e, &run->data)) < 0)
+            r = r == -1 ? -1 : 1;
+    }
+    const uint8_t *p = (const uint8_t *)run->payload.p;
+    int64_t n = (int64_t)run->payload.n;
+    for (int64_t pos = 0; r == 0 && pos < n;) {
+        int64_t len = bg_payload_next(p, n, pos);
+        if (len < 0)
+            r = 1;  /* cut short: the Python path reports it */
+        else {
+            const uint8_t *raw = p + pos;
+            int code = raw[BG_FULL_TYPE_CODE_AT];
+            bg_jl_event ie = {e->offset, e->offset + len, 0, run->tx_seq,
+                              bg_u32le(raw + BG_FULL_TIMESTAMP_AT), bg_u32le(raw + BG_FULL_SERVER_ID_AT),
+                              run->gtid, run->gtid_len, raw + BG_FULL_HEADER_LEN,
+                              len - BG_FULL_HEADER_LEN, NULL};
+            /* no GTID (the transaction's is before the payload) and no payload inside */
+            if (code == 162 || code == BG_LANES_MYSQL_GTID_CODE ||
+                    code == BG_LANES_ANONYMOUS_GTID_CODE || code == BG_PAYLOAD_CODE)
+                r = 1;
+            else
+                r = bg_jl_body(out, code, PyTuple_GET_ITEM(cfg->inner_heads, code), &ie, cfg, run);
+            pos += len;
+        }
+    }
+    if (r != 0) {
+        out->n = start;
+        if (PyList_SetSlice(run->assigned, assigned, PY_SSIZE_T_MAX, NULL) < 0 ||
+                PyDict_Update(run->ids, ids) < 0)
+            r = -1;
+    }
+    Py_DECREF(ids);
+    return r;
+}
+
 /* write one event (raw[0:len]) at `offset`; 0 written, 1 not this lane's, -1 out of memory or a
  * Python error */
 static int bg_jl_event_out(bg_buf *out, const uint8_t *raw, int64_t len, int64_t offset,
@@ -669,19 +733,31 @@ static int bg_jl_event_out(bg_buf *out, const uint8_t *raw, int64_t len, int64_t
     const int hl = BG_FULL_HEADER_LEN;
     int code = raw[BG_FULL_TYPE_CODE_AT];
     PyObject *head = PyTuple_GET_ITEM(cfg->heads, code);
-    int version = bg_jl_rows_version(code);
-    if (head == Py_None && version == 0)
+    if (head == Py_None && bg_jl_rows_version(code) == 0)
         return 1;
     int crc = cfg->crc_len[code];
     int64_t end = offset + len, body_end = len - crc;
     if (bg_lanes_framed(raw, len, offset, crc, cfg->verify) != 0)
         return 1;  /* a relay log's positions, no room, a damaged event: the Python path's */
-    int phl = cfg->post_header_len[code];
     bg_jl_event e = {offset, end, 0, run->tx_seq, bg_u32le(raw + BG_FULL_TIMESTAMP_AT),
                      bg_u32le(raw + BG_FULL_SERVER_ID_AT), run->gtid, run->gtid_len, raw + hl,
                      body_end - hl, NULL};
-    if (version != 0)
-        return bg_jl_rows(out, code, phl, &e, run);
+    if (code == BG_PAYLOAD_CODE)
+        return head == Py_None ? 1 : bg_jl_payload(out, head, &e, cfg, run);
+    return bg_jl_body(out, code, head, &e, cfg, run);
+}
+
+/* an event's record(s) from its data (e's): 0 written, 1 not this lane's, -1 out of memory or a
+ * Python error */
+static int bg_jl_body(bg_buf *out, int code, PyObject *head, bg_jl_event *ev, const bg_jl_cfg *cfg,
+                      bg_jl_run *run)
+{
+    int phl = cfg->post_header_len[code];
+    if (bg_jl_rows_version(code) != 0)
+        return bg_jl_rows(out, code, phl, ev, run);
+    if (head == Py_None)
+        return 1;
+    bg_jl_event e = *ev;
 
     char gtid[128];
     int gtid_len = 0;
@@ -776,7 +852,8 @@ PyDoc_STRVAR(lines_doc,
 "Write the JSON lines of the events from pos while pos < stop and the output is under\n"
 "max_bytes; stop at the first event this lane does not write (reason EVENT), at stop or at the\n"
 "end of the buffer (END), or when the output is full (FULL). cfg: (post_header_len: bytes(256),\n"
-"crc_len: bytes(256), heads: tuple(256) of a record's text or None, verify, rows_only).\n"
+"crc_len: bytes(256), heads: tuple(256) of a record's text or None, verify, rows_only,\n"
+"inner_heads: the same of an event inside a TRANSACTION_PAYLOAD_EVENT).\n"
 "gtid: the JSON of the current GTID (b'null' or a string), tx_seq its transaction's number.\n"
 "tables: TABLE_MAP data -> (table number, table id, its data's JSON); ids: table id -> table\n"
 "number (updated); plans: plan key -> (_rows plan, the text of a record's pieces).\n"
@@ -796,10 +873,10 @@ static PyObject *bg_py_lines(PyObject *self, PyObject *args)
         return NULL;
     bg_jl_cfg cfg;
     PyObject *phl, *crcl;
-    if (!PyArg_ParseTuple(cfgt, "SSO!pp", &phl, &crcl, &PyTuple_Type, &cfg.heads, &cfg.verify,
-                          &cfg.rows_only) ||
+    if (!PyArg_ParseTuple(cfgt, "SSO!ppO!", &phl, &crcl, &PyTuple_Type, &cfg.heads, &cfg.verify,
+                          &cfg.rows_only, &PyTuple_Type, &cfg.inner_heads) ||
             PyBytes_GET_SIZE(phl) != 256 || PyBytes_GET_SIZE(crcl) != 256 ||
-            PyTuple_GET_SIZE(cfg.heads) != 256 || (size_t)PyBytes_GET_SIZE(gtid) >= sizeof run.gtid ||
+            PyTuple_GET_SIZE(cfg.heads) != 256 || PyTuple_GET_SIZE(cfg.inner_heads) != 256 || (size_t)PyBytes_GET_SIZE(gtid) >= sizeof run.gtid ||
             base < 0 || pos < base) {
         PyBuffer_Release(&view);
         if (!PyErr_Occurred())
@@ -851,6 +928,8 @@ static PyObject *bg_py_lines(PyObject *self, PyObject *args)
     bg_buf_free(&run.data);
     bg_buf_free(&run.frame);
     bg_buf_free(&run.inflated);
+    bg_buf_free(&run.payload);
+    bg_payload_free(&run.zctx);
     if (failed) {
         bg_buf_free(&out);
         Py_DECREF(run.assigned);
@@ -920,6 +999,15 @@ PyMODINIT_FUNC PyInit__jsonl_lane(void)
     if (m == NULL)
         return NULL;
     PyObject *codes = Py_BuildValue("{sisisisisisisi}", "TABLE_MAP_EVENT", 19, "QUERY_EVENT", BG_LANES_QUERY_CODE, "GTID_EVENT", 162, "XID_EVENT", 16, "ANNOTATE_ROWS_EVENT", 160, "GTID_LOG_EVENT", 33, "ANONYMOUS_GTID_LOG_EVENT", 34);
+#ifdef BG_PAYLOAD_ZSTD
+    /* MySQL's compressed transactions: written when libzstd is built in (setup.py) */
+    if (codes != NULL) {
+        PyObject *c = PyLong_FromLong(BG_PAYLOAD_CODE);
+        if (c == NULL || PyDict_SetItemString(codes, "TRANSACTION_PAYLOAD_EVENT", c) < 0)
+            Py_CLEAR(codes);
+        Py_XDECREF(c);
+    }
+#endif
     PyObject *rows = Py_BuildValue("{sisisisisisisisisisisisi}", "WRITE_ROWS_EVENT_V1", 23, "UPDATE_ROWS_EVENT_V1", 24, "DELETE_ROWS_EVENT_V1", 25, "WRITE_ROWS_EVENT", 30, "UPDATE_ROWS_EVENT", 31, "DELETE_ROWS_EVENT", 32, "WRITE_ROWS_COMPRESSED_EVENT_V1", 166, "UPDATE_ROWS_COMPRESSED_EVENT_V1", 167, "DELETE_ROWS_COMPRESSED_EVENT_V1", 168, "WRITE_ROWS_COMPRESSED_EVENT", 169, "UPDATE_ROWS_COMPRESSED_EVENT", 170, "DELETE_ROWS_COMPRESSED_EVENT", 171);
     if (codes == NULL || rows == NULL || PyModule_AddObjectRef(m, "CODES", codes) < 0 ||
             PyModule_AddObjectRef(m, "ROWS", rows) < 0 ||
