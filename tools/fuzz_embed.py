@@ -305,6 +305,24 @@ def build(tmp: Path, patch=None) -> tuple:
     return exe, pkg
 
 
+def _payload_seeds(work: Path) -> list:
+    """MySQL 8's compressed transactions (TRANSACTION_PAYLOAD_EVENT) repeated, each its own values
+    (tests/helpers/payload_binlog.py), with ANONYMOUS_GTIDs and with GTIDs; none without the
+    corpus or zstandard."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    try:
+        from helpers.payload_binlog import COMPRESSED, repeated
+    except ImportError:
+        return []
+    if not COMPRESSED.is_file():
+        return []
+    out = []
+    for code in (34, 33):
+        out.append(work / f"payload-{code}.bin")
+        out[-1].write_bytes(repeated(12, rows=3, gtid_code=code))
+    return [str(p) for p in out]
+
+
 def seed_inputs(tmp: Path, target: str) -> tuple:
     """(the seed files learnt from, the folder of the program's seed inputs)."""
     sys.path.insert(0, str(TOOLS))
@@ -312,7 +330,8 @@ def seed_inputs(tmp: Path, target: str) -> tuple:
 
     work = tmp / "files"
     work.mkdir()
-    files = [p for p in fuzz_lane.seeds(work) if Path(p).stat().st_size <= MAX_LEN - 2]
+    files = [p for p in fuzz_lane.seeds(work) + _payload_seeds(work)
+             if Path(p).stat().st_size <= MAX_LEN - 2]
     files = files[:MAX_STATES]
     (tmp / "seeds.json").write_text(json.dumps(files))
     return files

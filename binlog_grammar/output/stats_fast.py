@@ -28,8 +28,11 @@ Anything else is read by the Python path, event by event or for the whole run:
   --server-version, --follow-rotate, --no-checksum) or an input is not a plain v4 binlog whose
   CRC32s are verified: a file without CRC32 footers (damage there only shows in the bytes every
   event holds), a CRC32 that does not match, a length that does not fit, a FORMAT_DESCRIPTION or
-  START_ENCRYPTION event after the first, events inside others (TRANSACTION_PAYLOAD_EVENT), or
-  any error the parsed events raise (the Python path raises it again, with its message).
+  START_ENCRYPTION event after the first, or any error the parsed events raise (the Python
+  path raises it again, with its message).
+MySQL's compressed transactions (TRANSACTION_PAYLOAD_EVENT) are parsed, and the events inside
+them (binlog.payload) counted and grouped as the stream yields them: after their payload, at its
+offset, with no bytes of their own.
 The grouping into transactions is binlog.stream's (`Stream._grouped` with no filter), kept step
 for step; tests/output/test_stats_fast.py holds the two paths' output equal.
 """
@@ -44,6 +47,7 @@ from .. import native
 from ..binlog import boundaries as B
 from ..binlog.framing import BATCH, compiled
 from ..binlog.gtid import gtid_of
+from ..binlog.payload import inner_events
 from ..binlog.reader import CHECKSUM_LEN, FDE_CODE, STATE_CODES, first_format_event, parse_event
 from ..binlog.rows import RowDecoder
 from ..binlog.stream import ROWS_STMT_END_F, StreamEvent
@@ -58,7 +62,7 @@ __all__ = ["read", "usable"]
 OPS = {"insert": "c", "update": "u", "delete": "d"}
 _PARTIAL = "PARTIAL_UPDATE_ROWS_EVENT"
 # what the walk's loop does with an event, by the type code in the file
-(BETWEEN, PART, COMMIT, TABLE_MAP, ROWS, PARSE, STATE, ABANDON) = range(8)
+(BETWEEN, PART, COMMIT, TABLE_MAP, ROWS, PARSE, STATE, ABANDON, PAYLOAD) = range(9)
 _FIXED = {B.PART: PART, B.COMMIT: COMMIT, B.BETWEEN: BETWEEN}
 _INLINE = frozenset({PART, TABLE_MAP, ROWS})
 # the kinds whose role alone says what they do to a transaction: parsed all the same (a damaged
@@ -266,8 +270,8 @@ class _Reader:
             return STATE
         if et is None:
             return BETWEEN
-        if any(d.target == "events" for d in et.decode) or et.role == "payload":
-            return ABANDON
+        if any(d.target == "events" for d in et.decode) or et.role == B.PAYLOAD:
+            return PAYLOAD  # read here, the events inside it too (_payload)
         if et.name == "TABLE_MAP_EVENT":
             return TABLE_MAP
         if et.row_op:
@@ -311,18 +315,51 @@ class _Reader:
                 self.loop.statement(ev, bound)
         elif kind == STATE and off == 4:  # the file's own FORMAT_DESCRIPTION_EVENT
             bound = B.BETWEEN
+        elif kind == PAYLOAD:
+            return self._payload(off, ts, code, length)
         else:
             raise Abandon()
         self._group(off, ts, code, length, bound, kind == ROWS or kind == TABLE_MAP,
                     kind == ROWS, row_end, changes)
 
-    def _group(self, off, ts, code, length, kind, rows_role, row_op, row_end, changes):
-        """binlog.stream.Stream._grouped, step for step, without filters or windows."""
+    def _payload(self, off, ts, code, length):
+        """A TRANSACTION_PAYLOAD_EVENT, then the events inside it (binlog.payload, as the stream
+        yields them: at the payload's offset, of no bytes of their own)."""
+        ev = self._parse(off, length)
+        self._group(off, ts, code, length, B.boundary(ev), False, False, False, 0)
+        counts, hl = self.counts[-1], self.state.header_len
+        for e in inner_events(ev, self.state):
+            c = e.header.type_code
+            kind = self.kinds.get(c)
+            if kind is None:
+                kind = self.kinds[c] = self._kind(c)
+            counts.setdefault(c, [0, 0])[0] += 1
+            changes, row_end = 0, False
+            if kind == TABLE_MAP:
+                self._table_map(off, c, 0, bytes(e.raw[hl:]), e)
+                bound = B.PART
+            elif kind == ROWS:
+                bound, changes = B.PART, self._python_rows(e)
+                row_end = int(e.data["flags"]) & ROWS_STMT_END_F
+            elif kind in _ROLE_ONLY or kind == PARSE:
+                bound = B.boundary(e)
+                if bound in B.OPENS_WITH_GTID:
+                    self.gtid = gtid_of(e)
+                elif self.loop is not None and bound == B.BEGIN:
+                    self.loop.statement(e, bound)
+            else:  # a format or a payload inside a payload
+                raise Abandon()
+            self._group(off, int(e.header.timestamp), c, 0, bound, kind in (ROWS, TABLE_MAP),
+                        kind == ROWS, row_end, changes, True)
+
+    def _group(self, off, ts, code, length, kind, rows_role, row_op, row_end, changes, inner=False):
+        """binlog.stream.Stream._grouped, step for step, without filters or windows (an event
+        inside a payload: `inner`)."""
         tx = self.tx
         if self.implicit and kind not in B.BELONGS:
             self._finish(tx)
             tx, self.implicit = None, False
-        if tx is None and rows_role:
+        if tx is None and rows_role and not inner:
             tx = self.tx = self._new(off, ts, False)
             self.in_begin, self.standalone, self.implicit = False, False, True
         if kind in B.OPENS_WITH_GTID:
@@ -331,7 +368,7 @@ class _Reader:
             tx = self.tx = self._new(off, ts, True)
             self.standalone = kind == B.GTID_STANDALONE
             self.in_begin = kind == B.GTID_BEGIN
-            self._add(tx, off, ts, code, length, changes)
+            self._add(tx, off, ts, code, length, changes, inner)
             return
         if kind == B.BEGIN:
             if tx is None or (self.in_begin and not (tx.n == 1 and tx.gtid_first)):
@@ -339,10 +376,10 @@ class _Reader:
                     self._finish(tx)
                 tx = self.tx = self._new(off, ts, False)
             self.in_begin = True
-            self._add(tx, off, ts, code, length, changes)
+            self._add(tx, off, ts, code, length, changes, inner)
             return
         if kind in B.ENDS and tx is not None:
-            self._add(tx, off, ts, code, length, changes)
+            self._add(tx, off, ts, code, length, changes, inner)
             tx.end = B.ENDS[kind]
             self._finish(tx)
             self.tx, self.in_begin = None, False
@@ -350,13 +387,13 @@ class _Reader:
         if kind == B.STATEMENT and not self.in_begin:
             if tx is None:
                 tx = self.tx = self._new(off, ts, False)
-            self._add(tx, off, ts, code, length, changes)
+            self._add(tx, off, ts, code, length, changes, inner)
             tx.end = "ddl"
             self._finish(tx)
             self.tx, self.in_begin = None, False
             return
-        if tx is not None and (self.in_begin or self.standalone or kind in B.BELONGS):
-            self._add(tx, off, ts, code, length, changes)
+        if tx is not None and (self.in_begin or self.standalone or inner or kind in B.BELONGS):
+            self._add(tx, off, ts, code, length, changes, inner)
             if self.implicit and row_op and row_end:
                 tx.end = "commit"
                 self._finish(tx)
@@ -367,10 +404,11 @@ class _Reader:
     def _new(self, off, ts, opened_by_gtid):
         return _Tx(self.gtid if opened_by_gtid else None, self.path, off, ts, opened_by_gtid)
 
-    def _add(self, tx, off, ts, code, length, changes):
+    def _add(self, tx, off, ts, code, length, changes, inner=False):
         tx.n += 1
         tx.size += length
-        tx.end_pos = off + length
+        if not inner:  # the events inside a payload end where it ends
+            tx.end_pos = off + length
         tx.changes += changes
         if ts < tx.lo:
             tx.lo = ts
@@ -419,12 +457,14 @@ class _Reader:
             st.event_bytes[name] += size
 
     # -- tables and rows -----------------------------------------------------------------------
-    def _table_map(self, off, code, length):
+    def _table_map(self, off, code, length, body=None, ev=None):
+        """A TABLE_MAP at `off` (or inside a payload: its data `body`, the event `ev`)."""
         hl = self.state.header_len
-        body = bytes(self.mm[off + hl:off + length - CHECKSUM_LEN])
+        if body is None:
+            body = bytes(self.mm[off + hl:off + length - CHECKSUM_LEN])
         got = self.tables.get(body)
         if got is None:
-            t = self.decoder.table_map(self._parse(off, length))
+            t = self.decoder.table_map(ev or self._parse(off, length))
             if len(self.tables) > 1024:
                 self.tables.clear()
             reg = self.loop.table(body, code, t) if self.loop is not None else None
