@@ -184,4 +184,6 @@ def render(specs: SpecSet) -> dict:
     banner = BANNER.format(spec="the events of specs/events/ (codegen/c_lane.py)")
     return {"lane.c": template("native_lane.c.j2").render(banner=banner, **m),
             "lane_state.h": template("native_lane_state.h.j2").render(banner=banner, **m),
-            "lanes.h": template("native_lanes.h.j2").render(banner=banner, **m)}
+            "lanes.h": template("native_lanes.h.j2").render(banner=banner, **m),
+            "replay.h": template("native_replay.h.j2").render(banner=banner, **m),
+            "replay_module.h": template("native_replay_module.h.j2").render(banner=banner, **m)}

@@ -371,6 +371,8 @@ static int bg_lane_run_text(bg_lane *L, const uint8_t *buf, int64_t base, int64_
     return 0;
 }
 
+#include "replay.h"  /* the replay form's core (codegen/templates/native_replay.h.j2) */
+
 #ifndef BG_LANE_NO_PYTHON
 /* -- the Python module: a Lane object around a bg_lane -------------------------------------- */
 
@@ -381,6 +383,7 @@ typedef struct bg_owned_plan { bg_plan plan; char *strings; } bg_owned_plan;
 typedef struct {
     PyObject_HEAD
     bg_lane lane;
+    bg_replay *replay;  /* the replay form's settings and state (replay_setup), or NULL */
     PyObject *plans;  /* list: the capsules of the plans registered (kept while the lane stands) */
     int busy;         /* a run is writing without the GIL */
 } bg_py_lane;
@@ -413,6 +416,11 @@ static int bg_py_lane_init(bg_py_lane *self, PyObject *args, PyObject *kw)
         return -1;
     }
     bg_lane_free(&self->lane);
+    if (self->replay != NULL) {
+        bg_replay_free(self->replay);
+        PyMem_RawFree(self->replay);
+        self->replay = NULL;
+    }
     Py_CLEAR(self->plans);
     self->plans = PyList_New(0);
     if (self->plans == NULL)
@@ -458,6 +466,10 @@ static int bg_py_lane_init(bg_py_lane *self, PyObject *args, PyObject *kw)
 static void bg_py_lane_dealloc(bg_py_lane *self)
 {
     bg_lane_free(&self->lane);
+    if (self->replay != NULL) {
+        bg_replay_free(self->replay);
+        PyMem_RawFree(self->replay);
+    }
     Py_CLEAR(self->plans);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -584,7 +596,10 @@ static PyObject *bg_py_lane_text(bg_py_lane *self, PyObject *args)
     return Py_BuildValue("(NLNiNi)", text, (long long)end, g, gtids, assigned, reason);
 }
 
+#include "replay_module.h"  /* the Lane's replay methods (codegen/templates/native_replay_module.h.j2) */
+
 static PyMethodDef bg_lane_methods[] = {
+    BG_REPLAY_METHODS
     {"add_table", (PyCFunction)bg_py_lane_add_table, METH_VARARGS,
      "add_table(body, summary) -> table number: a TABLE_MAP body the Python path has read, and\n"
      "the quoted text after its label (a known body keeps its number)."},
@@ -682,6 +697,7 @@ static PyObject *bg_py_query_key(PyObject *self, PyObject *args)
 }
 
 static PyMethodDef bg_methods[] = {
+    {"base64_lines", bg_py_base64_lines, METH_VARARGS, base64_lines_doc},
     {"shape_key", bg_py_shape_key, METH_VARARGS, shape_doc},
     {"query_key", bg_py_query_key, METH_VARARGS, query_key_doc},
     {NULL, NULL, 0, NULL}
@@ -736,6 +752,7 @@ PyMODINIT_FUNC PyInit__lane(void)
             PyModule_AddIntConstant(m, "END", BG_LANE_END) < 0 ||
             PyModule_AddIntConstant(m, "EVENT", BG_LANE_EVENT) < 0 ||
             PyModule_AddIntConstant(m, "FULL", BG_LANE_FULL) < 0 ||
+            PyModule_AddIntConstant(m, "STAMP", BG_LANE_STAMP) < 0 ||
             PyModule_AddIntConstant(m, "HEADER_LEN", BG_FULL_HEADER_LEN) < 0) {
         Py_DECREF(codes); Py_DECREF(rows); Py_DECREF(m);
         return NULL;
