@@ -43,5 +43,5 @@ setup(ext_modules=[
     extension("_jsonl_lane", [GENERATED + "jsonl_lane.c", GENERATED + "rows.c", NATIVE + "crc32.c"],
               LOOP_H + [GENERATED + "payload.h"], **PAYLOAD),
     extension("_stats", [GENERATED + "stats.c", GENERATED + "framing.c", GENERATED + "rows.c",
-                         NATIVE + "crc32.c"], LOOP_H, libraries=["z"]),
+                         NATIVE + "crc32.c"], LOOP_H + [GENERATED + "payload.h"], **PAYLOAD),
 ])

@@ -69,7 +69,8 @@ _INLINE = frozenset({PART, TABLE_MAP, ROWS})
 # XID the Python path reports; the compiled loop counts the XIDs and annotations it can check)
 _ROLE_ONLY = frozenset({BETWEEN, PART, COMMIT})
 # the compiled loop's action (output/stats_loop.py) by kind
-_C_ACTION = {PART: "PART", COMMIT: "COMMIT", TABLE_MAP: "TABLE_MAP", ROWS: "ROWS"}
+_C_ACTION = {PART: "PART", COMMIT: "COMMIT", TABLE_MAP: "TABLE_MAP", ROWS: "ROWS",
+             PAYLOAD: "PAYLOAD"}
 _COMMITTED = B.ENDS[B.COMMIT]
 _DROP = 1 << 20  # madvise the pages read away from this many bytes on
 
@@ -339,8 +340,9 @@ class _Reader:
                 self._table_map(off, c, 0, bytes(e.raw[hl:]), e)
                 bound = B.PART
             elif kind == ROWS:
-                bound, changes = B.PART, self._python_rows(e)
-                row_end = int(e.data["flags"]) & ROWS_STMT_END_F
+                bound = B.PART
+                changes, row_end = self._rows(0, c, len(e.raw), e)
+                row_end &= ROWS_STMT_END_F
             elif kind in _ROLE_ONLY or kind == PARSE:
                 bound = B.boundary(e)
                 if bound in B.OPENS_WITH_GTID:
@@ -475,10 +477,15 @@ class _Reader:
         if self.loop is not None:
             self.loop.mapped(t.table_id, reg)
 
-    def _rows(self, off, code, length):
-        """(row changes, flags) of the rows event at `off`."""
-        mm, hl = self.mm, self.state.header_len
-        end = off + length - CHECKSUM_LEN
+    def _rows(self, off, code, length, inner=None):
+        """(row changes, flags) of the rows event at `off` (or `inner`, inside a payload: its
+        bytes, no CRC32)."""
+        hl = self.state.header_len
+        if inner is None:
+            mm, view, end = self.mm, self.view, off + length - CHECKSUM_LEN
+        else:
+            mm = view = memoryview(inner.raw)
+            end = length
         shape, known, at = None, self.prefixes.get(code), off + hl
         if known is not None:
             for n in self.prefix_lens[code]:
@@ -487,8 +494,8 @@ class _Reader:
                     if shape is not None:
                         break
         if shape is None:
-            ev = self._parse(off, length)
-            shape = self._shape(ev, off, code, length)
+            ev = inner or self._parse(off, length)
+            shape = self._shape(ev, mm, at, end, code)
             if shape is None:
                 return self._python_rows(ev), int(ev.data["flags"])
         n, table_id, flags, op = shape[:4]
@@ -501,27 +508,28 @@ class _Reader:
             got = self.plans[(id(t), id(shape))] = (t, shape, plan, counter, OPS[op])
         plan = got[2]
         if plan is not None and self.loop is not None:
-            self.loop.plan(self.view[at:end], code, t, n, table_id, plan)
+            self.loop.plan(view[at:end], code, t, n, table_id, plan)
         if plan is not None:
             mod = self.rows_mod
-            count, _status = mod.rows(plan, self.view[at + n:end], mod.COUNT)
+            count, _status = mod.rows(plan, view[at + n:end], mod.COUNT)
             if count is not None:
                 counter = got[3]
                 counter["bytes"] += length
                 if count:
                     counter[got[4]] += count
                 return count, flags
-        return self._python_rows(self._parse(off, length)), flags
+        return self._python_rows(inner or self._parse(off, length)), flags
 
-    def _shape(self, ev, off, code, length):
-        """What the rows event's prefix (the bytes before its row images) says, kept for the
-        events that start with the same bytes; None for an event the count does not read."""
-        et, d, hl = ev.type, ev.data, self.state.header_len
+    def _shape(self, ev, mm, at, end, code):
+        """What the rows event's prefix (mm[at:end] its data: the bytes before its row images)
+        says, kept for the events that start with the same bytes; None for an event the count
+        does not read."""
+        et, d = ev.type, ev.data
         rows = d["rows"]
         if et.decode or et.name == _PARTIAL or not isinstance(rows, (bytes, bytearray)):
             return None
-        n = length - CHECKSUM_LEN - len(rows) - hl
-        if n < 0 or self.mm[off + hl + n:off + length - CHECKSUM_LEN] != rows:
+        n = end - at - len(rows)
+        if n < 0 or mm[at + n:end] != rows:
             return None
         op = et.row_op
         cols = d["columns"]
@@ -532,7 +540,7 @@ class _Reader:
         if len(known) > 4096:
             known.clear()
             self.plans.clear()
-        known[self.mm[off + hl:off + hl + n]] = shape
+        known[bytes(mm[at:at + n])] = shape
         lens = self.prefix_lens.setdefault(code, [])
         if n not in lens:
             lens.append(n)

@@ -71,8 +71,8 @@ class Loop:
                                                                 mod.ANONYMOUS_GTID_CODE) else 0
         elif name == "STATEMENT":
             act = mod.STATEMENT if code == et.code == mod.QUERY_CODE else 0
-        elif name is not None:
-            act = getattr(mod, name)
+        elif name is not None:  # PAYLOAD: none when the loop is built without zstd
+            act = getattr(mod, name, 0)
         self.c_act[code] = act
         if ranked:
             self.act[code] = act

@@ -21,14 +21,15 @@
 #include "framing.h"
 #include "crc32.h"
 #include "lanes.h"  /* what the compiled loops read alike (codegen/c_lane.py) */
+#include "payload.h"  /* MySQL's TRANSACTION_PAYLOAD_EVENT (codegen/c_json.py) */
 
 #define BG_PLAN_CAPSULE "binlog_grammar.native._rows.plan"
 
 /* what run() does with an event, by type code (passed in by output/stats_fast.py; BETWEEN, the
  * events between transactions, are all given to the Python path, which parses them) */
 enum { BG_ST_NONE, BG_ST_BETWEEN, BG_ST_PART, BG_ST_COMMIT, BG_ST_TABLE_MAP, BG_ST_GTID,
-       BG_ST_MYSQL_GTID, BG_ST_STATEMENT,
-       BG_ST_ROWS = 8 /* + 2 * op (insert, update, delete) + layout version - 1 */ };
+       BG_ST_MYSQL_GTID, BG_ST_STATEMENT, BG_ST_PAYLOAD,
+       BG_ST_ROWS = 9 /* + 2 * op (insert, update, delete) + layout version - 1 */ };
 /* what opened a transaction: the GTID it has (MariaDB's, MySQL's, none: ANONYMOUS_GTID) */
 enum { BG_ST_MARIADB, BG_ST_MYSQL, BG_ST_ANONYMOUS };
 #define BG_ST_MAX_BEGINS 16
@@ -59,12 +60,15 @@ typedef struct bg_st_delta {
     int64_t ntables;
 } bg_st_delta;
 
-static void bg_st_add(bg_st_delta *x, int code, int64_t len, int64_t reg, int op, int64_t count)
+/* an event of `len` bytes (0 inside a payload, whose rows events still add their own length to
+ * their table's bytes, as output/stats.py counts them) */
+static void bg_st_add(bg_st_delta *x, int code, int64_t len, int64_t reg, int op, int64_t count,
+                      int inner)
 {
     if (x->by_type[2 * code] == 0)
         x->codes[x->ncodes++] = (uint8_t)code;
     x->by_type[2 * code] += 1;
-    x->by_type[2 * code + 1] += len;
+    x->by_type[2 * code + 1] += inner ? 0 : len;
     if (op >= 0) {
         int64_t *t = x->by_table + 4 * reg;
         if (t[3] == 0)
@@ -248,6 +252,10 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
     memset(idc, 0, sizeof idc);
     memset(pc, 0, sizeof pc);
 
+    /* a TRANSACTION_PAYLOAD_EVENT's events (payload.h): inflated into pbuf, read from ppos on */
+    bg_buf pbuf = {0};
+    void *zctx = NULL;
+    int64_t ppos = 0;
     bg_st_tx tx = {0};
     int open = 0, reason = BG_ST_END;
     size_t cur = (size_t)pos, batch = 16;
@@ -284,13 +292,40 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
             int64_t dlen = len - header_len - BG_CHECKSUM_SIZE;
             if (BG_LANES_CRC32(buf + off, (size_t)(len - BG_CHECKSUM_SIZE)) != bg_u32le(d + dlen))
                 goto give_back;  /* the Python side's walk finds it, and gives up */
-            int phl = phl_of[code];
-            int opens = a == BG_ST_GTID || a == BG_ST_MYSQL_GTID;
+            int phl, opens, inner = 0, op;
+            int64_t reg, count;
+            if (a == BG_ST_PAYLOAD) {
+                /* MySQL's compressed transaction, after its GTID (binlog/boundaries.py: it belongs
+                 * to the transaction around it): counted itself, then each event inside it, as
+                 * the stream yields them (at its offset, no bytes of their own, no CRC32) */
+                bg_payload h;
+                if (!open || bg_payload_head(d, dlen, &h) != 0)
+                    goto give_back;
+                int z = bg_payload_inflate(&zctx, d + h.at, dlen - h.at, h.uncompressed, &pbuf);
+                if (z < 0)
+                    goto nomem;
+                if (z > 0)
+                    goto give_back;
+                bg_st_add(delta, code, len, -1, -1, 0, 0);
+                tx.size += len;
+                tx.end_pos = off + len;
+                if (ts < tx.lo)
+                    tx.lo = ts;
+                else if (ts > tx.hi)
+                    tx.hi = ts;
+                inner = 1;
+                ppos = 0;
+                goto next_inner;
+            }
+        one_event:
+            phl = phl_of[code];
+            opens = a == BG_ST_GTID || a == BG_ST_MYSQL_GTID;
             if (!open ? !opens : opens || a == BG_ST_BETWEEN || (tx.begun != (a != BG_ST_STATEMENT)))
                 goto give_back;  /* between transactions, what ends one, a MySQL transaction
                                   * without its BEGIN, a statement after it: the Python path's */
-            int64_t reg = -1, count = 0;
-            int op = -1;
+            reg = -1;
+            count = 0;
+            op = -1;
             if (a == BG_ST_MYSQL_GTID) {
                 /* MySQL's GTID or ANONYMOUS_GTID (one layout), read as the Python path reads it
                  * (codegen/c_fields.py); its BEGIN must follow */
@@ -350,9 +385,11 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
                     if (k > 0 || got < 0 || got >= nregs)
                         goto give_back;  /* a table the Python path has not read */
                     reg = got;
-                    tm[s].p = d;
-                    tm[s].n = dlen;
-                    tm[s].reg = got;
+                    if (!inner) {  /* (the cache points into the file's bytes only) */
+                        tm[s].p = d;
+                        tm[s].n = dlen;
+                        tm[s].reg = got;
+                    }
                 }
                 if (!(idc[s].ok && idc[s].tid == tid && idc[s].reg == reg)) {
                     PyObject *key = PyLong_FromUnsignedLongLong(tid);
@@ -434,11 +471,13 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
                     plan = PyCapsule_GetPointer(cap, BG_PLAN_CAPSULE);
                     if (plan == NULL)
                         goto error;
-                    pc[ps].p = d;
-                    pc[ps].n = n_pre;
-                    pc[ps].reg = (long)reg;
-                    pc[ps].code = code;
-                    pc[ps].plan = plan;
+                    if (!inner) {
+                        pc[ps].p = d;
+                        pc[ps].n = n_pre;
+                        pc[ps].reg = (long)reg;
+                        pc[ps].code = code;
+                        pc[ps].plan = plan;
+                    }
                 }
                 count = bg_rows(plan, d + n_pre, dlen - n_pre, BG_SINK_COUNT, NULL);
                 if (count == BG_NOMEM)
@@ -456,16 +495,23 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
             } else {
                 goto give_back;
             }
-            bg_st_add(delta, code, len, reg, op, count);
-            tx.size += len;
+            bg_st_add(delta, code, len, reg, op, count, inner);
             tx.changes += count;
-            tx.end_pos = off + len;
+            if (!inner) {
+                tx.size += len;
+                tx.end_pos = off + len;
+            }
             if (ts < tx.lo)
                 tx.lo = ts;
             else if (ts > tx.hi)
                 tx.hi = ts;
-            if (a != BG_ST_COMMIT)
+            if (a != BG_ST_COMMIT) {
+                if (inner)
+                    goto next_inner;
                 continue;
+            }
+            if (inner && ppos != (int64_t)pbuf.n)
+                goto give_back;  /* events after the XID inside the payload: the Python path's */
             /* committed: its events are counted, and it is */
             bg_st_settle(delta, 1, counts, tcounts);
             open = 0;
@@ -482,6 +528,25 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
             have_gtid = 1;
             last = c;
             continue;
+        next_inner:
+            if (ppos >= (int64_t)pbuf.n)
+                continue;  /* the payload's events are counted; its transaction goes on */
+            {
+                int64_t ilen = bg_payload_next((const uint8_t *)pbuf.p, (int64_t)pbuf.n, ppos);
+                if (ilen < 0)
+                    goto give_back;  /* cut short: the Python path reports it */
+                const uint8_t *raw = (const uint8_t *)pbuf.p + ppos;
+                ppos += ilen;
+                code = raw[BG_FULL_TYPE_CODE_AT];
+                ts = (int64_t)bg_u32le(raw + BG_FULL_TIMESTAMP_AT);
+                len = ilen;
+                d = raw + BG_FULL_HEADER_LEN;
+                dlen = ilen - BG_FULL_HEADER_LEN;
+                a = act[code];
+                if (a == BG_ST_NONE || a == BG_ST_PAYLOAD || header_len != BG_FULL_HEADER_LEN)
+                    goto give_back;  /* a payload inside, an event not counted yet */
+                goto one_event;
+            }
         give_back:
             cur = (size_t)(open ? tx.start : off);
             reason = BG_ST_EVENT;
@@ -528,6 +593,8 @@ done:
         free(delta);
     }
     free(recs);
+    bg_buf_free(&pbuf);
+    bg_payload_free(&zctx);
     free(largest.c);
     free(longest.c);
     return result;
@@ -615,6 +682,10 @@ PyMODINIT_FUNC PyInit__stats(void)
             PyModule_AddIntConstant(m, "QUERY_CODE", BG_LANES_QUERY_CODE) < 0 ||
             PyModule_AddIntConstant(m, "MYSQL_GTID", BG_ST_MYSQL_GTID) < 0 ||
             PyModule_AddIntConstant(m, "STATEMENT", BG_ST_STATEMENT) < 0 ||
+#ifdef BG_PAYLOAD_ZSTD
+            /* MySQL's compressed transactions: counted when libzstd is built in (setup.py) */
+            PyModule_AddIntConstant(m, "PAYLOAD", BG_ST_PAYLOAD) < 0 ||
+#endif
             PyModule_AddIntConstant(m, "MAX_BEGINS", BG_ST_MAX_BEGINS) < 0 ||
             PyModule_AddIntConstant(m, "MARIADB", BG_ST_MARIADB) < 0 ||
             PyModule_AddIntConstant(m, "MYSQL", BG_ST_MYSQL) < 0 ||
