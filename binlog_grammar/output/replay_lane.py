@@ -28,6 +28,7 @@ event as it is (no filter, window, --skip-damaged, --server-version, --rewrite-d
 """
 from __future__ import annotations
 
+import copy
 import functools
 
 from ..binlog.stream import Written
@@ -35,13 +36,15 @@ from ..generated import enums
 from ..generated.catalog import EVENTS
 from . import quoting
 from .lanes import map_window, table_under
-from .replay import STMT_END_F, Replay
-from .text_lane import TextLane, lane_module, WINDOW
+from .replay import STMT_END_F, THREAD_SPECIFIC_F, Replay
+from .text_lane import MAX_STATEMENT_KEY, MAX_STATEMENTS, TextLane, lane_module, WINDOW
 
 __all__ = ["ReplayLane", "attach", "replay_texts", "raw_writer"]
 
 MAX_TEXT = 1 << 20  # bytes of text per run (the stream yields it, then the lane goes on)
-STAMPS_BEHIND, STAMPS_AHEAD = 64, 1024  # the seconds around a wanted one given their texts
+# the seconds around a wanted one given their texts: 64 at first (a small file's span), twice as
+# many at each later ask up to 4096 (a long binlog's)
+STAMPS_BEHIND, STAMPS_FIRST, STAMPS_MOST = 8, 64, 4096
 _PROBE = dict(seq=555, domain=3, server=9, commit=777, log_pos=1234)
 # native/replay.h's texts, by index (BG_RT_...)
 TEXTS = ("gtid", "cid", "seq_pre", "seq_post", "xid", "commit", "table_map", "annotate",
@@ -224,9 +227,55 @@ class ReplayLane(TextLane):
         self.runs = self.stopped = 0  # runs that wrote events; runs that stopped at an event
         self._ready = None  # the Lane replay_setup() was given to
         self._stamp_of = {}
+        self._ahead = STAMPS_FIRST
+        self._states, self._learned = {}, 0  # session states by number; statements learned
+
+    def _state(self, rp) -> int:
+        """The number of Replay's session state (what its QUERY_EVENT lines depend on), -1 when
+        too many were seen to number more."""
+        key = (rp.db, rp.thread_id, rp.flags2, rp.sql_mode, rp.auto_inc, rp.charset,
+               rp.time_zone, rp.lc_time_names, rp.collation_db, rp.mariadb, rp.short)
+        n = self._states.get(key)
+        if n is None and len(self._states) < MAX_STATEMENTS:
+            n = self._states[key] = len(self._states)
+        return -1 if n is None else n
 
     def _statement(self, ev, phl, crc):
-        """The replay lane writes no QUERY_EVENT: nothing to learn from one."""
+        """A QUERY_EVENT Replay just wrote: the lines it writes for the same statement under the
+        session state it left (Replay run again on a copy of itself: a statement that changed
+        the session writes no session line the second time), for the lane to write the same
+        statement again under that state."""
+        rp = self.replay
+        if self._ready is not self.cfg or self._learned >= MAX_STATEMENTS or \
+                len(ev.raw) > MAX_STATEMENT_KEY:
+            return
+        state = self._state(rp)
+        probe = copy.copy(rp)
+        try:
+            lines = probe._query_event(ev, ev.data, None)
+        except (ValueError, TypeError, KeyError, AttributeError, UnicodeError):
+            return
+        if state < 0 or self._state(probe) != state:
+            return
+        d, ts, at, pre = ev.data, int(ev.header.timestamp), 0, ""
+        if not rp.short:
+            head = f"Query\tthread_id={int(d.thread_id)}\texec_time={int(d.exec_time)}" \
+                   f"\terror_code={int(d.error_code)}"
+            text = lines[0].split("\t", 1)[-1] if lines else ""
+            if not text.startswith(head):
+                return
+            pre, at = text[len(head):] + "\n", 1
+        mark = f"={ts}"
+        stamp = next((k for k in range(at, len(lines)) if mark in lines[k]), None)
+        if stamp is None:
+            return
+        pre += "".join(line + "\n" for line in lines[at:stamp])
+        left, right = lines[stamp].split(mark, 1)
+        post = right + "\n" + "".join(line + "\n" for line in lines[stamp + 1:])
+        if self.cfg.replay_statement(bytes(ev.raw), phl, crc, state,
+                                     (pre + left + "=").encode("utf-8", "surrogateescape"),
+                                     post.encode("utf-8", "surrogateescape")):
+            self._learned += 1
 
     def _setup(self, cfg):
         if self._ready is cfg:
@@ -235,12 +284,15 @@ class ReplayLane(TextLane):
         rp = self.replay
         options = sum(bit for name, bit in _OPTIONS.items() if getattr(rp, name, False))
         cfg.replay_setup(t["texts"], t["gtid_suffix"], t["gtid_info"], t["rows_label"],
-                         t["ignorable"], t["twin"], t["width"], options, rp.verbose, STMT_END_F)
+                         t["ignorable"], t["twin"], t["width"], options, rp.verbose, STMT_END_F,
+                         THREAD_SPECIFIC_F)
         self._ready = cfg
+        self._states, self._learned = {}, 0
 
     def _stamps(self, cfg, ts: int):
         first = max(0, ts - STAMPS_BEHIND)
-        count = min(STAMPS_BEHIND + STAMPS_AHEAD, 0x100000000 - first)
+        count = min(STAMPS_BEHIND + self._ahead, 0x100000000 - first)
+        self._ahead = min(2 * self._ahead, STAMPS_MOST)
         text = stamps(first, count)
         cfg.replay_stamps(first, text)
         if len(self._stamp_of) > 1 << 16:
@@ -257,11 +309,11 @@ class ReplayLane(TextLane):
         cfg = self._config(f)
         if cfg is None:
             return None
+        self._setup(cfg)
         self._learn(ev, decoder)
         rp = self.replay
         if rp.cache or rp.held:
             return None  # a statement Replay holds: it writes the statement to its end
-        self._setup(cfg)
         return self._run(cfg, f, ev.end, stop)
 
     def _run(self, cfg, f, pos, stop):
@@ -271,6 +323,8 @@ class ReplayLane(TextLane):
             "".join(line + "\n" for line in rp.annotate).encode("utf-8", "surrogateescape")
         texts, gtid, gtids, tables, last_ts, asked = [], None, 0, {}, -1, None
         session = tuple(-1 if v is None else int(v) for v in (rp.domain, rp.server, rp.parallel))
+        thread = -1 if rp.thread_id is None else int(rp.thread_id)
+        state = self._state(rp)
         while True:
             if self.map is None or not self.base <= pos or \
                     pos + WINDOW // 2 > self.base + len(self.map):
@@ -280,7 +334,7 @@ class ReplayLane(TextLane):
             end_of_map = self.base + len(self.map)
             limit = end_of_map if stop is None else min(stop, end_of_map)
             (text, end, reason, need, g, n, assigned, annotate, ts) = cfg.replay(
-                self.map, self.base, pos, limit, MAX_TEXT, *session, annotate)
+                self.map, self.base, pos, limit, MAX_TEXT, *session, annotate, state, thread)
             if end != pos:
                 texts.append(text)
                 gtid, gtids, last_ts = g or gtid, gtids + n, ts if ts >= 0 else last_ts

@@ -69,6 +69,15 @@ typedef struct bg_replay {
     bg_buf s_annotate;
     int s_has_annotate;
     int64_t need_ts;  /* BG_LANE_STAMP: the second a time text is wanted for */
+    /* QUERY_EVENTs: the lines Replay wrote for a statement under a session state (its number,
+     * given at each run), by bg_replay_query_key: the text after the header's error code up to
+     * the SET TIMESTAMP's number, and the rest */
+    unsigned thread_specific;       /* the header flag that makes a thread id the session's */
+    int64_t state, thread_id;       /* the session's number and pseudo thread id (-1: none) */
+    bg_lane_map stmts;
+    bg_lane_text *stmt;
+    int64_t nstmts, capstmts;
+    bg_buf qkey;
 } bg_replay;
 
 static void bg_replay_init(bg_replay *R)
@@ -95,7 +104,63 @@ static void bg_replay_free(bg_replay *R)
     bg_buf_free(&R->vv);
     bg_buf_free(&R->twin_bytes);
     bg_buf_free(&R->s_annotate);
+    for (int64_t k = 0; k < 2 * R->nstmts; k++)
+        free(R->stmt[k].p);
+    free(R->stmt);
+    bg_lane_map_free(&R->stmts);
+    bg_buf_free(&R->qkey);
     bg_replay_init(R);
+}
+
+/* the key of a QUERY_EVENT's lines under session state `state`: the state, the header's flags,
+ * the database's and the status variables' lengths (as the reader found them: the variables are
+ * what precedes the database) and every byte after the post-header (variables, database,
+ * statement); -1 when out of memory */
+static int bg_replay_query_key(bg_buf *key, int64_t state, unsigned flags, const uint8_t *d,
+                               int64_t dlen, int phl, const bg_lanes_query *q)
+{
+    uint8_t head[27];
+    int64_t status_len = q->db != NULL && q->db >= d + phl ? (int64_t)(q->db - (d + phl)) : -1;
+    head[0] = 'R';
+    head[1] = (uint8_t)flags;
+    head[2] = (uint8_t)(flags >> 8);
+    for (int i = 0; i < 8; i++) {
+        head[3 + i] = (uint8_t)((uint64_t)state >> (8 * i));
+        head[11 + i] = (uint8_t)((uint64_t)q->db_len >> (8 * i));
+        head[19 + i] = (uint8_t)((uint64_t)status_len >> (8 * i));
+    }
+    key->n = 0;
+    return bg_buf_put(key, head, sizeof head) < 0 ||
+           bg_buf_put(key, d + phl, (size_t)(dlen - phl)) < 0 ? -1 : 0;
+}
+
+/* the lines Replay wrote for the statements of this key (around the SET TIMESTAMP's number);
+ * -1 when out of memory */
+static int bg_replay_add_stmt(bg_replay *R, const uint8_t *key, size_t n, const char *pre,
+                              size_t pn, const char *post, size_t qn)
+{
+    bg_lane_slot *s = bg_lane_put(&R->stmts, key, n);
+    if (s == NULL)
+        return -1;
+    if (s->reg >= 0)
+        return 0;
+    if (R->nstmts == R->capstmts) {
+        int64_t cap = R->capstmts ? 2 * R->capstmts : 16;
+        bg_lane_text *t = realloc(R->stmt, (size_t)(2 * cap) * sizeof *t);
+        if (t == NULL)
+            return -1;
+        R->stmt = t;
+        R->capstmts = cap;
+    }
+    bg_lane_text *t = &R->stmt[2 * R->nstmts];
+    t[0].p = t[1].p = NULL;
+    if (bg_lane_text_set(&t[0], pre, pn) < 0 || bg_lane_text_set(&t[1], post, qn) < 0) {
+        free(t[0].p);
+        free(t[1].p);
+        return -1;
+    }
+    s->reg = R->nstmts++;
+    return 0;
 }
 
 /* the time text of second ts (given by bg_replay_set_stamp), NULL when not held */
@@ -263,6 +328,8 @@ static int bg_replay_event(bg_lane *L, bg_replay *R, bg_lane_run *run, const uin
     unsigned flags = 0;
     uint8_t f2 = 0;
     bg_lanes_mysql_gtid mg;
+    bg_lanes_query q;
+    const bg_lane_text *stmt = NULL;
     if (code == BG_LANES_GTID_CODE) {
         if (bg_lanes_gtid_read(d, dlen, phl, 0) != 0)
             return 1;
@@ -280,6 +347,17 @@ static int bg_replay_event(bg_lane *L, bg_replay *R, bg_lane_run *run, const uin
     } else if (code == BG_LANES_XID_CODE) {
         if (!bg_lanes_xid_ok(dlen, phl))
             return 1;
+    } else if (code == BG_LANES_QUERY_CODE) {
+        unsigned hflags = (unsigned)bg_le_uint(raw + BG_FULL_FLAGS_AT, 2);
+        if (R->nstmts == 0 || bg_lanes_read_query(d, dlen, phl, code, &q) != 0 ||
+                ((hflags & R->thread_specific) && (int64_t)q.thread_id != R->thread_id))
+            return 1;
+        if (bg_replay_query_key(&R->qkey, R->state, hflags, d, dlen, phl, &q) < 0)
+            return -1;
+        const bg_lane_slot *s = bg_lane_find(&R->stmts, (const uint8_t *)R->qkey.p, R->qkey.n);
+        if (s == NULL || s->reg < 0 || s->reg >= R->nstmts)
+            return 1;  /* a statement Replay has not written under this session */
+        stmt = &R->stmt[2 * s->reg];
     } else if (code == BG_LANES_ANNOTATE_CODE) {
         if (dlen < phl || ((R->options & BG_RO_ANNOTATIONS) && !bg_lane_plain(L, d + phl, dlen - phl)))
             return 1;
@@ -382,6 +460,17 @@ static int bg_replay_event(bg_lane *L, bg_replay *R, bg_lane_run *run, const uin
             BG_RPUT(bg_lane_printf(out, "%llu\n", (unsigned long long)bg_lanes_xid(d, phl)));
         }
         BG_RPUT(bg_replay_put(out, &R->text[BG_RT_COMMIT]));
+    } else if (stmt != NULL) {
+        if (!shortf) {
+            BG_RHEAD();
+            BG_RPUT(bg_lane_printf(out, "Query\tthread_id=%llu\texec_time=%llu\terror_code=%llu",
+                                   (unsigned long long)q.thread_id,
+                                   (unsigned long long)q.exec_time,
+                                   (unsigned long long)q.error_code));
+        }
+        BG_RPUT(bg_buf_put(out, stmt[0].p, stmt[0].n));
+        BG_RPUT(bg_lane_printf(out, "%u", (unsigned)bg_u32le(raw + BG_FULL_TIMESTAMP_AT)));
+        BG_RPUT(bg_buf_put(out, stmt[1].p, stmt[1].n));
     } else if (code == BG_LANES_ANNOTATE_CODE) {
         if (R->options & BG_RO_ANNOTATIONS) {
             bg_buf *a = &R->annotate;

@@ -31,19 +31,21 @@ static int bg_replay_texts256(PyObject *tuple, bg_lane_text *texts, const char *
 
 PyDoc_STRVAR(replay_setup_doc,
 "replay_setup(texts, gtid_suffix, gtid_info, rows_label, ignorable, twin, width, options,\n"
-"verbose, stmt_end): what the replay form says (output/replay_lane.py reads it from Replay):\n"
+"verbose, stmt_end, thread_specific): what the replay form says (output/replay_lane.py reads it from Replay):\n"
 "texts, a tuple of bytes by replay.h's BG_RT_ index; 256 each of GTID header words and bits by\n"
 "flags2, rows labels, ignorable events' texts by type code (bytes or None), twin codes (bytes);\n"
-"the base64 line width, the BG_RO_ options, -v's count and the STMT_END_F bit.");
+"the base64 line width, the BG_RO_ options, -v's count, the STMT_END_F bit and the header flag\n"
+"THREAD_SPECIFIC_F.");
 
 static PyObject *bg_py_lane_replay_setup(bg_py_lane *self, PyObject *args)
 {
     PyObject *texts, *suffix, *label, *ignorable;
     Py_buffer info, twin;
     int width, options, verbose;
-    unsigned stmt_end;
-    if (!PyArg_ParseTuple(args, "O!Oy*OOy*iiiI", &PyTuple_Type, &texts, &suffix, &info, &label,
-                          &ignorable, &twin, &width, &options, &verbose, &stmt_end))
+    unsigned stmt_end, thread_specific;
+    if (!PyArg_ParseTuple(args, "O!Oy*OOy*iiiII", &PyTuple_Type, &texts, &suffix, &info, &label,
+                          &ignorable, &twin, &width, &options, &verbose, &stmt_end,
+                          &thread_specific))
         return NULL;
     PyObject *res = NULL;
     bg_replay *R = NULL;
@@ -82,6 +84,7 @@ static PyObject *bg_py_lane_replay_setup(bg_py_lane *self, PyObject *args)
     R->options = options;
     R->verbose = verbose;
     R->stmt_end = stmt_end;
+    R->thread_specific = thread_specific;
     if (self->replay != NULL) {
         bg_replay_free(self->replay);
         PyMem_RawFree(self->replay);
@@ -120,12 +123,15 @@ static PyObject *bg_py_lane_replay_stamps(bg_py_lane *self, PyObject *args)
 }
 
 PyDoc_STRVAR(replay_doc,
-"replay(buffer, base, pos, stop, max_bytes, domain, server, parallel, annotate)\n"
+"replay(buffer, base, pos, stop, max_bytes, domain, server, parallel, annotate, state,\n"
+"thread_id)\n"
 "-> (text, pos, reason, need, gtid or None, gtids, assigned, annotate, last_ts)\n\n"
 "The replay form of the events from pos (buffer: the file's bytes from offset base on) while\n"
 "pos < stop, as the text lane's text() writes its text; domain, server, parallel: the script's\n"
 "GTID session as Replay last set it (-1: not yet), annotate: the lines of an ANNOTATE_ROWS not\n"
-"yet printed (bytes, each ending in a newline) or None. text: the UTF-8 bytes written; reason\n"
+"yet printed (bytes, each ending in a newline) or None; state: the number of Replay's session\n"
+"state (replay_statement's), thread_id its pseudo thread id (-1: none). text: the UTF-8 bytes\n"
+"written; reason\n"
 "STAMP: the second `need` has no time text yet (replay_stamps); annotate and last_ts (the time\n"
 "of the last header line written, -1 none): the state after the run. The GIL is released.");
 
@@ -133,10 +139,10 @@ static PyObject *bg_py_lane_replay(bg_py_lane *self, PyObject *args)
 {
     Py_buffer view;
     Py_ssize_t base, pos, stop, max_bytes;
-    long long domain, server, parallel;
+    long long domain, server, parallel, state, thread_id;
     PyObject *annotate;
-    if (!PyArg_ParseTuple(args, "y*nnnnLLLO", &view, &base, &pos, &stop, &max_bytes, &domain,
-                          &server, &parallel, &annotate))
+    if (!PyArg_ParseTuple(args, "y*nnnnLLLOLL", &view, &base, &pos, &stop, &max_bytes, &domain,
+                          &server, &parallel, &annotate, &state, &thread_id))
         return NULL;
     bg_replay *R = self->replay;
     if (bg_py_lane_ready(self) < 0 || R == NULL || base < 0 || pos < base ||
@@ -151,6 +157,8 @@ static PyObject *bg_py_lane_replay(bg_py_lane *self, PyObject *args)
     R->server = server;
     R->parallel = parallel;
     R->last_ts = -1;
+    R->state = state;
+    R->thread_id = thread_id;
     R->has_annotate = annotate != Py_None;
     R->annotate.n = 0;
     if (R->has_annotate && bg_buf_put(&R->annotate, PyBytes_AS_STRING(annotate),
@@ -199,6 +207,46 @@ static PyObject *bg_py_lane_replay(bg_py_lane *self, PyObject *args)
                          gtids, assigned, ann, (long long)R->last_ts);
 }
 
+PyDoc_STRVAR(replay_statement_doc,
+"replay_statement(raw, post_header_len, crc_len, state, before, after) -> bool: the lines Replay\n"
+"wrote for this QUERY_EVENT under session state number `state`, after the header's error code\n"
+"to the SET TIMESTAMP's number and after that number (UTF-8); False when its reader refuses it.");
+
+static PyObject *bg_py_lane_replay_statement(bg_py_lane *self, PyObject *args)
+{
+    Py_buffer view;
+    int phl, crc;
+    long long state;
+    const char *pre, *post;
+    Py_ssize_t pn, qn;
+    if (!PyArg_ParseTuple(args, "y*iiLy#y#", &view, &phl, &crc, &state, &pre, &pn, &post, &qn))
+        return NULL;
+    const uint8_t *raw = view.buf;
+    int64_t len = view.len - crc;
+    bg_replay *R = self->replay;
+    PyObject *res = NULL;
+    bg_lanes_query q;
+    if (R == NULL || bg_py_lane_ready(self) < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "replay_statement: after replay_setup");
+    } else if (len >= BG_FULL_HEADER_LEN && phl >= 0 && phl <= 255 && crc >= 0 &&
+               raw[BG_FULL_TYPE_CODE_AT] == BG_LANES_QUERY_CODE &&
+               bg_lanes_read_query(raw + BG_FULL_HEADER_LEN, len - BG_FULL_HEADER_LEN, phl,
+                                   BG_LANES_QUERY_CODE, &q) == 0) {
+        if (bg_replay_query_key(&R->qkey, state, (unsigned)bg_le_uint(raw + BG_FULL_FLAGS_AT, 2),
+                                raw + BG_FULL_HEADER_LEN, len - BG_FULL_HEADER_LEN, phl, &q) < 0 ||
+                bg_replay_add_stmt(R, (const uint8_t *)R->qkey.p, R->qkey.n, pre, (size_t)pn,
+                                   post, (size_t)qn) < 0)
+            PyErr_NoMemory();
+        else
+            res = Py_NewRef(Py_True);
+    } else {
+        res = Py_NewRef(Py_False);
+    }
+    PyBuffer_Release(&view);
+    return res;
+}
+
 PyDoc_STRVAR(base64_lines_doc,
 "base64_lines(data, width) -> bytes: data in base64 lines of width characters, each ending in a\n"
 "newline (native/base64.h, as the replay lane writes an event into a BINLOG block).");
@@ -222,6 +270,8 @@ static PyObject *bg_py_base64_lines(PyObject *self, PyObject *args)
 #define BG_REPLAY_METHODS \
     {"replay_setup", (PyCFunction)bg_py_lane_replay_setup, METH_VARARGS, replay_setup_doc}, \
     {"replay_stamps", (PyCFunction)bg_py_lane_replay_stamps, METH_VARARGS, replay_stamps_doc}, \
-    {"replay", (PyCFunction)bg_py_lane_replay, METH_VARARGS, replay_doc},
+    {"replay", (PyCFunction)bg_py_lane_replay, METH_VARARGS, replay_doc}, \
+    {"replay_statement", (PyCFunction)bg_py_lane_replay_statement, METH_VARARGS, \
+     replay_statement_doc},
 
 #endif /* BG_REPLAY_MODULE_H */
