@@ -172,7 +172,7 @@ def _jsonl_states(files):
         opts, buf = mv[1], mv[2:]
         if opts & 1:
             buf = _fix(bytearray(buf))
-        cfg = cfg[:3] + (bool(cfg[3]) and not opts & 2, bool(opts & 4))
+        cfg = cfg[:3] + (bool(cfg[3]) and not opts & 2, bool(opts & 4)) + cfg[5:]
         limit = 256 if opts & 8 else jsonl_lane.MAX_BYTES
         ids, n, pos = dict(ids), len(buf), 4
         for _ in range(64):
