@@ -52,6 +52,7 @@ from ..binlog.reader import CHECKSUM_LEN, FDE_CODE, STATE_CODES, first_format_ev
 from ..binlog.rows import RowDecoder
 from ..binlog.stream import ROWS_STMT_END_F, StreamEvent
 from ..errors import BinlogGrammarError
+from ..runtime.codecs import decompress
 from ..generated.catalog import EVENTS
 from .stats import Stats
 from .stats_loop import MAX_TOP, Loop
@@ -256,7 +257,7 @@ class _Reader:
         kind = self._kind_of(code, et)
         if self.loop is not None:
             action = _C_ACTION.get(kind)
-            if kind == ROWS and (et.decode or et.name == _PARTIAL):
+            if kind == ROWS and (not _zipped_or_plain(et) or et.name == _PARTIAL):
                 action = None
             elif kind == PARSE and et.role in B.GTID_ROLES:  # opens one (MariaDB's: unless
                 action = "GTID"                               # FL_STANDALONE)
@@ -502,7 +503,7 @@ class _Reader:
         t = self.decoder.tables.get(table_id)
         got = self.plans.get((id(t), id(shape)))
         if got is None or got[0] is not t or got[1] is not shape:
-            plan = count_plan(t, op, *shape[4:]) if t is not None else None
+            plan = count_plan(t, op, *shape[4:7]) if t is not None else None
             counter = self.st.table_ops[f"{t.db}.{t.table}"] if plan is not None else None
             # t and shape are kept with their plan, so their ids are not reused meanwhile
             got = self.plans[(id(t), id(shape))] = (t, shape, plan, counter, OPS[op])
@@ -511,7 +512,14 @@ class _Reader:
             self.loop.plan(view[at:end], code, t, n, table_id, plan)
         if plan is not None:
             mod = self.rows_mod
-            count, _status = mod.rows(plan, view[at + n:end], mod.COUNT)
+            if shape[7]:  # MariaDB's compressed rows, inflated as the Python path does
+                try:
+                    count, _status = mod.rows(plan, decompress("mariadb_zlib", bytes(
+                        view[at + n:end])), mod.COUNT)
+                except Exception:  # noqa: BLE001 - the Python path reports it
+                    return self._python_rows(inner or self._parse(off, length)), flags
+            else:
+                count, _status = mod.rows(plan, view[at + n:end], mod.COUNT)
             if count is not None:
                 counter = got[3]
                 counter["bytes"] += length
@@ -526,7 +534,7 @@ class _Reader:
         does not read."""
         et, d = ev.type, ev.data
         rows = d["rows"]
-        if et.decode or et.name == _PARTIAL or not isinstance(rows, (bytes, bytearray)):
+        if not _zipped_or_plain(et) or et.name == _PARTIAL or not isinstance(rows, (bytes, bytearray)):
             return None
         n = end - at - len(rows)
         if n < 0 or mm[at + n:end] != rows:
@@ -535,7 +543,7 @@ class _Reader:
         cols = d["columns"]
         after = cols.get("columns_present_after") if op == "update" else None
         shape = (n, int(d["table_id"]), int(d["flags"]), op, tuple(cols["columns_present"]),
-                 None if after is None else tuple(after), ev.context.get("type_code"))
+                 None if after is None else tuple(after), ev.context.get("type_code"), et.code in _ZIPPED)
         known = self.prefixes.setdefault(code, {})
         if len(known) > 4096:
             known.clear()
@@ -563,6 +571,16 @@ class _Reader:
         t.update(ops)
         if undecoded:
             t["undecoded"] += 1
+
+
+# MariaDB's compressed rows events (their rows field inflated by the mariadb_zlib codec): counted
+# with their twin's plans once inflated; any other decode is the Python path's
+_ZIPPED = frozenset(c for c, e in EVENTS.items() if e.row_op and [(d.field, d.codec) for d in e.decode]
+                    == [("rows", "mariadb_zlib")])
+
+
+def _zipped_or_plain(et) -> bool:
+    return not et.decode or et.code in _ZIPPED
 
 
 class _Typed:

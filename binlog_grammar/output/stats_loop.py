@@ -61,10 +61,12 @@ class Loop:
         """Events of this type code get the loop's action `name` (PART, COMMIT, TABLE_MAP, GTID,
         ROWS or None: the Python path's); it applies once the code is ranked."""
         mod, act = self.mod, 0
-        if name == "ROWS":
-            op, version = mod.ROWS.get(et.name, (None, 0))
+        if name == "ROWS":  # (MariaDB's compressed rows: ZROWS, when the loop inflates them)
+            base, kinds = (mod.ROWS_BASE, mod.ROWS) if not et.decode else \
+                (getattr(mod, "ZROWS_BASE", 0), getattr(mod, "ZROWS", {}))
+            op, version = kinds.get(et.name, (None, 0))
             if op == et.row_op and version:
-                act = mod.ROWS_BASE + 2 * _OPS.index(op) + version - 1
+                act = base + 2 * _OPS.index(op) + version - 1
         elif name == "GTID":
             act = mod.GTID if et.code == mod.GTID_CODE else \
                 mod.MYSQL_GTID if code == et.code and code in (mod.MYSQL_GTID_CODE,

@@ -29,7 +29,8 @@
  * events between transactions, are all given to the Python path, which parses them) */
 enum { BG_ST_NONE, BG_ST_BETWEEN, BG_ST_PART, BG_ST_COMMIT, BG_ST_TABLE_MAP, BG_ST_GTID,
        BG_ST_MYSQL_GTID, BG_ST_STATEMENT, BG_ST_PAYLOAD,
-       BG_ST_ROWS = 9 /* + 2 * op (insert, update, delete) + layout version - 1 */ };
+       BG_ST_ROWS = 9 /* + 2 * op (insert, update, delete) + layout version - 1 */,
+       BG_ST_ZROWS = BG_ST_ROWS + 6 /* the same, of MariaDB's compressed rows events */ };
 /* what opened a transaction: the GTID it has (MariaDB's, MySQL's, none: ANONYMOUS_GTID) */
 enum { BG_ST_MARIADB, BG_ST_MYSQL, BG_ST_ANONYMOUS };
 #define BG_ST_MAX_BEGINS 16
@@ -255,6 +256,7 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
     /* a TRANSACTION_PAYLOAD_EVENT's events (payload.h): inflated into pbuf, read from ppos on */
     bg_buf pbuf = {0};
     void *zctx = NULL;
+    bg_buf zrows = {0};  /* a compressed rows event's rows, inflated (lanes.h's bg_lanes_inflate) */
     int64_t ppos = 0;
     bg_st_tx tx = {0};
     int open = 0, reason = BG_ST_END;
@@ -420,8 +422,9 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
                 }
                 reg = -1;
             } else if (a >= BG_ST_ROWS) {
-                int version = (a - BG_ST_ROWS) % 2 + 1;
-                op = (a - BG_ST_ROWS) / 2;
+                int zipped = a >= BG_ST_ZROWS, base = zipped ? BG_ST_ZROWS : BG_ST_ROWS;
+                int version = (a - base) % 2 + 1;
+                op = (a - base) / 2;
                 if (op > 2)
                     goto give_back;
                 int64_t n_pre = bg_st_prefix(d, dlen, phl, version, op == 1 ? 2 : 1);
@@ -479,7 +482,18 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
                         pc[ps].plan = plan;
                     }
                 }
-                count = bg_rows(plan, d + n_pre, dlen - n_pre, BG_SINK_COUNT, NULL);
+                if (zipped) {
+                    /* MariaDB's compressed rows: counted once inflated as the Python path
+                     * inflates them (exactly the stated length; else the Python path's) */
+                    int zr = bg_lanes_inflate(d + n_pre, dlen - n_pre, &zrows);
+                    if (zr < 0)
+                        goto nomem;
+                    if (zr > 0)
+                        goto give_back;
+                    count = bg_rows(plan, (const uint8_t *)zrows.p, (int64_t)zrows.n, BG_SINK_COUNT, NULL);
+                } else {
+                    count = bg_rows(plan, d + n_pre, dlen - n_pre, BG_SINK_COUNT, NULL);
+                }
                 if (count == BG_NOMEM)
                     goto nomem;
                 if (count < 0)
@@ -595,6 +609,7 @@ done:
     free(recs);
     bg_buf_free(&pbuf);
     bg_payload_free(&zctx);
+    bg_buf_free(&zrows);
     free(largest.c);
     free(longest.c);
     return result;
@@ -628,9 +643,9 @@ static PyObject *bg_py_prefix_len(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "y*ii", &view, &phl, &a))
         return NULL;
     int64_t n = -1;
-    if (a >= BG_ST_ROWS && a < BG_ST_ROWS + 6)
-        n = bg_st_prefix(view.buf, view.len, phl, (a - BG_ST_ROWS) % 2 + 1,
-                         (a - BG_ST_ROWS) / 2 == 1 ? 2 : 1);
+    int base = a >= BG_ST_ZROWS ? BG_ST_ZROWS : BG_ST_ROWS;
+    if (a >= BG_ST_ROWS && a < BG_ST_ZROWS + 6)
+        n = bg_st_prefix(view.buf, view.len, phl, (a - base) % 2 + 1, (a - base) / 2 == 1 ? 2 : 1);
     PyBuffer_Release(&view);
     return n < 0 ? Py_NewRef(Py_None) : PyLong_FromLongLong(n);
 }
@@ -675,6 +690,21 @@ PyMODINIT_FUNC PyInit__stats(void)
     if (bg_st_row_kind(rows, "UPDATE_ROWS_EVENT", "update", 2) < 0) { Py_DECREF(rows); Py_DECREF(m); return NULL; }
     if (bg_st_row_kind(rows, "DELETE_ROWS_EVENT", "delete", 2) < 0) { Py_DECREF(rows); Py_DECREF(m); return NULL; }
     if (bg_st_row_kind(rows, "PARTIAL_UPDATE_ROWS_EVENT", "update", 2) < 0) { Py_DECREF(rows); Py_DECREF(m); return NULL; }
+#ifdef BG_LANES_INFLATE
+    /* MariaDB's compressed rows events: (operation, their twin's layout version), inflated */
+    PyObject *zipped = PyDict_New();
+    if (zipped == NULL || PyModule_AddObjectRef(m, "ZROWS", zipped) < 0 ||
+            PyModule_AddIntConstant(m, "ZROWS_BASE", BG_ST_ZROWS) < 0) {
+        Py_XDECREF(zipped); Py_DECREF(rows); Py_DECREF(m); return NULL;
+    }
+    Py_DECREF(zipped);
+    if (bg_st_row_kind(zipped, "WRITE_ROWS_COMPRESSED_EVENT_V1", "insert", 1) < 0) { Py_DECREF(rows); Py_DECREF(m); return NULL; }
+    if (bg_st_row_kind(zipped, "UPDATE_ROWS_COMPRESSED_EVENT_V1", "update", 1) < 0) { Py_DECREF(rows); Py_DECREF(m); return NULL; }
+    if (bg_st_row_kind(zipped, "DELETE_ROWS_COMPRESSED_EVENT_V1", "delete", 1) < 0) { Py_DECREF(rows); Py_DECREF(m); return NULL; }
+    if (bg_st_row_kind(zipped, "WRITE_ROWS_COMPRESSED_EVENT", "insert", 2) < 0) { Py_DECREF(rows); Py_DECREF(m); return NULL; }
+    if (bg_st_row_kind(zipped, "UPDATE_ROWS_COMPRESSED_EVENT", "update", 2) < 0) { Py_DECREF(rows); Py_DECREF(m); return NULL; }
+    if (bg_st_row_kind(zipped, "DELETE_ROWS_COMPRESSED_EVENT", "delete", 2) < 0) { Py_DECREF(rows); Py_DECREF(m); return NULL; }
+#endif
     if (PyModule_AddObjectRef(m, "ROWS", rows) < 0 ||
             PyModule_AddIntConstant(m, "GTID_CODE", BG_LANES_GTID_CODE) < 0 ||
             PyModule_AddIntConstant(m, "MYSQL_GTID_CODE", BG_LANES_MYSQL_GTID_CODE) < 0 ||
