@@ -130,6 +130,7 @@ def model(specs: SpecSet) -> dict:
         raise SpecError("the C JSON-lines lane makes a GTID of GTID_EVENT's seq_no and domain_id, "
                         "integers always there", gtid["spec"], 0, "GTID_EVENT")
     return dict(events=events, table_map_code=by_name["TABLE_MAP_EVENT"].code,
+                query_compressed_code=by_name["QUERY_COMPRESSED_EVENT"].code,
                 gtid_code=gtid["code"], gtid_seq_no=at["seq_no"], gtid_domain_id=at["domain_id"],
                 **rows_model(specs))
 

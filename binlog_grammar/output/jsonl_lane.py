@@ -4,9 +4,11 @@ codegen/c_json.py), byte for byte what output/dump.py's JsonlWriter writes for t
 
 The lane writes GTID_EVENTs (MariaDB), XIDs and ANNOTATE_ROWS (their data by writers generated
 from the specs; a statement only when it is UTF-8), TABLE_MAPs whose data the Python path has
-written already (the same bytes: the same JSON), and rows events (v1, v2) whose table's plan
-(output/jsonl_native.py) the Python path has made already and whose rows the compiled readers
-write. At any other event, an event failing its CRC32, a relay log's positions, or a value the
+written already (the same bytes: the same JSON), QUERY events (MariaDB's compressed ones too)
+whose bytes the Python path has written, rows events (v1, v2, MariaDB's compressed ones) whose
+table's plan (output/jsonl_native.py) the Python path has made already and whose rows the
+compiled readers write, and MySQL 8's TRANSACTION_PAYLOAD_EVENTs whose inner events it writes
+(inflated by libzstd: generated/native/payload.h; learnt from as the file's own). At any other event, an event failing its CRC32, a relay log's positions, or a value the
 compiled readers refuse, it stops; the stream reads that event as before (binlog.stream:
 `Stream.lane`, `BinlogFile.skip_to`), and this module learns from it (a table, a plan, the
 GTID and transaction number of the events after it) before the lane goes on. The text of each
@@ -197,7 +199,7 @@ class JsonlLane:
                 self.tables[bytes(ev.raw[hl:len(ev.raw) - crc])] = (reg, t.table_id, text.encode("utf-8"))
             self.ids[t.table_id] = reg
             self.by_id[(reg, t.table_id)] = t
-        elif code == self.mod.CODES["QUERY_EVENT"] and ev.name == "QUERY_EVENT":
+        elif ev.name in ("QUERY_EVENT", "QUERY_COMPRESSED_EVENT") and code == self.mod.CODES.get(ev.name):
             # the statement's data JSON as its record has it (its text in its client charset),
             # for the same bytes again (a BEGIN, mostly)
             if self.queries < MAX_STATEMENTS and len(ev.raw) - hl - crc <= MAX_STATEMENT_DATA:

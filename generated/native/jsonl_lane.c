@@ -777,9 +777,10 @@ static int bg_jl_body(bg_buf *out, int code, PyObject *head, bg_jl_event *ev, co
         reg = PyTuple_GET_ITEM(known, 0);
         tid = PyTuple_GET_ITEM(known, 1);
         e.data_json = PyTuple_GET_ITEM(known, 2);
-    } else if (code == BG_LANES_QUERY_CODE) {
+    } else if (code == BG_LANES_QUERY_CODE || code == 165) {
         /* a statement whose data JSON the Python path wrote for the same bytes (under the same
-         * format: output/jsonl_lane.py forgets them with it): tables[(code, data)] */
+         * format: output/jsonl_lane.py forgets them with it): tables[(code, data)]; MariaDB's
+         * QUERY_COMPRESSED_EVENT too (its statement inflated by the Python path) */
         PyObject *body = PyBytes_FromStringAndSize((const char *)e.d, e.dlen);
         PyObject *key = body == NULL ? NULL : Py_BuildValue("(iN)", code, body);
         if (key == NULL)
@@ -998,7 +999,7 @@ PyMODINIT_FUNC PyInit__jsonl_lane(void)
     PyObject *m = PyModule_Create(&bg_module);
     if (m == NULL)
         return NULL;
-    PyObject *codes = Py_BuildValue("{sisisisisisisi}", "TABLE_MAP_EVENT", 19, "QUERY_EVENT", BG_LANES_QUERY_CODE, "GTID_EVENT", 162, "XID_EVENT", 16, "ANNOTATE_ROWS_EVENT", 160, "GTID_LOG_EVENT", 33, "ANONYMOUS_GTID_LOG_EVENT", 34);
+    PyObject *codes = Py_BuildValue("{sisisisisisisisi}", "TABLE_MAP_EVENT", 19, "QUERY_EVENT", BG_LANES_QUERY_CODE, "QUERY_COMPRESSED_EVENT", 165, "GTID_EVENT", 162, "XID_EVENT", 16, "ANNOTATE_ROWS_EVENT", 160, "GTID_LOG_EVENT", 33, "ANONYMOUS_GTID_LOG_EVENT", 34);
 #ifdef BG_PAYLOAD_ZSTD
     /* MySQL's compressed transactions: written when libzstd is built in (setup.py) */
     if (codes != NULL) {
