@@ -1,8 +1,19 @@
 """The per-table snapshots of the pipeline (binlog_grammar.spark.pipeline): the latest row of every
 primary key, folded from the previous snapshot and this run's changes in binlog order (file, then
-offset, then row in its event), in Spark.
+offset, then row in its event), in Spark's engine: no Python in the fold.
+
+Each change is one event of its key (a key-changing update two: the old key dies, the new one
+arrives); an insert, a delete and a key change are resets (the key's row starts again from the
+event's image, or from nothing), an update overlays its image. So a key's row is its events from
+its last reset on, their images merged in binlog order: a window over the key finds the last reset,
+the events before it are dropped, and one aggregate merges the rest (their images' entries sorted by
+position and flattened; with spark.sql.mapKeyDedupPolicy LAST_WIN the latest value of a column wins,
+at the column's first place, as map_concat's would). The typed snapshots are the folded rows turned
+into each table's typed columns by binlog_grammar.spark.typed's converters over Arrow batches.
 """
 from __future__ import annotations
+
+STATIC_KEYS = 200  # up to this many tables, the keys are plain column expressions (no lambdas)
 
 
 def write_snapshots(spark, fs, stage, defs, order, summary) -> tuple:
@@ -10,6 +21,7 @@ def write_snapshots(spark, fs, stage, defs, order, summary) -> tuple:
     _snapshot_rows/): `stage`/snapshot_rows, and per table touched `stage`/snapshots/D.T typed.
     Counts the changes per table and op into `summary`. Returns (the tables touched, rows per
     table), or ([], None) when the run has no changes."""
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
     from pyspark.sql import types as S
 
@@ -20,60 +32,52 @@ def write_snapshots(spark, fs, stage, defs, order, summary) -> tuple:
     ch = spark.read.parquet(changes_path)
     for r in ch.groupBy("db", "table", "op").count().collect():
         summary.tables.setdefault(f"{r.db}.{r.table}", {})[r.op] = r["count"]
-    keymap = F.create_map(*[x for name, d in sorted(defs.items())
-                            for x in (F.lit(name), F.array(*[F.lit(k) for k in d["key"]]))])
+    key_of = _key_function(defs)
     fileidx = F.create_map(*[x for p, i in sorted(order.items())
                              for x in (F.lit(p), F.lit(i))])
-    name = F.concat_ws(".", F.col("db"), F.col("table"))
-    keycols = F.element_at(keymap, name)
+    entries = S.ArrayType(S.StructType([S.StructField("key", S.StringType(), False),
+                                        S.StructField("value", S.StringType())]), False)
+    none = F.array().cast(entries)
 
-    def key_of(img, fallback=None):
-        if fallback is None:
-            return F.to_json(F.transform(keycols, lambda k: F.element_at(img, k)))
-        return F.to_json(F.transform(keycols, lambda k: F.coalesce(F.element_at(img, k),
-                                                                   F.element_at(fallback, k))))
+    def ev(k, img, alive, reset):
+        return F.struct(k.alias("k"), img.alias("e"), F.lit(alive).alias("alive"),
+                        F.lit(reset).alias("reset"))
 
-    mtype = S.MapType(S.StringType(), S.StringType())
-    nomap = F.lit(None).cast(mtype)
-    empty = F.create_map().cast(mtype)
-
-    def ev(k, img, alive, arrival):
-        return F.struct(k.alias("k"), img.alias("img"), F.lit(alive).alias("alive"),
-                        F.lit(arrival).alias("arrival"))
+    def entries_of(img):
+        return F.coalesce(F.map_entries(img), none)
 
     kb = key_of(F.col("before"))
     ka = key_of(F.col("after"), F.col("before"))
-    events = F.when(F.col("op") == "c", F.array(ev(ka, F.col("after"), True, True))) \
-        .when(F.col("op") == "d", F.array(ev(kb, nomap, False, False))) \
-        .when(kb != ka, F.array(ev(kb, nomap, False, False),
-                                ev(ka, F.map_concat(F.coalesce(F.col("before"), empty),
-                                                    F.col("after")), True, True))) \
-        .otherwise(F.array(ev(ka, F.col("after"), True, False)))
+    events = F.when(F.col("op") == "c", F.array(ev(ka, entries_of(F.col("after")), True, True))) \
+        .when(F.col("op") == "d", F.array(ev(kb, none, False, True))) \
+        .when(kb != ka, F.array(ev(kb, none, False, True),
+                                ev(ka, F.concat(entries_of(F.col("before")),
+                                                entries_of(F.col("after"))), True, True))) \
+        .otherwise(F.array(ev(ka, entries_of(F.col("after")), True, False)))
     new = (ch.select("db", "table",
                      F.element_at(fileidx, F.col("source.file")).cast("long").alias("o1"),
                      F.col("source.pos").alias("o2"), F.col("source.row").cast("long").alias("o3"),
-                     F.explode(events).alias("e"))
-           .select("db", "table", "o1", "o2", "o3", F.col("e.k").alias("key"),
-                   F.col("e.img").alias("img"), F.col("e.alive").alias("alive"),
-                   F.col("e.arrival").alias("arrival")))
+                     F.explode(events).alias("ev"))
+           .select("db", "table", "o1", "o2", "o3", F.col("ev.k").alias("key"),
+                   F.col("ev.e").alias("e"), F.col("ev.alive").alias("alive"),
+                   F.col("ev.reset").alias("reset")))
     if fs.files(prev_path):
         prev = spark.read.parquet(prev_path)
         prev = prev.select("db", "table", F.lit(-1).cast("long").alias("o1"),
                            F.lit(0).cast("long").alias("o2"), F.lit(0).cast("long").alias("o3"),
-                           key_of(F.col("row")).alias("key"), F.col("row").alias("img"),
-                           F.lit(True).alias("alive"), F.lit(True).alias("arrival"))
+                           key_of(F.col("row")).alias("key"), entries_of(F.col("row")).alias("e"),
+                           F.lit(True).alias("alive"), F.lit(True).alias("reset"))
         new = prev.unionByName(new)
-    folded = (new.groupBy("db", "table", "key")
-              .agg(F.array_sort(F.collect_list(F.struct("o1", "o2", "o3", "alive", "arrival",
-                                                        "img")), _by_order).alias("evs"))
-              .select("db", "table", "key", F.aggregate(
-                  "evs", F.struct(F.lit(False).alias("alive"), empty.alias("row")),
-                  lambda acc, x: F.struct(
-                      x["alive"].alias("alive"),
-                      F.when(~x["alive"], empty).when(x["arrival"], x["img"])
-                      .otherwise(F.map_concat(acc["row"], x["img"])).alias("row"))).alias("s"))
-              .where(F.col("s.alive"))
-              .select("db", "table", "key", F.col("s.row").alias("row")))
+    at = F.struct("o1", "o2", "o3")
+    last_reset = F.max(F.when(F.col("reset"), at)).over(Window.partitionBy("db", "table", "key"))
+    folded = (new.withColumn("lr", last_reset)
+              .where(F.col("lr").isNull() | (at >= F.col("lr")))
+              .groupBy("db", "table", "key")
+              .agg(F.max(F.struct("o1", "o2", "o3", "alive")).alias("last"),
+                   F.sort_array(F.collect_list(F.struct("o1", "o2", "o3", "e"))).alias("evs"))
+              .where(F.col("last.alive"))
+              .select("db", "table", "key",
+                      F.map_from_entries(F.flatten(F.col("evs.e"))).alias("row")))
     folded.write.mode("overwrite").parquet(stage + "/snapshot_rows")
     rows = spark.read.parquet(stage + "/snapshot_rows")
     sizes = {f"{r.db}.{r.table}": r["count"]
@@ -96,6 +100,38 @@ def write_snapshots(spark, fs, stage, defs, order, summary) -> tuple:
     return touched, sizes
 
 
+def _key_function(defs):
+    """img[, fallback] -> the key column: the JSON array of the key columns' texts of the image
+    (a column the image lacks taken from `fallback`), by the row's table's key in `defs`; NULL
+    for a table `defs` does not know. Plain column expressions per table (Spark compiles them)
+    up to STATIC_KEYS tables, a lookup with lambdas beyond."""
+    from pyspark.sql import functions as F
+
+    def value(img, fallback, k):
+        v = F.element_at(img, F.lit(k))
+        return v if fallback is None else F.coalesce(v, F.element_at(fallback, F.lit(k)))
+
+    if len(defs) <= STATIC_KEYS:
+        def key_of(img, fallback=None):
+            out = None
+            for name, d in sorted(defs.items()):
+                k = F.to_json(F.array(*[value(img, fallback, c) for c in d["key"]]))
+                cond = (F.col("db") == F.lit(d["db"])) & (F.col("table") == F.lit(d["table"]))
+                out = F.when(cond, k) if out is None else out.when(cond, k)
+            return out if out is not None else F.lit(None).cast("string")
+        return key_of
+    keymap = F.create_map(*[x for name, d in sorted(defs.items())
+                            for x in (F.lit(name), F.array(*[F.lit(k) for k in d["key"]]))])
+    keycols = F.element_at(keymap, F.concat_ws(".", F.col("db"), F.col("table")))
+
+    def key_of(img, fallback=None):
+        if fallback is None:
+            return F.to_json(F.transform(keycols, lambda k: F.element_at(img, k)))
+        return F.to_json(F.transform(keycols, lambda k: F.coalesce(F.element_at(img, k),
+                                                                   F.element_at(fallback, k))))
+    return key_of
+
+
 def _typed_snapshot(rows, d, where):
     """Write the snapshot rows of one table with its typed columns (binlog_grammar.spark.typed)."""
     from .typed import converter, struct_type, typed_from_texts
@@ -112,13 +148,3 @@ def _typed_snapshot(rows, d, where):
     rdd = rows.sortWithinPartitions("key").select("key", "row").rdd.mapPartitions(to_typed)
     typed = rows.sparkSession.createDataFrame(rdd, schema, verifySchema=False)
     typed.write.mode("overwrite").parquet(where)
-
-
-def _by_order(a, b):
-    """Comparator of snapshot events: binlog order (file, offset, row)."""
-    from pyspark.sql import functions as F
-
-    out = F.lit(0)
-    for k in ("o3", "o2", "o1"):
-        out = F.when(a[k] < b[k], -1).when(a[k] > b[k], 1).otherwise(out)
-    return out
