@@ -37,7 +37,35 @@ def model(specs: SpecSet) -> dict:
     if len(phl) != 1 or not phl[0] or len(set(phl[0])) != 1:
         raise SpecError(f"the C stats loop reads {GTID} with one post-header length", "", 0, GTID)
     m["gtid_post_header_len"] = phl[0][0]
+    m["tagged"] = tagged_model(specs)
     return m
+
+
+TAGGED = "GTID_TAGGED_LOG_EVENT"
+
+
+def tagged_model(specs: SpecSet) -> dict:
+    """What stats.c reads of MySQL 8.3+'s GTID_TAGGED_LOG_EVENT: its code and its serialized
+    fields (format version, message size, last non-ignorable id, then (id, value) pairs): the ids
+    of uuid (16 integers), gno (signed) and tag (a prefixed string), and which other ids hold one
+    unsigned integer or one signed one (each skipped)."""
+    ed = next(e for e in specs.events if any(n.name == TAGGED for n in e.names))
+    ids = [f.id for f in ed.fields]
+    if ids != ["format_version", "message_size", "last_non_ignorable_field_id", "fields"] or \
+            ed.fields[3].type.kind != "tlv" or ed.fields[3].type.length is not None:
+        raise SpecError(f"the C stats loop reads {TAGGED} as the serialization library's message "
+                        "of (id, value) pairs", ed.file, ed.line, TAGGED)
+    cases, known = {}, []
+    for tag, f in ed.fields[3].type.cases:
+        kind = f.type.kind if f.repeat is None and f.prefix is None else \
+            ("uuid" if f.repeat is not None and f.type.kind == "sv_uint" else
+             "tag" if f.prefix is not None and f.type.kind == "str" else None)
+        if kind not in ("sv_uint", "sv_sint", "uuid", "tag"):
+            raise SpecError(f"the C stats loop cannot skip {TAGGED}'s {f.id}", f.file, f.line, f.id)
+        cases[f.id] = tag
+        known.append(dict(tag=tag, kind=kind))
+    return dict(code=next(n.code for n in ed.names if n.name == TAGGED), known=known,
+                version=ed.fields[0].const, uuid=cases["uuid"], gno=cases["gno"], tag=cases["tag"])
 
 
 def render(specs: SpecSet) -> dict:

@@ -69,8 +69,8 @@ class Loop:
                 act = base + 2 * _OPS.index(op) + version - 1
         elif name == "GTID":
             act = mod.GTID if et.code == mod.GTID_CODE else \
-                mod.MYSQL_GTID if code == et.code and code in (mod.MYSQL_GTID_CODE,
-                                                                mod.ANONYMOUS_GTID_CODE) else 0
+                mod.MYSQL_GTID if code == et.code and code in (
+                    mod.MYSQL_GTID_CODE, mod.ANONYMOUS_GTID_CODE, getattr(mod, "TAGGED_GTID_CODE", -1)) else 0
         elif name == "STATEMENT":
             act = mod.STATEMENT if code == et.code == mod.QUERY_CODE else 0
         elif name is not None:  # PAYLOAD: none when the loop is built without zstd
@@ -172,19 +172,21 @@ class Loop:
         top, path, cand = self.st.top, self.path, struct.Struct(self.mod.CAND_FORMAT)
         for mine, got, at in ((self.largest, largest, 2), (self.longest, longest, 4)):
             for c in cand.iter_unpack(got):
-                pos, end_pos, size, changes, secs, seq, seq_no, domain, server, sid, kind = c
+                pos, end_pos, size, changes, secs, seq, seq_no, domain, server, sid, kind, n, tag = c
                 mine.append((c[at], seq, {
-                    "gtid": self._gtid(kind, domain, server, seq_no, sid), "file": path, "pos": pos,
+                    "gtid": self._gtid(kind, domain, server, seq_no, sid, tag[:n]), "file": path, "pos": pos,
                     "end_pos": end_pos, "bytes": size, "changes": changes, "seconds": secs,
                     "end": _COMMITTED}))
             mine.sort(key=lambda x: (-x[0], x[1]))
             del mine[top:]
 
-    def _gtid(self, kind, domain, server, seq_no, sid):
-        """A transaction's GTID as binlog.gtid.gtid_of gives it (None: ANONYMOUS_GTID's)."""
+    def _gtid(self, kind, domain, server, seq_no, sid, tag=b""):
+        """A transaction's GTID as binlog.gtid.gtid_of gives it (None: ANONYMOUS_GTID's; MySQL
+        8.3+'s tagged ones `uuid:tag:gno`)."""
         mod = self.mod
-        if kind == mod.MYSQL:
-            return f"{uuid_text(sid)}:{seq_no - (1 << 64) if seq_no >= 1 << 63 else seq_no}"
+        if kind == mod.MYSQL or kind == mod.TAGGED:
+            tag = f"{tag.decode('ascii')}:" if kind == mod.TAGGED else ""
+            return f"{uuid_text(sid)}:{tag}{seq_no - (1 << 64) if seq_no >= 1 << 63 else seq_no}"
         return None if kind == mod.ANONYMOUS else f"{domain}-{server}-{seq_no}"
 
     def finished(self, summary):

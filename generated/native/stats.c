@@ -32,7 +32,7 @@ enum { BG_ST_NONE, BG_ST_BETWEEN, BG_ST_PART, BG_ST_COMMIT, BG_ST_TABLE_MAP, BG_
        BG_ST_ROWS = 9 /* + 2 * op (insert, update, delete) + layout version - 1 */,
        BG_ST_ZROWS = BG_ST_ROWS + 6 /* the same, of MariaDB's compressed rows events */ };
 /* what opened a transaction: the GTID it has (MariaDB's, MySQL's, none: ANONYMOUS_GTID) */
-enum { BG_ST_MARIADB, BG_ST_MYSQL, BG_ST_ANONYMOUS };
+enum { BG_ST_MARIADB, BG_ST_MYSQL, BG_ST_ANONYMOUS, BG_ST_TAGGED /* MySQL 8.3+'s uuid:tag:gno */ };
 #define BG_ST_MAX_BEGINS 16
 /* why run() stopped */
 enum { BG_ST_END, BG_ST_WINDOW, BG_ST_EVENT };
@@ -46,9 +46,11 @@ typedef struct bg_st_cand {  /* a transaction, as run() returns the largest and 
     uint32_t domain, server;
     uint8_t sid[16];  /* MySQL's source UUID */
     uint8_t kind;     /* BG_ST_MARIADB ... */
-    uint8_t pad[7];
+    uint8_t tag_len;  /* BG_ST_TAGGED's tag */
+    uint8_t pad[6];
+    char tag[32];
 } bg_st_cand;
-#define BG_ST_CAND_FORMAT "<qqqqqqQII16sB7x"
+#define BG_ST_CAND_FORMAT "<qqqqqqQII16sBB6x32s"
 
 /* what the open transaction adds, counted when it commits (dropped when it is given back): by
  * type code, and by table number (each code and table listed once, when first touched) */
@@ -180,8 +182,97 @@ typedef struct bg_st_tx {
     uint32_t domain, server;
     uint8_t sid[16];
     int kind;
+    uint8_t tag_len;
+    char tag[32];
     int begun;  /* its BEGIN came (a MariaDB GTID is its own) */
 } bg_st_tx;
+
+/* a serialization-library unsigned integer at p within n bytes (runtime/ints.py: one more byte
+ * than its first byte's trailing one bits, 9 when all eight are set): its size, or -1 */
+static int bg_st_sv(const uint8_t *p, int64_t n, uint64_t *v)
+{
+    if (n < 1)
+        return -1;
+    int k = 0;
+    while (k < 8 && (p[0] >> k & 1))
+        k++;
+    int size = k == 8 ? 9 : k + 1;
+    if (n < size)
+        return -1;
+    if (size == 9) {
+        *v = bg_le_uint(p + 1, 8);
+    } else {
+        uint64_t x = bg_le_uint(p, size);
+        *v = x >> size;
+    }
+    return size;
+}
+
+/* MySQL 8.3+'s GTID_TAGGED_LOG_EVENT (specs/versions/mysql-8.3.0/gtid_tagged.yaml: its data is one
+ * message: format version 1, the message's size, the last non-ignorable field id, then
+ * (id, value) pairs in ascending id order): 0 with its uuid, tag and gno when it is one the
+ * Python path reads to `uuid:tag:gno` (binlog.gtid) the same way, 1 otherwise (a size other than
+ * the event's, a field this spec does not know, a uuid byte over 255, a tag that is not 1 to 32
+ * of [a-z0-9_], no uuid, gno or tag: the Python path's) */
+static int bg_st_tagged(const uint8_t *d, int64_t n, bg_st_tx *tx)
+{
+    uint64_t v, size, last;
+    int64_t pos = 0;
+    int k, seen = 0, have = 0;
+    if ((k = bg_st_sv(d, n, &v)) < 0 || v != 1)
+        return 1;
+    pos += k;
+    if ((k = bg_st_sv(d + pos, n - pos, &size)) < 0 || size != (uint64_t)n)
+        return 1;
+    pos += k;
+    if ((k = bg_st_sv(d + pos, n - pos, &last)) < 0 || last > 12)
+        return 1;
+    pos += k;
+    int prev = -1;
+    while (pos < n) {
+        uint64_t id;
+        if ((k = bg_st_sv(d + pos, n - pos, &id)) < 0 || id >= 12 || (int)id <= prev)
+            return 1;
+        pos += k;
+        prev = (int)id;
+        switch (id) {
+        case 1:
+            for (int j = 0; j < 16; j++) {
+                if ((k = bg_st_sv(d + pos, n - pos, &v)) < 0 || v > 255)
+                    return 1;
+                tx->sid[j] = (uint8_t)v;
+                pos += k;
+            }
+            have |= 1;
+            break;
+        case 3:
+            if ((k = bg_st_sv(d + pos, n - pos, &v)) < 0 || v < 1 || v > 32 || (int64_t)v > n - pos - k)
+                return 1;
+            pos += k;
+            for (uint64_t j = 0; j < v; j++) {
+                uint8_t c = d[pos + (int64_t)j];
+                if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+                    return 1;
+                tx->tag[j] = (char)c;
+            }
+            tx->tag_len = (uint8_t)v;
+            pos += (int64_t)v;
+            have |= 2;
+            break;
+        default:  /* one integer: the gno kept (zig-zag signed, kept as its 64 bits) */
+            if ((k = bg_st_sv(d + pos, n - pos, &v)) < 0)
+                return 1;
+            pos += k;
+            if (id == 2) {
+                tx->seq_no = (v & 1) ? ~(v >> 1) : v >> 1;
+                have |= 4;
+            }
+        }
+        seen++;
+    }
+    (void)seen;
+    return have == 7 ? 0 : 1;
+}
 
 /* a QUERY_EVENT's statement is one the Python path found to be BEGIN (binlog/boundaries.py) */
 static int bg_st_is_begin(PyObject *begins, const bg_lanes_query *q)
@@ -332,17 +423,26 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
                 /* MySQL's GTID or ANONYMOUS_GTID (one layout), read as the Python path reads it
                  * (codegen/c_fields.py); its BEGIN must follow */
                 bg_lanes_mysql_gtid g;
-                if (bg_lanes_read_mysql_gtid(d, dlen, phl, code, &g) != 0 || g.sid_len != 16)
+                if (code == 42) {  /* MySQL 8.3+'s tagged GTID */
+                    if (bg_st_tagged(d, dlen, &tx) != 0)  /* (its uuid, tag and gno into tx) */
+                        goto give_back;
+                } else if (bg_lanes_read_mysql_gtid(d, dlen, phl, code, &g) != 0 || g.sid_len != 16) {
                     goto give_back;
+                } else {
+                    tx.tag_len = 0;
+                }
                 open = 1;
                 bg_st_settle(delta, 0, counts, tcounts);
                 tx.start = off;
                 tx.size = tx.changes = 0;
                 tx.lo = tx.hi = ts;
-                tx.kind = code == BG_LANES_MYSQL_GTID_CODE ? BG_ST_MYSQL : BG_ST_ANONYMOUS;
-                tx.seq_no = g.gno;
+                tx.kind = code == 42 ? BG_ST_TAGGED
+                          : code == BG_LANES_MYSQL_GTID_CODE ? BG_ST_MYSQL : BG_ST_ANONYMOUS;
                 tx.domain = tx.server = 0;
-                memcpy(tx.sid, g.sid, 16);
+                if (code != 42) {
+                    tx.seq_no = g.gno;
+                    memcpy(tx.sid, g.sid, 16);
+                }
                 tx.begun = 0;
             } else if (a == BG_ST_STATEMENT) {
                 /* the BEGIN after a MySQL GTID: a QUERY_EVENT its reader accepts, whose bytes the
@@ -367,6 +467,7 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
                 tx.domain = bg_lanes_gtid_domain(d);
                 tx.server = bg_u32le(rec + BG_RECORD_SERVER_ID_AT);
                 tx.kind = BG_ST_MARIADB;
+                tx.tag_len = 0;
                 tx.begun = 1;
             } else if (a == BG_ST_TABLE_MAP) {
                 uint64_t tid;
@@ -534,8 +635,10 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
                 b++;
             buckets[b]++;
             bg_st_cand c = {tx.start, tx.end_pos, tx.size, tx.changes, tx.hi - tx.lo, seq + ntx,
-                            tx.seq_no, tx.domain, tx.server, {0}, (uint8_t)tx.kind, {0}};
+                            tx.seq_no, tx.domain, tx.server, {0}, (uint8_t)tx.kind, tx.tag_len,
+                            {0}, {0}};
             memcpy(c.sid, tx.sid, 16);
+            memcpy(c.tag, tx.tag, tx.tag_len);
             ntx++;
             if (bg_st_insert(&largest, &c, c.size, 1) < 0 || bg_st_insert(&longest, &c, c.seconds, 0) < 0)
                 goto nomem;
@@ -581,9 +684,10 @@ stopped:
             }
             PyTuple_SET_ITEM(by_size, k, v);
         }
-        PyObject *gtid = have_gtid ? Py_BuildValue("(iIIKy#)", (int)last.kind, last.domain, last.server,
+        PyObject *gtid = have_gtid ? Py_BuildValue("(iIIKy#y#)", (int)last.kind, last.domain, last.server,
                                                    (unsigned long long)last.seq_no,
-                                                   (const char *)last.sid, (Py_ssize_t)16)
+                                                   (const char *)last.sid, (Py_ssize_t)16,
+                                                   last.tag, (Py_ssize_t)last.tag_len)
                                    : Py_NewRef(Py_None);
         result = gtid == NULL ? NULL
             : Py_BuildValue("(niNNNNON)", (Py_ssize_t)cur, reason, PyLong_FromSsize_t(ntx), by_size,
@@ -720,6 +824,8 @@ PyMODINIT_FUNC PyInit__stats(void)
             PyModule_AddIntConstant(m, "MARIADB", BG_ST_MARIADB) < 0 ||
             PyModule_AddIntConstant(m, "MYSQL", BG_ST_MYSQL) < 0 ||
             PyModule_AddIntConstant(m, "ANONYMOUS", BG_ST_ANONYMOUS) < 0 ||
+            PyModule_AddIntConstant(m, "TAGGED", BG_ST_TAGGED) < 0 ||
+            PyModule_AddIntConstant(m, "TAGGED_GTID_CODE", 42) < 0 ||
             PyModule_AddStringConstant(m, "CAND_FORMAT", BG_ST_CAND_FORMAT) < 0 ||
             PyModule_AddIntConstant(m, "NONE", BG_ST_NONE) < 0 ||
             PyModule_AddIntConstant(m, "BETWEEN", BG_ST_BETWEEN) < 0 ||
