@@ -185,6 +185,26 @@ def render(specs: SpecSet) -> dict:
 
     banner = BANNER.format(spec="the events of specs/events/ (codegen/c_json.py)")
     pm = payload_model(specs)
+    tagged = tagged_model(specs)
     return {"jsonl_lane.c": template("native_jsonl_lane.c.j2").render(
-                banner=banner, payload_code=pm["code"], **model(specs)),
-            "payload.h": template("native_payload.h.j2").render(banner=banner, **pm)}
+                banner=banner, payload_code=pm["code"], tagged_code=tagged["code"], **model(specs)),
+            "payload.h": template("native_payload.h.j2").render(banner=banner, tagged=tagged, **pm)}
+
+
+def tagged_model(specs: SpecSet) -> dict:
+    """codegen/c_stats.py's model of GTID_TAGGED_LOG_EVENT with the JSON text of its data
+    (output/dump.py's: the message's integers, then each field as {tag, id, value})."""
+    from .c_stats import TAGGED, tagged_model as fields
+
+    m = fields(specs)
+    ed = next(e for e in specs.events if any(n.name == TAGGED for n in e.names))
+    t = ed.fields[3].type
+    names = specs.enums[t.tag_enum].members if t.tag_enum else {}
+    ids = dict((tag, f.id) for tag, f in t.cases)
+    for f in m["known"]:
+        tag_json = json.dumps(names[f["tag"]][0]) if f["tag"] in names else str(f["tag"])
+        f["prefix"] = json.dumps('{"tag": %s, "id": %s, "value": ' % (tag_json, json.dumps(ids[f["tag"]])))
+    k = [f.id for f in ed.fields]
+    m.update(spec=str(ed.file), head=json.dumps('{"%s": %d, "%s": ' % (k[0], m["version"], k[1])),
+             last=json.dumps(', "%s": ' % k[2]), fields=json.dumps(', "%s": [' % k[3]))
+    return m

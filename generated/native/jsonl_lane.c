@@ -707,7 +707,7 @@ static int bg_jl_payload(bg_buf *out, PyObject *head, bg_jl_event *e, const bg_j
                               run->gtid, run->gtid_len, raw + BG_FULL_HEADER_LEN,
                               len - BG_FULL_HEADER_LEN, NULL};
             /* no GTID (the transaction's is before the payload) and no payload inside */
-            if (code == 162 || code == BG_LANES_MYSQL_GTID_CODE ||
+            if (code == 162 || code == BG_LANES_MYSQL_GTID_CODE || code == 42 ||
                     code == BG_LANES_ANONYMOUS_GTID_CODE || code == BG_PAYLOAD_CODE)
                 r = 1;
             else
@@ -794,10 +794,16 @@ static int bg_jl_body(bg_buf *out, int code, PyObject *head, bg_jl_event *ev, co
         e.data_json = known;
     } else {
         uint64_t ints[13] = {0};
-        int r = bg_jl_data(code, &run->data, e.d, e.dlen, ints);
+        bg_tagged tg;
+        int r = code == 42 ? bg_tagged_read(e.d, e.dlen, &tg, &run->data)  /* payload.h */
+                                 : bg_jl_data(code, &run->data, e.d, e.dlen, ints);
         if (r != 0)
-            return r;
-        if (code == 162) {
+            return r == BG_NOMEM ? -1 : r;
+        if (code == 42) {  /* MySQL 8.3+'s tagged GTID: uuid:tag:gno */
+            gtid[0] = '"';
+            gtid_len = 1 + bg_tagged_text(&tg, gtid + 1, sizeof gtid - 2);
+            gtid[gtid_len++] = '"';
+        } else if (code == 162) {
             gtid_len = snprintf(gtid, sizeof gtid, "\"%u-%u-%llu\"", (unsigned)ints[1],
                                 (unsigned)e.server_id, (unsigned long long)ints[0]);
         } else if (code == BG_LANES_MYSQL_GTID_CODE) {  /* binlog.gtid's uuid:gno */
@@ -999,7 +1005,7 @@ PyMODINIT_FUNC PyInit__jsonl_lane(void)
     PyObject *m = PyModule_Create(&bg_module);
     if (m == NULL)
         return NULL;
-    PyObject *codes = Py_BuildValue("{sisisisisisisisi}", "TABLE_MAP_EVENT", 19, "QUERY_EVENT", BG_LANES_QUERY_CODE, "QUERY_COMPRESSED_EVENT", 165, "GTID_EVENT", 162, "XID_EVENT", 16, "ANNOTATE_ROWS_EVENT", 160, "GTID_LOG_EVENT", 33, "ANONYMOUS_GTID_LOG_EVENT", 34);
+    PyObject *codes = Py_BuildValue("{sisisisisisisisisi}", "TABLE_MAP_EVENT", 19, "QUERY_EVENT", BG_LANES_QUERY_CODE, "QUERY_COMPRESSED_EVENT", 165, "GTID_TAGGED_LOG_EVENT", 42, "GTID_EVENT", 162, "XID_EVENT", 16, "ANNOTATE_ROWS_EVENT", 160, "GTID_LOG_EVENT", 33, "ANONYMOUS_GTID_LOG_EVENT", 34);
 #ifdef BG_PAYLOAD_ZSTD
     /* MySQL's compressed transactions: written when libzstd is built in (setup.py) */
     if (codes != NULL) {

@@ -207,4 +207,157 @@ static inline int64_t bg_payload_next(const uint8_t *p, int64_t n, int64_t pos)
     return len;
 }
 
+/* MySQL 8.3+'s GTID_TAGGED_LOG_EVENT (specs/versions/mysql-8.3.0/gtid_tagged.yaml): its data is one message of MySQL's
+ * serialization library, format version 1, the message's size, the last non-ignorable field
+ * id, then (id, value) pairs in ascending id order (read by the compiled loops as they read
+ * GTID_LOG_EVENT: its GTID is uuid:tag:gno, binlog.gtid's) */
+typedef struct bg_tagged {
+    uint8_t sid[16];
+    uint64_t gno;      /* its 64 bits (a signed number) */
+    char tag[32];
+    int tag_len;
+} bg_tagged;
+
+/* a serialization-library unsigned integer at p within n bytes (runtime/ints.py: one more byte
+ * than its first byte's trailing one bits, 9 when all eight are set): its size, or -1 */
+static inline int bg_sv_uint(const uint8_t *p, int64_t n, uint64_t *v)
+{
+    if (n < 1)
+        return -1;
+    int k = 0;
+    while (k < 8 && (p[0] >> k & 1))
+        k++;
+    int size = k == 8 ? 9 : k + 1;
+    if (n < size)
+        return -1;
+    *v = size == 9 ? bg_le_uint(p + 1, 8) : bg_le_uint(p, size) >> size;
+    return size;
+}
+
+/* an integer in decimal onto out (signed: as int64_t); 0 or BG_NOMEM */
+static inline int bg_tagged_num(bg_buf *out, uint64_t v, int is_signed)
+{
+    char t[24];
+    int k = is_signed ? snprintf(t, sizeof t, "%lld", (long long)(int64_t)v)
+                      : snprintf(t, sizeof t, "%llu", (unsigned long long)v);
+    return bg_buf_put(out, t, (size_t)k) < 0 ? BG_NOMEM : 0;
+}
+
+#define BG_TAGGED_PUT(s, n) do { if (out != NULL && bg_buf_put(out, (s), (n)) < 0) return BG_NOMEM; } while (0)
+#define BG_TAGGED_NUM(v, sg) do { if (out != NULL && bg_tagged_num(out, (v), (sg)) < 0) return BG_NOMEM; } while (0)
+
+/* a tagged GTID's data d[0:n] into g, and (out not NULL) its data object as output/dump.py
+ * writes it: 0; 1 when it is not one the Python path reads the same way (a size other than the
+ * event's, a field this spec does not know or out of order, a uuid byte over 255, a tag that is
+ * not 1 to 32 of [a-z0-9_], no uuid, gno or tag: the Python path's); BG_NOMEM */
+static inline int bg_tagged_read(const uint8_t *d, int64_t n, bg_tagged *g, bg_buf *out)
+{
+    uint64_t v, size, last;
+    int64_t pos = 0;
+    int k, have = 0, prev = -1;
+    if ((k = bg_sv_uint(d, n, &v)) < 0 || v != 1)
+        return 1;
+    pos += k;
+    if ((k = bg_sv_uint(d + pos, n - pos, &size)) < 0 || size != (uint64_t)n)
+        return 1;
+    pos += k;
+    if ((k = bg_sv_uint(d + pos, n - pos, &last)) < 0 || last > 12)
+        return 1;
+    pos += k;
+    BG_TAGGED_PUT("{\"format_version\": 1, \"message_size\": ", sizeof "{\"format_version\": 1, \"message_size\": " - 1);
+    BG_TAGGED_NUM(size, 0);
+    BG_TAGGED_PUT(", \"last_non_ignorable_field_id\": ", sizeof ", \"last_non_ignorable_field_id\": " - 1);
+    BG_TAGGED_NUM(last, 0);
+    BG_TAGGED_PUT(", \"fields\": [", sizeof ", \"fields\": [" - 1);
+    while (pos < n) {
+        uint64_t id;
+        if ((k = bg_sv_uint(d + pos, n - pos, &id)) < 0 || id >= 12 || (int)id <= prev)
+            return 1;
+        pos += k;
+        if (prev >= 0)
+            BG_TAGGED_PUT(", ", 2);
+        prev = (int)id;
+        switch (id) {
+        case 0: BG_TAGGED_PUT("{\"tag\": \"GTID_FLAGS\", \"id\": \"gtid_flags\", \"value\": ", sizeof "{\"tag\": \"GTID_FLAGS\", \"id\": \"gtid_flags\", \"value\": " - 1); break;
+        case 1: BG_TAGGED_PUT("{\"tag\": \"UUID\", \"id\": \"uuid\", \"value\": ", sizeof "{\"tag\": \"UUID\", \"id\": \"uuid\", \"value\": " - 1); break;
+        case 2: BG_TAGGED_PUT("{\"tag\": \"GNO\", \"id\": \"gno\", \"value\": ", sizeof "{\"tag\": \"GNO\", \"id\": \"gno\", \"value\": " - 1); break;
+        case 3: BG_TAGGED_PUT("{\"tag\": \"TAG\", \"id\": \"tag\", \"value\": ", sizeof "{\"tag\": \"TAG\", \"id\": \"tag\", \"value\": " - 1); break;
+        case 4: BG_TAGGED_PUT("{\"tag\": \"LAST_COMMITTED\", \"id\": \"last_committed\", \"value\": ", sizeof "{\"tag\": \"LAST_COMMITTED\", \"id\": \"last_committed\", \"value\": " - 1); break;
+        case 5: BG_TAGGED_PUT("{\"tag\": \"SEQUENCE_NUMBER\", \"id\": \"sequence_number\", \"value\": ", sizeof "{\"tag\": \"SEQUENCE_NUMBER\", \"id\": \"sequence_number\", \"value\": " - 1); break;
+        case 6: BG_TAGGED_PUT("{\"tag\": \"IMMEDIATE_COMMIT_TIMESTAMP\", \"id\": \"immediate_commit_timestamp\", \"value\": ", sizeof "{\"tag\": \"IMMEDIATE_COMMIT_TIMESTAMP\", \"id\": \"immediate_commit_timestamp\", \"value\": " - 1); break;
+        case 7: BG_TAGGED_PUT("{\"tag\": \"ORIGINAL_COMMIT_TIMESTAMP\", \"id\": \"original_commit_timestamp\", \"value\": ", sizeof "{\"tag\": \"ORIGINAL_COMMIT_TIMESTAMP\", \"id\": \"original_commit_timestamp\", \"value\": " - 1); break;
+        case 8: BG_TAGGED_PUT("{\"tag\": \"TRANSACTION_LENGTH\", \"id\": \"transaction_length\", \"value\": ", sizeof "{\"tag\": \"TRANSACTION_LENGTH\", \"id\": \"transaction_length\", \"value\": " - 1); break;
+        case 9: BG_TAGGED_PUT("{\"tag\": \"IMMEDIATE_SERVER_VERSION\", \"id\": \"immediate_server_version\", \"value\": ", sizeof "{\"tag\": \"IMMEDIATE_SERVER_VERSION\", \"id\": \"immediate_server_version\", \"value\": " - 1); break;
+        case 10: BG_TAGGED_PUT("{\"tag\": \"ORIGINAL_SERVER_VERSION\", \"id\": \"original_server_version\", \"value\": ", sizeof "{\"tag\": \"ORIGINAL_SERVER_VERSION\", \"id\": \"original_server_version\", \"value\": " - 1); break;
+        case 11: BG_TAGGED_PUT("{\"tag\": \"COMMIT_GROUP_TICKET\", \"id\": \"commit_group_ticket\", \"value\": ", sizeof "{\"tag\": \"COMMIT_GROUP_TICKET\", \"id\": \"commit_group_ticket\", \"value\": " - 1); break;
+        }
+        if (id == 1) {
+            BG_TAGGED_PUT("[", 1);
+            for (int j = 0; j < 16; j++) {
+                if ((k = bg_sv_uint(d + pos, n - pos, &v)) < 0 || v > 255)
+                    return 1;
+                g->sid[j] = (uint8_t)v;
+                pos += k;
+                if (j)
+                    BG_TAGGED_PUT(", ", 2);
+                BG_TAGGED_NUM(v, 0);
+            }
+            BG_TAGGED_PUT("]", 1);
+            have |= 1;
+        } else if (id == 3) {
+            if ((k = bg_sv_uint(d + pos, n - pos, &v)) < 0 || v < 1 || v > 32 || (int64_t)v > n - pos - k)
+                return 1;
+            pos += k;
+            for (uint64_t j = 0; j < v; j++) {
+                uint8_t c = d[pos + (int64_t)j];
+                if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+                    return 1;
+                g->tag[j] = (char)c;
+            }
+            g->tag_len = (int)v;
+            BG_TAGGED_PUT("\"", 1);
+            BG_TAGGED_PUT(g->tag, (size_t)v);
+            BG_TAGGED_PUT("\"", 1);
+            pos += (int64_t)v;
+            have |= 2;
+        } else {  /* one integer (zig-zag signed where the spec says sv_sint) */
+            if ((k = bg_sv_uint(d + pos, n - pos, &v)) < 0)
+                return 1;
+            pos += k;
+            int sg = id == 2 || id == 4 || id == 5;
+            if (sg)
+                v = (v & 1) ? ~(v >> 1) : v >> 1;
+            if (id == 2) {
+                g->gno = v;
+                have |= 4;
+            }
+            BG_TAGGED_NUM(v, sg);
+        }
+        BG_TAGGED_PUT("}", 1);
+    }
+    if (have != 7)
+        return 1;
+    BG_TAGGED_PUT("]}", 2);
+    return 0;
+}
+#undef BG_TAGGED_PUT
+#undef BG_TAGGED_NUM
+
+/* a tagged GTID's text `uuid:tag:gno` (binlog.gtid's) into t (cap >= 96): its length */
+static inline int bg_tagged_text(const bg_tagged *g, char *t, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = 0;
+    for (int k = 0; k < 16; k++) {
+        if (k == 4 || k == 6 || k == 8 || k == 10)
+            t[n++] = '-';
+        t[n++] = hex[g->sid[k] >> 4];
+        t[n++] = hex[g->sid[k] & 15];
+    }
+    t[n++] = ':';
+    memcpy(t + n, g->tag, (size_t)g->tag_len);
+    n += (size_t)g->tag_len;
+    return (int)n + snprintf(t + n, cap - n, ":%lld", (long long)(int64_t)g->gno);
+}
+
 #endif

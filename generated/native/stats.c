@@ -187,93 +187,6 @@ typedef struct bg_st_tx {
     int begun;  /* its BEGIN came (a MariaDB GTID is its own) */
 } bg_st_tx;
 
-/* a serialization-library unsigned integer at p within n bytes (runtime/ints.py: one more byte
- * than its first byte's trailing one bits, 9 when all eight are set): its size, or -1 */
-static int bg_st_sv(const uint8_t *p, int64_t n, uint64_t *v)
-{
-    if (n < 1)
-        return -1;
-    int k = 0;
-    while (k < 8 && (p[0] >> k & 1))
-        k++;
-    int size = k == 8 ? 9 : k + 1;
-    if (n < size)
-        return -1;
-    if (size == 9) {
-        *v = bg_le_uint(p + 1, 8);
-    } else {
-        uint64_t x = bg_le_uint(p, size);
-        *v = x >> size;
-    }
-    return size;
-}
-
-/* MySQL 8.3+'s GTID_TAGGED_LOG_EVENT (specs/versions/mysql-8.3.0/gtid_tagged.yaml: its data is one
- * message: format version 1, the message's size, the last non-ignorable field id, then
- * (id, value) pairs in ascending id order): 0 with its uuid, tag and gno when it is one the
- * Python path reads to `uuid:tag:gno` (binlog.gtid) the same way, 1 otherwise (a size other than
- * the event's, a field this spec does not know, a uuid byte over 255, a tag that is not 1 to 32
- * of [a-z0-9_], no uuid, gno or tag: the Python path's) */
-static int bg_st_tagged(const uint8_t *d, int64_t n, bg_st_tx *tx)
-{
-    uint64_t v, size, last;
-    int64_t pos = 0;
-    int k, seen = 0, have = 0;
-    if ((k = bg_st_sv(d, n, &v)) < 0 || v != 1)
-        return 1;
-    pos += k;
-    if ((k = bg_st_sv(d + pos, n - pos, &size)) < 0 || size != (uint64_t)n)
-        return 1;
-    pos += k;
-    if ((k = bg_st_sv(d + pos, n - pos, &last)) < 0 || last > 12)
-        return 1;
-    pos += k;
-    int prev = -1;
-    while (pos < n) {
-        uint64_t id;
-        if ((k = bg_st_sv(d + pos, n - pos, &id)) < 0 || id >= 12 || (int)id <= prev)
-            return 1;
-        pos += k;
-        prev = (int)id;
-        switch (id) {
-        case 1:
-            for (int j = 0; j < 16; j++) {
-                if ((k = bg_st_sv(d + pos, n - pos, &v)) < 0 || v > 255)
-                    return 1;
-                tx->sid[j] = (uint8_t)v;
-                pos += k;
-            }
-            have |= 1;
-            break;
-        case 3:
-            if ((k = bg_st_sv(d + pos, n - pos, &v)) < 0 || v < 1 || v > 32 || (int64_t)v > n - pos - k)
-                return 1;
-            pos += k;
-            for (uint64_t j = 0; j < v; j++) {
-                uint8_t c = d[pos + (int64_t)j];
-                if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
-                    return 1;
-                tx->tag[j] = (char)c;
-            }
-            tx->tag_len = (uint8_t)v;
-            pos += (int64_t)v;
-            have |= 2;
-            break;
-        default:  /* one integer: the gno kept (zig-zag signed, kept as its 64 bits) */
-            if ((k = bg_st_sv(d + pos, n - pos, &v)) < 0)
-                return 1;
-            pos += k;
-            if (id == 2) {
-                tx->seq_no = (v & 1) ? ~(v >> 1) : v >> 1;
-                have |= 4;
-            }
-        }
-        seen++;
-    }
-    (void)seen;
-    return have == 7 ? 0 : 1;
-}
-
 /* a QUERY_EVENT's statement is one the Python path found to be BEGIN (binlog/boundaries.py) */
 static int bg_st_is_begin(PyObject *begins, const bg_lanes_query *q)
 {
@@ -424,8 +337,13 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
                  * (codegen/c_fields.py); its BEGIN must follow */
                 bg_lanes_mysql_gtid g;
                 if (code == 42) {  /* MySQL 8.3+'s tagged GTID */
-                    if (bg_st_tagged(d, dlen, &tx) != 0)  /* (its uuid, tag and gno into tx) */
+                    bg_tagged tg;
+                    if (bg_tagged_read(d, dlen, &tg, NULL) != 0)  /* payload.h */
                         goto give_back;
+                    memcpy(tx.sid, tg.sid, 16);
+                    memcpy(tx.tag, tg.tag, (size_t)tg.tag_len);
+                    tx.tag_len = (uint8_t)tg.tag_len;
+                    tx.seq_no = tg.gno;
                 } else if (bg_lanes_read_mysql_gtid(d, dlen, phl, code, &g) != 0 || g.sid_len != 16) {
                     goto give_back;
                 } else {
