@@ -307,8 +307,8 @@ def build(tmp: Path, patch=None) -> tuple:
 
 def _payload_seeds(work: Path) -> list:
     """MySQL 8's compressed transactions (TRANSACTION_PAYLOAD_EVENT) repeated, each its own values
-    (tests/helpers/payload_binlog.py), with ANONYMOUS_GTIDs and with GTIDs; none without the
-    corpus or zstandard."""
+    (tests/helpers/payload_binlog.py), with ANONYMOUS_GTIDs and with GTIDs, and MySQL 8.4's
+    tagged GTIDs (tests/helpers/tagged_binlog.py); none without the corpus or zstandard."""
     sys.path.insert(0, str(ROOT / "tests"))
     try:
         from helpers.payload_binlog import COMPRESSED, repeated
@@ -316,10 +316,16 @@ def _payload_seeds(work: Path) -> list:
         return []
     if not COMPRESSED.is_file():
         return []
+    from helpers.mysql_binlog import mysql_file
+    from helpers.tagged_binlog import as_84, tagged_body
+
     out = []
     for code in (34, 33):
         out.append(work / f"payload-{code}.bin")
         out[-1].write_bytes(repeated(12, rows=3, gtid_code=code))
+    out.append(work / "tagged.bin")  # MySQL 8.4's tagged GTIDs
+    out[-1].write_bytes(as_84(mysql_file(repeat=12), (tagged_body(g, b"t" * (g % 9 + 1))
+                                                     for g in range(1, 100))))
     return [str(p) for p in out]
 
 
