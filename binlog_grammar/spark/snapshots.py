@@ -133,18 +133,26 @@ def _key_function(defs):
 
 
 def _typed_snapshot(rows, d, where):
-    """Write the snapshot rows of one table with its typed columns (binlog_grammar.spark.typed)."""
+    """Write the snapshot rows of one table with its typed columns (binlog_grammar.spark.typed):
+    in Spark's expressions (binlog_grammar.spark.typed_sql) where they convert a row's texts
+    exactly, the other rows by the converters in Python."""
+    from pyspark.sql import functions as F
+
     from .typed import converter, struct_type, typed_from_texts
+    from .typed_sql import typed_columns
 
     schema = struct_type(d["columns"])
     convs = [(c["name"], converter(c)) for c in d["columns"]]
     names = [c["name"] for c in d["columns"]]
+    values, exact = typed_columns(d["columns"], F.col("row"))
+    rows = rows.select("key", "row", exact.alias("exact")).sortWithinPartitions("key")
 
     def to_typed(rows):
         for r in rows:
             t = typed_from_texts(r["row"] or {}, convs)
             yield tuple(t[n] for n in names)
 
-    rdd = rows.sortWithinPartitions("key").select("key", "row").rdd.mapPartitions(to_typed)
-    typed = rows.sparkSession.createDataFrame(rdd, schema, verifySchema=False)
-    typed.write.mode("overwrite").parquet(where)
+    rdd = rows.where(~F.col("exact")).select("key", "row").rdd.mapPartitions(to_typed)
+    python = rows.sparkSession.createDataFrame(rdd, schema, verifySchema=False)
+    rows.where(F.col("exact")).select(*values).unionByName(python).write.mode("overwrite") \
+        .parquet(where)
