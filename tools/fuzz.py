@@ -62,12 +62,12 @@ sys.path.insert(0, str(ROOT))
 # (name, argv before the file, takes --skip-damaged)
 COMMANDS = [
     ("verify", ["verify"], False),
-    ("dump", ["dump", "-vv", "--base64-output=decode-rows"], True),
-    ("dump jsonl", ["dump", "-vv", "--base64-output=decode-rows", "--format", "jsonl"], True),
+    ("dump", ["dump", "--format", "text"], True),
+    ("dump jsonl", ["dump", "--format", "jsonl"], True),
     ("stats", ["stats"], True),
     ("sql", ["sql"], True),
     ("flashback", ["flashback"], True),
-    ("flashback binlog", ["dump", "-vv", "--base64-output=decode-rows", "--flashback"], True),
+    ("flashback binlog", ["dump", "--flashback"], True),
 ]
 KINDS = ["bit_flip", "truncate", "huge_length", "splice_event", "zero_region", "random_bytes"]
 NOT_SPLICED = {"FORMAT_DESCRIPTION_EVENT", "START_ENCRYPTION_EVENT", "START_EVENT_V3"}

@@ -397,8 +397,8 @@ def _dump(path, backend, opts):
     try:
         with redirect_stdout(out), redirect_stderr(err):
             try:
-                code = main(["--backend", backend, "dump", "--no-progress", "-vv",
-                             "--base64-output=decode-rows", *opts, str(path)])
+                code = main(["--backend", backend, "dump", "--no-progress", "--format", "text",
+                             *opts, str(path)])
             except SystemExit as e:
                 code = e.code
             except Exception as e:  # noqa: BLE001 - a traceback is an outcome to compare

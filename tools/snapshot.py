@@ -25,13 +25,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 COMMANDS = {
-    "dump": ["dump", "-vv", "--base64-output=decode-rows", "--no-progress"],
-    "dump-jsonl": ["dump", "-vv", "--base64-output=decode-rows", "--no-progress", "--format", "jsonl"],
-    "dump-debezium": ["dump", "-vv", "--base64-output=decode-rows", "--no-progress", "--format", "jsonl", "--envelope", "debezium",
+    "dump": ["dump", "--format", "text", "--no-progress"],
+    "dump-jsonl": ["dump", "--format", "text", "--no-progress", "--format", "jsonl"],
+    "dump-debezium": ["dump", "--format", "text", "--no-progress", "--format", "jsonl", "--envelope", "debezium",
                       "--skip-damaged", "--debezium-option", "kafka.records=true",
                       "--debezium-option", "provide.transaction.metadata=true"],
-    "dump-hexdump": ["dump", "-vv", "--base64-output=decode-rows", "--no-progress", "--hexdump"],
-    "dump-skip-damaged": ["dump", "-vv", "--base64-output=decode-rows", "--no-progress", "--skip-damaged"],
+    "dump-hexdump": ["dump", "--format", "text", "--no-progress", "--hexdump"],
+    "dump-skip-damaged": ["dump", "--format", "text", "--no-progress", "--skip-damaged"],
     "sql": ["sql", "--no-progress"],
     "flashback": ["flashback", "--no-progress"],
     "stats": ["stats", "--no-progress"],

@@ -1,7 +1,8 @@
-"""`binlog-grammar dump`: by default what mysqlbinlog prints for replay (binlog_grammar.output.replay,
-BINLOG statements of the events' bytes); with -vv --base64-output=decode-rows the ### text
-(binlog_grammar.output.dump_text); JSON lines (binlog_grammar.output.dump) or the labelled hex view
-(binlog_grammar.output.hexdump)."""
+"""`binlog-grammar dump`: mysqlbinlog's forms (binlog_grammar.output.replay): by default what it
+prints for replay (BINLOG statements of the events' bytes), with -vv --base64-output=decode-rows its
+### text; or this project's forms: `--format text`, the ### text with every event's lines whole in
+themselves (binlog_grammar.output.dump_text), JSON lines (binlog_grammar.output.dump) or the
+labelled hex view (binlog_grammar.output.hexdump)."""
 from __future__ import annotations
 
 from . import parallel
@@ -17,13 +18,15 @@ from .rewrite_opts import add_rewrite_options
 
 def add(sub):
     du = sub.add_parser("dump", help="print the events as mysqlbinlog does: the replay script by default, "
-                                     "the ### text with -vv --base64-output=decode-rows, "
-                                     "or JSON lines")
+                                     "the ### text with -vv --base64-output=decode-rows; "
+                                     "or as this project's text or JSON lines")
     add_reading_options(du)
-    du.add_argument("--format", choices=["text", "jsonl"], default="text",
-                    help="text (the default: mysqlbinlog's output, the replay script unless "
-                         "--base64-output=decode-rows) or jsonl (one JSON object per line; "
-                         "--envelope says which)")
+    du.add_argument("--format", choices=["text", "jsonl"], default=None,
+                    help="without it, mysqlbinlog's output (the replay script, or with "
+                         "--base64-output=decode-rows its ### text); text: this project's ### "
+                         "text, each event's lines whole in themselves (each statement with its "
+                         "session), which --jobs splits across cores; jsonl: one JSON object per "
+                         "line (--envelope says which)")
     du.add_argument("--rows-only", action="store_true", help="jsonl: only row changes")
     add_envelope_options(du)
     du.add_argument("--hexdump", action="store_true",
@@ -45,6 +48,12 @@ def run(args) -> int:
         return run_flashback(args)
     if replay_wanted(args):
         return run_replay(args)
+    if args.base64_output in ("auto", "never"):
+        print(f"binlog-grammar: dump: --base64-output={args.base64_output.upper()} writes the "
+              "replay script; it takes no --hexdump or --format", file=sys.stderr)
+        return 2
+    if args.format is None:  # --hexdump, or an --envelope that output_format refuses
+        args.format = "text"
     try:
         fmt, options = output_format(args)
     except ValueError as e:

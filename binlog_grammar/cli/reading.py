@@ -79,9 +79,11 @@ def open_input(args):
         except (OSError, ValueError) as e:
             raise UsageError(f"--schema: {e}") from None
     progress = Progress(progress_wanted(args, getattr(args, "command", None) != "stats"))
-    # a window keeps whole transactions (binlog/window.py), except in the text dump and the hex
-    # view, which cut where mysqlbinlog does
-    reading = getattr(args, "hexdump", False) or getattr(args, "format", None) == "text"
+    # a window keeps whole transactions (binlog/window.py), except in the texts for reading
+    # (dump --format text, --base64-output=decode-rows) and the hex view, which cut where
+    # mysqlbinlog does
+    reading = getattr(args, "hexdump", False) or getattr(args, "format", None) == "text" \
+        or getattr(args, "base64_output", None) == "decode-rows"
     stream = open_stream(files, flt, not args.no_checksum, schemas, args.skip_damaged, progress,
                          args.server_version, args.follow_rotate, raw_rows=True,
                          cut="events" if reading else "transactions")

@@ -3,11 +3,13 @@
 mariadb-binlog reads them.
 
 `--base64-output` takes AUTO, NEVER or DECODE-ROWS in any case (mysqlbinlog's typelib is
-case-insensitive; a unique prefix is not taken here). DECODE-ROWS is the `###` text
-(binlog_grammar.output.dump_text, with -vv what mysqlbinlog -vv --base64-output=decode-rows prints);
-AUTO and NEVER are the replay form (binlog_grammar.output.replay), NEVER refusing a row event as
-mysqlbinlog does. Without the option dump prints the replay form, as mysqlbinlog does, unless
---format jsonl, --hexdump or --flashback asks for another output."""
+case-insensitive; a unique prefix is not taken here). All three are mariadb-binlog's forms, written
+by binlog_grammar.output.replay: AUTO (the default) the replay script, NEVER the same refusing a row
+event, DECODE-ROWS the same without BINLOG statements (with -vv what `mysqlbinlog -vv
+--base64-output=decode-rows` prints). `--format text` asks for this project's own text instead
+(binlog_grammar.output.dump_text: the same `###` row lines, but every event's lines whole in
+themselves, which --jobs splits across cores); `--format jsonl`, --hexdump and --flashback for the
+other outputs."""
 from __future__ import annotations
 
 import argparse
@@ -34,7 +36,8 @@ def add_replay_options(parser):
                         metavar="AUTO|NEVER|DECODE-ROWS",
                         help="AUTO (the default): row events as BINLOG '...' statements the client "
                              "replays; "
-                             "DECODE-ROWS: rows only as ### comment lines (not replayable); "
+                             "DECODE-ROWS: no BINLOG statements, rows only as -v/-vv's ### comment "
+                             "lines (not replayable); "
                              "NEVER: refuse a row event; as mysqlbinlog's option")
     parser.add_argument("-s", "--short-form", action="store_true",
                         help="only the statements, without the # at and header comment "
@@ -62,6 +65,14 @@ def add_replay_options(parser):
                              "as mysqlbinlog --skip-gtids")
 
 
+def _forms(args) -> dict:
+    """Replay's keywords from dump's options."""
+    return {"verbose": args.verbose, "short": args.short_form, "skip_gtids": args.skip_gtids,
+            "never": args.base64_output == "never", "decode_rows": args.base64_output == "decode-rows",
+            "disable_log_bin": args.disable_log_bin, "local_load": args.local_load,
+            **_printing(args)}
+
+
 def _printing(args) -> dict:
     """Replay's keywords of mariadb-binlog's on-by-default printing options."""
     return {"row_count": args.print_row_count, "positions": args.print_row_event_positions,
@@ -72,35 +83,29 @@ def _printing(args) -> dict:
 
 
 def replay_wanted(args) -> bool:
-    """Does dump print the replay form (else the DECODE-ROWS text)?"""
-    mode = getattr(args, "base64_output", None)
-    if mode is None:  # mysqlbinlog's default: the replay script, unless another form is asked for
-        return (getattr(args, "format", "text") == "text" and not getattr(args, "hexdump", False)
-                and not getattr(args, "flashback", False))
-    return mode in ("auto", "never")
+    """Does dump print mariadb-binlog's forms (output/replay.py: the replay script, or with
+    DECODE-ROWS its reading form)? Not when --format (text: this project's text; jsonl), --hexdump
+    or --flashback asks for another output."""
+    return (getattr(args, "format", None) is None and not getattr(args, "hexdump", False)
+            and not getattr(args, "flashback", False)
+            and getattr(args, "envelope", "native") == "native")
 
 
 def run_replay(args) -> int:
     """dump's replay form (output/replay.py) of the inputs; filters keep or drop whole
-    transactions, as `sql` has them. NEVER and a row event: an error naming the file, the
+    transactions, as `sql` has them (DECODE-ROWS, which no client replays: events, as
+    mysqlbinlog's window). NEVER and a row event: an error naming the file, the
     offset and the event type, exit status 1, as mysqlbinlog refuses it."""
     import sys
 
     from ..output.replay import NeverError, Replay
     from .reading import open_input, report_damage, stdout
 
-    if args.base64_output is not None and (getattr(args, "hexdump", False)
-                                           or getattr(args, "format", "text") != "text"):
-        print("binlog-grammar: dump: --base64-output=AUTO|NEVER writes the replay script; it "
-              "takes no --hexdump or --format", file=sys.stderr)
-        return 2
     stream, progress = open_input(args)
-    stream.cut = "transactions"  # replayable output: a window keeps or drops whole transactions
+    if args.base64_output != "decode-rows":  # DECODE-ROWS, for reading: cut as mysqlbinlog's
+        stream.cut = "transactions"  # replayable output: a window keeps or drops whole transactions
     out = stdout()
-    replay = Replay(verbose=args.verbose, short=args.short_form, skip_gtids=args.skip_gtids,
-                    never=args.base64_output == "never", disable_log_bin=args.disable_log_bin,
-                    local_load=args.local_load,
-                    **_printing(args))
+    replay = Replay(**_forms(args))
     write = out.write
     started = False
     try:
@@ -109,16 +114,15 @@ def run_replay(args) -> int:
             ev = se.event
             if started and ev.name == "FORMAT_DESCRIPTION_EVENT" and int(ev.offset) == 4:
                 write("DELIMITER ;\nDELIMITER /*!*/;\n")  # the next file, as mysqlbinlog
-                replay = Replay(verbose=args.verbose, short=args.short_form,
-                                skip_gtids=args.skip_gtids, never=args.base64_output == "never",
-                                disable_log_bin=args.disable_log_bin, local_load=args.local_load,
-                                **_printing(args))
+                replay = Replay(**_forms(args))
             if not started and ev.name != "FORMAT_DESCRIPTION_EVENT":
                 # a window that starts later: the first file's FORMAT_DESCRIPTION_EVENT first,
                 # as mysqlbinlog prints it (the server applies no BINLOG statement before one)
                 first = _first_format_event(args)
                 if first is not None:
-                    write("".join(line + "\n" for line in replay.lines(first)))
+                    lines = replay.lines(first)  # read; DECODE-ROWS prints it only in its window
+                    if args.base64_output != "decode-rows":
+                        write("".join(line + "\n" for line in lines))
             started = True
             try:
                 lines = replay.lines(se)

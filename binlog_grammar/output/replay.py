@@ -1,5 +1,7 @@
 """The replay form of `binlog-grammar dump` (`--base64-output=AUTO`, or NEVER): what
-`mariadb-binlog FILE` prints for a client to replay, line for line.
+`mariadb-binlog FILE` prints for a client to replay, line for line; and its reading form
+(`-v`/`-vv --base64-output=DECODE-ROWS`): the same lines without any BINLOG statement, as
+mariadb-binlog prints them.
 
     /*!50530 SET @@SESSION.PSEUDO_SLAVE_MODE=1*/;  ... the session lines, DELIMITER /*!*/;
     # at N                                            before each event (not with -s)
@@ -196,8 +198,12 @@ class Replay:
     def __init__(self, verbose: int = 0, short: bool = False, skip_gtids: bool = False,
                  never: bool = False, disable_log_bin: bool = False, local_load=None,
                  row_count: bool = True, annotations: bool = True, positions: bool = True,
-                 reset_ids: bool = False):
+                 reset_ids: bool = False, decode_rows: bool = False):
         self.verbose, self.short, self.skip_gtids, self.never = verbose, short, skip_gtids, never
+        # --base64-output=DECODE-ROWS: no BINLOG statement at all (the format description's and
+        # each statement's rows), the rows only as -v/-vv's ### lines: mariadb-binlog's reading
+        # form, which no client can replay
+        self.decode_rows = decode_rows
         self.disable_log_bin = disable_log_bin
         # mariadb-binlog's --print-row-count, --print-row-event-positions (every `# at` line)
         # and ANNOTATE_ROWS (--skip-annotate-row-events), on unless told
@@ -291,7 +297,7 @@ class Replay:
                 out.append("# Warning: this binlog is either in use or was not closed properly.")
         if created:
             out.append("ROLLBACK" + DELIMITER)
-        if not self.short and not self.never:
+        if not self.short and not self.never and not self.decode_rows:
             out += [line[:-1] for line in quoting.binlog_statement([ev.raw], DELIMITER)]
         return out
 
@@ -407,7 +413,7 @@ class Replay:
         cached, self.cache = self.cache, []
         if self.short:
             return []
-        out = [""] + [line[:-1] for line in quoting.binlog_statement(
+        out = [] if self.decode_rows else [""] + [line[:-1] for line in quoting.binlog_statement(
             [event_bytes(se.event) for se in cached], DELIMITER)]
         rows = 0
         for se in cached:

@@ -293,7 +293,7 @@ UNCOMPARABLE = ("COMPRESSED",)  # mariadb-binlog prints the stored (compressed) 
 
 
 def _check_oracle(res, oracle, run):
-    code, out, err = _capture(["dump", "-vv", "--base64-output=decode-rows", *map(str, run.files)])
+    code, out, err = _capture(["dump", "--format", "text", *map(str, run.files)])
     if code != 0:
         res.problems.append(f"dump exited {code}: {err.strip()[:500]}")
         return

@@ -15,9 +15,10 @@ output that can be executed is piped into a real target through the real `mariad
 - `sql`: into an empty target, whose schema its replayed DDL makes (output/sql_statements.py);
   the target must then have the source's schema and equal the source after the workload, and
   `flashback` piped after it must bring it back to the source before the workload;
-- `dump` (text): into an empty target; only the binlog's own statements may run: afterwards every
-  database and table there is one of the source's, with the same definition, and holds no row (the
-  rows are comments);
+- `dump` (mariadb-binlog's reading form, `-vv --base64-output=decode-rows`) and `dump-text` (this
+  project's `--format text`): into an empty target; only the binlog's own statements may run:
+  afterwards every database and table there is one of the source's, with the same definition, and
+  holds no row (the rows are comments);
 - `dump-replay` (dump's default, BINLOG statements): into an empty target, which must then have
   the source's schema and equal the source after the workload;
 - every run: the client exits 0, `canary.pwned` is still there, no canary file appeared.
@@ -42,7 +43,8 @@ SQL_MODES = {"default": None, "NO_BACKSLASH_ESCAPES": "NO_BACKSLASH_ESCAPES",
              "ANSI_QUOTES": "ANSI_QUOTES"}
 # flashback-binlog: `dump --flashback`'s BINLOG statements, piped after `sql` into the same target
 # dump-replay: dump's default script (BINLOG statements of the events, as mariadb-binlog FILE)
-OUTPUTS = ("sql", "dump", "flashback-binlog", "dump-replay")
+# dump: mariadb-binlog's reading form; dump-text: this project's text (--format text)
+OUTPUTS = ("sql", "dump", "dump-text", "flashback-binlog", "dump-replay")
 SYSTEM_DBS = ("mysql", "information_schema", "performance_schema", "sys", CANARY_DB)
 _CLI = "import sys\nfrom binlog_grammar.cli import main\nsys.exit(main(sys.argv[1:]))\n"
 
@@ -264,9 +266,11 @@ class Harness:
         src = self.run_source(case)
         scripts = {name: self.output(name, src["files"])
                    for name in (["sql", "flashback"] if "sql" in outputs else [])}
-        if "dump" in outputs:  # the ### text, whose rows are comments
+        if "dump" in outputs:  # mariadb-binlog's ### text, whose rows are comments
             scripts["dump"] = self.output("dump", src["files"], "-vv",
                                           "--base64-output=decode-rows")
+        if "dump-text" in outputs:  # this project's ### text
+            scripts["dump-text"] = self.output("dump", src["files"], "--format", "text")
         if "dump-replay" in outputs:
             scripts["dump-replay"] = self.output("dump", src["files"], "--base64-output=AUTO")
         if "flashback-binlog" in outputs:
@@ -284,13 +288,14 @@ class Harness:
                     self._piped(ex, "flashback", scripts["flashback"])
                     self._differs(ex, "flashback", src["before"])
                     done.append(ex)
-                if "dump" in outputs:
-                    ex = Execution("dump", charset, mode)
-                    self._prepare_target(mode, None)
-                    self._piped(ex, "dump", scripts["dump"])
-                    self._same_schema(ex, "dump", src["source_schema"])
-                    self._no_rows(ex)
-                    done.append(ex)
+                for name in ("dump", "dump-text"):
+                    if name in outputs:
+                        ex = Execution(name, charset, mode)
+                        self._prepare_target(mode, None)
+                        self._piped(ex, name, scripts[name])
+                        self._same_schema(ex, name, src["source_schema"])
+                        self._no_rows(ex)
+                        done.append(ex)
                 if "dump-replay" in outputs:  # the binlog replayed: the source after the workload
                     ex = Execution("dump-replay", charset, mode)
                     self._prepare_target(mode, None)

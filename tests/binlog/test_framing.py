@@ -66,8 +66,8 @@ def _cli(*argv):
 
 
 COMMANDS = {
-    "verify": ["verify"], "verify --json": ["verify", "--json"], "dump": ["dump", "-vv", "--base64-output=decode-rows"],
-    "dump jsonl": ["dump", "-vv", "--base64-output=decode-rows", "--format", "jsonl"], "dump hexdump": ["dump", "-vv", "--base64-output=decode-rows", "--hexdump"],
+    "verify": ["verify"], "verify --json": ["verify", "--json"], "dump": ["dump", "--format", "text"],
+    "dump jsonl": ["dump", "--format", "jsonl"], "dump hexdump": ["dump", "--hexdump"],
     "stats": ["stats"], "sql": ["sql"], "flashback": ["flashback"],
 }
 

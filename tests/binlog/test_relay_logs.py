@@ -104,7 +104,7 @@ def _positions(text):
 def test_dump_prints_the_primarys_end_log_pos_and_marks_the_relay_offset(relay):
     st = relay["status"]
     for path in relay["files"]:
-        code, ours, err = run("dump", "-vv", "--base64-output=decode-rows", path)
+        code, ours, err = run("dump", "--format", "text", path)
         assert code == 0, err
         theirs = subprocess.run(["mariadb-binlog", "--base64-output=decode-rows", str(path)],
                                 capture_output=True).stdout.decode("utf-8", "replace")
@@ -118,7 +118,7 @@ def test_dump_prints_the_primarys_end_log_pos_and_marks_the_relay_offset(relay):
                 assert m[1] != m[2]
     # the failing event can be found in the output by the position the error names
     end = re.search(r"end_log_pos (\d+)", st["Last_SQL_Error"])[1]
-    code, ours, _ = run("dump", "-vv", "--base64-output=decode-rows", relay["index"])
+    code, ours, _ = run("dump", "--format", "text", relay["index"])
     assert re.search(rf"end_log_pos {end} \(relay log: ends at \d+\).*\tUpdate_rows", ours)
 
 
@@ -149,13 +149,13 @@ def test_a_bare_position_with_an_index_of_several_files_is_refused(relay):
 def test_file_colon_offset_starts_in_that_file(relay):
     files = relay["files"]
     target = files[-2]
-    starts = [int(m) for m in re.findall(r"^# at (\d+)$", run("dump", "-vv", "--base64-output=decode-rows", target)[1], re.M)]
+    starts = [int(m) for m in re.findall(r"^# at (\d+)$", run("dump", "--format", "text", target)[1], re.M)]
     offset = starts[len(starts) // 2]
-    code, out, err = run("dump", "-vv", "--base64-output=decode-rows", "--start-position", f"{target.name}:{offset}", relay["index"])
+    code, out, err = run("dump", "--format", "text", "--start-position", f"{target.name}:{offset}", relay["index"])
     assert code == 0, err
     printed = [int(m) for m in re.findall(r"^# at (\d+)$", out, re.M)]
     assert printed[0] == offset
-    code, alone, _ = run("dump", "-vv", "--base64-output=decode-rows", "--start-position", offset, target, files[-1])
+    code, alone, _ = run("dump", "--format", "text", "--start-position", offset, target, files[-1])
     assert out == alone
 
 
@@ -170,24 +170,24 @@ def test_the_primarys_coordinates_select_the_failing_transaction(relay):
     assert statements and statements[0].startswith("UPDATE `rp_relay`.`t`"), out
     # the stop falls inside the failing transaction, which sql takes whole (binlog/window.py)
     assert all("`rp_relay`.`t`" in s for s in statements) and "--stop-position" in err, out
-    code, out, err = run("dump", "-vv", "--base64-output=decode-rows", "--start-position", f"{primary_file}:{start}", relay["index"])
+    code, out, err = run("dump", "--format", "text", "--start-position", f"{primary_file}:{start}", relay["index"])
     assert code == 0, err
     first = re.search(r"end_log_pos (\d+)", out)
     assert int(first[1]) > start
-    code, out, err = run("dump", "-vv", "--base64-output=decode-rows", "--start-position", "mariadb-bin.000099:4", relay["index"])
+    code, out, err = run("dump", "--format", "text", "--start-position", "mariadb-bin.000099:4", relay["index"])
     assert code == 2 and "nor a binlog of the primary" in err.splitlines()[-1]
 
 
 def test_positions_past_the_end_are_refused_and_inside_an_event_warned():
-    code, out, err = run("dump", "-vv", "--base64-output=decode-rows", "--start-position", "999999", SAMPLE)
+    code, out, err = run("dump", "--format", "text", "--start-position", "999999", SAMPLE)
     assert code == 2 and out == ""
     assert "lies past the end of" in err.splitlines()[-1]
-    code, out, err = run("dump", "-vv", "--base64-output=decode-rows", "--stop-position", "999999", SAMPLE)
+    code, out, err = run("dump", "--format", "text", "--stop-position", "999999", SAMPLE)
     assert code == 2 and "lies past the end of" in err.splitlines()[-1]
-    code, out, err = run("dump", "-vv", "--base64-output=decode-rows", "--start-position", "100", SAMPLE)
+    code, out, err = run("dump", "--format", "text", "--start-position", "100", SAMPLE)
     assert code == 0
     warning = [ln for ln in err.splitlines() if "inside the FORMAT_DESCRIPTION_EVENT at 4" in ln]
     assert len(warning) == 1 and "reading starts at the next event, at 256" in warning[0], err
     assert re.findall(r"^# at (\d+)$", out, re.M)[0] == "256"
-    code, out, err = run("dump", "-vv", "--base64-output=decode-rows", "--start-position", "256", SAMPLE)
+    code, out, err = run("dump", "--format", "text", "--start-position", "256", SAMPLE)
     assert code == 0 and err == ""

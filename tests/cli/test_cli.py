@@ -96,24 +96,24 @@ def main_in_process(*argv):
 SAMPLE = str(ROOT / "samples" / "mariadb-10.11-sample.000001")
 UUID = "3E11FA47-71CA-11E1-9E33-C80AA9429562"
 REFUSED = [
-    (["dump", "-vv", "--base64-output=decode-rows", "--start-position", "500", "--stop-position", "100", SAMPLE], "dump",
+    (["dump", "--format", "text", "--start-position", "500", "--stop-position", "100", SAMPLE], "dump",
      "--stop-position 100 is not after --start-position 500"),
     (["sql", "--start-position", "500", "--stop-position", "500", SAMPLE], "sql",
      "--stop-position 500 is not after --start-position 500"),
     (["stats", "--start-datetime", "2030-01-01", "--stop-datetime", "2020-01-01 12:00", SAMPLE],
      "stats", "--stop-datetime 2020-01-01 12:00 (2020-01-01 12:00:00+00:00) is not after "
               "--start-datetime 2030-01-01"),
-    (["dump", "-vv", "--base64-output=decode-rows", "--start-position", "-5", SAMPLE], "dump", "argument --start-position: a position "
+    (["dump", "--format", "text", "--start-position", "-5", SAMPLE], "dump", "argument --start-position: a position "
                                                         "is 0 or more, not -5"),
     (["flashback", "--stop-position", "-1", SAMPLE], "flashback", "argument --stop-position"),
-    (["dump", "-vv", "--base64-output=decode-rows", "--include-gtids", f"{UUID}:5-1", SAMPLE], "dump", "the interval 5-1 of"),
-    (["dump", "-vv", "--base64-output=decode-rows", "--exclude-gtids", f"{UUID}:1-3:9-7", SAMPLE], "dump", "the interval 9-7 of"),
-    (["dump", "-vv", "--base64-output=decode-rows", "--include-gtids", f"{UUID}:0-3", SAMPLE], "dump", "from 1, not 0"),
-    (["dump", "-vv", "--base64-output=decode-rows", "--include-gtids", "0-1-5-1", SAMPLE], "dump", "the interval 5-1 of 0-1"),
+    (["dump", "--format", "text", "--include-gtids", f"{UUID}:5-1", SAMPLE], "dump", "the interval 5-1 of"),
+    (["dump", "--format", "text", "--exclude-gtids", f"{UUID}:1-3:9-7", SAMPLE], "dump", "the interval 9-7 of"),
+    (["dump", "--format", "text", "--include-gtids", f"{UUID}:0-3", SAMPLE], "dump", "from 1, not 0"),
+    (["dump", "--format", "text", "--include-gtids", "0-1-5-1", SAMPLE], "dump", "the interval 5-1 of 0-1"),
     (["stats", "--top", "-1", SAMPLE], "stats", "argument --top: a number of transactions is 0 "
                                                 "or more, not -1"),
-    (["dump", "-vv", "--base64-output=decode-rows", "--rows-only", SAMPLE], "dump", "--rows-only applies to --format jsonl"),
-    (["dump", "-vv", "--base64-output=decode-rows", "--hexdump", "--format", "jsonl", SAMPLE], "dump", "--hexdump and --format jsonl"),
+    (["dump", "--format", "text", "--rows-only", SAMPLE], "dump", "--rows-only applies to --format jsonl"),
+    (["dump", "--hexdump", "--format", "jsonl", SAMPLE], "dump", "--hexdump and --format jsonl"),
     (["stream", "--pos", "-1"], "stream", "argument --pos: a binlog position is from 4"),
     (["stream", "--pos", "3"], "stream", "argument --pos"),
     (["stream", "--server-id", "0"], "stream", "argument --server-id: a server id is from 1 to "
@@ -153,13 +153,13 @@ def test_contradictory_or_senseless_options_are_refused(argv, command, message):
 
 
 @pytest.mark.parametrize("argv", [
-    ["dump", "-vv", "--base64-output=decode-rows", "--start-position", "100", "--stop-position", "5000", SAMPLE],
-    ["dump", "-vv", "--base64-output=decode-rows", "--start-position", "5000", "--stop-position", "100", SAMPLE,  # two files: the stop
+    ["dump", "--format", "text", "--start-position", "100", "--stop-position", "5000", SAMPLE],
+    ["dump", "--format", "text", "--start-position", "5000", "--stop-position", "100", SAMPLE,  # two files: the stop
      str(ROOT / "samples" / "mariadb-10.11-sample.000002")],            # is in the second
-    ["dump", "-vv", "--base64-output=decode-rows", "--start-position", "0", SAMPLE],
+    ["dump", "--format", "text", "--start-position", "0", SAMPLE],
     ["stats", "--top", "0", SAMPLE],
-    ["dump", "-vv", "--base64-output=decode-rows", "--include-gtids", "0-1-3-3,0-1-5", "--format", "jsonl", "--rows-only", SAMPLE],
-    ["dump", "-vv", "--base64-output=decode-rows", "--start-datetime", "2020-01-01", "--stop-datetime", "2020-01-01 00:00:01", SAMPLE],
+    ["dump", "--format", "text", "--include-gtids", "0-1-3-3,0-1-5", "--format", "jsonl", "--rows-only", SAMPLE],
+    ["dump", "--format", "text", "--start-datetime", "2020-01-01", "--stop-datetime", "2020-01-01 00:00:01", SAMPLE],
 ])
 def test_sensible_options_still_run(argv):
     code, _out, err = main_in_process(*argv)
@@ -171,7 +171,7 @@ def test_schema_that_is_not_a_schema_file_is_one_line(tmp_path):
     the line of the parse error, exit 2; a file that parses but is no schema mapping, a missing
     file and a folder are refused the same way."""
     readme = str(ROOT / "README.md")
-    code, _out, err = main_in_process("dump", "-vv", "--base64-output=decode-rows", "--schema", readme, SAMPLE)
+    code, _out, err = main_in_process("dump", "--format", "text", "--schema", readme, SAMPLE)
     assert code == 2 and "Traceback" not in err and "ParserError" not in err
     last = err.splitlines()[-1]
     assert last.startswith(f"binlog-grammar dump: error: argument --schema: {readme}:13: "), last
@@ -193,7 +193,7 @@ def test_schema_that_is_not_a_schema_file_is_one_line(tmp_path):
     good = tmp_path / "schema.yaml"
     good.write_text("shop.orders:\n  columns: [id, {name: note, charset: utf8mb4}]\n"
                     "  primary_key: [id]\n")
-    assert main_in_process("dump", "-vv", "--base64-output=decode-rows", "--schema", str(good), SAMPLE)[0] == 0
+    assert main_in_process("dump", "--format", "text", "--schema", str(good), SAMPLE)[0] == 0
 
 
 def test_specs_folder_that_is_missing_or_a_file_is_refused(tmp_path):

@@ -564,14 +564,14 @@ def test_fuzz_tool_sees_a_traceback_a_hang_and_a_missed_event(monkeypatch):
 
     m = fuzz.Mutant("x", "bit_flip", "test", b"", last_valid=123, last_valid_name="XID_EVENT")
     monkeypatch.setattr(cli, "main", lambda argv: {}["boom"])
-    code, out, err, _s, problem = fuzz.run_in_process(["dump", "-vv", "--base64-output=decode-rows", "x"], 5)
+    code, out, err, _s, problem = fuzz.run_in_process(["dump", "--format", "text", "x"], 5)
     assert problem.startswith("traceback: KeyError")
 
     def forever(argv):
         while True:
             pass
     monkeypatch.setattr(cli, "main", forever)
-    assert fuzz.run_in_process(["dump", "-vv", "--base64-output=decode-rows", "x"], 0.5)[4].startswith("hang")
+    assert fuzz.run_in_process(["dump", "--format", "text", "x"], 0.5)[4].startswith("hang")
     assert "did not reach the last valid event" in fuzz.check_run(
         "dump", True, 1, "# at 4\n# at 99\n", "", None, m, None)
     assert fuzz.check_run("dump", True, 1, "# at 4\n# at 123\n", "", None, m, None) is None
@@ -673,11 +673,11 @@ def test_a_payload_that_does_not_decompress_is_skipped_by_the_commands(tmp_path)
     path.write_bytes(bytes(data))
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        assert cli.main(["dump", "-vv", "--base64-output=decode-rows", "--skip-damaged", str(path)]) == 1
+        assert cli.main(["dump", "--format", "text", "--skip-damaged", str(path)]) == 1
     assert f"# at {729 - 19 + 157}\n" in out.getvalue()  # the STOP_EVENT, the file's last
     assert "skipped 157 damaged bytes" in err.getvalue() and "decompress" in err.getvalue()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        assert cli.main(["dump", "-vv", "--base64-output=decode-rows", str(path)]) == 1  # without the option, still one clean error
+        assert cli.main(["dump", "--format", "text", str(path)]) == 1  # without the option, still one clean error
 
 
 def test_rotate_without_position_prints(tmp_path):
@@ -694,7 +694,7 @@ def test_rotate_without_position_prints(tmp_path):
     path.write_bytes(bytes(data))
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(["dump", "-vv", "--base64-output=decode-rows", "--skip-damaged", str(path)])
+        code = cli.main(["dump", "--format", "text", "--skip-damaged", str(path)])
     assert code in (0, 1) and "Rotate to" in out.getvalue() and "pos: 4" in out.getvalue()
 
 

@@ -13,18 +13,18 @@ SAMPLE = str(ROOT / "samples" / "mariadb-10.11-sample.000001")
 
 
 @pytest.mark.parametrize("argv, usage, said", [
-    (["dump", "-vv", "--base64-output=decode-rows", "--tabel", "x", SAMPLE], "usage: binlog-grammar dump",
+    (["dump", "--format", "text", "--tabel", "x", SAMPLE], "usage: binlog-grammar dump",
      "unrecognized option --tabel (did you mean --table?)"),
     (["stats", "--jsn", SAMPLE], "usage: binlog-grammar stats",
      "unrecognized option --jsn (did you mean --json?)"),
-    (["dump", "-vv", "--base64-output=decode-rows", "--start-pos", "4", SAMPLE], "usage: binlog-grammar dump",
+    (["dump", "--format", "text", "--start-pos", "4", SAMPLE], "usage: binlog-grammar dump",
      "unrecognized option --start-pos (did you mean --start-position?)"),
     (["--bakend", "c", "dump", SAMPLE], "usage: binlog-grammar",
      "unrecognized option --bakend (did you mean --backend?)"),
     (["stream", "--pasword=hunter2"], "usage: binlog-grammar stream",
      "unrecognized option --pasword (its value not shown, it may be a secret) (did you mean "
      "--password-env?)"),
-    (["dump", "-vv", "--base64-output=decode-rows", "--zzzz", SAMPLE], "usage: binlog-grammar dump", "unrecognized option --zzzz\n"),
+    (["dump", "--format", "text", "--zzzz", SAMPLE], "usage: binlog-grammar dump", "unrecognized option --zzzz\n"),
 ])
 def test_the_nearest_option_is_named(argv, usage, said):
     r = subprocess.run([sys.executable, "-m", "binlog_grammar", *argv], capture_output=True,

@@ -109,7 +109,7 @@ def test_jsonl_tx_seq_counts_over_splits(cut):
     """The JSON lines number transactions over the whole input, split or not."""
     import json
 
-    _c, out, _e = same(["dump", "-vv", "--base64-output=decode-rows", "--format", "jsonl", *SAMPLES], jobs=(2,))
+    _c, out, _e = same(["dump", "--format", "jsonl", *SAMPLES], jobs=(2,))
     seqs = [(json.loads(line).get("source") or {}).get("tx_seq") for line in out.decode().splitlines()]
     seqs = [s for s in seqs if s is not None]
     assert seqs == sorted(seqs) and len(set(seqs)) > 3, seqs
@@ -203,7 +203,7 @@ def test_server_binlog(pool, monkeypatch, tmp_path):
     assert len(parallel.plan_file(str(files[1]), 1, 0, 4096, 0)[0]) > 3
     for argv in COMMANDS:
         same([*argv, *files[:-1]])
-    same(["dump", "-vv", "--base64-output=decode-rows", "--format", "jsonl", "--follow-rotate", files[0]])
+    same(["dump", "--format", "jsonl", "--follow-rotate", files[0]])
     same(["sql", "--table", "shop.t", "--start-position", "1000", *files[1:3]])
 
 

@@ -41,9 +41,9 @@ def pools(monkeypatch):
 
 def test_default_is_the_cores_the_process_may_use(pools, monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 2, 5})
-    many = run(["dump", "-vv", "--base64-output=decode-rows", *SAMPLES])
+    many = run(["dump", "--format", "text", *SAMPLES])
     assert pools == [3]
-    assert many == run(["dump", "-vv", "--base64-output=decode-rows", "--jobs", "1", *SAMPLES])
+    assert many == run(["dump", "--format", "text", "--jobs", "1", *SAMPLES])
     assert pools == [3]  # --jobs 1 starts no pool
 
 
@@ -52,15 +52,15 @@ def test_environment_sets_the_default(pools, monkeypatch):
     run(["stats", "--backend", "python", *SAMPLES])
     assert pools == []
     monkeypatch.setenv(parallel.ENV_JOBS, "2")
-    run(["dump", "-vv", "--base64-output=decode-rows", "--format", "jsonl", *SAMPLES])
+    run(["dump", "--format", "jsonl", *SAMPLES])
     assert pools == [2]
-    run(["dump", "-vv", "--base64-output=decode-rows", "--jobs", "3", *SAMPLES])  # the option wins
+    run(["dump", "--format", "text", "--jobs", "3", *SAMPLES])  # the option wins
     assert pools == [2, 3]
 
 
 def test_a_bad_environment_value_is_a_usage_error(pools, monkeypatch):
     monkeypatch.setenv(parallel.ENV_JOBS, "many")
-    code, out, err = run(["dump", "-vv", "--base64-output=decode-rows", *SAMPLES])
+    code, out, err = run(["dump", "--format", "text", *SAMPLES])
     assert code == 2 and out == b""
     assert err.strip() == ("binlog-grammar: BINLOG_GRAMMAR_JOBS: a number of processes of at "
                            "least 1, not 'many'")
@@ -69,7 +69,7 @@ def test_a_bad_environment_value_is_a_usage_error(pools, monkeypatch):
 def test_small_files_start_no_pool(pools, monkeypatch):
     monkeypatch.delenv(parallel.ENV_SPLIT)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
-    run(["dump", "-vv", "--base64-output=decode-rows", *SAMPLES])
+    run(["dump", "--format", "text", *SAMPLES])
     assert pools == []
 
 
@@ -84,7 +84,7 @@ def test_a_terminated_run_removes_its_spool(sig):
     with tempfile.TemporaryFile() as err:
         # the signal's default disposition in the command, whatever this test runs under
         # (nohup ignores SIGHUP, and an ignored signal stays ignored in a child)
-        proc = subprocess.Popen([sys.executable, "-m", "binlog_grammar", "dump", "-vv", "--base64-output=decode-rows", *SAMPLES],
+        proc = subprocess.Popen([sys.executable, "-m", "binlog_grammar", "dump", "--format", "text", *SAMPLES],
                                 stdout=w, stderr=err, stdin=subprocess.DEVNULL, cwd=ROOT, env=env,
                                 preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
         os.close(w)

@@ -95,7 +95,7 @@ def dump(argv, out_path, split):
     return p.returncode, out_path.read_bytes(), p.stderr
 
 
-@pytest.mark.parametrize("argv", [["dump", "-vv", "--base64-output=decode-rows"], ["dump", "-vv", "--base64-output=decode-rows", "--format", "jsonl"], ["dump", "-vv", "--base64-output=decode-rows", "--hexdump"]],
+@pytest.mark.parametrize("argv", [["dump", "--format", "text"], ["dump", "--format", "jsonl"], ["dump", "--hexdump"]],
                          ids=" ".join)
 def test_real_stdout(tmp_path, argv):
     """Standard output a file: the workers' texts copied by os.sendfile from spool files that
@@ -153,8 +153,8 @@ def test_raw_lane_text_is_the_text_encoded(tmp_path):
         assert type(r) is bytes and r == t.encode("utf-8", "surrogateescape")
         escaped += any(0xDC80 <= ord(c) <= 0xDCFF for c in t)
     assert escaped  # the lane wrote bytes that are not UTF-8
-    one = dump(["dump", "-vv", "--base64-output=decode-rows", "--jobs", "1", path], tmp_path / "one", 2000)
-    many = dump(["dump", "-vv", "--base64-output=decode-rows", "--jobs", "2", path], tmp_path / "many", 2000)
+    one = dump(["dump", "--format", "text", "--jobs", "1", path], tmp_path / "one", 2000)
+    many = dump(["dump", "--format", "text", "--jobs", "2", path], tmp_path / "many", 2000)
     assert many == one
 
 
@@ -227,7 +227,7 @@ def test_the_lane_goes_on_after_a_full_run(monkeypatch):
     monkeypatch.setattr(text_lane.TextLane, "go_on", counted)
     monkeypatch.setenv(parallel.ENV_SPLIT, "2000")
     monkeypatch.setattr(parallel, "EXECUTOR", None)
-    one = _in_process(["dump", "-vv", "--base64-output=decode-rows", "--jobs", "1", *SAMPLES])
+    one = _in_process(["dump", "--format", "text", "--jobs", "1", *SAMPLES])
     # in this process, as a worker runs it: the lane went on after full runs
     from binlog_grammar.binlog.stream import Filters
     from binlog_grammar.cli.pieces import Config, Piece, work
@@ -236,7 +236,7 @@ def test_the_lane_goes_on_after_a_full_run(monkeypatch):
     assert work(cfg, [Piece(SAMPLES[0], 0)], [SAMPLES[0]]).text
     assert any(calls)
     for jobs in (2, 3):
-        assert _in_process(["dump", "-vv", "--base64-output=decode-rows", "--jobs", str(jobs), *SAMPLES]) == one
+        assert _in_process(["dump", "--format", "text", "--jobs", str(jobs), *SAMPLES]) == one
 
 
 def test_charsets_before_walk_the_file_once(monkeypatch):

@@ -120,6 +120,10 @@ def test_selection_like_mariadb_binlog_on_a_servers_binlogs(server):
             assert selected(ours) == selected(theirs.stdout), (path, words)
             if "-d" not in words and not any(w.startswith("--database") for w in words):
                 assert positions(ours) == positions(theirs.stdout), (path, words)
+                if "Row event for unknown table" not in theirs.stdout:
+                    # byte for byte, but where the window left out a rows event's TABLE_MAP,
+                    # whose rows mariadb-binlog cannot print (dump read it, and prints them)
+                    assert ours == theirs.stdout, (path, words)
         for words in (["-o", "3"], ["--server-id", "2"], ["--do-server-ids=1,2"],
                       ["--ignore-server-ids=1", "-D"]):
             # the replay form, byte for byte (with a server id rule both end by setting the
@@ -143,6 +147,8 @@ def test_selection_like_mariadb_binlog_on_the_corpus():
                 continue
             ours = dump(*DECODE, *words, path)
             assert selected(ours.stdout) == selected(theirs.stdout), (path, words)
+            if "-d" not in words:
+                assert ours.stdout == theirs.stdout, (path, words)  # and byte for byte
         checked += 1
         if checked == 8:
             break

@@ -33,8 +33,8 @@ NOT_LOADED = ("yaml", "jinja2", "pyspark", "pyarrow", "logging",
               "binlog_grammar.spark", "binlog_grammar.repair", "binlog_grammar.testing")
 
 COMMANDS = {
-    "dump": ["dump", "-vv", "--base64-output=decode-rows"],
-    "dump-jsonl": ["dump", "-vv", "--base64-output=decode-rows", "--format", "jsonl"],
+    "dump": ["dump", "--format", "text"],
+    "dump-jsonl": ["dump", "--format", "jsonl"],
     "sql": ["sql"],
     "flashback": ["flashback"],
     "stats": ["stats"],

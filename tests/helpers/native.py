@@ -7,8 +7,7 @@ from binlog_grammar import native
 
 
 def cli_dump(path, backend, *opts):
-    """`binlog-grammar --backend BACKEND dump --no-progress -vv --base64-output=decode-rows OPTS
-    PATH` in this process: (exit status, standard output, standard error); the backend choice is
+    """`binlog-grammar --backend BACKEND dump --no-progress --format text OPTS PATH` in this process: (exit status, standard output, standard error); the backend choice is
     undone after."""
     from binlog_grammar.cli import main
 
@@ -16,9 +15,9 @@ def cli_dump(path, backend, *opts):
     try:
         with redirect_stdout(out), redirect_stderr(err):
             try:
-                # the ### text (dump's default is the replay form, as mysqlbinlog's)
-                code = main(["--backend", backend, "dump", "--no-progress", "-vv",
-                             "--base64-output=decode-rows", *opts, str(path)])
+                # this project's ### text, which the compiled text lane writes
+                code = main(["--backend", backend, "dump", "--no-progress", "--format", "text",
+                             *opts, str(path)])
             except SystemExit as e:
                 code = e.code
     finally:

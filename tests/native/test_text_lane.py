@@ -305,7 +305,7 @@ def _dump_bytes(path, backend, encoding="utf-8"):
                 contextlib.redirect_stderr(io.StringIO()):
             mp.setattr(text_lane, "attach", spy)
             try:
-                main(["--backend", backend, "dump", "--no-progress", "-vv", "--base64-output=decode-rows", str(path)])
+                main(["--backend", backend, "dump", "--no-progress", "--format", "text", str(path)])
             except SystemExit:
                 pass
             out.flush()

@@ -455,12 +455,12 @@ def test_option_errors_name_what_is_valid(capsys):
         (["--debezium-option", "novalue"], "expected KEY=VALUE"),
     ]:
         try:
-            code = main(["dump", "-vv", "--base64-output=decode-rows", "--format", "jsonl", "--envelope", "debezium", *argv, str(SAMPLE)])
+            code = main(["dump", "--format", "jsonl", "--envelope", "debezium", *argv, str(SAMPLE)])
         except SystemExit as e:
             code = e.code
         assert code == 2
         assert message in capsys.readouterr().err
-    assert main(["dump", "-vv", "--base64-output=decode-rows", "--format", "text", "--envelope", "debezium", str(SAMPLE)]) == 2
+    assert main(["dump", "--format", "text", "--envelope", "debezium", str(SAMPLE)]) == 2
     assert "--envelope is for --format jsonl" in capsys.readouterr().err
     # the old name of topic.prefix is accepted
     assert debezium.check_options({"database.server.name": "x"})["topic.prefix"] == "x"

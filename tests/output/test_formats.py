@@ -37,7 +37,7 @@ def test_every_format_is_one_entry_found_by_name():
         formats.get("sql").writer()
 
 
-@pytest.mark.parametrize("name,argv", [("jsonl", ["--format", "jsonl"]), ("text", ["-vv", "--base64-output=decode-rows"]),
+@pytest.mark.parametrize("name,argv", [("jsonl", ["--format", "jsonl"]), ("text", ["--format", "text"]),
                                        ("hexdump", ["--hexdump"]),
                                        ("debezium", ["--format", "jsonl", "--envelope", "debezium"])])
 def test_lines_of_is_the_writer_loop(name, argv):

@@ -380,7 +380,7 @@ def test_hexdump_of_a_partial_json_update_is_the_same_every_run():
     for _ in range(2):
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
-            assert main(["dump", "-vv", "--base64-output=decode-rows", "--hexdump", path]) == 0
+            assert main(["dump", "--hexdump", path]) == 0
         runs.append(buf.getvalue())
     assert "_io" not in runs[0] and " object at 0x" not in runs[0]
     assert runs[0] == runs[1]

@@ -365,7 +365,7 @@ def _dump_jsonl(files):
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        code = main(["dump", "-vv", "--base64-output=decode-rows", "--format", "jsonl", "--rows-only", *map(str, files)])
+        code = main(["dump", "--format", "jsonl", "--rows-only", *map(str, files)])
     return [json.loads(line) for line in out.getvalue().splitlines()] if code == 0 else [code]
 
 

@@ -240,7 +240,7 @@ def test_stream_prints_what_dump_prints_of_the_servers_binlog(server, fmt):
     assert r.returncode == 0, r.stderr
     assert master_status(server) == target  # the files hold what the stream read, no more
     # stream's text is the ### text: dump's since its default became the replay script
-    text = ["-vv", "--base64-output=decode-rows"] if fmt == "text" else []
+    text = ["--format", "text"] if fmt == "text" else []
     d = subprocess.run([sys.executable, "-m", "binlog_grammar", "dump", *text, "--format", fmt,
                         *names],
                        capture_output=True, text=True, cwd=server.datadir, timeout=120)
@@ -260,7 +260,7 @@ def test_stream_prints_what_dump_prints_of_the_servers_binlog(server, fmt):
                         "--format", fmt, "--file", f, "--pos", str(p)], capture_output=True, text=True,
                        env=env, timeout=120)
     assert r.returncode == 0, r.stderr
-    text = ["-vv", "--base64-output=decode-rows"] if fmt == "text" else []  # stream's ### text
+    text = ["--format", "text"] if fmt == "text" else []  # stream's ### text
     d = subprocess.run([sys.executable, "-m", "binlog_grammar", "dump", *text, "--format", fmt,
                         "--start-position", str(p), *names[names.index(f):]], capture_output=True,
                        text=True, cwd=server.datadir, timeout=120)

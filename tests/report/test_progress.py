@@ -57,7 +57,7 @@ def _bar(term):
     return b"B/s" in term or b"?B/s" in term
 
 
-@pytest.mark.parametrize("command", [["stats"], ["verify"], ["dump", "-vv", "--base64-output=decode-rows"], ["sql"], ["flashback"],
+@pytest.mark.parametrize("command", [["stats"], ["verify"], ["dump", "--format", "text"], ["sql"], ["flashback"],
                                      ["stats", "--figures", "--jobs", "1"]])
 def test_bar_on_a_terminal_and_never_in_the_output(command):
     rc, out, term = _run(command + SAMPLES)
@@ -68,7 +68,7 @@ def test_bar_on_a_terminal_and_never_in_the_output(command):
 
 
 @pytest.mark.parametrize("option", ["--quiet", "--no-progress"])
-@pytest.mark.parametrize("command", [["stats"], ["verify"], ["dump", "-vv", "--base64-output=decode-rows"]])
+@pytest.mark.parametrize("command", [["stats"], ["verify"], ["dump", "--format", "text"]])
 def test_quiet(command, option):
     rc, _out, term = _run(command + [option] + SAMPLES)
     assert rc == 0 and not _bar(term), term
@@ -82,7 +82,7 @@ def test_no_bar_when_stderr_is_a_pipe():
 
 def test_no_bar_over_output_on_the_same_terminal():
     """dump writes as it reads: with stdout on a terminal the bar would cut its lines."""
-    rc, out, term = _run(["dump", "-vv", "--base64-output=decode-rows"] + SAMPLES, stdout_tty=True)
+    rc, out, term = _run(["dump", "--format", "text"] + SAMPLES, stdout_tty=True)
     assert rc == 0 and not _bar(term) and b"# at " in out
 
 
