@@ -15,10 +15,10 @@ puts binlog text into it through this module, and through nothing else:
 | `text_literal(text, charset)` | a column's string value | `string(text)` when the text stores the logged bytes (binlog_grammar.output.replay_charsets), else `_charset X'..'` of those bytes |
 | `comment(text)` | text inside a `-- `, `#` or `/* */` comment | one line: no CR, LF, NUL, control or invalid bytes (escaped as `\\n`, `\\r`, `\\0`, `\\xNN`; a backslash as `\\\\`), no `*/` or `/*` (written `*\\/`, `/\\*`) |
 | `comment_line(text, prefix)` | a whole comment line | `prefix + comment(text) + "\\n"` |
-| `client_reads_verbatim(stmt, delimiter)` | printing a statement from the binlog | True when the client sends it to the server as exactly that one statement |
+| `client_reads_verbatim(stmt, delimiter)` | printing a statement from the binlog | True when the client sends it to the server as exactly that one statement, and it makes the client send none of its files (`LOCAL INFILE`, but for the one file a replay wrote) |
 | `statement_lines(stmt, delimiter)` | any statement | the statement and its delimiter when `client_reads_verbatim`, else `prepared(stmt)` |
 | `use_lines(db, delimiter)` | a default database | the client's `use` line; None when no line carries the name (CR LF, NUL) |
-| `prepared(stmt, delimiter)` | a statement a client line cannot carry | it runs from its UTF-8 bytes in hex: `SET @binlog_grammar_stmt=CONVERT(X'..' USING utf8mb4)`, `PREPARE`, `EXECUTE`, `DEALLOCATE` |
+| `prepared(stmt, delimiter)` | a statement a client line cannot carry | it runs from its UTF-8 bytes in hex: `SET @binlog_grammar_stmt=CONVERT(X'..' USING utf8mb4)`, `PREPARE`, `EXECUTE`, `DEALLOCATE`; one that holds `LOCAL ... INFILE` is not run: a `SIGNAL` stops the client there |
 | `binlog_statement(events, delimiter)` | whole events' bytes for the server to apply (`dump --flashback`) | `BINLOG '...'` of base64 text only (A-Z a-z 0-9 + / =, lines of 76): no byte of an event reaches the client as itself |
 | `html(text)` | text in the report page (`stats --html`) | `& < > " '` as entities, unseen characters as visible escapes |
 | `script_json(value)` | data in the page's `<script type="application/json">` | JSON with no `<`, `>`, `&` or non-ASCII character: no `</script>` |
@@ -183,7 +183,7 @@ _CLIENT_COMMANDS = frozenset("""
 
 
 def client_reads_verbatim(stmt: str, delimiter: str = ";", backslash_escapes: bool = True,
-                          ansi_quotes: bool = False) -> bool:
+                          ansi_quotes: bool = False, local_file: Optional[str] = None) -> bool:
     """Does the mysql/mariadb client, reading `stmt` and then a line holding only the delimiter,
     send exactly `stmt` (less its comments) to the server as one statement? It does not when the
     text holds a NUL, a client command (a backslash outside strings, or a first word such as
@@ -191,20 +191,47 @@ def client_reads_verbatim(stmt: str, delimiter: str = ";", backslash_escapes: bo
     name (the client drops it), or ends inside a string or a comment. The session's sql_mode
     decides what a backslash in a string is (the client learns it from the server's status
     flags): `backslash_escapes` False for NO_BACKSLASH_ESCAPES, `ansi_quotes` True for
-    ANSI_QUOTES (a double-quoted name, where a backslash escapes nothing)."""
-    if "\0" in stmt or _SURROGATE.search(stmt):
+    ANSI_QUOTES (a double-quoted name, where a backslash escapes nothing).
+
+    Nor may it make the client send one of its own files: a replay script is run with
+    `--local-infile` for the LOAD DATA statements this project writes, and a binlog statement
+    holding `LOCAL INFILE` would have the client read any file the DBA can. Only the one clause
+    naming `local_file` (the literal this module wrote for the file a replay made) is taken; a
+    statement with another goes to `prepared`, where the server refuses LOAD DATA."""
+    scanned = _scan(stmt, delimiter, backslash_escapes, ansi_quotes)
+    if scanned is None:
         return False
+    code, literals = scanned
+    files = [literals[int(m.group(1))] for m in _LOCAL_INFILE.finditer(code)]
+    if _LOCAL_INFILE_ANY.search(_LOCAL_INFILE.sub(" ", code)):
+        return False  # LOCAL INFILE followed by no string literal: not ours
+    return files == ([] if local_file is None else [local_file])
+
+
+# LOCAL INFILE in a statement's code (its literals as \x01N\x01, its comments as spaces)
+_LOCAL_INFILE = re.compile(r"(?i)\bLOCAL\s+INFILE\s+\x01(\d+)\x01")
+_LOCAL_INFILE_ANY = re.compile(r"(?i)\bLOCAL\s+INFILE\b")
+
+
+def _scan(stmt: str, delimiter: str, backslash_escapes: bool, ansi_quotes: bool):
+    """How the client reads `stmt` (client_reads_verbatim): None when it would not send it as
+    it is; else (its code, with each quoted literal as \x01N\x01 and each comment as a space,
+    the text of /*! */ comments kept since the server runs it; the literals as written)."""
+    if "\0" in stmt or "\x01" in stmt or _SURROGATE.search(stmt):
+        return None
     words = stmt.split(None, 1)
     if not words or words[0].lower().rstrip(";") in _CLIENT_COMMANDS:
-        return False
-    i, n, quote, in_comment, executable = 0, len(stmt), None, False, False
+        return None
+    code, literals = [], []
+    i, n, quote, opened, in_comment, executable = 0, len(stmt), None, 0, False, False
     while i < n:
         c = stmt[i]
         if in_comment:  # the client ends it at the first */, unless a /*! opened inside it
             if stmt.startswith(("/*!", "/*M!"), i):
-                return False
+                return None
             if stmt.startswith("*/", i):
                 in_comment, i = False, i + 2
+                code.append(" ")
             else:
                 i += 1
             continue
@@ -214,31 +241,47 @@ def client_reads_verbatim(stmt: str, delimiter: str = ";", backslash_escapes: bo
                 i += 2
                 continue
             if c == "\r" and stmt.startswith("\n", i + 1):
-                return False
+                return None
             if c == quote:
                 quote = None
+                code.append(f"\x01{len(literals)}\x01")
+                literals.append(stmt[opened:i + 1])
             i += 1
             continue
         if stmt.startswith(delimiter, i) or c == "\\":
-            return False
+            return None
         if c in "'\"`":
-            quote = c
+            quote, opened = c, i
         elif c == "#" or (stmt.startswith("--", i) and (i + 2 >= n or stmt[i + 2].isspace())):
             end = stmt.find("\n", i)
+            code.append(" ")
             if end < 0:
-                return True
+                return "".join(code), literals
             i = end
+            continue
         elif stmt.startswith(("/*!", "/*M!"), i):
             executable = True
+            i += 3 if stmt.startswith("/*!", i) else 4
+            while i < n and stmt[i].isdigit():  # the version the server runs it from
+                i += 1
+            code.append(" ")
+            continue
         elif stmt.startswith("*/", i):
             executable = False
+            code.append(" ")
+            i += 2
+            continue
         elif stmt.startswith("/*", i) and not stmt.startswith("/*+", i):
             if executable:  # a comment inside /*! */: the client would not see where either ends
-                return False
+                return None
             in_comment, i = True, i + 2
             continue
+        else:
+            code.append(c)
         i += 1
-    return quote is None and not in_comment
+    if quote is not None or in_comment:
+        return None
+    return "".join(code), literals
 
 
 # A database name the client's `use` command cannot carry: a CR before an LF (the client drops the
@@ -257,10 +300,24 @@ def use_lines(db: str, delimiter: str = ";") -> Optional[List[str]]:
     return [f"use {ident(db)}{delimiter}"]
 
 
+# A statement that may make the client send one of its files: LOCAL and INFILE anywhere in it, in
+# any case, whatever lies between (strings and comments too: this errs on the side of not running)
+_CLIENT_FILES = re.compile(r"(?is)\bLOCAL\b.*\bINFILE\b")
+REFUSED_FILE_READ = ("SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'binlog-grammar: a statement of "
+                     "the binlog that could make the client send one of its files (LOCAL INFILE) "
+                     "is not run'")
+
+
 def prepared(stmt: str, delimiter: str = ";") -> List[str]:
     """The lines (without newlines) that run `stmt` from the hex of its UTF-8 bytes, for a
     statement that no client line can carry verbatim. Works inside a transaction (PREPARE and
-    EXECUTE do not commit) and for every statement the server can prepare."""
+    EXECUTE do not commit) and for every statement the server can prepare.
+
+    The server prepares LOAD DATA LOCAL INFILE too, and the client, run with --local-infile for
+    the loads a replay writes, then sends the file the statement names: a statement holding
+    LOCAL ... INFILE is not run but replaced by a SIGNAL, an error that stops the client."""
+    if _CLIENT_FILES.search(stmt):
+        return [REFUSED_FILE_READ + delimiter]
     data = stmt.encode("utf-8", "surrogateescape")
     return [f"SET @{STMT_VAR}=CONVERT({hex_literal(data)} USING utf8mb4){delimiter}",
             f"PREPARE {STMT_VAR} FROM @{STMT_VAR}{delimiter}",

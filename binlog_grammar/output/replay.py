@@ -511,19 +511,21 @@ class Replay:
             self.collation_db = cdb
         if not isinstance(query, str):
             return out + ["# a statement not decoded as text is not printed"]
+        local = None
         if ev.name == "EXECUTE_LOAD_QUERY_EVENT":  # the file it loads: the one written here
-            query = self.loads.statement(d, query)
+            query, local = self.loads.statement(d, query), self.loads.literal(d)
         m = mode or 0
         # its bytes are in the session's character_set_client, which the `/*!\\C cs */` line
         # above makes the client read them in: it is checked as the characters they are there
         meant = _as_client_wrote(query, st)
         if quoting.client_reads_verbatim(meant, DELIMITER,
                                          backslash_escapes=not m & NO_BACKSLASH_ESCAPES,
-                                         ansi_quotes=bool(m & ANSI_QUOTES)):
+                                         ansi_quotes=bool(m & ANSI_QUOTES),
+                                         local_file=local and _as_client_wrote(local, st)):
             return out + [query, DELIMITER]
-        return out + ["# the statement holds bytes a client would not read as they are: "
-                      "it runs from its hex"] + [line.rstrip("\n") for line in
-                                                 quoting.prepared(meant, DELIMITER)]
+        return out + ["# the statement holds bytes a client would not read as they are, or "
+                      "names a file for the client to send: it runs from its hex"] + \
+            [line.rstrip("\n") for line in quoting.prepared(meant, DELIMITER)]
 
     _query_compressed_event = _query_event
 

@@ -16,6 +16,8 @@ around the new name is the binlog's own, checked as every statement is (replay._
 """
 from __future__ import annotations
 
+from typing import Optional
+
 import os
 import tempfile
 
@@ -68,6 +70,12 @@ class LoadFiles:
         if path is not None:  # a window that starts after the file's first block: as mysqlbinlog
             with open(path, "ab") as f:
                 f.write(block)
+
+    def literal(self, d) -> Optional[str]:
+        """The string literal naming the file of EXECUTE_LOAD_QUERY `d` in `statement`'s text
+        (quoting.client_reads_verbatim takes that one LOCAL INFILE clause), None when unwritten."""
+        path = self.paths.get(int(d.file_id))
+        return None if path is None else quoting.string(path)
 
     def statement(self, d, query: str) -> str:
         """The EXECUTE_LOAD_QUERY statement naming the file written here (the statement as

@@ -60,9 +60,30 @@ def test_plain_names_hold_no_byte_a_client_line_changes(name):
     ("SELECT 1 /* a /*! b */ , 2", False),  # the client no longer sees where the comment ends
     ("SELECT 1 /*!50000 /* x */ , 2 */", False),
     ("SELECT 1 /*!50000 , 2 */ /* x */", True),
+    # a statement that makes a client run with --local-infile send one of its files
+    ("LOAD DATA LOCAL INFILE '/etc/passwd' INTO TABLE t", False),
+    ("load data low_priority local/**/infile \"/etc/passwd\" into table t", False),
+    ("/*!50000 LOAD DATA LOCAL INFILE '/etc/passwd' INTO TABLE t */", False),
+    ("LOAD XML LOCAL\n INFILE 'x.xml' INTO TABLE t", False),
+    ("LOAD DATA INFILE 'server-side.tsv' INTO TABLE t", True),  # the server's file, not LOCAL
+    ("INSERT INTO t VALUES ('LOAD DATA LOCAL INFILE ''x''')", True),  # only a string
+    ("SELECT 1 # LOCAL INFILE 'x'", True),
 ])
 def test_client_reads_verbatim(stmt, verbatim):
     assert quoting.client_reads_verbatim(stmt, "/*!*/;") is verbatim
+
+
+def test_only_the_replays_own_file_may_be_sent():
+    ours = quoting.string("/tmp/SQL_LOAD_MB-2-0")
+    stmt = f"LOAD DATA LOCAL INFILE {ours} INTO TABLE t"
+    assert quoting.client_reads_verbatim(stmt, local_file=ours)
+    assert not quoting.client_reads_verbatim(stmt, local_file=quoting.string("/tmp/other"))
+    assert not quoting.client_reads_verbatim(stmt + f" /*!50000 , LOCAL INFILE {ours} */",
+                                             local_file=ours)  # two clauses: not ours alone
+    # run from its hex, the server would still prepare it and the client send the file
+    for text in (stmt, "LOAD DATA local /* \0 */ INFILE 'x' INTO TABLE t"):
+        assert quoting.prepared(text) == [quoting.REFUSED_FILE_READ + ";"]
+        assert quoting.statement_lines(text) == [quoting.REFUSED_FILE_READ + ";"]
 
 
 def test_statement_lines_of_our_own_statements_check_only_the_names():

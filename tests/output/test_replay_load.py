@@ -78,3 +78,33 @@ def test_a_replayed_load_data_gives_the_table_back(tmp_path):
         r = subprocess.run(client, input=script.stdout, capture_output=True)
         assert r.returncode == 0, r.stderr.decode()
         assert db.sql("SELECT id, HEX(v) FROM ld.t ORDER BY id") == before
+
+
+def test_a_forged_local_infile_statement_sends_no_file_of_the_client(tmp_path):
+    """A replay script runs with --local-infile for the loads it writes: a binlog statement of its
+    own holding LOCAL INFILE (which no server logs: it logs the file's blocks) must not make the
+    client send one of its files. Forged here in a real binlog, over an INSERT of the same length;
+    the script runs it from its hex, which the server refuses, and the client stops there."""
+    need_mariadb()
+    secret = tmp_path / "secret.tsv"
+    secret.write_bytes(b"7\tthe client's secret\n")
+    forged = f"LOAD DATA LOCAL INFILE {quoting.string(str(secret))} INTO TABLE ld.t".encode()
+    insert = b"INSERT INTO ld.t VALUES (1, '" + b"x" * len(forged) + b"')"
+    with mariadb.MariaDB(["--binlog-format=STATEMENT", "--local-infile=1",
+                          "--binlog-checksum=NONE"]) as db:
+        client = db._client() + ["--local-infile=1"]
+        db.sql("CREATE DATABASE ld; CREATE TABLE ld.t (id INT PRIMARY KEY, v VARBINARY(400));"
+               + insert.decode() + "; FLUSH BINARY LOGS")
+        path = db.binlogs()[0]
+        data = path.read_bytes()
+        assert data.count(insert) == 1
+        copy = tmp_path / path.name
+        copy.write_bytes(data.replace(insert, forged.ljust(len(insert))))
+        script = dump(copy)
+        assert script.returncode == 0, script.stderr.decode()
+        assert forged not in script.stdout and b"SIGNAL SQLSTATE" in script.stdout
+        db.sql("DROP DATABASE ld")
+        r = subprocess.run(client, input=script.stdout, capture_output=True)
+        assert r.returncode != 0 and b"(LOCAL INFILE) is not run" in r.stderr, r.stderr
+        assert "secret" not in db.sql("SELECT HEX(v) FROM ld.t UNION SELECT 'none'")
+        assert db.sql("SELECT COUNT(*) FROM ld.t WHERE id = 7").strip().endswith("0")
