@@ -47,10 +47,14 @@ def column(d: dict, text):
     if conv is T._int:  # a JSON integer, else NULL (a fraction, a string, a boolean)
         return F.when(first(INT), text.try_cast(st)), F.lit(True)
     if conv is T._text:  # a JSON string's text, an integer's digits
-        value = F.when(first(QUOTED), F.from_json(F.concat(F.lit("["), text, F.lit("]")),
-                                                  S.ArrayType(S.StringType()))[0]) \
+        # most strings have no escapes: their text between the quotes, without parsing JSON
+        plain = text.startswith('"') & text.endswith('"') & (F.length(text) >= 2) & \
+            ~unquoted().contains('"') & ~text.contains("\\")
+        value = F.when(plain, unquoted()) \
+            .when(first(QUOTED), F.from_json(F.concat(F.lit("["), text, F.lit("]")),
+                                             S.ArrayType(S.StringType()))[0]) \
             .when(first(INT), text)
-        return value, null | (first(QUOTED) & ~first(SURROGATE)) | first(INT)
+        return value, null | plain | (first(QUOTED) & ~first(SURROGATE)) | first(INT)
     if d.get("type") == "SET" and d.get("set_values") is not None:  # a JSON list of strings
         value = F.array_compact(F.from_json(text, S.ArrayType(S.StringType())))
         return F.when(first(STRINGS), value), null | (first(STRINGS) & ~first(SURROGATE))
