@@ -7,7 +7,7 @@ checkouts can be compared byte for byte (a restructuring must change none of it)
 
 For each binlog of ../shared/corpus (when present) and of samples/, each reading command runs as
 a user runs it (`python3 -m binlog_grammar ...` in a subprocess): dump (text, -vv style), dump
---format jsonl (native, and debezium with Kafka records and transaction metadata), dump --hexdump,
+--format jsonl (native, and debezium with Kafka records and transaction metadata), dump --format hexdump,
 sql, flashback, stats, verify. Each run gives one file holding
 its standard output, its standard error and its exit status. The rendered documentation goes to
 OUT/docs/. Damaged files are read with --skip-damaged as well, so that the recovery path is
@@ -30,7 +30,7 @@ COMMANDS = {
     "dump-debezium": ["dump", "--format", "text", "--no-progress", "--format", "jsonl", "--envelope", "debezium",
                       "--skip-damaged", "--debezium-option", "kafka.records=true",
                       "--debezium-option", "provide.transaction.metadata=true"],
-    "dump-hexdump": ["dump", "--format", "text", "--no-progress", "--hexdump"],
+    "dump-hexdump": ["dump", "--no-progress", "--format", "hexdump"],
     "dump-skip-damaged": ["dump", "--format", "text", "--no-progress", "--skip-damaged"],
     "sql": ["sql", "--no-progress"],
     "flashback": ["flashback", "--no-progress"],

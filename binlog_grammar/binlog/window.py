@@ -12,7 +12,7 @@ Two rules, one for each kind of output:
   between transactions (ROTATE, FORMAT_DESCRIPTION, GTID_LIST ...) are judged by their own offset
   and timestamp. A boundary that falls inside a transaction (events of it on both sides) moves to
   the transaction's edge; `Window.notes()` says so, one line per boundary.
-- mysqlbinlog's rule (reading output: `dump` text and `--hexdump`; Stream(cut="events")): events
+- mysqlbinlog's rule (reading output: `dump` text, decode-rows and `--format hexdump`; Stream(cut="events")): events
   from the first one at or after the start time (a FORMAT_DESCRIPTION_EVENT before it is shown,
   as mysqlbinlog shows it) up to, not including, the first one at or after the stop time; nothing
   after that, and nothing in between is dropped for its own timestamp (MariaDB writes a GTID event

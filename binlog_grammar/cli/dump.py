@@ -2,7 +2,7 @@
 prints for replay (BINLOG statements of the events' bytes), with -vv --base64-output=decode-rows its
 ### text; or this project's forms: `--format text`, the ### text with every event's lines whole in
 themselves (binlog_grammar.output.dump_text), JSON lines (binlog_grammar.output.dump) or the
-labelled hex view (binlog_grammar.output.hexdump)."""
+labelled hex view (`--format hexdump`, binlog_grammar.output.hexdump)."""
 from __future__ import annotations
 
 from . import parallel
@@ -19,18 +19,21 @@ from .rewrite_opts import add_rewrite_options
 def add(sub):
     du = sub.add_parser("dump", help="print the events as mysqlbinlog does: the replay script by default, "
                                      "the ### text with -vv --base64-output=decode-rows; "
-                                     "or as this project's text or JSON lines")
+                                     "or as this project's text, JSON lines or labelled hex")
     add_reading_options(du)
-    du.add_argument("--format", choices=["text", "jsonl"], default=None,
+    du.add_argument("--format", choices=["text", "jsonl", "hexdump"], default=None,
                     help="without it, mysqlbinlog's output (the replay script, or with "
                          "--base64-output=decode-rows its ### text); text: this project's ### "
                          "text, each event's lines whole in themselves (each statement with its "
                          "session), which --jobs splits across cores; jsonl: one JSON object per "
-                         "line (--envelope says which)")
+                         "line (--envelope says which); hexdump: every event's bytes, each run "
+                         "labelled by its spec field")
     du.add_argument("--rows-only", action="store_true", help="jsonl: only row changes")
     add_envelope_options(du)
-    du.add_argument("--hexdump", action="store_true",
-                    help="hex view of every event with each byte run labelled by its spec field")
+    du.add_argument("--hexdump", dest="mysql_hexdump", action="store_true",
+                    help="each event's bytes in hex in its header comment, as mysqlbinlog "
+                         "--hexdump (in the replay script or --base64-output=decode-rows; "
+                         "--format hexdump labels every byte run instead)")
     parallel.add_option(du)
     add_rewrite_options(du)
     add_flashback_options(du)
@@ -42,6 +45,9 @@ def add(sub):
 def run(args) -> int:
     import sys
 
+    args.hexdump = args.format == "hexdump"  # this project's labelled view
+    if args.hexdump:
+        args.format = "text"
     if getattr(args, "flashback", False):
         from .dump_flashback import run as run_flashback
 

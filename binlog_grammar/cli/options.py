@@ -295,8 +295,9 @@ def contradictions(args):
     fmt = getattr(args, "format", None)
     if getattr(args, "rows_only", False) and fmt != "jsonl":
         return "--rows-only applies to --format jsonl"
-    if getattr(args, "hexdump", False) and fmt == "jsonl":
-        return "--hexdump and --format jsonl are two different outputs: give one"
+    if getattr(args, "mysql_hexdump", False) and (fmt is not None or getattr(args, "flashback", False)):
+        return ("--hexdump (-H) is mysqlbinlog's hex dump in its forms (the replay script, "
+                "--base64-output=decode-rows): give no --format or --flashback with it")
     own = getattr(args, "contradictions", None)
     return own(args) if own is not None else None
 

@@ -8,8 +8,8 @@ by binlog_grammar.output.replay: AUTO (the default) the replay script, NEVER the
 event, DECODE-ROWS the same without BINLOG statements (with -vv what `mysqlbinlog -vv
 --base64-output=decode-rows` prints). `--format text` asks for this project's own text instead
 (binlog_grammar.output.dump_text: the same `###` row lines, but every event's lines whole in
-themselves, which --jobs splits across cores); `--format jsonl`, --hexdump and --flashback for the
-other outputs."""
+themselves, which --jobs splits across cores); `--format jsonl`, `--format hexdump` and --flashback
+for the other outputs. `-H`/`--hexdump` adds mysqlbinlog's hex dump to mysqlbinlog's forms."""
 from __future__ import annotations
 
 import argparse
@@ -70,6 +70,7 @@ def _forms(args) -> dict:
     return {"verbose": args.verbose, "short": args.short_form, "skip_gtids": args.skip_gtids,
             "never": args.base64_output == "never", "decode_rows": args.base64_output == "decode-rows",
             "disable_log_bin": args.disable_log_bin, "local_load": args.local_load,
+            "hexdump": getattr(args, "mysql_hexdump", False),
             **_printing(args)}
 
 

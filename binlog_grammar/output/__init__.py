@@ -18,7 +18,7 @@
     text.py          column values and types as mariadb-binlog -vv prints them; the partial JSON
                      update as the JSON_REPLACE / JSON_INSERT / JSON_REMOVE calls that apply it
                      (json_diff_calls, which sql_literals.py writes with too)
-    hexdump.py       `dump --hexdump`: one event's bytes dumped, the sections after it
+    hexdump.py       `dump --format hexdump`: one event's bytes dumped, the sections after it
                      (decompressed rows, the events of a payload), the lines
     hexlabels.py     the labels of the hex view: values as short text, spans as labelled runs,
                      the runs of row images

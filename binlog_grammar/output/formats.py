@@ -84,7 +84,7 @@ def _text(rows_only, options):
 
 
 class _HexWriter:
-    """`dump --hexdump`: each event's bytes, every run labelled by its spec field."""
+    """`dump --format hexdump`: each event's bytes, every run labelled by its spec field."""
 
     def lines(self, se) -> Iterable[str]:
         from .hexdump import render

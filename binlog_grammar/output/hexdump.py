@@ -1,4 +1,4 @@
-"""`binlog-grammar dump --hexdump`: mysqlbinlog's hex view with every byte run labelled by its spec field.
+"""`binlog-grammar dump --format hexdump`: mysqlbinlog's hex view with every byte run labelled by its spec field.
 
     from binlog_grammar.output.hexdump import render
     for se in open_stream(["mariadb-bin.000001"]).events():

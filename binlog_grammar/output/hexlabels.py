@@ -1,4 +1,4 @@
-"""The labels of `dump --hexdump` (binlog_grammar.output.hexdump): field values as short text,
+"""The labels of `dump --format hexdump` (binlog_grammar.output.hexdump): field values as short text,
 the spans binlog_grammar.runtime.spans records turned into labelled runs of bytes, and the runs of
 a rows event's row images, one a cell.
 

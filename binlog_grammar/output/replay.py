@@ -34,6 +34,7 @@ from ..binlog.events import query_text
 from ..generated import enums
 from ..runtime.decimal import decimal_size, decode_decimal
 from . import quoting
+from .replay_hex import hex_lines
 from .replay_load import LoadFiles
 from ..runtime.values import CHARSET_CODECS, errors_of
 from .dump_text import NO_BACKSLASH_ESCAPES, ANSI_QUOTES, SUPPRESS_USE, rows_text
@@ -198,12 +199,14 @@ class Replay:
     def __init__(self, verbose: int = 0, short: bool = False, skip_gtids: bool = False,
                  never: bool = False, disable_log_bin: bool = False, local_load=None,
                  row_count: bool = True, annotations: bool = True, positions: bool = True,
-                 reset_ids: bool = False, decode_rows: bool = False):
+                 reset_ids: bool = False, decode_rows: bool = False, hexdump: bool = False):
         self.verbose, self.short, self.skip_gtids, self.never = verbose, short, skip_gtids, never
         # --base64-output=DECODE-ROWS: no BINLOG statement at all (the format description's and
         # each statement's rows), the rows only as -v/-vv's ### lines: mariadb-binlog's reading
         # form, which no client can replay
         self.decode_rows = decode_rows
+        # -H/--hexdump: each header line holds the event's bytes (output/replay_hex.py)
+        self.hexdump, self.header_len = hexdump, 19
         self.disable_log_bin = disable_log_bin
         # mariadb-binlog's --print-row-count, --print-row-event-positions (every `# at` line)
         # and ANNOTATE_ROWS (--skip-annotate-row-events), on unless told
@@ -226,7 +229,7 @@ class Replay:
         self._ts = self._stamp = None  # the last header's time and its text
         self.held = []        # header lines of the statement's rows events, printed at its end
         self.mariadb = True   # the FORMAT_DESCRIPTION_EVENT's server: MariaDB
-        self.annotate = None  # the lines of an ANNOTATE_ROWS, printed with the next event
+        self.annotate = None  # an ANNOTATE_ROWS (event, data), printed with the next TABLE_MAP
 
     def header(self):
         """The script's first lines; with -D (disable_log_bin) the target does not log what the
@@ -237,7 +240,7 @@ class Replay:
         lines = FOOTER[:-1] + NO_LOG[1:] + FOOTER[-1:] if self.disable_log_bin else FOOTER
         return list(lines + RESET_IDS if self.reset_ids else lines)
 
-    def _head(self, ev, text: str, names: bool = False) -> str:
+    def _head(self, ev, text: str, names: bool = False, at=None) -> str:
         """The `#YYMMDD hh:mm:ss server id ...` line; `text` goes through quoting.comment when
         it holds binlog text (`names`), the rest is numbers the grammar read."""
         h = ev.header
@@ -247,7 +250,10 @@ class Replay:
         ts = int(h.timestamp)
         if ts != self._ts:
             self._ts, self._stamp = ts, _stamp(ts)
-        return (f"#{self._stamp} server id {int(h.server_id)}  end_log_pos {end}{crc} \t"
+        # -H: mariadb-binlog numbers an ANNOTATE_ROWS's bytes from the event printed with it (at)
+        gap = (" \n" + hex_lines(event_bytes(ev), int(ev.offset) if at is None else at,
+                                  self.header_len) + "# Event: \t" if self.hexdump else " \t")
+        return (f"#{self._stamp} server id {int(h.server_id)}  end_log_pos {end}{crc}{gap}"
                 + (quoting.comment(text) if names else text))
 
     def lines(self, se):
@@ -261,7 +267,7 @@ class Replay:
             # printed with the statement's first TABLE_MAP that is printed, as mariadb-binlog
             # keeps it; when a filter (-d, --table) dropped them, it goes with its statement
             if name == "TABLE_MAP_EVENT":
-                out += self.annotate
+                out += self._annotate_lines(*self.annotate, at=int(ev.offset))
             self.annotate = None
         d = ev.data
         if et is None:
@@ -289,6 +295,7 @@ class Replay:
         out = []
         created = int(d.get("create_timestamp") or 0)
         self.mariadb = "mariadb" in str(d.server_version).lower()
+        self.header_len = int(d.get("common_header_len") or 19)
         if not self.short:
             text = f"Start: binlog v {int(d.binlog_version)}, server v {d.server_version} created "
             text += _stamp(created or int(ev.header.timestamp)) + (" at startup" if created else "")
@@ -371,10 +378,13 @@ class Replay:
     def _annotate_rows_event(self, ev, d, se):
         if not self.annotations:
             return []
-        lines = ["# Annotate_rows:" if self.short else self._head(ev, "Annotate_rows:")]
-        lines += ["#Q> " + quoting.comment(line) for line in str(d.get("query", "")).split("\n")]
-        self.annotate = lines
+        self.annotate = (ev, d)
         return []
+
+    def _annotate_lines(self, ev, d, at):
+        lines = ["# Annotate_rows:" if self.short else self._head(ev, "Annotate_rows:", at=at)]
+        return lines + ["#Q> " + quoting.comment(line)
+                        for line in str(d.get("query", "")).split("\n")]
 
     def _table_map_event(self, ev, d, se):
         if self.never:

@@ -8,7 +8,7 @@ RepeatUntil, Switch), parsing exactly as construct does, and treats every other 
 leaf that it lets parse itself. Offsets inside a sized region (rt.Sized, a TLV value with a
 length) are translated back to offsets in the whole input.
 
-The docs use it to number the bytes of the hex examples; `binlog-grammar dump --hexdump`
+The docs use it to number the bytes of the hex examples; `binlog-grammar dump --format hexdump`
 (binlog_grammar/output/hexdump.py) labels every byte of an event with it. With `tlv_parts=True` a TLV
 entry's span also gets a "(tag)" span and, when the list has lengths, a "(length)" span before its
 value, so that every byte of the entry has a span of its own.

@@ -67,7 +67,7 @@ def _cli(*argv):
 
 COMMANDS = {
     "verify": ["verify"], "verify --json": ["verify", "--json"], "dump": ["dump", "--format", "text"],
-    "dump jsonl": ["dump", "--format", "jsonl"], "dump hexdump": ["dump", "--hexdump"],
+    "dump jsonl": ["dump", "--format", "jsonl"], "dump hexdump": ["dump", "--format", "hexdump"],
     "stats": ["stats"], "sql": ["sql"], "flashback": ["flashback"],
 }
 

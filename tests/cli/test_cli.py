@@ -113,7 +113,7 @@ REFUSED = [
     (["stats", "--top", "-1", SAMPLE], "stats", "argument --top: a number of transactions is 0 "
                                                 "or more, not -1"),
     (["dump", "--format", "text", "--rows-only", SAMPLE], "dump", "--rows-only applies to --format jsonl"),
-    (["dump", "--hexdump", "--format", "jsonl", SAMPLE], "dump", "--hexdump and --format jsonl"),
+    (["dump", "--hexdump", "--format", "jsonl", SAMPLE], "dump", "--hexdump (-H) is mysqlbinlog's"),
     (["stream", "--pos", "-1"], "stream", "argument --pos: a binlog position is from 4"),
     (["stream", "--pos", "3"], "stream", "argument --pos"),
     (["stream", "--server-id", "0"], "stream", "argument --server-id: a server id is from 1 to "

@@ -1,5 +1,5 @@
 """`--jobs N` (issue 26, item 4) writes what `--jobs 1` writes: the same stdout, the same stderr
-and the same exit status, for dump (text, JSON lines, --hexdump), sql, flashback and stats.
+and the same exit status, for dump (text, JSON lines, --format hexdump), sql, flashback and stats.
 
 BINLOG_GRAMMAR_SPLIT_BYTES forces a small split size, so that even the samples and the corpus
 files are cut into many transaction-aligned splits (test_files_are_cut checks that they are);
@@ -29,7 +29,7 @@ from binlog_grammar.cli import main, parallel
 from helpers.paths import ROOT, corpus_files, needs_corpus
 
 SAMPLES = sorted(str(p) for p in (ROOT / "samples").glob("mariadb-*"))
-COMMANDS = [("dump",), ("dump", "--format", "jsonl"), ("dump", "--hexdump"), ("sql",),
+COMMANDS = [("dump",), ("dump", "--format", "jsonl"), ("dump", "--format", "hexdump"), ("sql",),
             ("flashback",), ("stats",), ("stats", "--json"),
             # stats --jobs splits only what the compiled stats loop cannot read (cli/stats.py):
             # on the Python backend the splits' counts are merged

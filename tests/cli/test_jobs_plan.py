@@ -95,7 +95,7 @@ def dump(argv, out_path, split):
     return p.returncode, out_path.read_bytes(), p.stderr
 
 
-@pytest.mark.parametrize("argv", [["dump", "--format", "text"], ["dump", "--format", "jsonl"], ["dump", "--hexdump"]],
+@pytest.mark.parametrize("argv", [["dump", "--format", "text"], ["dump", "--format", "jsonl"], ["dump", "--format", "hexdump"]],
                          ids=" ".join)
 def test_real_stdout(tmp_path, argv):
     """Standard output a file: the workers' texts copied by os.sendfile from spool files that

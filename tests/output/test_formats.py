@@ -38,7 +38,7 @@ def test_every_format_is_one_entry_found_by_name():
 
 
 @pytest.mark.parametrize("name,argv", [("jsonl", ["--format", "jsonl"]), ("text", ["--format", "text"]),
-                                       ("hexdump", ["--hexdump"]),
+                                       ("hexdump", ["--format", "hexdump"]),
                                        ("debezium", ["--format", "jsonl", "--envelope", "debezium"])])
 def test_lines_of_is_the_writer_loop(name, argv):
     """lines_of (what the Spark source calls) gives what dump writes, for every lines format."""

@@ -1,4 +1,4 @@
-"""`dump --hexdump` (binlog_grammar/output/hexdump.py): every byte of an event once, in order, labelled by
+"""`dump --format hexdump` (binlog_grammar/output/hexdump.py): every byte of an event once, in order, labelled by
 its spec field.
 
 - every byte of every event of the MariaDB sample and of a MySQL corpus file appears exactly once
@@ -380,7 +380,7 @@ def test_hexdump_of_a_partial_json_update_is_the_same_every_run():
     for _ in range(2):
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
-            assert main(["dump", "--hexdump", path]) == 0
+            assert main(["dump", "--format", "hexdump", path]) == 0
         runs.append(buf.getvalue())
     assert "_io" not in runs[0] and " object at 0x" not in runs[0]
     assert runs[0] == runs[1]

@@ -1,7 +1,7 @@
 """dump's replay form (`--base64-output=AUTO`, output/replay.py) against `mariadb-binlog FILE`:
 byte for byte on the samples (plain, -v, -vv, -s), on the corpus files mariadb-binlog reads
-alike and on a real server's own binlog, and so is its reading form (`-vv
---base64-output=DECODE-ROWS`, the same without BINLOG statements); and as point-in-time recovery: a snapshot restored on a
+alike and on a real server's own binlog, and so are its reading form (`-vv
+--base64-output=DECODE-ROWS`, the same without BINLOG statements) and its hex dump (`-H`); and as point-in-time recovery: a snapshot restored on a
 fresh server plus `dump --start-position P FILES | mariadb` gives every table of the source.
 
 Nothing is normalised in the byte comparisons. Corpus files left out, and why: json.binlog
@@ -50,10 +50,12 @@ def mariadb_binlog(*args) -> bytes:
                                    ["--base64-output=decode-rows"],
                                    ["-v", "--base64-output=decode-rows"],
                                    ["-vv", "--base64-output=DECODE-ROWS"],
-                                   ["-vv", "-s", "--base64-output=decode-rows"]],
+                                   ["-vv", "-s", "--base64-output=decode-rows"],
+                                   ["-H"], ["-H", "-vv", "--base64-output=decode-rows"],
+                                   ["--hexdump", "--skip-annotate-row-events"]],
                          ids=["plain", "v", "vv", "s", "D", "no-row-count", "no-positions",
                               "no-annotate", "decode-rows", "v-decode-rows", "vv-decode-rows",
-                              "s-decode-rows"])
+                              "s-decode-rows", "H", "H-decode-rows", "hexdump-no-annotate"])
 def test_samples_are_mariadb_binlogs_bytes(flags):
     need_mariadb_binlog()
     for files in ([SAMPLES[0]], [SAMPLES[1]], SAMPLES):
@@ -72,8 +74,8 @@ def test_corpus_file_is_mariadb_binlogs_bytes(name):
         pytest.skip(f"the shared corpus has no {name}")
     r = dump("--base64-output=auto", path)
     assert r.stdout == mariadb_binlog(path)
-    decode = ["-vv", "--base64-output=decode-rows"]
-    assert dump(*decode, path).stdout == mariadb_binlog(*decode, path)
+    for flags in (["-vv", "--base64-output=decode-rows"], ["-H"]):
+        assert dump(*flags, path).stdout == mariadb_binlog(*flags, path), flags
 
 
 def test_base64_output_is_read_in_any_case():
@@ -113,7 +115,7 @@ def test_a_servers_own_binlog_is_mariadb_binlogs_bytes():
         assert r.returncode == 0, r.stderr.decode(errors="replace")
         src.sql("FLUSH BINARY LOGS")
         files = [str(p) for p in src.binlogs()]
-        for flags in ([], ["-vv"], ["-vv", "--base64-output=decode-rows"]):
+        for flags in ([], ["-vv"], ["-vv", "--base64-output=decode-rows"], ["-H", "-v"]):
             got = dump(*flags, *files)
             assert got.returncode == 0, got.stderr.decode()
             assert got.stdout == mariadb_binlog(*flags, *files)

@@ -34,7 +34,7 @@ def test_undecodable_statements_are_written(client, tmp_path):
     # the compiled backend where it is built (tests/native/test_without_compiler.py runs without)
     for backend in ("python",) if native.unavailable() is not None else ("c", "python"):
         for words in (["dump", "--format", "text"], ["dump", "--format", "jsonl"], ["dump", "--format", "jsonl",
-                      "--envelope", "debezium"], ["sql"], ["stats"], ["dump", "--hexdump"]):
+                      "--envelope", "debezium"], ["sql"], ["stats"], ["dump", "--format", "hexdump"]):
             r = subprocess.run([sys.executable, "-m", "binlog_grammar", "--backend", backend,
                                 *words, str(path)], capture_output=True, cwd=ROOT)
             assert r.returncode == 0, (backend, words, r.stderr.decode(errors="replace")[-800:])
