@@ -100,6 +100,7 @@ def run_replay(args) -> int:
     import sys
 
     from ..output.replay import NeverError, Replay
+    from ..output.replay_lane import attach as attach_lane
     from .reading import open_input, report_damage, stdout
 
     stream, progress = open_input(args)
@@ -107,15 +108,20 @@ def run_replay(args) -> int:
         stream.cut = "transactions"  # replayable output: a window keeps or drops whole transactions
     out = stdout()
     replay = Replay(**_forms(args))
+    lane = attach_lane(stream, replay)  # runs of events written in C (output/replay_lane.py)
     write = out.write
     started = False
     try:
         write("".join(line + "\n" for line in replay.header()))
         for se in stream.events():
+            if lane is not None and lane.put(se, out):  # a run the lane wrote
+                continue
             ev = se.event
             if started and ev.name == "FORMAT_DESCRIPTION_EVENT" and int(ev.offset) == 4:
                 write("DELIMITER ;\nDELIMITER /*!*/;\n")  # the next file, as mysqlbinlog
                 replay = Replay(**_forms(args))
+                if lane is not None:
+                    lane.replay = replay
             if not started and ev.name != "FORMAT_DESCRIPTION_EVENT":
                 # a window that starts later: the first file's FORMAT_DESCRIPTION_EVENT first,
                 # as mysqlbinlog prints it (the server applies no BINLOG statement before one)

@@ -131,7 +131,7 @@ def replay_texts() -> dict:
         rp = Replay(short=short)
         ev = _probe_event("ANNOTATE_ROWS_EVENT", query="q")
         rp._annotate_rows_event(ev, ev.data, None)
-        first, q = rp.annotate
+        first, q = pending_lines(rp)
         t[key] = (_after_tab(first) if not short else first) + "\n"
         t["q"] = q[:-1]
     # the BINLOG block around an event's base64, and the row count
@@ -172,6 +172,17 @@ def replay_texts() -> dict:
                 twin=bytes(twin), width=width)
 
 
+def pending_lines(rp) -> list:
+    """The lines of the ANNOTATE_ROWS Replay holds for the next TABLE_MAP ([] none): its lines,
+    or the (event, data) it makes them from."""
+    held = rp.annotate
+    if held is None:
+        return []
+    if isinstance(held, tuple):
+        return rp._annotate_lines(*held, at=int(held[0].offset))
+    return list(held)
+
+
 def stamps(first: int, count: int) -> bytes:
     """The time texts of `count` seconds from `first`, as Replay's header lines write them."""
     rp = Replay()
@@ -191,9 +202,10 @@ def attach(stream, replay):
     when the compiled backend runs and the stream reads every event as it is; the lane, or
     None. A new Replay (the next file) is the lane's `replay` from then on."""
     mod = lane_module()
-    if mod is None or replay.never or not stream.filters.keeps_all or stream.window.active \
+    if mod is None or replay.never or getattr(replay, "hexdump", False) \
+            or not stream.filters.keeps_all or stream.window.active \
             or stream.skip_damaged or stream.server is not None \
-            or stream.rewrite or stream.table_metadata or not hasattr(mod.Lane, "replay"):
+            or stream.rewrite or stream.table_metadata or not hasattr(mod, "STAMP"):
         return None
     try:
         replay_texts()
@@ -320,7 +332,7 @@ class ReplayLane(TextLane):
         rp = self.replay
         start = pos
         annotate = None if rp.annotate is None else \
-            "".join(line + "\n" for line in rp.annotate).encode("utf-8", "surrogateescape")
+            "".join(line + "\n" for line in pending_lines(rp)).encode("utf-8", "surrogateescape")
         texts, gtid, gtids, tables, last_ts, asked = [], None, 0, {}, -1, None
         session = tuple(-1 if v is None else int(v) for v in (rp.domain, rp.server, rp.parallel))
         thread = -1 if rp.thread_id is None else int(rp.thread_id)
@@ -351,13 +363,28 @@ class ReplayLane(TextLane):
             return None
         self.runs += 1
         self.stopped += reason == self.mod.EVENT
-        rp.annotate = None if annotate is None else \
-            annotate.decode("utf-8", "surrogateescape").split("\n")[:-1]
+        rp.annotate = None  # whatever it held went with the first event written, and the lane
+        # ends a run before an ANNOTATE_ROWS it wrote and no event printed yet
         if last_ts >= 0 and last_ts in self._stamp_of:
             rp._ts, rp._stamp = last_ts, self._stamp_of[last_ts]
         text = b"".join(texts)
         return Written(text if self.raw else text.decode("utf-8", "surrogateescape"), pos, gtid,
                        gtids, tables)
+
+    def put(self, item, out) -> bool:
+        """Write `item` of the stream to `out` (a text stream) when it is a run this lane wrote
+        (its UTF-8 bytes to out's byte buffer when out writes UTF-8 with surrogateescape, else
+        decoded through out); False for any other item."""
+        if type(item) is not Written:
+            return False
+        text = item.text
+        raw = raw_writer(out) if isinstance(text, bytes) else None
+        if raw is None:
+            out.write(text if isinstance(text, str) else text.decode("utf-8", "surrogateescape"))
+        else:
+            out.flush()  # the text written through out so far goes first
+            raw.write(text)
+        return True
 
     def go_on(self, f, pos, stop=None):
         """Not for the replay form (its state crosses from the event before): None."""

@@ -58,6 +58,11 @@ typedef struct bg_replay {
     int64_t domain, server, parallel;  /* -1: not set yet */
     bg_buf annotate;                   /* the lines of an ANNOTATE_ROWS not yet printed */
     int has_annotate;
+    /* an ANNOTATE_ROWS this run wrote and no event printed yet: where it began (in the file and
+     * in the text), -1 none; a run never ends holding one (it ends before it instead), so Replay
+     * is never handed lines it did not make */
+    int64_t ann_pos, s_ann_pos;
+    size_t ann_out, s_ann_out;
     int64_t last_ts;                   /* the time of the last header line written, -1 none */
     /* the statement being written: its header lines, its events' base64 and rows text */
     int in_stmt;
@@ -181,7 +186,13 @@ static void bg_replay_set_stamp(bg_replay *R, int64_t ts, const char *text)
 
 static int bg_replay_put(bg_buf *b, const bg_lane_text *t)
 {
-    return bg_buf_put(b, t->p, t->n);
+    return t->n ? bg_buf_put(b, t->p, t->n) : 0;
+}
+
+/* the bytes of buffer src appended to b (an empty one, whose p may be NULL: nothing) */
+static int bg_replay_append(bg_buf *b, const bg_buf *src)
+{
+    return src->n ? bg_buf_put(b, src->p, src->n) : 0;
 }
 
 static int bg_replay_copy(bg_buf *dst, const bg_buf *src)
@@ -219,6 +230,8 @@ static int bg_replay_begin(bg_replay *R, bg_lane_run *run, int64_t offset)
     R->s_pos = offset;
     R->s_last_ts = R->last_ts;
     R->s_has_annotate = R->has_annotate;
+    R->s_ann_pos = R->ann_pos;
+    R->s_ann_out = R->ann_out;
     R->held.n = R->b64.n = R->rowtext.n = 0;
     R->rows = 0;
     return R->has_annotate ? bg_replay_copy(&R->s_annotate, &R->annotate) : 0;
@@ -232,6 +245,8 @@ static int64_t bg_replay_undo(bg_replay *R, bg_lane_run *run)
     run->nassigned = R->s_assigned;
     R->last_ts = R->s_last_ts;
     R->has_annotate = R->s_has_annotate;
+    R->ann_pos = R->s_ann_pos;
+    R->ann_out = R->s_ann_out;
     if (R->has_annotate && bg_replay_copy(&R->annotate, &R->s_annotate) < 0)
         return -1;
     return R->s_pos;
@@ -247,7 +262,8 @@ static int bg_replay_b64(bg_replay *R, const uint8_t *raw, int64_t len, int code
         return bg_base64_lines(&R->b64, raw, len, R->width);
     bg_buf *t = &R->twin_bytes;
     t->n = 0;
-    if (bg_buf_put(t, raw, (size_t)head_len) < 0 || bg_buf_put(t, rows, (size_t)rows_len) < 0)
+    if (bg_buf_put(t, raw, (size_t)head_len) < 0 ||
+            (rows_len > 0 && bg_buf_put(t, rows, (size_t)rows_len) < 0))
         return -1;
     int64_t total = (int64_t)t->n + crc;
     if (total > 0xFFFFFFFFLL)
@@ -415,8 +431,9 @@ static int bg_replay_event(bg_lane *L, bg_replay *R, bg_lane_run *run, const uin
         BG_RPUT(bg_lane_printf(out, "# at %lld\n", (long long)offset));
     if (R->has_annotate) {  /* printed with a TABLE_MAP, dropped by anything else */
         if (table_map)
-            BG_RPUT(bg_buf_put(out, R->annotate.p, R->annotate.n));
+            BG_RPUT(bg_replay_append(out, &R->annotate));
         R->has_annotate = 0;
+        R->ann_pos = -1;
     }
 
     if (code == BG_LANES_GTID_CODE) {
@@ -468,9 +485,9 @@ static int bg_replay_event(bg_lane *L, bg_replay *R, bg_lane_run *run, const uin
                                    (unsigned long long)q.exec_time,
                                    (unsigned long long)q.error_code));
         }
-        BG_RPUT(bg_buf_put(out, stmt[0].p, stmt[0].n));
+        BG_RPUT(bg_replay_put(out, &stmt[0]));
         BG_RPUT(bg_lane_printf(out, "%u", (unsigned)bg_u32le(raw + BG_FULL_TIMESTAMP_AT)));
-        BG_RPUT(bg_buf_put(out, stmt[1].p, stmt[1].n));
+        BG_RPUT(bg_replay_put(out, &stmt[1]));
     } else if (code == BG_LANES_ANNOTATE_CODE) {
         if (R->options & BG_RO_ANNOTATIONS) {
             bg_buf *a = &R->annotate;
@@ -490,13 +507,16 @@ static int bg_replay_event(bg_lane *L, bg_replay *R, bg_lane_run *run, const uin
                 const uint8_t *nl = memchr(q, '\n', (size_t)(qend - q));
                 const uint8_t *stop = nl ? nl : qend;
                 BG_RPUT(bg_replay_put(a, &R->text[BG_RT_Q]));
-                BG_RPUT(bg_buf_put(a, q, (size_t)(stop - q)));
+                if (stop > q)
+                    BG_RPUT(bg_buf_put(a, q, (size_t)(stop - q)));
                 BG_RPUT(bg_buf_put(a, "\n", 1));
                 if (nl == NULL)
                     break;
                 q = nl + 1;
             }
             R->has_annotate = 1;
+            R->ann_pos = offset;
+            R->ann_out = start;
         }
     } else if (table_map) {
         if (!shortf) {
@@ -534,21 +554,21 @@ static int bg_replay_event(bg_lane *L, bg_replay *R, bg_lane_run *run, const uin
                 return r;
             }
             if (R->verbose > 1)
-                BG_RPUT(bg_buf_put(&R->rowtext, R->vv.p, R->vv.n));
+                BG_RPUT(bg_replay_append(&R->rowtext, &R->vv));
             else if (R->verbose)
-                BG_RPUT(bg_replay_plain_rows(&R->rowtext, R->vv.p, R->vv.n));
+                BG_RPUT(R->vv.n ? bg_replay_plain_rows(&R->rowtext, R->vv.p, R->vv.n) : 0);
             R->rows += nrows;
         }
         if (flags & R->stmt_end) {  /* the statement's end: what Replay._flush writes */
             R->in_stmt = 0;
             if (!shortf) {
-                BG_RPUT(bg_buf_put(out, R->held.p, R->held.n));
+                BG_RPUT(bg_replay_append(out, &R->held));
                 if (!(R->options & BG_RO_DECODE_ROWS)) {
                     BG_RPUT(bg_replay_put(out, &R->text[BG_RT_BLOCK_HEAD]));
-                    BG_RPUT(bg_buf_put(out, R->b64.p, R->b64.n));
+                    BG_RPUT(bg_replay_append(out, &R->b64));
                     BG_RPUT(bg_replay_put(out, &R->text[BG_RT_BLOCK_TAIL]));
                 }
-                BG_RPUT(bg_buf_put(out, R->rowtext.p, R->rowtext.n));
+                BG_RPUT(bg_replay_append(out, &R->rowtext));
                 if (R->options & BG_RO_ROW_COUNT) {
                     BG_RPUT(bg_replay_put(out, &R->text[BG_RT_ROWS_COUNT]));
                     BG_RPUT(bg_lane_printf(out, "%lld\n", (long long)R->rows));
@@ -572,6 +592,7 @@ static int bg_replay_run(bg_lane *L, bg_replay *R, const uint8_t *buf, int64_t b
 {
     run->reason = BG_LANE_END;
     R->in_stmt = 0;
+    R->ann_pos = -1;
     if (stop > base + n)
         stop = base + n;
     while (pos < stop) {
@@ -604,6 +625,14 @@ static int bg_replay_run(bg_lane *L, bg_replay *R, const uint8_t *buf, int64_t b
         if (back < 0)
             return -1;
         pos = back;
+        if (run->reason == BG_LANE_END)
+            run->reason = BG_LANE_EVENT;
+    }
+    if (R->has_annotate && R->ann_pos >= 0) {  /* an ANNOTATE_ROWS printed with nothing yet */
+        run->out.n = R->ann_out;
+        pos = R->ann_pos;
+        R->has_annotate = 0;
+        R->ann_pos = -1;
         if (run->reason == BG_LANE_END)
             run->reason = BG_LANE_EVENT;
     }
