@@ -20,9 +20,9 @@ times, alternating and repeated, each in a fresh process (so peak memory is its 
   the file's events fed offline to its BinLogPacketWrapper, every row value read; its code is
   untouched, the harness (a stand-in for its control connection) is ours;
 - `mariadb-binlog -vv --base64-output=decode-rows FILE > /dev/null`;
-- cli-replay, cli-replay-v against mariadb-binlog-replay, mariadb-binlog-replay-v: `dump FILE`
-  (the replay form, dump's default) and `dump -v FILE` against `mariadb-binlog FILE` and
-  `mariadb-binlog -v FILE`, whole processes;
+- cli-replay, cli-replay-v, cli-replay-vv against mariadb-binlog-replay, mariadb-binlog-replay-v,
+  mariadb-binlog-replay-vv: `dump FILE` (the replay form, dump's default), `dump -v FILE` and
+  `dump -vv FILE` against `mariadb-binlog FILE`, `-v FILE` and `-vv FILE`, whole processes;
 - cli-dump, cli-dump-jobs2, cli-jsonl, cli-jsonl-jobs2, cli-stats, cli-debezium: the whole process of
   `binlog-grammar dump -vv --base64-output=decode-rows FILE > /dev/null` (--jobs 2, --format jsonl, stats, --envelope debezium), start to end as a
   user runs it, against mariadb-binlog's whole process (issue 26's goals for dump and JSON lines).
@@ -215,7 +215,9 @@ FLASHBACK = {"cli-flashback": ["dump", "--flashback"],
 # dump's default replay form (and -v) against mariadb-binlog FILE (and -v), both whole processes
 # (issue 28: BINLOG blocks of the events' bytes, byte-identical output)
 REPLAY = {"cli-replay": ["dump", "--base64-output=auto"], "cli-replay-v": ["dump", "--base64-output=auto", "-v"],
-          "mariadb-binlog-replay": [], "mariadb-binlog-replay-v": ["-v"]}
+          "cli-replay-vv": ["dump", "--base64-output=auto", "-vv"],
+          "mariadb-binlog-replay": [], "mariadb-binlog-replay-v": ["-v"],
+          "mariadb-binlog-replay-vv": ["-vv"]}
 
 # start to end of the command a user types (issue 26): the whole process, imports included
 STARTUP = {"startup-dump": ["dump", "-vv", "--base64-output=decode-rows"], "startup-jsonl": ["dump", "-vv", "--base64-output=decode-rows", "--format", "jsonl"],
@@ -288,9 +290,9 @@ def run_one(name, path) -> dict:
         return run_whole(["mariadb-binlog", str(path)])
     if name == "cli-flashback":
         return run_whole(command_line() + FLASHBACK[name] + [str(path)])
-    if name in ("cli-replay", "cli-replay-v"):
+    if name in ("cli-replay", "cli-replay-v", "cli-replay-vv"):
         return run_whole(command_line() + REPLAY[name] + [str(path)])
-    if name in ("mariadb-binlog-replay", "mariadb-binlog-replay-v"):
+    if name in ("mariadb-binlog-replay", "mariadb-binlog-replay-v", "mariadb-binlog-replay-vv"):
         return run_whole(["mariadb-binlog", "--no-defaults", *REPLAY[name], str(path)])
     if name == "mariadb-binlog-flashback":
         return run_whole(["mariadb-binlog", "--no-defaults", *FLASHBACK[name], str(path)])
@@ -550,7 +552,8 @@ def main(argv=None):
         lines.append(f"- start to end, dump --flashback FILE / mariadb-binlog --flashback FILE: "
                      f"{a:.2f} s / {b:.2f} s ({a / b:.2f}x)")
     for ours, theirs in (("cli-replay", "mariadb-binlog-replay"),
-                         ("cli-replay-v", "mariadb-binlog-replay-v")):
+                         ("cli-replay-v", "mariadb-binlog-replay-v"),
+                         ("cli-replay-vv", "mariadb-binlog-replay-vv")):
         if ours in med and theirs in med:
             a, b = med[ours][0], med[theirs][0]
             flags = " ".join(REPLAY[theirs])

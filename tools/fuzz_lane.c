@@ -37,7 +37,14 @@
  * checked: it stops inside [pos, stop] on an event boundary, it writes text when and only when
  * it writes events (each starting with "# at <offset>"), a full run is at its limit, an END run
  * at the stop, the ids it assigns are known tables'. A broken promise aborts (libFuzzer keeps the
- * input); so does a sanitizer's report. */
+ * input); so does a sanitizer's report.
+ *
+ * Then the replay lane's core (replay.h: dump's replay form) runs over the same events and state,
+ * driven the same way (a run that stops for a time text is given one and goes on), its options
+ * from byte 3 (bits 0-5: -s, positions, row count, annotations, --skip-gtids, decode-rows; bits
+ * 6-7: -v's count), every QUERY_EVENT's lines known under session state 0: its runs keep the
+ * same promises (text only with events, written from an event boundary; a statement of rows
+ * events whole or not at all, so a run never ends inside one). */
 #define BG_LANE_NO_PYTHON
 #include "lane.c"
 
@@ -315,6 +322,139 @@ static void check_run(const harness *h, const bg_lane_run *run, const uint8_t *b
             broken("an id assigned to no known table");
 }
 
+/* the replay lane's settings: short fixed texts (output/replay_lane.py gives Replay's) */
+static int setup_replay(bg_replay *R, int byte3)
+{
+    static const char *const texts[BG_RT_N] = {
+        [BG_RT_GTID] = "GTID ", [BG_RT_CID] = " cid=", [BG_RT_SEQ_PRE] = "SET seq=",
+        [BG_RT_SEQ_POST] = ";\n", [BG_RT_XID] = "Xid = ", [BG_RT_COMMIT] = "COMMIT;\n",
+        [BG_RT_TABLE_MAP] = "Table_map", [BG_RT_ANNOTATE] = "Annotate_rows:\n",
+        [BG_RT_ANNOTATE_SHORT] = "# Annotate_rows:\n", [BG_RT_Q] = "#Q> ",
+        [BG_RT_BLOCK_HEAD] = "\nBINLOG '\n", [BG_RT_BLOCK_TAIL] = "';\n",
+        [BG_RT_ROWS_COUNT] = "# Number of rows: ", [BG_RT_START] = "START TRANSACTION;\n"};
+    bg_replay_init(R);
+    for (int k = 0; k < BG_RT_N; k++)
+        if (bg_lane_text_set(&R->text[k], texts[k], strlen(texts[k])) < 0)
+            return -1;
+    for (int c = 0; c < 256; c++) {
+        if (!(c & 0x60) && bg_lane_text_set(&R->gtid_suffix[c], c & 4 ? " trans" : "", c & 4 ? 6 : 0) < 0)
+            return -1;  /* bits 5 and 6 (XA): the Python path's */
+        R->gtid_info[c] = (c & 1 ? 0 : BG_RG_START) | (c & 8 ? 0 : BG_RG_PARALLEL) | (c & 2 ? BG_RG_CID : 0);
+        if ((bg_lanes_rows_version(c) || bg_lanes_compressed_version(c)) &&
+                bg_lane_text_set(&R->rows_label[c], "Write_rows: table id ", 21) < 0)
+            return -1;
+        if ((c == BG_LANES_MYSQL_GTID_CODE || c == BG_LANES_ANONYMOUS_GTID_CODE) &&
+                bg_lane_text_set(&R->ignorable[c], "Ignorable\n# Ignorable\n", 22) < 0)
+            return -1;
+        R->twin[c] = bg_lanes_compressed_version(c) ? (uint8_t)(c - 143) : 0;
+    }
+    R->width = 76;
+    R->options = byte3 & 63;
+    R->verbose = (byte3 >> 6) > 2 ? 2 : byte3 >> 6;
+    R->stmt_end = 1;
+    R->thread_specific = 4;
+    return 0;
+}
+
+/* each QUERY_EVENT of buf[0:n] its reader accepts: lines known under session state 0 */
+static int learn_replay(const bg_lane *L, bg_replay *R, const uint8_t *buf, int64_t n)
+{
+    for (int64_t off = 0; n - off >= BG_FULL_HEADER_LEN;) {
+        const uint8_t *raw = buf + off;
+        int64_t len = bg_u32le(raw + BG_FULL_EVENT_LENGTH_AT);
+        if (len < BG_FULL_HEADER_LEN || len > n - off)
+            break;
+        off += len;
+        int code = raw[BG_FULL_TYPE_CODE_AT], phl = L->post_header_len[code];
+        int64_t dlen = len - L->crc_len[code] - BG_FULL_HEADER_LEN;
+        bg_lanes_query q;
+        if (code != BG_LANES_QUERY_CODE || dlen < 0 ||
+                bg_lanes_read_query(raw + BG_FULL_HEADER_LEN, dlen, phl, code, &q) != 0)
+            continue;
+        if (R->thread_id < 0)
+            R->thread_id = (int64_t)q.thread_id;
+        if (bg_replay_query_key(&R->qkey, 0, (unsigned)bg_le_uint(raw + BG_FULL_FLAGS_AT, 2),
+                                raw + BG_FULL_HEADER_LEN, dlen, phl, &q) < 0 ||
+                bg_replay_add_stmt(R, (const uint8_t *)R->qkey.p, R->qkey.n, "\txid=0\nSET TIMESTAMP=",
+                                   21, "/*!*/;\nBEGIN\n/*!*/;\n", 20) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* one replay run's promises */
+static void check_replay_run(const bg_replay *R, const bg_lane_run *run, const uint8_t *buf,
+                             int64_t pos, int64_t stop, int64_t max_bytes)
+{
+    if (run->pos < pos || run->pos > stop)
+        broken("a replay run stopped outside [pos, stop]");
+    int64_t at = pos, events = 0;
+    while (at < run->pos) {
+        int64_t len = bg_u32le(buf + (at - OFFSET) + BG_FULL_EVENT_LENGTH_AT);
+        if (len < BG_FULL_HEADER_LEN || len > run->pos - at)
+            broken("a replay run stopped inside an event");
+        at += len;
+        events++;
+    }
+    if (events == 0 && run->out.n != 0)
+        broken("replay text without events");
+    if (R->in_stmt)
+        broken("a replay run ended inside a statement");
+    int printed = !(R->options & BG_RO_SHORT) && (R->options & BG_RO_POSITIONS);
+    if (events && printed && (run->out.n < 6 || memcmp(run->out.p, "# at ", 5) != 0 ||
+                              strtoll(run->out.p + 5, NULL, 10) != pos))
+        broken("a replay run's text does not start with its first event's offset");
+    if (run->reason == BG_LANE_FULL && (int64_t)run->out.n < max_bytes)
+        broken("a FULL replay run under its limit");
+    if (run->nassigned % 2 != 0 || run->nassigned / 2 > (size_t)events)
+        broken("more TABLE_MAPs assigned than events in a replay run");
+}
+
+/* the replay lane over the events, from the state the text runs left */
+static void run_replay_lane(harness *h, const uint8_t *buf, int64_t n, int64_t stop,
+                            int64_t max_bytes, int byte3)
+{
+    bg_replay *R = malloc(sizeof *R);
+    if (R == NULL)
+        return;
+    if (setup_replay(R, byte3) < 0 || learn_replay(&h->lane, R, buf, n) < 0)
+        goto out;
+    int64_t pos = OFFSET, asked = -1;
+    for (int guard = 0; pos < stop && guard < 100000; guard++) {
+        bg_lane_run run;
+        memset(&run, 0, sizeof run);
+        R->state = 0;
+        if (bg_replay_run(&h->lane, R, buf, OFFSET, n, pos, stop, max_bytes, &run) < 0) {
+            bg_lane_run_free(&run);
+            break;
+        }
+        check_replay_run(R, &run, buf, pos, stop, max_bytes);
+        int reason = run.reason;
+        int64_t was = pos;
+        pos = run.pos;
+        bg_lane_run_free(&run);
+        if (reason == BG_LANE_STAMP && !(R->need_ts == asked && pos == was)) {
+            asked = R->need_ts;
+            bg_replay_set_stamp(R, R->need_ts, "260101 10:00:00");
+            continue;
+        }
+        if (reason == BG_LANE_FULL)
+            continue;
+        if (reason == BG_LANE_END && pos == stop)
+            break;
+        /* the Python path reads the event (it writes a statement to its end the same way) */
+        if (stop - pos < BG_FULL_HEADER_LEN)
+            break;
+        int64_t len = bg_u32le(buf + (pos - OFFSET) + BG_FULL_EVENT_LENGTH_AT);
+        if (len < BG_FULL_HEADER_LEN || len > stop - pos)
+            break;
+        pos += len;
+    }
+out:
+    bg_replay_free(R);
+    free(R);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static int ready;
@@ -396,6 +536,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         pos += len;
     }
+    run_replay_lane(h, buf, n, stop, max_bytes, data[3]);
     free(buf);
 done:
     free_harness(h);
