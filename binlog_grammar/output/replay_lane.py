@@ -93,10 +93,12 @@ def replay_texts() -> dict:
     xa = flags.get("FL_PREPARED_XA", 0) | flags.get("FL_COMPLETED_XA", 0)
     suffix, info = [None] * 256, bytearray(256)
     ident = f"{p['domain']}-{p['server']}-{p['seq']}"
+    rp, ev = Replay(), _probe_event("GTID_EVENT", domain_id=p["domain"], seq_no=p["seq"],
+                                    commit_id=p["commit"], xid=None)
     for f2 in range(256):
-        ev = _probe_event("GTID_EVENT", flags2=f2, domain_id=p["domain"], seq_no=p["seq"],
-                          commit_id=p["commit"], xid=None)
-        lines = Replay()._gtid_event(ev, ev.data, None)
+        ev.data["flags2"] = f2
+        rp.parallel = rp.domain = rp.server = None  # a fresh script's session: every SET line
+        lines = rp._gtid_event(ev, ev.data, None)
         head = _after_tab(lines[0])
         t["gtid"], rest = head.split(ident, 1)
         bits = 0
