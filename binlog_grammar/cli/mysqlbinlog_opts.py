@@ -99,6 +99,10 @@ def add_mysqlbinlog_options(parser):
                         "--server-id)")
     g.add_argument("--ignore-server-ids", type=_server_ids, default=None, metavar="ID,ID...",
                    help="leave out the events of these server ids (as mariadb-binlog)")
+    g.add_argument("--do-domain-ids", type=_domain_ids, default=None, metavar="ID,ID...",
+                   help="only the transactions of these GTID domains (as mariadb-binlog)")
+    g.add_argument("--ignore-domain-ids", type=_domain_ids, default=None, metavar="ID,ID...",
+                   help="leave out the transactions of these GTID domains (as mariadb-binlog)")
     g.add_argument("-r", "--result-file", metavar="FILE",
                    help="write the output to FILE instead of stdout; with --raw, the folder "
                         "(DIR/) the server's binlog files are written into")
@@ -159,6 +163,25 @@ def _server_ids(text: str) -> frozenset:
     return frozenset(one(part.strip()) for part in str(text).split(",") if part.strip())
 
 
+def _domain_ids(text: str) -> frozenset:
+    """A comma-separated list of GTID domain ids (mariadb-binlog's --do/--ignore-domain-ids)."""
+    one = int_in(0, (1 << 32) - 1, "a GTID domain id")
+    return frozenset(one(part.strip()) for part in str(text).split(",") if part.strip())
+
+
+def _kept_domains(args):
+    """(a test of a GTID domain id, or None for every domain; an error message or None)."""
+    keep, drop = args.do_domain_ids, args.ignore_domain_ids
+    if keep is not None and drop is not None:
+        return None, ("--ignore-domain-ids cannot be given with --do-domain-ids "
+                      "(mariadb-binlog refuses both rules too)")
+    if keep is not None:
+        return keep.__contains__, None
+    if drop is not None:
+        return (lambda domain: domain not in drop), None
+    return None, None
+
+
 def _kept_ids(args):
     """(ids kept or None, ids left out, None) from --server-id or --do-server-ids (one rule)
     and --ignore-server-ids; an error message when a do rule and an ignore rule are both given,
@@ -174,9 +197,10 @@ def _kept_ids(args):
 def _selected(args, inner) -> int:
     """inner(args) with --offset and the server id rules applied to the stream dump opens."""
     keep, drop, error = _kept_ids(args)
+    domain, error = (None, error) if error else _kept_domains(args)
     if error:
         return _usage(args, error)
-    if not args.offset and keep is None and not drop:
+    if not args.offset and keep is None and not drop and domain is None:
         return inner(args)
     from .. import native
     from . import reading
@@ -189,7 +213,7 @@ def _selected(args, inner) -> int:
 
     def open_input(a):
         stream, progress = opened(a)
-        stream.events = _filter(stream.events, args.offset, keep, drop)
+        stream.events = _filter(stream.events, args.offset, keep, drop, domain)
         return stream, progress
 
     # dump's text imported it by name; the replay form (replay_opts) imports it when it runs
@@ -200,17 +224,26 @@ def _selected(args, inner) -> int:
         dump_module.open_input = reading.open_input = opened
 
 
-def _filter(events, offset, keep, drop):
-    """The events of `events()` mariadb-binlog keeps with --offset and its server id rules
-    (`keep`: the ids kept, None for all; `drop`: the ids left out)."""
+def _filter(events, offset, keep, drop, domain=None):
+    """The events of `events()` mariadb-binlog keeps with --offset, its server id rules
+    (`keep`: the ids kept, None for all; `drop`: the ids left out) and its GTID domain rules
+    (`domain`: does a domain pass, None for all). A domain rule leaves out a MariaDB GTID of
+    another domain and every event after it up to the next GTID that passes (or the next file),
+    as mariadb-binlog does: whole transactions, and what lies between them."""
     def kept():
-        n = 0
+        n, passing = 0, True
         for se in events():
             n += 1
             name = se.event.name
             if name == "FORMAT_DESCRIPTION_EVENT":
+                passing = True
                 yield se
                 continue
+            if domain is not None:
+                if name == "GTID_EVENT":
+                    passing = domain(int(se.event.data.domain_id))
+                if not passing:
+                    continue
             if n <= offset:
                 continue
             if name != "ROTATE_EVENT":

@@ -78,9 +78,10 @@ def _printing(args) -> dict:
     """Replay's keywords of mariadb-binlog's on-by-default printing options."""
     return {"row_count": args.print_row_count, "positions": args.print_row_event_positions,
             "annotations": not args.skip_annotate_row_events,
-            # any server id rule (cli/mysqlbinlog_opts.py): mariadb-binlog's footer then resets
+            # any server id or domain rule (cli/mysqlbinlog_opts.py): mariadb-binlog's footer resets
             "reset_ids": any(getattr(args, name, None) is not None
-                             for name in ("do_server_ids", "ignore_server_ids"))}
+                             for name in ("do_server_ids", "ignore_server_ids", "do_domain_ids",
+                                          "ignore_domain_ids"))}
 
 
 def replay_wanted(args) -> bool:

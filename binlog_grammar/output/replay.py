@@ -311,8 +311,10 @@ class Replay:
     def _gtid_list_event(self, ev, d, se):
         if self.short:
             return []
-        gtids = ",".join(f"{int(g['domain_id'])}-{int(g['server_id'])}-{int(g['seq_no'])}"
-                         for g in d.get("gtids") or ())
+        # sorted by domain, then sequence number, one a line: as mariadb-binlog prints them
+        items = sorted(((int(g["domain_id"]), int(g["seq_no"]), int(g["server_id"]))
+                        for g in d.get("gtids") or ()), key=lambda x: x[:2])
+        gtids = ",\n# ".join(f"{dom}-{sid}-{seq}" for dom, seq, sid in items)
         return [self._head(ev, f"Gtid list [{gtids}]")]
 
     def _binlog_checkpoint_event(self, ev, d, se):

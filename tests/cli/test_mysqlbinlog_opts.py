@@ -31,11 +31,13 @@ CREATE DATABASE a; CREATE DATABASE b;
 CREATE TABLE a.t (id INT PRIMARY KEY, v VARCHAR(20));
 CREATE TABLE b.t (id INT PRIMARY KEY, v VARCHAR(20));
 INSERT INTO a.t VALUES (1, 'a1'), (2, 'a2');
-USE a; INSERT INTO b.t VALUES (1, 'b from a');
-USE b; INSERT INTO b.t VALUES (2, 'b2'); UPDATE a.t SET v = 'a from b' WHERE id = 1;
+USE a; SET SESSION gtid_domain_id = 1; INSERT INTO b.t VALUES (1, 'b from a');
+USE b; SET SESSION gtid_domain_id = 2; INSERT INTO b.t VALUES (2, 'b2');
+SET SESSION gtid_domain_id = 1; UPDATE a.t SET v = 'a from b' WHERE id = 1;
 FLUSH BINARY LOGS;
 USE a; DELETE FROM a.t WHERE id = 2; ALTER TABLE a.t ADD COLUMN w INT;
-USE b; INSERT INTO b.t VALUES (3, 'b3');
+USE b; SET SESSION gtid_domain_id = 2; INSERT INTO b.t VALUES (3, 'b3');
+SET SESSION gtid_domain_id = 0;
 FLUSH BINARY LOGS;
 INSERT INTO a.t VALUES (5, 'a5', 5);
 """
@@ -105,7 +107,8 @@ def selections(first, second):
             ["--offset=6", "--stop-position", str(second)], ["--server-id", "1"],
             ["--server-id=2"], ["-o", "4", "--server-id", "1"], ["--do-server-ids=2,1"],
             ["--ignore-server-ids=1"], ["--ignore-server-ids", "2,3"],
-            ["--server-id=1", "--do-server-ids=3"]]
+            ["--server-id=1", "--do-server-ids=3"], ["--do-domain-ids=1"],
+            ["--ignore-domain-ids=0,2"], ["--do-domain-ids", "0,2", "-j", str(first)]]
 
 
 def test_selection_like_mariadb_binlog_on_a_servers_binlogs(server):
@@ -125,7 +128,8 @@ def test_selection_like_mariadb_binlog_on_a_servers_binlogs(server):
                     # whose rows mariadb-binlog cannot print (dump read it, and prints them)
                     assert ours == theirs.stdout, (path, words)
         for words in (["-o", "3"], ["--server-id", "2"], ["--do-server-ids=1,2"],
-                      ["--ignore-server-ids=1", "-D"]):
+                      ["--ignore-server-ids=1", "-D"], ["--do-domain-ids=1"],
+                      ["--ignore-domain-ids=1", "-vv"], ["--do-domain-ids=0,2", "-H"]):
             # the replay form, byte for byte (with a server id rule both end by setting the
             # session's server id and GTID domain back)
             assert dump(*words, path).stdout == oracle(*words, path).stdout, (path, words)
@@ -222,6 +226,11 @@ def test_version_help_host_and_nearest_option():
     r = dump("--to-lastlog", SAMPLE, check=False)
     assert r.returncode == 2 and "did you mean --to-last-log?" in r.stderr
     assert "usage: binlog-grammar dump" in r.stderr
+    for rules in (["--do-domain-ids=1", "--ignore-domain-ids=2"],
+                  ["--server-id=1", "--ignore-server-ids=2"]):  # one kind of rule, as theirs
+        r = dump(*rules, SAMPLE, check=False)
+        assert r.returncode == 2 and "cannot be given with" in r.stderr, rules
+    assert dump("--do-domain-ids=x", SAMPLE, check=False).returncode == 2
 
 
 @pytest.mark.parametrize("command", ["generate", "docs", "verify", "dump", "stats", "sql",
