@@ -24,7 +24,8 @@ C computes no time zone and quotes no name.
 
 The lane runs for `dump`'s replay form when the compiled backend runs, the stream reads every
 event as it is (no filter, window, --skip-damaged, --server-version, --rewrite-db,
---print-table-metadata) and --base64-output is not NEVER.
+--print-table-metadata, and no `events` of its own: cli/mysqlbinlog_opts.py's --offset, server id
+and domain rules wrap it) and --base64-output is not NEVER and -H is not given.
 """
 from __future__ import annotations
 
@@ -205,6 +206,7 @@ def attach(stream, replay):
     None. A new Replay (the next file) is the lane's `replay` from then on."""
     mod = lane_module()
     if mod is None or replay.never or getattr(replay, "hexdump", False) \
+            or "events" in vars(stream) \
             or not stream.filters.keeps_all or stream.window.active \
             or stream.skip_damaged or stream.server is not None \
             or stream.rewrite or stream.table_metadata or not hasattr(mod, "STAMP"):

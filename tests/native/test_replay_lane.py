@@ -155,6 +155,18 @@ def test_many_transactions_print_the_same(tmp_path):
             assert dump("c", *flags, path) == dump("python", *flags, path), (name, flags)
 
 
+@pytest.mark.parametrize("flags", [["--server-id", "1"], ["-o", "3"], ["--do-domain-ids", "0"],
+                                   ["--start-position", "900"], ["-d", "test"], ["-H"]],
+                         ids=["server-id", "offset", "domain", "start", "database", "hexdump"])
+def test_event_rules_leave_the_lane_out(flags, lanes):
+    """Options that drop or print events one by one: the lane stays out, the bytes are the
+    Python backend's."""
+    for path in (SAMPLES[0], COMPRESSED):
+        c = dump("c", *flags, path)
+        assert c == dump("python", *flags, path) and c[0] == 0, (path.name, flags)
+    assert not any(lane.runs for lane in lanes)
+
+
 def test_damaged_copies_print_the_same(tmp_path):
     """A flipped byte anywhere, or a copy cut anywhere: the text up to the damage, the error line
     and the exit status are the Python backend's, with and without CRC32 checks."""
