@@ -38,8 +38,7 @@ setup(ext_modules=[
     extension("_rows", [GENERATED + "rows_module.c", GENERATED + "rows.c"], ROWS_H),
     # the loops: lanes.h's CRC32 is zlib's when zlib.h is there
     extension("_lane", [GENERATED + "lane.c", GENERATED + "rows.c", NATIVE + "crc32.c"],
-              LOOP_H + [GENERATED + "lane_state.h", GENERATED + "replay.h",
-                        GENERATED + "replay_module.h", NATIVE + "base64.h"],
+              LOOP_H + [GENERATED + "lane_state.h", GENERATED + "replay.h", NATIVE + "base64.h"],
               libraries=["z"]),
     extension("_jsonl_lane", [GENERATED + "jsonl_lane.c", GENERATED + "rows.c", NATIVE + "crc32.c"],
               LOOP_H + [GENERATED + "payload.h"], **PAYLOAD),

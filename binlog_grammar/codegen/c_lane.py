@@ -185,5 +185,4 @@ def render(specs: SpecSet) -> dict:
     return {"lane.c": template("native_lane.c.j2").render(banner=banner, **m),
             "lane_state.h": template("native_lane_state.h.j2").render(banner=banner, **m),
             "lanes.h": template("native_lanes.h.j2").render(banner=banner, **m),
-            "replay.h": template("native_replay.h.j2").render(banner=banner, **m),
-            "replay_module.h": template("native_replay_module.h.j2").render(banner=banner, **m)}
+            "replay.h": template("native_replay.h.j2").render(banner=banner, **m)}

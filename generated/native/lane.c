@@ -150,6 +150,8 @@ static void bg_lane_run_free(bg_lane_run *run)
     run->nassigned = run->capassigned = 0;
 }
 
+#include "replay.h"  /* the replay form's core (codegen/templates/native_replay.h.j2) */
+
 /* write one event (raw[0:len]) at `offset`; 0 written, 1 not this lane's, -1 out of memory */
 static int bg_lane_event(bg_lane *L, bg_lane_run *run, const uint8_t *raw, int64_t len,
                          int64_t offset)
@@ -370,8 +372,6 @@ static int bg_lane_run_text(bg_lane *L, const uint8_t *buf, int64_t base, int64_
     run->pos = pos;
     return 0;
 }
-
-#include "replay.h"  /* the replay form's core (codegen/templates/native_replay.h.j2) */
 
 #ifndef BG_LANE_NO_PYTHON
 /* -- the Python module: a Lane object around a bg_lane -------------------------------------- */
@@ -596,7 +596,277 @@ static PyObject *bg_py_lane_text(bg_py_lane *self, PyObject *args)
     return Py_BuildValue("(NLNiNi)", text, (long long)end, g, gtids, assigned, reason);
 }
 
-#include "replay_module.h"  /* the Lane's replay methods (codegen/templates/native_replay_module.h.j2) */
+/* the Lane's replay methods (codegen/templates/native_replay_module.h.j2) */
+/* The Python side of the replay lane's core (replay.h): methods of the Lane object, which
+ * output/replay_lane.py calls. */
+
+/* a tuple of 256 bytes-or-None into texts (None: p NULL) */
+static int bg_replay_texts256(PyObject *tuple, bg_lane_text *texts, const char *what)
+{
+    if (!PyTuple_Check(tuple) || PyTuple_GET_SIZE(tuple) != 256) {
+        PyErr_Format(PyExc_ValueError, "replay_setup: %s holds 256 entries", what);
+        return -1;
+    }
+    for (int c = 0; c < 256; c++) {
+        PyObject *s = PyTuple_GET_ITEM(tuple, c);
+        if (s == Py_None)
+            continue;
+        if (!PyBytes_Check(s)) {
+            PyErr_Format(PyExc_TypeError, "replay_setup: %s holds bytes or None", what);
+            return -1;
+        }
+        if (bg_lane_text_set(&texts[c], PyBytes_AS_STRING(s), (size_t)PyBytes_GET_SIZE(s)) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(replay_setup_doc,
+"replay_setup(texts, gtid_suffix, gtid_info, rows_label, ignorable, twin, width, options,\n"
+"verbose, stmt_end, thread_specific): what the replay form says (output/replay_lane.py reads it from Replay):\n"
+"texts, a tuple of bytes by replay.h's BG_RT_ index; 256 each of GTID header words and bits by\n"
+"flags2, rows labels, ignorable events' texts by type code (bytes or None), twin codes (bytes);\n"
+"the base64 line width, the BG_RO_ options, -v's count, the STMT_END_F bit and the header flag\n"
+"THREAD_SPECIFIC_F.");
+
+static PyObject *bg_py_lane_replay_setup(bg_py_lane *self, PyObject *args)
+{
+    PyObject *texts, *suffix, *label, *ignorable;
+    Py_buffer info, twin;
+    int width, options, verbose;
+    unsigned stmt_end, thread_specific;
+    if (!PyArg_ParseTuple(args, "O!Oy*OOy*iiiII", &PyTuple_Type, &texts, &suffix, &info, &label,
+                          &ignorable, &twin, &width, &options, &verbose, &stmt_end,
+                          &thread_specific))
+        return NULL;
+    PyObject *res = NULL;
+    bg_replay *R = NULL;
+    if (bg_py_lane_ready(self) < 0)
+        goto done;
+    if (PyTuple_GET_SIZE(texts) != BG_RT_N || twin.len != 256 || info.len != 256 || width <= 0 || width % 4 ||
+            width >= 1024) {
+        PyErr_SetString(PyExc_ValueError, "replay_setup: texts by BG_RT_ index, 256 twin codes, "
+                        "256 gtid_info bytes, a width that is a multiple of 4 under 1024");
+        goto done;
+    }
+    R = PyMem_RawMalloc(sizeof *R);
+    if (R == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    bg_replay_init(R);
+    for (int k = 0; k < BG_RT_N; k++) {
+        PyObject *t = PyTuple_GET_ITEM(texts, k);
+        if (!PyBytes_Check(t)) {
+            PyErr_SetString(PyExc_TypeError, "replay_setup: texts are bytes");
+            goto done;
+        }
+        if (bg_lane_text_set(&R->text[k], PyBytes_AS_STRING(t), (size_t)PyBytes_GET_SIZE(t)) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    if (bg_replay_texts256(suffix, R->gtid_suffix, "gtid_suffix") < 0 ||
+            bg_replay_texts256(label, R->rows_label, "rows_label") < 0 ||
+            bg_replay_texts256(ignorable, R->ignorable, "ignorable") < 0)
+        goto done;
+    memcpy(R->gtid_info, info.buf, 256);
+    memcpy(R->twin, twin.buf, 256);
+    R->width = width;
+    R->options = options;
+    R->verbose = verbose;
+    R->stmt_end = stmt_end;
+    R->thread_specific = thread_specific;
+    if (self->replay != NULL) {
+        bg_replay_free(self->replay);
+        PyMem_RawFree(self->replay);
+    }
+    self->replay = R;
+    R = NULL;
+    res = Py_NewRef(Py_None);
+done:
+    if (R != NULL) {
+        bg_replay_free(R);
+        PyMem_RawFree(R);
+    }
+    PyBuffer_Release(&twin);
+    PyBuffer_Release(&info);
+    return res;
+}
+
+PyDoc_STRVAR(replay_stamps_doc,
+"replay_stamps(first, texts): the time texts of the seconds first, first + 1, ... (15 bytes\n"
+"each, `YYMMDD HH:MM:SS`, as Replay writes them in the local time zone).");
+
+static PyObject *bg_py_lane_replay_stamps(bg_py_lane *self, PyObject *args)
+{
+    long long first;
+    const char *p;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "Ly#", &first, &p, &n) || bg_py_lane_ready(self) < 0)
+        return NULL;
+    if (self->replay == NULL || n % BG_REPLAY_STAMP_LEN || first < 0) {
+        PyErr_SetString(PyExc_ValueError, "replay_stamps: after replay_setup, 15 bytes a second");
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < n / BG_REPLAY_STAMP_LEN; k++)
+        bg_replay_set_stamp(self->replay, first + k, p + k * BG_REPLAY_STAMP_LEN);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(replay_doc,
+"replay(buffer, base, pos, stop, max_bytes, domain, server, parallel, annotate, state,\n"
+"thread_id)\n"
+"-> (text, pos, reason, need, gtid or None, gtids, assigned, annotate, last_ts)\n\n"
+"The replay form of the events from pos (buffer: the file's bytes from offset base on) while\n"
+"pos < stop, as the text lane's text() writes its text; domain, server, parallel: the script's\n"
+"GTID session as Replay last set it (-1: not yet), annotate: the lines of an ANNOTATE_ROWS not\n"
+"yet printed (bytes, each ending in a newline) or None; state: the number of Replay's session\n"
+"state (replay_statement's), thread_id its pseudo thread id (-1: none). text: the UTF-8 bytes\n"
+"written; reason\n"
+"STAMP: the second `need` has no time text yet (replay_stamps); annotate and last_ts (the time\n"
+"of the last header line written, -1 none): the state after the run. The GIL is released.");
+
+static PyObject *bg_py_lane_replay(bg_py_lane *self, PyObject *args)
+{
+    Py_buffer view;
+    Py_ssize_t base, pos, stop, max_bytes;
+    long long domain, server, parallel, state, thread_id;
+    PyObject *annotate;
+    if (!PyArg_ParseTuple(args, "y*nnnnLLLOLL", &view, &base, &pos, &stop, &max_bytes, &domain,
+                          &server, &parallel, &annotate, &state, &thread_id))
+        return NULL;
+    bg_replay *R = self->replay;
+    if (bg_py_lane_ready(self) < 0 || R == NULL || base < 0 || pos < base ||
+            (annotate != Py_None && !PyBytes_Check(annotate))) {
+        PyBuffer_Release(&view);
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "replay: after replay_setup, pos in the buffer, "
+                            "annotate bytes or None");
+        return NULL;
+    }
+    R->domain = domain;
+    R->server = server;
+    R->parallel = parallel;
+    R->last_ts = -1;
+    R->state = state;
+    R->thread_id = thread_id;
+    R->has_annotate = annotate != Py_None;
+    R->annotate.n = 0;
+    if (R->has_annotate && bg_buf_put(&R->annotate, PyBytes_AS_STRING(annotate),
+                                      (size_t)PyBytes_GET_SIZE(annotate)) < 0) {
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    bg_lane_run run;
+    memset(&run, 0, sizeof run);
+    int r;
+    self->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    r = bg_replay_run(&self->lane, R, view.buf, base, view.len, pos, stop, max_bytes, &run);
+    Py_END_ALLOW_THREADS
+    self->busy = 0;
+    PyBuffer_Release(&view);
+    if (r < 0) {
+        bg_lane_run_free(&run);
+        return PyErr_NoMemory();
+    }
+    PyObject *text = PyBytes_FromStringAndSize(run.out.p ? run.out.p : "", (Py_ssize_t)run.out.n);
+    PyObject *assigned = PyList_New((Py_ssize_t)(run.nassigned / 2));
+    PyObject *g = run.gtid[0] ? PyUnicode_FromString(run.gtid) : Py_NewRef(Py_None);
+    PyObject *ann = R->has_annotate ? PyBytes_FromStringAndSize(R->annotate.p ? R->annotate.p : "",
+                                                                (Py_ssize_t)R->annotate.n)
+                                    : Py_NewRef(Py_None);
+    for (size_t k = 0; assigned != NULL && k < run.nassigned / 2; k++) {
+        PyObject *pair = Py_BuildValue("(KL)", (unsigned long long)run.assigned[2 * k],
+                                       (long long)run.assigned[2 * k + 1]);
+        if (pair == NULL)
+            Py_CLEAR(assigned);
+        else
+            PyList_SET_ITEM(assigned, (Py_ssize_t)k, pair);
+    }
+    int64_t end = run.pos;
+    int gtids = run.gtids, reason = run.reason;
+    bg_lane_run_free(&run);
+    if (text == NULL || assigned == NULL || g == NULL || ann == NULL) {
+        Py_XDECREF(text);
+        Py_XDECREF(assigned);
+        Py_XDECREF(g);
+        Py_XDECREF(ann);
+        return NULL;
+    }
+    return Py_BuildValue("(NLiLNiNNL)", text, (long long)end, reason, (long long)R->need_ts, g,
+                         gtids, assigned, ann, (long long)R->last_ts);
+}
+
+PyDoc_STRVAR(replay_statement_doc,
+"replay_statement(raw, post_header_len, crc_len, state, before, after) -> bool: the lines Replay\n"
+"wrote for this QUERY_EVENT under session state number `state`, after the header's error code\n"
+"to the SET TIMESTAMP's number and after that number (UTF-8); False when its reader refuses it.");
+
+static PyObject *bg_py_lane_replay_statement(bg_py_lane *self, PyObject *args)
+{
+    Py_buffer view;
+    int phl, crc;
+    long long state;
+    const char *pre, *post;
+    Py_ssize_t pn, qn;
+    if (!PyArg_ParseTuple(args, "y*iiLy#y#", &view, &phl, &crc, &state, &pre, &pn, &post, &qn))
+        return NULL;
+    const uint8_t *raw = view.buf;
+    int64_t len = view.len - crc;
+    bg_replay *R = self->replay;
+    PyObject *res = NULL;
+    bg_lanes_query q;
+    if (R == NULL || bg_py_lane_ready(self) < 0) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "replay_statement: after replay_setup");
+    } else if (len >= BG_FULL_HEADER_LEN && phl >= 0 && phl <= 255 && crc >= 0 &&
+               raw[BG_FULL_TYPE_CODE_AT] == BG_LANES_QUERY_CODE &&
+               bg_lanes_read_query(raw + BG_FULL_HEADER_LEN, len - BG_FULL_HEADER_LEN, phl,
+                                   BG_LANES_QUERY_CODE, &q) == 0) {
+        if (bg_replay_query_key(&R->qkey, state, (unsigned)bg_le_uint(raw + BG_FULL_FLAGS_AT, 2),
+                                raw + BG_FULL_HEADER_LEN, len - BG_FULL_HEADER_LEN, phl, &q) < 0 ||
+                bg_replay_add_stmt(R, (const uint8_t *)R->qkey.p, R->qkey.n, pre, (size_t)pn,
+                                   post, (size_t)qn) < 0)
+            PyErr_NoMemory();
+        else
+            res = Py_NewRef(Py_True);
+    } else {
+        res = Py_NewRef(Py_False);
+    }
+    PyBuffer_Release(&view);
+    return res;
+}
+
+PyDoc_STRVAR(base64_lines_doc,
+"base64_lines(data, width) -> bytes: data in base64 lines of width characters, each ending in a\n"
+"newline (native/base64.h, as the replay lane writes an event into a BINLOG block).");
+
+static PyObject *bg_py_base64_lines(PyObject *self, PyObject *args)
+{
+    Py_buffer view;
+    int width;
+    if (!PyArg_ParseTuple(args, "y*i", &view, &width))
+        return NULL;
+    bg_buf b = {0};
+    int r = bg_base64_lines(&b, view.buf, view.len, width);
+    PyBuffer_Release(&view);
+    PyObject *res = r < 0 ? (PyErr_SetString(PyExc_ValueError, "base64_lines: a width that is a "
+                                             "multiple of 4 under 1024"), NULL)
+                          : PyBytes_FromStringAndSize(b.p ? b.p : "", (Py_ssize_t)b.n);
+    bg_buf_free(&b);
+    return res;
+}
+
+#define BG_REPLAY_METHODS \
+    {"replay_setup", (PyCFunction)bg_py_lane_replay_setup, METH_VARARGS, replay_setup_doc}, \
+    {"replay_stamps", (PyCFunction)bg_py_lane_replay_stamps, METH_VARARGS, replay_stamps_doc}, \
+    {"replay", (PyCFunction)bg_py_lane_replay, METH_VARARGS, replay_doc}, \
+    {"replay_statement", (PyCFunction)bg_py_lane_replay_statement, METH_VARARGS, \
+     replay_statement_doc},
 
 static PyMethodDef bg_lane_methods[] = {
     BG_REPLAY_METHODS
