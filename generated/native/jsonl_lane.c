@@ -717,6 +717,7 @@ static int bg_jl_payload(bg_buf *out, PyObject *head, bg_jl_event *e, const bg_j
     }
     if (r != 0) {
         out->n = start;
+        PyDict_Clear(run->ids);
         if (PyList_SetSlice(run->assigned, assigned, PY_SSIZE_T_MAX, NULL) < 0 ||
                 PyDict_Update(run->ids, ids) < 0)
             r = -1;
