@@ -44,8 +44,10 @@ __all__ = ["ReplayLane", "attach", "replay_texts", "raw_writer"]
 
 MAX_TEXT = 1 << 20  # bytes of text per run (the stream yields it, then the lane goes on)
 # the seconds around a wanted one given their texts: 64 at first (a small file's span), twice as
-# many at each later ask up to 4096 (a long binlog's)
-STAMPS_BEHIND, STAMPS_FIRST, STAMPS_MOST = 8, 64, 4096
+# many at each later ask that goes on from the last window, up to 2048 (a long binlog's; half the
+# lane's 4096 slots, so a statement's two windows fit); a second far from the last window (a
+# jump: a damaged or hostile timestamp) gets a few, and the growth starts again
+STAMPS_BEHIND, STAMPS_FIRST, STAMPS_MOST, STAMPS_JUMP = 8, 64, 2048, 8
 _PROBE = dict(seq=555, domain=3, server=9, commit=777, log_pos=1234)
 # native/replay.h's texts, by index (BG_RT_...)
 TEXTS = ("gtid", "cid", "seq_pre", "seq_post", "xid", "commit", "table_map", "annotate",
@@ -244,6 +246,7 @@ class ReplayLane(TextLane):
         self._ready = None  # the Lane replay_setup() was given to
         self._stamp_of = {}
         self._ahead = STAMPS_FIRST
+        self._window = (-1, -1 - STAMPS_FIRST)  # the seconds given texts last
         self._states, self._learned = {}, 0  # session states by number; statements learned
 
     def _state(self, rp) -> int:
@@ -306,9 +309,15 @@ class ReplayLane(TextLane):
         self._states, self._learned = {}, 0
 
     def _stamps(self, cfg, ts: int):
-        first = max(0, ts - STAMPS_BEHIND)
-        count = min(STAMPS_BEHIND + self._ahead, 0x100000000 - first)
-        self._ahead = min(2 * self._ahead, STAMPS_MOST)
+        lo, hi = self._window
+        if lo <= ts <= hi + STAMPS_FIRST:  # time going on: a longer window each time
+            first, count = max(0, ts - STAMPS_BEHIND), STAMPS_BEHIND + self._ahead
+            self._ahead = min(2 * self._ahead, STAMPS_MOST)
+        else:  # the first ask, or a jump
+            first, count = max(0, ts - STAMPS_JUMP), 2 * STAMPS_JUMP
+            self._ahead = STAMPS_FIRST
+        count = min(count, 0x100000000 - first)
+        self._window = (first, first + count)
         text = stamps(first, count)
         cfg.replay_stamps(first, text)
         if len(self._stamp_of) > 1 << 16:
@@ -337,7 +346,7 @@ class ReplayLane(TextLane):
         start = pos
         annotate = None if rp.annotate is None else \
             "".join(line + "\n" for line in pending_lines(rp)).encode("utf-8", "surrogateescape")
-        texts, gtid, gtids, tables, last_ts, asked = [], None, 0, {}, -1, None
+        texts, gtid, gtids, tables, last_ts, asked = [], None, 0, {}, -1, set()
         session = tuple(-1 if v is None else int(v) for v in (rp.domain, rp.server, rp.parallel))
         thread = -1 if rp.thread_id is None else int(rp.thread_id)
         state = self._state(rp)
@@ -358,8 +367,8 @@ class ReplayLane(TextLane):
                     self.ids[tid] = reg
                     tables[tid] = table_under(self.by_id, self.regs, reg, tid)
                 pos = end
-            if reason == self.mod.STAMP and (need, pos) != asked:
-                asked = (need, pos)
+            if reason == self.mod.STAMP and need not in asked:  # each second once a run:
+                asked.add(need)  # two that share the lane's slot end it (Python reads on)
                 self._stamps(cfg, need)
                 continue
             break
