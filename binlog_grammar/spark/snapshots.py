@@ -78,7 +78,8 @@ def write_snapshots(spark, fs, stage, defs, order, summary) -> tuple:
               .where(F.col("last.alive"))
               .select("db", "table", "key",
                       F.map_from_entries(F.flatten(F.col("evs.e"))).alias("row")))
-    folded.write.mode("overwrite").parquet(stage + "/snapshot_rows")
+    # partitioned by table, so each table's typed snapshot reads its own rows only
+    folded.write.mode("overwrite").partitionBy("db", "table").parquet(stage + "/snapshot_rows")
     rows = spark.read.parquet(stage + "/snapshot_rows")
     sizes = {f"{r.db}.{r.table}": r["count"]
              for r in rows.groupBy("db", "table").count().collect()}
@@ -135,24 +136,29 @@ def _key_function(defs):
 def _typed_snapshot(rows, d, where):
     """Write the snapshot rows of one table with its typed columns (binlog_grammar.spark.typed):
     in Spark's expressions (binlog_grammar.spark.typed_sql) where they convert a row's texts
-    exactly, the other rows by the converters in Python."""
+    exactly, counting the rows they do not; those (none, for most tables) are then appended
+    converted by the converters in Python."""
+    from pyspark.sql import Observation
     from pyspark.sql import functions as F
 
     from .typed import converter, struct_type, typed_from_texts
     from .typed_sql import typed_columns
 
     schema = struct_type(d["columns"])
+    values, exact = typed_columns(d["columns"], F.col("row"))
+    seen = Observation()
+    (rows.select(exact.alias("exact"), *values).observe(seen, F.count_if(~F.col("exact")).alias("n"))
+     .where(F.col("exact")).drop("exact").write.mode("overwrite").parquet(where))
+    if not seen.get["n"]:
+        return
     convs = [(c["name"], converter(c)) for c in d["columns"]]
     names = [c["name"] for c in d["columns"]]
-    values, exact = typed_columns(d["columns"], F.col("row"))
-    rows = rows.select("key", "row", exact.alias("exact")).sortWithinPartitions("key")
 
     def to_typed(rows):
         for r in rows:
             t = typed_from_texts(r["row"] or {}, convs)
             yield tuple(t[n] for n in names)
 
-    rdd = rows.where(~F.col("exact")).select("key", "row").rdd.mapPartitions(to_typed)
-    python = rows.sparkSession.createDataFrame(rdd, schema, verifySchema=False)
-    rows.where(F.col("exact")).select(*values).unionByName(python).write.mode("overwrite") \
+    rdd = rows.where(~exact).select("row").rdd.mapPartitions(to_typed)
+    rows.sparkSession.createDataFrame(rdd, schema, verifySchema=False).write.mode("append") \
         .parquet(where)
