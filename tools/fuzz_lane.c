@@ -419,7 +419,8 @@ static void run_replay_lane(harness *h, const uint8_t *buf, int64_t n, int64_t s
         return;
     if (setup_replay(R, byte3) < 0 || learn_replay(&h->lane, R, buf, n) < 0)
         goto out;
-    int64_t pos = OFFSET, asked = -1;
+    int64_t pos = OFFSET, asked_at = -1;
+    int asks = 0;  /* time texts given at this position (two sharing a slot: Python reads on) */
     for (int guard = 0; pos < stop && guard < 100000; guard++) {
         bg_lane_run run;
         memset(&run, 0, sizeof run);
@@ -433,11 +434,14 @@ static void run_replay_lane(harness *h, const uint8_t *buf, int64_t n, int64_t s
         int64_t was = pos;
         pos = run.pos;
         bg_lane_run_free(&run);
-        if (reason == BG_LANE_STAMP && !(R->need_ts == asked && pos == was)) {
-            asked = R->need_ts;
+        if (pos != asked_at)
+            asks = 0;
+        if (reason == BG_LANE_STAMP && asks++ < 4) {
+            asked_at = pos;
             bg_replay_set_stamp(R, R->need_ts, "260101 10:00:00");
             continue;
         }
+        (void)was;
         if (reason == BG_LANE_FULL)
             continue;
         if (reason == BG_LANE_END && pos == stop)
