@@ -33,7 +33,12 @@ mutant in its queue when a run shows a new (why the lane stopped, the type code 
 events it wrote up to 8) or a new (exit status, stderr's last line without its numbers).
 
     python3 tools/fuzz_lane.py [--execs N] [--seed S] [--findings DIR] [--seconds T]
+                               [--form text|replay]
     python3 tools/fuzz_native.py --lane-python ...      (the same)
+
+--form replay fuzzes the replay lane instead (output/replay_lane.py, native/replay.h): `dump`'s
+default replay form, each run with one of -v, -vv, -s, --skip-gtids or none, both backends
+compared the same way (the window and text limit made small a quarter of the time as well).
 
 It prints the executions, executions per second, the queue, the features seen and the findings;
 exit status 1 when anything was found. tests/native/test_fuzz_native.py runs a bounded share.
@@ -351,12 +356,28 @@ class _Probe:
     def Lane(self, *args):  # noqa: N802 - the module's name for it
         return _ProbedLane(self, self.mod.Lane(*args))
 
+    def __getattr__(self, name):  # the replay lane's constants and base64_lines
+        return getattr(self.mod, name)
+
 
 class _ProbedLane:
     def __init__(self, probe, lane):
         self.probe, self.lane = probe, lane
         self.add_table, self.set_id, self.add_plan = lane.add_table, lane.set_id, lane.add_plan
         self.add_statement = lane.add_statement
+
+    def __getattr__(self, name):  # replay_setup, replay_stamps, replay_statement, forget_ids
+        return getattr(self.lane, name)
+
+    def replay(self, buf, base, pos, stop, *rest):
+        r = self.lane.replay(buf, base, pos, stop, *rest)
+        end, why = r[1], r[2]
+        at = end - base + 4
+        code = buf[at] if end < stop and at < len(buf) else -1
+        n = r[0].count(b"# at ")
+        self.probe.written += n
+        self.probe.hits.add(("replay", why, code, min(n, 8)))
+        return r
 
     def text(self, buf, base, pos, stop, *rest):
         r = self.lane.text(buf, base, pos, stop, *rest)
@@ -386,6 +407,10 @@ def _heap_map(path, pos, window):
     return memoryview(buf).cast("B"), base
 
 
+FORM = os.environ.get("BG_FUZZ_FORM", "text")  # the driver's: text, or replay (--form)
+REPLAY_FLAGS = ([], ["-v"], ["-vv"], ["-s"], ["--skip-gtids"])
+
+
 def _dump(path, backend, opts):
     import io
     from contextlib import redirect_stderr, redirect_stdout
@@ -393,6 +418,29 @@ def _dump(path, backend, opts):
     from binlog_grammar import native
     from binlog_grammar.cli import main
 
+    if FORM == "replay":  # stdout over bytes, as a pipe's: the lane's runs go to its buffer
+        load = Path(path).parent / "load"  # LOAD DATA's files: the same first free name each run
+        shutil.rmtree(load, ignore_errors=True)
+        load.mkdir()
+        opts = [*opts, "-l", str(load)]
+        buf = io.BytesIO()
+        out = io.TextIOWrapper(buf, encoding="utf-8", errors="surrogateescape", newline="\n")
+        err = io.StringIO()
+        saved = sys.stdout
+        sys.stdout = out
+        try:
+            with redirect_stderr(err):
+                try:
+                    code = main(["--backend", backend, "dump", "--no-progress", *opts, str(path)])
+                except SystemExit as e:
+                    code = e.code
+                except Exception as e:  # noqa: BLE001 - a traceback is an outcome to compare
+                    code = f"raised {type(e).__name__}: {e}"
+            out.flush()
+        finally:
+            sys.stdout = saved
+            native.select(None)
+        return code, buf.getvalue().decode("utf-8", "surrogateescape"), err.getvalue()
     out, err = io.StringIO(), io.StringIO()
     try:
         with redirect_stdout(out), redirect_stderr(err):
@@ -426,7 +474,7 @@ def drive(argv) -> int:
         Path(argv[4])
     seconds = float(argv[5]) if len(argv) > 5 else 0.0
     from binlog_grammar import native
-    from binlog_grammar.output import text_lane
+    from binlog_grammar.output import replay_lane, text_lane
 
     mod = native._load_lane()[0]
     pkg = os.environ.get("PYTHONPATH") or str(work.parent / "pkg")  # sanitized_env's
@@ -436,7 +484,10 @@ def drive(argv) -> int:
     probe = _Probe(mod)
     text_lane.lane_module = lambda: probe if native.backend() == "c" else None
     text_lane.map_window = _heap_map
+    replay_lane.lane_module = text_lane.lane_module
+    replay_lane.map_window = _heap_map
     window, max_text = text_lane.WINDOW, text_lane.MAX_TEXT
+    replay_max = replay_lane.MAX_TEXT
     import functools
 
     from binlog_grammar import cli  # one parser for every run (building it is a fifth of a run)
@@ -464,11 +515,15 @@ def drive(argv) -> int:
         data = queue[rnd.randrange(len(queue))] if i >= len(pool) else pool[i]
         mutant = mutate(data, rnd, pool) if i >= len(pool) else data
         opts = ["--no-checksum"] if rnd.random() < 0.5 else []
+        if FORM == "replay":
+            opts += rnd.choice(REPLAY_FLAGS)
         # a quarter of the runs with a small window and text limit: events across the window's
         # end, runs cut by the text's size
         small = rnd.random() < 0.25
         text_lane.WINDOW = rnd.choice((8192, 16384, 65536)) if small else window
         text_lane.MAX_TEXT = rnd.choice((256, 4096)) if small else max_text
+        replay_lane.WINDOW = text_lane.WINDOW
+        replay_lane.MAX_TEXT = text_lane.MAX_TEXT if small else replay_max
         current.write_bytes(mutant)
         (work / "current.opts").write_text(" ".join(opts))
         probe.hits = set()
@@ -479,7 +534,7 @@ def drive(argv) -> int:
         if why:
             found += 1
             findings.mkdir(parents=True, exist_ok=True)
-            name = f"diff-seed{seed}-{i}{'-nocrc' if opts else ''}.bin"
+            name = f"diff-seed{seed}-{i}{'-nocrc' if '--no-checksum' in opts else ''}.bin"
             (findings / name).write_bytes(mutant)
             print(f"finding {name}: {why}", flush=True)
         said = (c[2].strip().splitlines() or [""])[-1].replace(str(current), "")
@@ -546,7 +601,7 @@ def campaign(execs: int, seed: int = 1, findings: Path = FINDINGS, seconds: floa
         crashed = proc.returncode != 0
         if crashed and (work / "current.000001").exists():
             found.mkdir(exist_ok=True)
-            tag = "-nocrc" if (work / "current.opts").read_text() else ""
+            tag = "-nocrc" if "--no-checksum" in (work / "current.opts").read_text() else ""
             shutil.copyfile(work / "current.000001", found / f"crash-seed{seed}{tag}.bin")
         saved = []
         for f in sorted(found.glob("*.bin")) if found.is_dir() else []:
@@ -592,11 +647,14 @@ def main(argv=None) -> int:
                     help="where findings are written (default tests/native/regressions/lane/)")
     ap.add_argument("--seconds", type=float, default=0.0, help="stop after this long (0: no limit)")
     ap.add_argument("--lane", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--form", choices=("text", "replay"), default="text",
+                    help="the text lane's text (default) or the replay lane's replay form")
     args = ap.parse_args(argv)
     if not asan_libs():
         print("no libasan.so/libubsan.so from gcc (-print-file-name)", file=sys.stderr)
         return 2
-    r = campaign(args.execs, args.seed, args.findings, args.seconds, log=sys.stdout)
+    r = campaign(args.execs, args.seed, args.findings, args.seconds, log=sys.stdout,
+                 env={"BG_FUZZ_FORM": args.form})
     print(f"executions {r['execs']:,} in {r['seconds']} s "
           f"({r['execs'] / max(r['seconds'], 1e-9):,.1f}/s), queue {r['queue']}, "
           f"features {r['features']}, lane events {r['lane_events']:,}, findings {r['findings']}")
