@@ -279,3 +279,19 @@ def test_time_texts_that_share_a_slot_end(tmp_path, apart):
                             "--no-progress", "-vv", str(path)], capture_output=True, cwd=ROOT,
                            timeout=60).stdout for backend in ("c", "python")]
     assert outs[0] == outs[1]
+
+
+def test_the_replay_campaign_finds_nothing(tmp_path):
+    """The bounded share of `tools/fuzz_lane.py --form replay`: the extensions built under
+    ASan+UBSan, mutated binlogs dumped in the replay form by both backends (the long campaigns:
+    the tool itself; BINLOG_GRAMMAR_NATIVE_REPLAY_FUZZ_EXECS for more here)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import fuzz_lane
+
+    if not fuzz_lane.asan_libs():
+        pytest.skip("no libasan.so/libubsan.so from gcc")
+    execs = int(os.environ.get("BINLOG_GRAMMAR_NATIVE_REPLAY_FUZZ_EXECS", "120"))
+    r = fuzz_lane.campaign(execs, seed=28, findings=tmp_path / "findings", tmp=tmp_path / "run",
+                           env={"BG_FUZZ_FORM": "replay"})
+    assert r["findings"] == 0, r
+    assert r["execs"] == execs and r["lane_events"] > 5 * execs, r
