@@ -556,7 +556,8 @@ static int bg_replay_event(bg_lane *L, bg_replay *R, bg_lane_run *run, const uin
             if (R->verbose > 1)
                 BG_RPUT(bg_replay_append(&R->rowtext, &R->vv));
             else if (R->verbose)
-                BG_RPUT(R->vv.n ? bg_replay_plain_rows(&R->rowtext, R->vv.p, R->vv.n) : 0);
+                BG_RPUT(R->vv.n ? bg_replay_plain_rows(&R->rowtext, R->vv.p, R->vv.n)
+                        : bg_buf_put(&R->rowtext, "\n", 1));  /* no rows: -v's one empty line */
             R->rows += nrows;
         }
         if (flags & R->stmt_end) {  /* the statement's end: what Replay._flush writes */

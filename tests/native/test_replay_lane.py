@@ -295,3 +295,21 @@ def test_the_replay_campaign_finds_nothing(tmp_path):
                            env={"BG_FUZZ_FORM": "replay"})
     assert r["findings"] == 0, r
     assert r["execs"] == execs and r["lane_events"] > 5 * execs, r
+
+
+REGRESSIONS = sorted((ROOT / "tests" / "native" / "regressions" / "replay").glob("*.bin"))
+
+
+@pytest.mark.parametrize("path", REGRESSIONS, ids=[p.stem for p in REGRESSIONS])
+def test_fuzzing_findings_print_the_same(path, tmp_path):
+    """What `tools/fuzz_lane.py --form replay` found (a name ending -nocrc: found with
+    --no-checksum): the Python backend's bytes with every -v count."""
+    opts = ["--no-checksum"] if path.stem.endswith("-nocrc") else []
+    for flags in ([], ["-v"], ["-vv"], ["-s"]):
+        outs = []
+        for backend in ("c", "python"):
+            load = tmp_path / f"load-{backend}"
+            load.mkdir(exist_ok=True)
+            code, out, err = dump(backend, *opts, *flags, "-l", load, path)
+            outs.append((code, out.replace(bytes(load), b"LOAD"), err))
+        assert outs[0] == outs[1], flags
