@@ -323,6 +323,21 @@ def converter(d: dict) -> Callable[[Any], Any]:
     return _any_text
 
 
+def converter_kind(d: dict) -> str:
+    """Which rule converter(d) applies: int, text, set (a SET's member list), decimal, float,
+    date, datetime, timestamp, time, binary, or other (JSON documents, GEOMETRY, VECTOR, the
+    rest): what binlog_grammar.spark.typed_sql matches its SQL to."""
+    if d.get("type") == "SET" and d.get("set_values") is not None:
+        return "set"
+    conv = converter(d)
+    for kind, f in (("int", _int), ("text", _text), ("decimal", _decimal), ("float", _float),
+                    ("date", _date), ("datetime", _datetime), ("timestamp", _timestamp),
+                    ("time", _time), ("binary", _binary)):
+        if conv is f:
+            return kind
+    return "other"
+
+
 def struct_type(defs: list):
     """The Spark struct of a table's typed image, each field carrying its description."""
     from pyspark.sql import types as S

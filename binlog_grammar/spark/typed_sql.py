@@ -32,9 +32,9 @@ def column(d: dict, text):
     from pyspark.sql import functions as F
     from pyspark.sql import types as S
 
-    from . import typed as T
+    from .typed import converter_kind
 
-    conv = T.converter(d)
+    kind = converter_kind(d)
     st = spark_type(d)
     null = text.isNull() | (text == "null")
 
@@ -44,9 +44,9 @@ def column(d: dict, text):
     def first(rx):
         return text.rlike(rx)
 
-    if conv is T._int:  # a JSON integer, else NULL (a fraction, a string, a boolean)
+    if kind == "int":  # a JSON integer, else NULL (a fraction, a string, a boolean)
         return F.when(first(INT), text.try_cast(st)), F.lit(True)
-    if conv is T._text:  # a JSON string's text, an integer's digits
+    if kind == "text":  # a JSON string's text, an integer's digits
         # most strings have no escapes: their text between the quotes, without parsing JSON
         plain = text.startswith('"') & text.endswith('"') & (F.length(text) >= 2) & \
             ~unquoted().contains('"') & ~text.contains("\\")
@@ -55,34 +55,34 @@ def column(d: dict, text):
                                              S.ArrayType(S.StringType()))[0]) \
             .when(first(INT), text)
         return value, null | plain | (first(QUOTED) & ~first(SURROGATE)) | first(INT)
-    if d.get("type") == "SET" and d.get("set_values") is not None:  # a JSON list of strings
+    if kind == "set":  # a JSON list of strings
         value = F.array_compact(F.from_json(text, S.ArrayType(S.StringType())))
         return F.when(first(STRINGS), value), null | (first(STRINGS) & ~first(SURROGATE))
-    if conv is T._decimal:  # a quoted decimal or an integer that fits the column
+    if kind == "decimal":  # a quoted decimal or an integer that fits the column
         p, s = st.precision, st.scale
         whole = f"(0|[0-9]{{1,{p - s}}})" if p > s else "0"
         frac = f"(\\.[0-9]{{1,{s}}})?" if s else ""
         ok = first(f'^"-?{whole}{frac}"$') | first(f"^-?{whole}$")
         return F.when(ok, F.regexp_replace(text, '"', "").try_cast(st)), null | ok
-    if conv is T._float:
+    if kind == "float":
         value = F.when(text == '"NaN"', F.lit(float("nan"))) \
             .when(text == '"Infinity"', F.lit(float("inf"))) \
             .when(text == '"-Infinity"', F.lit(float("-inf"))) \
             .when(first(NUMBER), text.try_cast("double")).cast(st)
         return value, null | first(NUMBER) | first(QUOTED)
-    if conv is T._date:
+    if kind == "date":
         ok = first(DATE)
         return F.when(ok & (F.substring(text, 2, 4) != "0000"), unquoted().try_cast("date")), \
             null | ok
-    if conv is T._datetime:
+    if kind == "datetime":
         ok = first(DATETIME)
         return F.when(ok & (F.substring(text, 2, 4) != "0000"),
                       unquoted().try_cast("timestamp_ntz")), null | ok
-    if conv is T._timestamp:
+    if kind == "timestamp":
         ok = first(TIMESTAMP)
         return F.when(ok & (F.substring(text, 2, 4) != "0000"),
                       unquoted().try_cast("timestamp")), null | ok
-    if conv is T._time:
+    if kind == "time":
         ok = first(TIME)
 
         def part(i):
@@ -92,7 +92,7 @@ def column(d: dict, text):
         iv = F.make_dt_interval(F.lit(0), part(2).cast("int"), part(3).cast("int"), secs)
         fits = (part(3).cast("int") <= 59) & (part(4).cast("int") <= 59)
         return F.when(ok & fits, F.when(part(1) == "-", -iv).otherwise(iv)), null | ok
-    if conv is T._binary:
+    if kind == "binary":
         ok = first(BASE64)
         return F.when(ok, F.unbase64(unquoted())), null | ok
     # JSON documents, GEOMETRY, VECTOR and the rest: only NULL here, any other text to Python
