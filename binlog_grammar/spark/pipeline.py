@@ -32,8 +32,8 @@ The output folder (any filesystem Spark writes):
         count once. Only row events change snapshots: statements logged as SQL
         (binlog_format=STATEMENT) are not applied
     _snapshot_rows/
-        the same snapshots in the exact map form (db, table, key, row): what the next run starts
-        from
+        the same snapshots in the exact map form (db, table, key, row), partitioned by db and
+        table: what the next run starts from
     _binlog_state.json
         the position state: every file consumed (path, size, the offset read up to, GTID events),
         the transactions counted so far, the table definitions and keys, the filters, the runs

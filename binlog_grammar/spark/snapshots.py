@@ -8,8 +8,10 @@ event's image, or from nothing), an update overlays its image. So a key's row is
 its last reset on, their images merged in binlog order: a window over the key finds the last reset,
 the events before it are dropped, and one aggregate merges the rest (their images' entries sorted by
 position and flattened; with spark.sql.mapKeyDedupPolicy LAST_WIN the latest value of a column wins,
-at the column's first place, as map_concat's would). The typed snapshots are the folded rows turned
-into each table's typed columns by binlog_grammar.spark.typed's converters over Arrow batches.
+at the column's first place, as map_concat's would). The folded rows are written partitioned by
+db and table; each table's typed snapshot is its rows' typed columns in SQL
+(binlog_grammar.spark.typed_sql), the rows SQL does not convert exactly appended by
+binlog_grammar.spark.typed's converters in Python.
 """
 from __future__ import annotations
 
