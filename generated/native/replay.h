@@ -634,7 +634,7 @@ static int bg_replay_run(bg_lane *L, bg_replay *R, const uint8_t *buf, int64_t b
         pos = R->ann_pos;
         R->has_annotate = 0;
         R->ann_pos = -1;
-        if (run->reason == BG_LANE_END)
+        if (run->reason != BG_LANE_STAMP)  /* it ends before an event: not full, not the end */
             run->reason = BG_LANE_EVENT;
     }
     run->pos = pos;
