@@ -21,7 +21,7 @@ from binlog_grammar.binlog.stream import Written, open_stream
 from binlog_grammar.output import quoting
 from binlog_grammar.output.replay import DELIMITER, Replay
 from binlog_grammar.output.replay_lane import ReplayLane, replay_texts
-from helpers.paths import ROOT
+from helpers.paths import REPLAY_IDENTICAL, ROOT
 from helpers.services import need_mariadb_binlog
 
 LANE = native._load_lane()[0]
@@ -32,14 +32,7 @@ SAMPLES = [ROOT / "samples" / "mariadb-10.11-sample.000001",
            ROOT / "samples" / "mariadb-10.11-sample.000002"]
 COMPRESSED = ROOT / "tests" / "native" / "data" / "mariadb-10.11-compressed.000001"
 CORPUS = ROOT.parent / "shared" / "corpus" / "mysql"
-# the corpus files whose replay form is mariadb-binlog's bytes (tests/output/test_replay.py)
-IDENTICAL = """binlog_56_gtid_reserved_word.000001 binlog_savepoint.000001 binlog_transaction.000001
-    binlog_transaction_previous_GTID_no_tag.000001 binlog_transaction_with_GTID.000001
-    binlog_transaction_with_anonymous_GTID.000001 bug11747887-bin.000003 bug16266.000001
-    bug32407.001 bug33029-slave-relay-bin.000001 master-bin.000001
-    rpl_atomic_ddl_rollback_full.000001 rpl_atomic_ddl_rollback_table.000001
-    rpl_cross_version_default_utf8mb4_collation.000001 slave-relay-bin.000001
-    update-full-row.binlog write-full-row.binlog write-partial-row.binlog""".split()
+IDENTICAL = REPLAY_IDENTICAL
 DECODE = "--base64-output=decode-rows"
 FLAGS = [[], ["-v"], ["-vv"], ["-s"], ["--skip-gtids"], ["-vv", "-s"],
          ["--skip-print-row-count", "--skip-print-row-event-positions", "-v"],

@@ -1,15 +1,10 @@
 """dump's replay form (`--base64-output=AUTO`, output/replay.py) against `mariadb-binlog FILE`:
 byte for byte on the samples (plain, -v, -vv, -s), on the corpus files mariadb-binlog reads
-alike and on a real server's own binlog, and so are its reading form (`-vv
---base64-output=DECODE-ROWS`, the same without BINLOG statements) and its hex dump (`-H`); and as point-in-time recovery: a snapshot restored on a
-fresh server plus `dump --start-position P FILES | mariadb` gives every table of the source.
-
-Nothing is normalised in the byte comparisons. Corpus files left out, and why: json.binlog
-(mariadb-binlog counts 1 row in MySQL's v2 rows events, which hold 3 and 6, and stops at a
-PARTIAL_UPDATE_ROWS_EVENT), minimal_row_metadata, mysql-enum-string-set, rpl_unfiltered_hidden_gcol
-(MySQL 8's collation 255, which mariadb-binlog does not know and prints as an ignored line;
-this writer names utf8mb4 for the client), ver_trunk_row_v2 (LOAD DATA events, not written by
-this writer yet), files mariadb-binlog cannot read."""
+alike (helpers.paths.REPLAY_IDENTICAL says which, and why the others are left out) and on a real
+server's own binlog, and so are its reading form (`-vv --base64-output=DECODE-ROWS`, the same
+without BINLOG statements) and its hex dump (`-H`); and as point-in-time recovery: a snapshot
+restored on a fresh server plus `dump --start-position P FILES | mariadb` gives every table of
+the source. Nothing is normalised in the byte comparisons."""
 from __future__ import annotations
 
 import subprocess
@@ -17,7 +12,7 @@ import sys
 
 import pytest
 
-from helpers.paths import ROOT
+from helpers.paths import REPLAY_IDENTICAL, ROOT
 from helpers.services import need_mariadb, need_mariadb_binlog
 
 pytestmark = pytest.mark.server
@@ -25,13 +20,7 @@ pytestmark = pytest.mark.server
 SAMPLES = [ROOT / "samples" / "mariadb-10.11-sample.000001",
            ROOT / "samples" / "mariadb-10.11-sample.000002"]
 CORPUS = ROOT.parent / "shared" / "corpus" / "mysql"
-IDENTICAL = """binlog_56_gtid_reserved_word.000001 binlog_savepoint.000001 binlog_transaction.000001
-    binlog_transaction_previous_GTID_no_tag.000001 binlog_transaction_with_GTID.000001
-    binlog_transaction_with_anonymous_GTID.000001 bug11747887-bin.000003 bug16266.000001
-    bug32407.001 bug33029-slave-relay-bin.000001 master-bin.000001
-    rpl_atomic_ddl_rollback_full.000001 rpl_atomic_ddl_rollback_table.000001
-    rpl_cross_version_default_utf8mb4_collation.000001 slave-relay-bin.000001
-    update-full-row.binlog write-full-row.binlog write-partial-row.binlog""".split()
+IDENTICAL = REPLAY_IDENTICAL
 
 
 def dump(*args) -> subprocess.CompletedProcess:
