@@ -15,6 +15,7 @@ puts binlog text into it through this module, and through nothing else:
 | `text_literal(text, charset)` | a column's string value | `string(text)` when the text stores the logged bytes (binlog_grammar.output.replay_charsets), else `_charset X'..'` of those bytes |
 | `comment(text)` | text inside a `-- `, `#` or `/* */` comment | one line: no CR, LF, NUL, control or invalid bytes (escaped as `\\n`, `\\r`, `\\0`, `\\xNN`; a backslash as `\\\\`), no `*/` or `/*` (written `*\\/`, `/\\*`) |
 | `comment_line(text, prefix)` | a whole comment line | `prefix + comment(text) + "\\n"` |
+| `hex_column(data)` | the text column of a `#` hex-dump line (`dump -H`) | printable ASCII (0x20-0x7E) as it is, every other byte a dot: one line, no NUL, inert after `#` |
 | `client_reads_verbatim(stmt, delimiter)` | printing a statement from the binlog | True when the client sends it to the server as exactly that one statement, and it makes the client send none of its files (`LOCAL INFILE`, but for the one file a replay wrote) |
 | `statement_lines(stmt, delimiter)` | any statement | the statement and its delimiter when `client_reads_verbatim`, else `prepared(stmt)` |
 | `use_lines(db, delimiter)` | a default database | the client's `use` line; None when no line carries the name (CR LF, NUL) |
@@ -50,7 +51,7 @@ from ..runtime.values import CHARSET_CODECS, errors_of
 from .replay_charsets import text_round_trips
 
 __all__ = ["ident", "ident_is_plain", "string", "hex_literal", "charset_literal", "text_literal",
-           "comment", "comment_line", "binlog_statement", "client_reads_verbatim", "statement_lines", "prepared",
+           "comment", "comment_line", "hex_column", "binlog_statement", "client_reads_verbatim", "statement_lines", "prepared",
            "use_lines", "html", "script_json", "shell", "SCRIPT_HEADER", "CLIENT_CHARSET", "SESSION_SETTINGS", "STMT_VAR"]
 
 # The client command that fixes the client's character set (mysql/mariadb `\C`, `charset`).
@@ -148,6 +149,19 @@ def _comment_escape(m: re.Match) -> str:
 def comment(text) -> str:
     """`text` made safe inside a comment: one line, printable, no `*/`."""
     return _UNSAFE_IN_COMMENT.sub(_comment_escape, str(text))
+
+
+# mysqlbinlog -H's text column: the printable ASCII bytes as they are, every other one a dot
+_HEX_COLUMN = {c: chr(c) if 0x20 <= c < 0x7F else "." for c in range(256)}
+
+
+def hex_column(data: bytes) -> str:
+    """The text column of a `#` hex-dump line (mysqlbinlog -H): bytes 0x20-0x7E as they are,
+    every other byte a dot. One line, no NUL; a `#` comment ends only at the line's end, and
+    the client reads nothing after the `#` (a backslash, `*/` or the delimiter there is inert:
+    tests/output/test_quoting.py pipes such lines into a real client), so these characters
+    need no escape, and mariadb-binlog's bytes are kept."""
+    return bytes(data).decode("latin-1").translate(_HEX_COLUMN)
 
 
 def comment_line(text, prefix: str = "-- ") -> str:

@@ -13,15 +13,16 @@ bytes as logged, between its header line and the rest of that line, which then s
 
 The box shows the first 19 bytes (the common header) field by field; then, from the end of the
 event's common header on, 16 bytes a line as `hexdump -C` does: the file offset in hex, the bytes
-in two groups of eight, and the printable ASCII ones (every other byte a dot). Only hex digits and
-those 95 characters reach the script, each inside a `#` comment line, so no byte of an event ends
-the comment or is read by the client (DESIGN rule 12). Checked byte for byte against
+in two groups of eight, and the printable ASCII ones (every other byte a dot: quoting.hex_column,
+which says why that is safe after a `#`). Only numbers, hex digits and those 95 characters reach
+the script, each inside a `#` comment line (DESIGN rule 12). Checked byte for byte against
 mariadb-binlog -H by tests/output/test_replay.py.
 """
 from __future__ import annotations
 
+from . import quoting
+
 BOX = "#           |Timestamp   |Type |Master ID   |Size        |Master Pos  |Flags"
-_ASCII = {c: chr(c) if 0x20 <= c < 0x7F else "." for c in range(256)}  # str.translate's table
 
 
 def hex_lines(raw: bytes, offset: int, header_len: int) -> str:
@@ -42,7 +43,7 @@ def hex_lines(raw: bytes, offset: int, header_len: int) -> str:
         if len(chunk) > 8:
             hexes += "  " + " ".join(f"{b:02x}" for b in chunk[8:])
         out.append(f"# {offset + header_len + i:8x}  {hexes:<48}  |"
-                   f"{chunk.decode('latin-1').translate(_ASCII)}|\n")
+                   f"{quoting.hex_column(chunk)}|\n")
     if body:
         out.append("#\n")
     return "".join(out)

@@ -73,6 +73,12 @@ def test_client_reads_verbatim(stmt, verbatim):
     assert quoting.client_reads_verbatim(stmt, "/*!*/;") is verbatim
 
 
+def test_hex_column_is_one_printable_line():
+    text = quoting.hex_column(bytes(range(256)))
+    assert len(text) == 256 and text[0x20:0x7F] == bytes(range(0x20, 0x7F)).decode()
+    assert set(text[:0x20] + text[0x7F:]) == {"."}
+
+
 def test_only_the_replays_own_file_may_be_sent():
     ours = quoting.string("/tmp/SQL_LOAD_MB-2-0")
     stmt = f"LOAD DATA LOCAL INFILE {ours} INTO TABLE t"
@@ -142,7 +148,8 @@ def _client(server, charset, script: bytes):
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_literals_comments_and_prepared_statements_through_the_client(server, charset, values,
                                                                       tmp_path_factory):
-    """Each value as a string literal, a comment line, a /* */ comment and a prepared statement,
+    """Each value as a string literal, a comment line, a /* */ comment, a hex-dump line and a
+    prepared statement,
     piped into the client under `charset`: the server stores exactly the value's bytes, the
     canary survives, no shell command runs, the client exits 0."""
     flag = tmp_path_factory.mktemp("flag") / "pwned"
@@ -151,6 +158,9 @@ def test_literals_comments_and_prepared_statements_through_the_client(server, ch
     for k, v in enumerate(vals):
         lines.append(quoting.comment_line(v).rstrip("\n"))
         lines.append(f"/* {quoting.comment(v)} */ SELECT 1;")
+        # a hex-dump line of dump -H: its text column keeps backslashes, */ and ; as they are
+        lines.append("#       17  00  |" + quoting.hex_column(v.encode("utf-8", "surrogateescape"))
+                     + "|")
         lit = quoting.text_literal(v, None)  # the column is a BLOB
         lines.append(f"INSERT INTO q.t VALUES ({k}, {lit});")
         lines += quoting.prepared(f"INSERT INTO q.t VALUES ({k + 100}, {lit})")
