@@ -56,9 +56,9 @@ def run(args) -> int:
         return run_replay(args)
     if args.base64_output in ("auto", "never"):
         print(f"binlog-grammar: dump: --base64-output={args.base64_output.upper()} writes the "
-              "replay script; it takes no --hexdump or --format", file=sys.stderr)
+              "replay script; it takes no --format", file=sys.stderr)
         return 2
-    if args.format is None:  # --hexdump, or an --envelope that output_format refuses
+    if args.format is None:  # an --envelope without --format jsonl, which output_format refuses
         args.format = "text"
     try:
         fmt, options = output_format(args)
