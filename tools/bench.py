@@ -220,7 +220,9 @@ REPLAY = {"cli-replay": ["dump", "--base64-output=auto"], "cli-replay-v": ["dump
           "mariadb-binlog-replay-vv": ["-vv"]}
 
 # start to end of the command a user types (issue 26): the whole process, imports included
-STARTUP = {"startup-dump": ["dump", "-vv", "--base64-output=decode-rows"], "startup-jsonl": ["dump", "-vv", "--base64-output=decode-rows", "--format", "jsonl"],
+STARTUP = {"startup-dump": ["dump"],
+           "startup-dump-vv": ["dump", "-vv", "--base64-output=decode-rows"],
+           "startup-jsonl": ["dump", "--format", "jsonl"],
            "startup-sql": ["sql"], "startup-stats": ["stats"], "startup-verify": ["verify"]}
 SAMPLE = ROOT / "samples" / "mariadb-10.11-sample.000001"
 
