@@ -15,6 +15,30 @@ os.environ["TZ"] = "UTC"
 time.tzset()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _temporary_folder():
+    """The suite's own temporary folder, removed at its end: what the programs under test leave
+    in the temporary folder on purpose (the SQL_LOAD_MB-* files of LOAD DATA that dump's replay
+    script and mariadb-binlog write for the script's later run) goes there, not into /tmp for
+    good. TMPDIR for the programs the tests start, tempfile.tempdir for this process; a short
+    path, since a server's socket is made under it."""
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="bg-tests-")
+    before = os.environ.get("TMPDIR"), tempfile.tempdir
+    os.environ["TMPDIR"] = tempfile.tempdir = folder
+    try:
+        yield folder
+    finally:
+        if before[0] is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = before[0]
+        tempfile.tempdir = before[1]
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def specs():
     from binlog_grammar.lang.loader import load_specs
