@@ -1089,6 +1089,13 @@ static int bg_jl_form(bg_buf *out, const bg_colplan *cp, const bg_value *v)
     return bg_jl_fns[cp->form](out, cp, v);
 }
 
+/* a value's JSON text by its JSON-lines form, for the EACH sink's callbacks (the Spark data
+ * source's Arrow batches, binlog_grammar/native/arrow_rows.h) */
+int bg_jl_write(bg_buf *out, const bg_colplan *cp, const bg_value *v)
+{
+    return bg_jl_form(out, cp, v);
+}
+
 /* -- the rows of one event ----------------------------------------------------------------- */
 
 /* one column's NULL: its -vv line, or `"name": null` after the separator of JSON lines */

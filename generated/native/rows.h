@@ -251,6 +251,9 @@ void bg_buf_free(bg_buf *b);
  * (0, BG_REFUSE for text that is not UTF-8, BG_NOMEM) */
 int bg_json_bytes(bg_buf *out, const uint8_t *p, int64_t n);
 int bg_json_text(bg_buf *out, const uint8_t *p, int64_t n);
+/* v's JSON text by the JSON lines form of cp (a JSON lines plan's column), appended to out: 0,
+ * BG_REFUSE (a value Python writes otherwise) or BG_NOMEM */
+int bg_jl_write(bg_buf *out, const bg_colplan *cp, const bg_value *v);
 /* append n bytes to b; 0, or -1 when out of memory */
 int bg_buf_put(bg_buf *b, const void *s, size_t n);
 

@@ -1103,12 +1103,15 @@ done:
     return result;
 }
 
+#include "arrow_rows.h"  /* the Spark data source's Arrow batches (arrow_new, arrow_rows, ...) */
+
 static PyMethodDef bg_methods[] = {
     {"plan", bg_py_plan, METH_VARARGS, plan_doc},
     {"rows", bg_py_rows, METH_VARARGS, rows_doc},
     {"rows_head", bg_py_rows_head, METH_VARARGS, rows_head_doc},
     {"slot_maker", bg_py_slot_maker, METH_VARARGS, slot_maker_doc},
     {"frame_events", bg_py_frame_events, METH_VARARGS, frame_events_doc},
+    BG_ARROW_METHODS
     {NULL, NULL, 0, NULL}
 };
 
@@ -1149,6 +1152,7 @@ PyMODINIT_FUNC PyInit__rows(void)
             PyModule_AddObjectRef(m, "OBJECT_KINDS", kinds) < 0 ||
             PyModule_AddIntConstant(m, "OK", 0) < 0 ||
             PyModule_AddIntConstant(m, "SHORT", BG_SHORT) < 0 ||
+            PyModule_AddIntConstant(m, "ARROW_FULL", BG_ARROW_FULL) < 0 ||
             PyModule_AddIntConstant(m, "REFUSE", BG_REFUSE) < 0) {
         Py_XDECREF(inputs); Py_XDECREF(forms); Py_XDECREF(types); Py_XDECREF(jl_forms);
         Py_XDECREF(kinds);
