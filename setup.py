@@ -35,7 +35,9 @@ def extension(name: str, sources: list, depends: list, **kw) -> Extension:
 setup(ext_modules=[
     extension("_framing", [GENERATED + "framing_module.c", GENERATED + "framing.c", NATIVE + "crc32.c"],
               [GENERATED + "framing.h", NATIVE + "crc32.h"]),
-    extension("_rows", [GENERATED + "rows_module.c", GENERATED + "rows.c"], ROWS_H),
+    # _rows inflates the payloads of the reading API's batches (payload_events) as the loops do
+    extension("_rows", [GENERATED + "rows_module.c", GENERATED + "rows.c"],
+              LOOP_H + [GENERATED + "payload.h"], **PAYLOAD),
     # the loops: lanes.h's CRC32 is zlib's when zlib.h is there
     extension("_lane", [GENERATED + "lane.c", GENERATED + "rows.c", NATIVE + "crc32.c"],
               LOOP_H + [GENERATED + "lane_state.h", GENERATED + "replay.h", NATIVE + "base64.h"],

@@ -21,7 +21,7 @@ from .. import native
 from ..generated import fast as F
 from .parse import CHECKSUM_LEN, STATE_CODES, Event, read_data
 
-__all__ = ["FramedEvent", "Batches"]
+__all__ = ["FramedEvent", "Batches", "Inner"]
 
 BATCH = 4096  # records per call of the walk: the events of one batch are made as they are read
 SMALL = 64  # records per batch of the compiled loop, which makes a batch's events before it
@@ -321,3 +321,75 @@ class Batches:
                 if status != mod.FULL:
                     return nxt
                 pos = nxt
+
+
+def _inner_makers(slot_maker):
+    """(make, make_lazy) of an event inside a payload: as _makers' with inner and extra given."""
+    fields = ("file", "offset", "data", "raw", "type", "context", "checksum_ok", "footer")
+    slots = [Event.__dict__[n] for n in fields] + [FramedEvent.__dict__["_stamp"],
+                                                  FramedEvent.__dict__["_head"],
+                                                  Event.__dict__["inner"], Event.__dict__["extra"]]
+    return (slot_maker(FramedEvent, tuple(slots), ()),
+            slot_maker(FramedEvent, tuple(slots[:2] + slots[3:]), ()))
+
+
+class Inner:
+    """The events inside a file's TRANSACTION_PAYLOAD_EVENTs framed in C (_rows.payload_events:
+    inflated and framed by generated/native/payload.h, made as the batches make theirs): the
+    events binlog/payload.py gives (FramedEvents: the payload's offset, no checksum, inner,
+    extra {"payload_offset": ...}), their data read by the same generated readers, on first use
+    where the batches read it so. None from `events` where payload.py must read the payload
+    (it reads or reports all that payload.h leaves: other compressions, damaged frames, inner
+    events cut short, data the readers refuse, an event type the file has not shown yet, a
+    build without zstd), and from `of` when the compiled backend cannot run."""
+
+    def __init__(self, bf, frame, slot_maker, rows_head):
+        self.bf, self.frame, self.rows_head = bf, frame, rows_head
+        self.make, self.make_lazy = _inner_makers(slot_maker)
+        self.kinds, self.known, self.plans = None, -1, None
+        state = bf.state
+
+        def read(kind, code, data):  # as parse_event reads an inner event's data (share=True)
+            return read_data(state, kind, code, data, True)
+
+        self.read = read
+
+    @classmethod
+    def of(cls, bf):
+        if not bf.fast:
+            return None
+        rows = native.rows()
+        frame, maker = getattr(rows, "payload_events", None), getattr(rows, "slot_maker", None)
+        if frame is None or maker is None:
+            return None
+        return cls(bf, frame, maker, getattr(rows, "rows_head", None))
+
+    def _plan(self, kind, hl):
+        """A plan of frame_events (batch._c_plan's) for the events of `kind` inside a payload:
+        no checksum, no CRC32 verdict; None (payload.py reads the payload) where Batches._plan
+        leaves the events to the event-by-event path."""
+        code, et = kind[0], kind[1]
+        if code in STATE_CODES:
+            return None
+        span = F.EVENT_DATA_SPANS.get(code) if et is not None else None
+        how = _SPAN if span is not None else _HEAD if et is not None and et.row_op and \
+            self.rows_head is not None else _READ
+        lo, hi = span if span is not None else (0, -1)
+        return (how, hl, False, et, kind[5], None, False, lo, -1 if hi is None else hi,
+                kind[5]["post_header_len"] if et is not None else 0, 0, code, kind)
+
+    def events(self, ev):
+        """[ev, the events inside it], or None: binlog/payload.py reads them."""
+        state = self.bf.state
+        hl = state.header_len
+        kinds = state._kinds
+        if kinds is not self.kinds or len(kinds) != self.known:
+            self.kinds, self.known = kinds, len(kinds)
+            self.plans = tuple(self._plan(kinds[c], hl) if c in kinds else None
+                               for c in range(256))
+        out = self.frame(ev.raw, hl, CHECKSUM_LEN if ev.footer else 0, self.plans, self.read,
+                         self.make, self.make_lazy, ev.file, ev.offset)
+        if out is None:
+            return None
+        out.insert(0, ev)
+        return out

@@ -23,6 +23,7 @@ from ..runtime import construct as rt
 from ..errors import BinlogError, EventFormatError, UndecodableRowsError
 from . import api_filters, boundaries as B
 from .api import changes_of
+from .batch import Inner
 from .boundaries import query_kind
 from .gtid import GtidSet, gtid_of
 from ..generated.catalog import EVENTS
@@ -278,6 +279,7 @@ class Stream:
             decoder = RowDecoder(self.schemas)
             kwargs = {"skip_damaged": True} if self.skip_damaged else {}
             f = BinlogFile(path, self.verify_checksum, **kwargs)
+            inner = Inner.of(f)  # payloads' events framed in C (None: binlog/payload.py's)
             self.fallbacks[path] = decoder.fallbacks = f.fallbacks  # one count per file
             gtid = None
             server, progress = self.server, self.progress
@@ -306,8 +308,11 @@ class Stream:
                     seq += 1
                     yield i, new_plain(ev, None, gtid, decoder, seq, None)
                 else:  # _INNER
-                    for e in inner_events_or_damage(ev, f.state, self.verify_checksum,
-                                                    self.damage if self.skip_damaged else None):
+                    evs = inner.events(ev) if inner is not None and not self.rewrite else None
+                    if evs is None:
+                        evs = inner_events_or_damage(ev, f.state, self.verify_checksum,
+                                                     self.damage if self.skip_damaged else None)
+                    for e in evs:
                         yield i, new(e, _table_of(decoder, e), gtid, decoder, seq,
                                      self._on_undecoded)
                 last = ev
@@ -529,7 +534,8 @@ def _table_of(decoder, e):
     if e.type is not None and e.type.name == "TABLE_MAP_EVENT":
         return decoder.table_map(e)
     if e.type is not None and e.type.row_op:
-        return decoder.tables.get(int(e.data.table_id))
+        head = e._head  # the table id rows_head() read (binlog/batch.py), or None
+        return decoder.tables.get(head[0] if head else int(e.data.table_id))
     return None
 
 

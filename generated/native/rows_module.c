@@ -1102,6 +1102,177 @@ done:
     PyBuffer_Release(&mb);
     return result;
 }
+/* payload_events(): the events inside MySQL 8's TRANSACTION_PAYLOAD_EVENT for the reading API
+ * (binlog/batch.py, Inner), inflated by generated/native/payload.h (the payload header, one
+ * whole zstd frame, the inflation cap, the inner events framed) and made as frame_events makes
+ * a batch's events; the events binlog/payload.py would give, or None where that module must
+ * read the payload (it reads or reports everything payload.h leaves to it). Included by
+ * native_rows_module.c.j2 after native_rows_head.c.j2. */
+#include "payload.h"
+
+/* the decompression context and the inflated bytes of the last payload (the GIL is held from
+ * start to end of payload_events, which no callback it makes can enter again) */
+static void *bg_pe_zctx;
+static bg_buf bg_pe_buf;
+#define BG_PE_KEEP ((size_t)4 << 20)  /* more than this is given back after each payload */
+
+PyDoc_STRVAR(payload_events_doc,
+"payload_events(raw, header_len, crc_len, plans, read, make, make_lazy, path, offset)\n"
+"-> None or [events]\n\n"
+"The events inside the TRANSACTION_PAYLOAD_EVENT `raw` (a whole event, its CRC32 footer\n"
+"crc_len bytes) at `offset` of `path`, inflated (payload.h) and made as frame_events makes a\n"
+"batch's events, each with `offset` as its offset and {'payload_offset': where it begins in\n"
+"the inflated bytes} as its extra: make(path, offset, data, raw, type, context, checksum_ok,\n"
+"footer, stamp, head, True, extra), make_lazy the same without data. plans[type code] as\n"
+"frame_events takes them (their least length header_len, no checksum). None: any event\n"
+"without a plan, a payload header, frame or inner event payload.h leaves to the Python path,\n"
+"data that read() refuses, a build without zstd.");
+
+/* the inner events of p[0:n] onto `events`: 0, 1 when the Python path must read the payload,
+ * -1 on a Python error */
+static int bg_pe_frame(const uint8_t *p, int64_t n, Py_ssize_t hl, PyObject *plans, PyObject *read,
+                       PyObject *make, PyObject *make_lazy, PyObject *path, PyObject *offset,
+                       PyObject *events)
+{
+    static PyObject *key = NULL;  /* "payload_offset" */
+    if (key == NULL && (key = PyUnicode_InternFromString("payload_offset")) == NULL)
+        return -1;
+    for (int64_t pos = 0; pos < n;) {
+        int64_t len = bg_payload_next(p, n, pos);
+        if (len < 0)
+            return 1;  /* cut short: binlog/payload.py reports it */
+        const uint8_t *raw = p + pos;
+        int code = raw[BG_FULL_TYPE_CODE_AT];
+        PyObject *plan = PyTuple_GET_ITEM(plans, code);
+        if (plan == Py_None || !PyTuple_Check(plan) || PyTuple_GET_SIZE(plan) != 13)
+            return 1;
+        long how = PyLong_AsLong(PyTuple_GET_ITEM(plan, 0));
+        Py_ssize_t least = PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, 1));
+        Py_ssize_t lo = PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, 7));
+        Py_ssize_t hi = PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, 8));
+        Py_ssize_t phl = PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, 9));
+        Py_ssize_t crc = PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, 10));
+        long evcode = PyLong_AsLong(PyTuple_GET_ITEM(plan, 11));
+        if (PyErr_Occurred())
+            return -1;
+        if (crc != 0 || least != hl || len < least)
+            return 1;  /* not a plan for inner events */
+        PyObject *head = NULL;
+        if (how == BG_SPAN) {
+            if (lo <= len - least && (hi < 0 || len - least <= hi) && (head = PyTuple_New(0)) == NULL)
+                return -1;
+        } else if (how == BG_HEAD) {
+            head = bg_rows_head_of(raw, (Py_ssize_t)len, hl, phl, 0, evcode);
+            if (head == NULL)
+                return -1;
+            if (head == Py_None)
+                Py_CLEAR(head);
+        }
+        PyObject *rawobj = PyBytes_FromStringAndSize((const char *)raw, (Py_ssize_t)len);
+        PyObject *stamp = rawobj == NULL ? NULL : Py_BuildValue("(kk)",
+            (unsigned long)bg_u32le(raw + BG_FULL_TIMESTAMP_AT),
+            (unsigned long)bg_u32le(raw + BG_FULL_SERVER_ID_AT));
+        PyObject *extra = stamp == NULL ? NULL : PyDict_New();
+        PyObject *at = extra == NULL ? NULL : PyLong_FromLongLong(pos);
+        PyObject *ev = NULL;
+        int r = -1;
+        if (at != NULL && PyDict_SetItem(extra, key, at) == 0) {
+            if (head != NULL) {
+                PyObject *a[11] = {path, offset, rawobj, PyTuple_GET_ITEM(plan, 3),
+                                   PyTuple_GET_ITEM(plan, 4), PyTuple_GET_ITEM(plan, 5),
+                                   PyTuple_GET_ITEM(plan, 6), stamp, head, Py_True, extra};
+                ev = PyObject_Vectorcall(make_lazy, a, 11, NULL);
+            } else {
+                PyObject *data = PyBytes_FromStringAndSize((const char *)raw + hl,
+                                                           (Py_ssize_t)len - hl);
+                if (data != NULL && PyTuple_GET_ITEM(plan, 3) != Py_None) {
+                    PyObject *codeobj = PyLong_FromLong(code);
+                    PyObject *ra[3] = {PyTuple_GET_ITEM(plan, 12), codeobj, data};
+                    PyObject *d = codeobj == NULL ? NULL : PyObject_Vectorcall(read, ra, 3, NULL);
+                    Py_XDECREF(codeobj);
+                    Py_SETREF(data, d);
+                }
+                if (data == Py_None)
+                    r = 1;  /* the reader refuses the bytes: binlog/payload.py reads them */
+                else if (data != NULL) {
+                    PyObject *a[12] = {path, offset, data, rawobj, PyTuple_GET_ITEM(plan, 3),
+                                       PyTuple_GET_ITEM(plan, 4), PyTuple_GET_ITEM(plan, 5),
+                                       PyTuple_GET_ITEM(plan, 6), stamp, Py_None, Py_True, extra};
+                    ev = PyObject_Vectorcall(make, a, 12, NULL);
+                }
+                Py_XDECREF(data);
+            }
+        }
+        Py_XDECREF(head);
+        Py_XDECREF(rawobj);
+        Py_XDECREF(stamp);
+        Py_XDECREF(extra);
+        Py_XDECREF(at);
+        if (ev == NULL)
+            return r;
+        r = PyList_Append(events, ev);
+        Py_DECREF(ev);
+        if (r < 0)
+            return -1;
+        pos += len;
+    }
+    return 0;
+}
+
+static PyObject *bg_py_payload_events(PyObject *self, PyObject *args)
+{
+    Py_buffer b;
+    PyObject *plans, *read, *make, *make_lazy, *path, *offset;
+    Py_ssize_t hl, crc;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*nnO!OOOOO", &b, &hl, &crc, &PyTuple_Type, &plans, &read, &make,
+                          &make_lazy, &path, &offset))
+        return NULL;
+    PyObject *result = NULL;
+    const uint8_t *d = (const uint8_t *)b.buf + hl;
+    int64_t dlen = (int64_t)b.len - hl - crc;
+    bg_payload h;
+    int r = 1;
+    if (PyTuple_GET_SIZE(plans) != 256) {
+        PyErr_SetString(PyExc_ValueError, "payload_events: 256 plans");
+        goto done;
+    }
+    if (hl != BG_FULL_HEADER_LEN || crc < 0 || dlen < 0 || b.buf == NULL ||
+            ((const uint8_t *)b.buf)[BG_FULL_TYPE_CODE_AT] != BG_PAYLOAD_CODE ||
+            bg_payload_head(d, dlen, &h) != 0)
+        goto python;
+    r = bg_payload_inflate(&bg_pe_zctx, d + h.at, dlen - h.at, h.uncompressed, &bg_pe_buf);
+    if (r < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (r == 0) {
+        PyObject *events = PyList_New(0);
+        if (events == NULL)
+            goto done;
+        r = bg_pe_frame((const uint8_t *)bg_pe_buf.p, (int64_t)bg_pe_buf.n, hl, plans, read, make,
+                        make_lazy, path, offset, events);
+        if (r == 0)
+            result = events;
+        else
+            Py_DECREF(events);
+        if (r < 0)
+            goto done;
+    }
+python:
+    if (result == NULL) {
+        result = Py_None;
+        Py_INCREF(result);
+    }
+done:
+    if (bg_pe_buf.cap > BG_PE_KEEP) {
+        free(bg_pe_buf.p);
+        bg_pe_buf.p = NULL;
+        bg_pe_buf.n = bg_pe_buf.cap = 0;
+    }
+    PyBuffer_Release(&b);
+    return result;
+}
 
 #include "arrow_rows.h"  /* the Spark data source's Arrow batches (arrow_new, arrow_rows, ...) */
 
@@ -1111,6 +1282,7 @@ static PyMethodDef bg_methods[] = {
     {"rows_head", bg_py_rows_head, METH_VARARGS, rows_head_doc},
     {"slot_maker", bg_py_slot_maker, METH_VARARGS, slot_maker_doc},
     {"frame_events", bg_py_frame_events, METH_VARARGS, frame_events_doc},
+    {"payload_events", bg_py_payload_events, METH_VARARGS, payload_events_doc},
     BG_ARROW_METHODS
     {NULL, NULL, 0, NULL}
 };

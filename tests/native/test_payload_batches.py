@@ -1,0 +1,78 @@
+"""MySQL 8's compressed transactions (TRANSACTION_PAYLOAD_EVENT) in the reading API's batches
+(binlog/batch.py's Inner, _rows.payload_events over generated/native/payload.h): the events
+inside each payload are inflated and framed in C and made as the batches make theirs, and
+open_stream gives exactly what it gives on the Python backend (binlog/payload.py): every event
+(its offset the payload's, its extra's payload_offset, header, data, no checksum), every row
+change, GTID and table, the damage skipped and the error raised, over repeated payloads, payloads
+the Python path must read (tests/native/test_payload_jsonl.py's hostile list) and damaged copies."""
+import random
+
+import pytest
+
+from binlog_grammar import native
+from binlog_grammar.binlog.batch import FramedEvent
+from helpers.native import damage
+from helpers.payload_binlog import PAYLOAD, payload_file, repeated
+from helpers.paths import CORPUS, needs_corpus
+
+from test_payload_jsonl import _good, _hostile, _zstd_built
+from test_stream_batches import _read
+
+pytestmark = [pytest.mark.skipif(native.unavailable() is not None,
+                                 reason="the compiled extensions are not built"), needs_corpus]
+
+
+def _same(path, **kw):
+    c, py = _read(path, "c", **kw), _read(path, "python", **kw)
+    assert c[:3] == py[:3]
+    return c
+
+
+def _inner_framed(path):
+    """How many events inside payloads open_stream gave as FramedEvents (framed in C)."""
+    from binlog_grammar.binlog.stream import open_stream
+
+    native.select("c")
+    try:
+        return sum(se.event.inner and type(se.event) is FramedEvent
+                   for se in open_stream([path]).events())
+    finally:
+        native.select(None)
+
+
+@pytest.mark.parametrize("gtid_code", [33, 34], ids=["gtid", "anonymous"])
+def test_repeated_payloads_are_framed_in_c(tmp_path, gtid_code):
+    path = tmp_path / "compressed.000001"
+    path.write_bytes(repeated(30, rows=3, gtid_code=gtid_code))
+    seen, err, _damage, _n = _same(path)
+    assert err is None and sum(1 for x in seen if isinstance(x, str)) == 90  # the row changes
+    if not _zstd_built():
+        pytest.skip("built without zstd.h: the payloads are binlog/payload.py's")
+    # every payload's 4 events but the first payload's (which shows the file its event types)
+    assert _inner_framed(path) == 29 * 4
+
+
+def test_the_corpus_payload_file_reads_the_same():
+    _same(CORPUS / "transaction_compression.000001", raw_rows=True)
+    _same(CORPUS / "transaction_compression.000001", verify_checksum=False, skip_damaged=True)
+
+
+@pytest.mark.parametrize("name,body", _hostile(), ids=[n for n, _b in _hostile()])
+def test_payloads_the_python_path_reads(tmp_path, name, body):
+    """Each between payloads framed in C: the same events, changes, errors and damage."""
+    path = tmp_path / "hostile.000001"
+    path.write_bytes(payload_file([_good(0), _good(1), body, _good(2), _good(3)]))
+    _same(path, raw_rows=True)
+    _same(path, skip_damaged=True, raw_rows=True)
+
+
+@pytest.mark.parametrize("kw", [{}, {"skip_damaged": True, "raw_rows": True}],
+                         ids=["strict", "skip"])
+def test_damaged_payload_files_read_the_same(tmp_path, kw):
+    rnd = random.Random(34)
+    data = payload_file([_good(k) for k in range(6)])
+    start = data.index(bytes([PAYLOAD]), 150) - 4  # damage past the format events
+    for k in range(30):
+        path = tmp_path / f"damaged{k}.000001"
+        path.write_bytes(data[:start] + damage(data[start:], rnd))
+        _same(path, **kw)
