@@ -199,6 +199,7 @@ class Executor:
             from . import pieces  # noqa: F401 - imported before the fork, for the workers
             from .forkpool import ForkPool
             from ..output import dump, dump_text, sql, stats, text_lane  # noqa: F401
+            from ..output import replay_lane  # noqa: F401
 
             for stream in (sys.stdout, sys.stderr):
                 try:
@@ -231,22 +232,27 @@ class Executor:
             self.pool.close()
 
 
-def run(args, stream, kind, write, executor=None, out=None):
+def run(args, stream, kind, write, executor=None, out=None, merge=None):
     """Read `stream.paths` as `kind` with args.jobs processes; write(str) gets the output in
     input order (flashback: once all is read, last transaction first). Returns the Outcome and,
     for stats, the merged Stats. `out`: the text stream `write` writes to; when it is a file
-    (standard output), the workers' text comes back as spooled files copied into it."""
+    (standard output), the workers' text comes back as spooled files copied into it. `merge`
+    (kind "replay", cli/replay_jobs.Merge): the Config's replay and cut, what the parent writes
+    before a split's text (lead(result)) and how it reads the rest itself (sequential)."""
     import dataclasses
     import shutil
 
     cfg = config(args, kind)
-    spool = _spool_dir() if out is not None and kind in ("text", "hexdump", "jsonl") else None
+    if merge is not None:
+        cfg = dataclasses.replace(cfg, replay=merge.replay, cut=merge.cut)
+    spool = _spool_dir() if out is not None and kind in ("text", "hexdump", "jsonl", "replay") \
+        else None
     if spool is not None:
         cfg = dataclasses.replace(cfg, spool=spool, encoding=getattr(out, "encoding", None) or "utf-8")
         write = _FileWriter(out, write)
     try:
         with _terminated_as_exit(spool is not None):
-            return _run(args, stream, kind, write, executor, cfg)
+            return _run(args, stream, kind, write, executor, cfg, merge)
     finally:
         if spool is not None:
             shutil.rmtree(spool, ignore_errors=True)
@@ -368,7 +374,7 @@ def _spool_dir():
         return None
 
 
-def _run(args, stream, kind, write, executor, cfg):
+def _run(args, stream, kind, write, executor, cfg, merge=None):
     from .pieces import Piece, work
 
     forced = os.environ.get(ENV_SPLIT)
@@ -411,7 +417,10 @@ def _run(args, stream, kind, write, executor, cfg):
                     break
                 tail = [rest] + [Piece(p, i, tx_seq_base=None)
                                  for i, p in enumerate(paths) if i > rest.file_index]
-                _sequential(cfg, tail, outcome, emit, stats)
+                if merge is not None:
+                    merge.sequential(cfg, tail, outcome, emit)
+                else:
+                    _sequential(cfg, tail, outcome, emit, stats)
                 break
             piece, fut, slot = inflight.popleft()
             r = fut.result()
@@ -430,6 +439,9 @@ def _run(args, stream, kind, write, executor, cfg):
             outcome.merge(r)
             if stats is not None and r.stats is not None:
                 stats.merge(r.stats)
+            lead = merge.lead(r) if merge is not None else ""
+            if lead:
+                emit(lead)
             if r.text:
                 emit(r.text)
             if r.text_file:

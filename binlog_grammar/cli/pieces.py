@@ -57,6 +57,7 @@ class Config:
     # encoded as the parent's standard output encodes it
     spool: Optional[str] = None
     encoding: str = "utf-8"
+    replay: Optional[dict] = None  # kind "replay": Replay's keywords, its renderer (replay_jobs)
 
 
 @dataclass
@@ -74,10 +75,6 @@ class Piece:
     tx_seq_base: Optional[int] = 0
     gtid: Optional[str] = None
     skip_to: Optional[int] = None  # events before this offset only set the state (not yielded)
-
-    @classmethod
-    def of_split(cls, sp) -> "Piece":
-        return cls(sp.path, sp.file_index, sp.start, sp.stop, sp.fde_pos, sp.tx_seq_base, sp.gtid)
 
 
 @dataclass
@@ -191,7 +188,6 @@ class PieceStream(Stream):
                     self.pieces.append(Piece(self.rotated, len(self.paths) - 1, tx_seq_base=None))
                     self.rotated = None
 
-
     def _lane_on(self, f, pos, stop):
         """The lane's next run from where its last ended (its text was full, or its window of
         the file): no event read by Python in between (one in every 256 KB of text, a fifth of
@@ -282,7 +278,7 @@ def _charsets_before(path, stop):
             keep[c] = 1
         walk = Walk(path, state.header_len, at, stop, size=key[1] if key else None, short=True)
         with open(path, "rb") as fh:
-            for pos, code, length in _picked(walk, keep):
+            for pos, code, length in picked(walk, keep):
                 if pos == 4 or (code not in wanted and code != FDE_CODE):
                     continue
                 fh.seek(pos)
@@ -304,7 +300,7 @@ def _charsets_before(path, stop):
     return out
 
 
-def _picked(walk, keep):
+def picked(walk, keep):
     """The (offset, type code, length) of the events of a short Walk whose code `keep` (a
     bytearray of 256, which the caller may change as it reads) marks, and walk.stop as the walk
     sets it: the compiled walk's records picked by their codes in C (bytes.translate, find),
@@ -421,6 +417,8 @@ def render(cfg: Config, stream: PieceStream, out: Result, write, writer=None, st
                 write(se.text)
             else:
                 write("".join(line + "\n" for line in dump_text.text_lines(se)))
+    elif kind == "replay":  # dump's mariadb-binlog forms: cli/replay_jobs.render_piece
+        cfg.replay["render"](cfg, stream, out, write, raw)
     elif kind == "hexdump":
         from ..output.hexdump import render as hexdump
 

@@ -65,7 +65,7 @@ def add_replay_options(parser):
                              "as mysqlbinlog --skip-gtids")
 
 
-def _forms(args) -> dict:
+def forms(args) -> dict:
     """Replay's keywords from dump's options."""
     return {"verbose": args.verbose, "short": args.short_form, "skip_gtids": args.skip_gtids,
             "never": args.base64_output == "never", "decode_rows": args.base64_output == "decode-rows",
@@ -105,10 +105,14 @@ def run_replay(args) -> int:
     from .reading import open_input, report_damage, stdout
 
     stream, progress = open_input(args)
+    from . import replay_jobs
+
+    if replay_jobs.wanted(args, stream):  # --jobs N: splits written by workers
+        return replay_jobs.run(args, stream, progress, forms(args), first_path(args))
     if args.base64_output != "decode-rows":  # DECODE-ROWS, for reading: cut as mysqlbinlog's
         stream.cut = "transactions"  # replayable output: a window keeps or drops whole transactions
     out = stdout()
-    replay = Replay(**_forms(args))
+    replay = Replay(**forms(args))
     lane = attach_lane(stream, replay)  # runs of events written in C (output/replay_lane.py)
     write = out.write
     started = False
@@ -120,13 +124,13 @@ def run_replay(args) -> int:
             ev = se.event
             if started and ev.name == "FORMAT_DESCRIPTION_EVENT" and int(ev.offset) == 4:
                 write("DELIMITER ;\nDELIMITER /*!*/;\n")  # the next file, as mysqlbinlog
-                replay = Replay(**_forms(args))
+                replay = Replay(**forms(args))
                 if lane is not None:
                     lane.replay = replay
             if not started and ev.name != "FORMAT_DESCRIPTION_EVENT":
                 # a window that starts later: the first file's FORMAT_DESCRIPTION_EVENT first,
                 # as mysqlbinlog prints it (the server applies no BINLOG statement before one)
-                first = _first_format_event(args)
+                first = replay_jobs.first_format_event(first_path(args))
                 if first is not None:
                     lines = replay.lines(first)  # read; DECODE-ROWS prints it only in its window
                     if args.base64_output != "decode-rows":
@@ -150,22 +154,9 @@ def run_replay(args) -> int:
     return report_damage(stream)
 
 
-def _first_format_event(args):
-    """The first input file's FORMAT_DESCRIPTION_EVENT as a StreamEvent, None when unread."""
-    from ..binlog.parse import FormatState, parse_event
-    from ..binlog.stream import StreamEvent
-    from ..errors import BinlogError
-    from ..output.flashback_binlog import FormatEvents
-
+def first_path(args):
+    """The first input file as named (None: none), whose FORMAT_DESCRIPTION_EVENT a window that
+    starts later prints first."""
     where = getattr(args, "positions", None)
     files = where.files if where is not None else args.files
-    if not files:
-        return None
-    path = str(files[0])
-    raw = FormatEvents()(path, 5)
-    if raw is None:
-        return None
-    try:
-        return StreamEvent(parse_event(raw, FormatState(), file=path, offset=4))
-    except (BinlogError, ValueError):
-        return None
+    return str(files[0]) if files else None
