@@ -27,8 +27,9 @@ loop is the template's, and `check_row_image` refuses at generation time a `row_
 fields are not the ones it implements.
 
 Hand-written, as algorithms or output rules: binlog_grammar/native/decimal.h (packed DECIMAL to its
-digits), forms_vv.h and forms_jsonl.h (one C function per form of output/forms.py FORMS["vv"] and
-FORMS["jsonl"]; the table of which type uses which form is that data, read here).
+digits), forms_vv.h, forms_jsonl.h and forms_debezium.h (one C function per form of
+output/forms.py FORMS["vv"], FORMS["jsonl"] and FORMS["debezium"]; the table of which type uses
+which form is that data, read here).
 """
 from __future__ import annotations
 
@@ -256,6 +257,14 @@ def jsonl_forms() -> list:
     return sorted(set(FORMS["jsonl"].values()))
 
 
+def debezium_forms() -> list:
+    """The Debezium envelope's forms (runtime/forms.py FORMS["debezium"]), in a fixed order: their
+    C enum (forms_debezium.h writes each)."""
+    from ..runtime.forms import FORMS
+
+    return sorted(set(FORMS["debezium"].values()))
+
+
 def object_kinds(specs: SpecSet, names) -> list:
     """What Python value a value read by the C readers becomes (bg_value.kind): the int, float
     and Decimal of the plain reads, then each `as:` adapter (runtime/values.py) of the value
@@ -273,7 +282,8 @@ def model(specs: SpecSet) -> dict:
     inputs = sorted(w.inputs, key=w.inputs.get)
     fields = sorted(w.fields, key=w.fields.get)
     return dict(readers=readers, inputs=inputs, fields=fields, root=ROOT, forms=vv_forms(),
-                jl_forms=jsonl_forms(), types=names, kinds=object_kinds(specs, names))
+                jl_forms=jsonl_forms(), dz_forms=debezium_forms(), types=names,
+                kinds=object_kinds(specs, names))
 
 
 def render(specs: SpecSet) -> dict:

@@ -1096,6 +1096,39 @@ int bg_jl_write(bg_buf *out, const bg_colplan *cp, const bg_value *v)
     return bg_jl_form(out, cp, v);
 }
 
+#include "forms_debezium.h"
+
+/* the form of each BG_DZ_... (generated from FORMS["debezium"]) */
+static bg_jl_fn *const bg_dz_fns[BG_NDZ] = {
+    [BG_DZ_bigint] = bg_dz_bigint,
+    [BG_DZ_bits] = bg_dz_bits,
+    [BG_DZ_datetime] = bg_dz_datetime,
+    [BG_DZ_decimal] = bg_dz_decimal,
+    [BG_DZ_enum] = bg_dz_enum,
+    [BG_DZ_enum_set] = bg_dz_enum_set,
+    [BG_DZ_epoch_days] = bg_dz_epoch_days,
+    [BG_DZ_float32] = bg_dz_float32,
+    [BG_DZ_float64] = bg_dz_float64,
+    [BG_DZ_geometry] = bg_dz_geometry,
+    [BG_DZ_int] = bg_dz_int,
+    [BG_DZ_json] = bg_dz_json,
+    [BG_DZ_micro_time] = bg_dz_micro_time,
+    [BG_DZ_string] = bg_dz_string,
+    [BG_DZ_value] = bg_dz_value,
+    [BG_DZ_year] = bg_dz_year,
+    [BG_DZ_zoned_timestamp] = bg_dz_zoned_timestamp,
+};
+
+/* a JSON lines value by the plan's forms: FORMS["jsonl"]'s or FORMS["debezium"]'s */
+static int bg_json_form(bg_buf *out, const bg_colplan *cp, const bg_value *v, int kind)
+{
+    if (kind != BG_PLAN_DEBEZIUM)
+        return bg_jl_form(out, cp, v);
+    if (cp->form < 0 || cp->form >= BG_NDZ)
+        return BG_REFUSE;
+    return bg_dz_fns[cp->form](out, cp, v);
+}
+
 /* -- the rows of one event ----------------------------------------------------------------- */
 
 /* one column's NULL: its -vv line, or `"name": null` after the separator of JSON lines */
@@ -1126,7 +1159,7 @@ static int bg_value_out(int sink, bg_buf *out, const bg_colplan *cp, const bg_va
     if (sink == BG_SINK_JSONL) {
         if ((!first && bg_put(out, ", ", 2) < 0) || bg_put(out, cp->head, cp->head_len) < 0)
             return BG_NOMEM;
-        return bg_jl_form(out, cp, v);
+        return bg_json_form(out, cp, v, kind);
     }
     if (sink == BG_SINK_COUNT && out != NULL) {
         /* counting: the value is written into a scratch buffer and dropped, so that the count
@@ -1136,7 +1169,7 @@ static int bg_value_out(int sink, bg_buf *out, const bg_colplan *cp, const bg_va
         if (kind == BG_PLAN_VV && bg_vv_total(cp, v))
             return 0;
         out->n = 0;
-        return kind == BG_PLAN_JSONL ? bg_jl_form(out, cp, v) : bg_vv_form(out, cp, v);
+        return kind == BG_PLAN_VV ? bg_vv_form(out, cp, v) : bg_json_form(out, cp, v, kind);
     }
     return 0;
 }
@@ -1150,8 +1183,16 @@ typedef struct bg_each {
     void *ctx;
 } bg_each;
 
+/* where each key column's JSON text of an image is in the output (a Debezium plan): an update
+ * whose key's text differs between its images is a delete and a create in the connector's
+ * events, which the Python path writes (the row loop refuses the event) */
+typedef struct bg_keys {
+    size_t at[2][BG_DZ_MAX_KEYS][2];  /* per image, per key column: start and end in out */
+    int n[2];
+} bg_keys;
+
 static int64_t bg_image(const bg_plan *plan, int img, const uint8_t *p, int64_t avail, int sink,
-                        bg_buf *out, bg_value *v, const bg_each *each)
+                        bg_buf *out, bg_value *v, const bg_each *each, bg_keys *keys)
 {
     const uint8_t *present = plan->present[img];
     int64_t pos = 0, k = 0, count = 0;
@@ -1172,7 +1213,11 @@ static int64_t bg_image(const bg_plan *plan, int img, const uint8_t *p, int64_t 
             continue;
         const bg_colplan *cp = &plan->cols[c];
         int is_null = nulls[k >> 3] >> (k & 7) & 1, first = k == 0;
+        int key = keys != NULL && (cp->flags & BG_DZ_KEY);
+        size_t key_at = out != NULL ? out->n : 0;
         k++;
+        if (key && keys->n[img] >= BG_DZ_MAX_KEYS)
+            return BG_REFUSE;
         if (is_null && sink == BG_SINK_EACH) {
             if ((w = each->fn(each->ctx, BG_EACH_NULL, c, NULL)) < 0)
                 return w;
@@ -1181,6 +1226,10 @@ static int64_t bg_image(const bg_plan *plan, int img, const uint8_t *p, int64_t 
         if (is_null) {
             if ((w = bg_null_out(sink, out, cp, first)) < 0)
                 return w;
+            if (key) {
+                keys->at[img][keys->n[img]][0] = key_at + (first ? 0 : 2);
+                keys->at[img][keys->n[img]++][1] = out->n;
+            }
             continue;
         }
         v->data = NULL;
@@ -1200,6 +1249,10 @@ static int64_t bg_image(const bg_plan *plan, int img, const uint8_t *p, int64_t 
                        : bg_value_out(sink, out, cp, v, first, plan->kind);
         if (w < 0)
             return w;
+        if (key) {  /* the key's `"name": value`, without the separator before it */
+            keys->at[img][keys->n[img]][0] = key_at + (first ? 0 : 2);
+            keys->at[img][keys->n[img]++][1] = out->n;
+        }
     }
     if (sink == BG_SINK_JSONL && bg_put(out, "}", 1) < 0)
         return BG_NOMEM;
@@ -1213,7 +1266,8 @@ static int64_t bg_rows_sink(const bg_plan *plan, const uint8_t *p, int64_t n, in
     bg_value v = {0};  /* a form reads only what a reader of this event wrote, never the stack */
     size_t start = out != NULL ? out->n : 0;
     if ((sink == BG_SINK_VV && (plan->kind != BG_PLAN_VV || out == NULL)) ||
-            (sink == BG_SINK_JSONL && (plan->kind != BG_PLAN_JSONL || out == NULL || frame == NULL)) ||
+            (sink == BG_SINK_JSONL && ((plan->kind != BG_PLAN_JSONL && plan->kind != BG_PLAN_DEBEZIUM) ||
+                                       out == NULL || frame == NULL)) ||
             (sink == BG_SINK_EACH && (each == NULL || each->fn == NULL || out != NULL)))
         return BG_REFUSE;  /* a plan made for another output */
     if (sink == BG_SINK_COUNT) {  /* the scratch buffer of the values' forms (bg_value_out) */
@@ -1229,8 +1283,13 @@ static int64_t bg_rows_sink(const bg_plan *plan, const uint8_t *p, int64_t n, in
             out->n = start;
         return BG_REFUSE;
     }
+    bg_keys keys;
+    bg_keys *kp = sink == BG_SINK_JSONL && plan->kind == BG_PLAN_DEBEZIUM && plan->nimages == 2
+                  ? &keys : NULL;
     while (pos < n) {
         int64_t at = pos;
+        if (kp != NULL)
+            kp->n[0] = kp->n[1] = 0;
         for (int img = 0; img < plan->nimages; img++) {
             int bad = 0;
             if (sink == BG_SINK_VV)
@@ -1241,13 +1300,21 @@ static int64_t bg_rows_sink(const bg_plan *plan, const uint8_t *p, int64_t n, in
                 out->n = start;
                 return BG_NOMEM;
             }
-            int64_t r = bg_image(plan, img, p + pos, n - pos, sink, out, &v, each);
+            int64_t r = bg_image(plan, img, p + pos, n - pos, sink, out, &v, each, kp);
             if (r < 0) {
                 if (out != NULL)
                     out->n = start;
                 return r;
             }
             pos += r;
+        }
+        if (kp != NULL && kp->n[0] != kp->n[1])
+            pos = at;  /* not the same key columns in both images: refused below */
+        for (int c = 0; kp != NULL && pos != at && c < kp->n[0]; c++) {
+            size_t a0 = kp->at[0][c][0], a1 = kp->at[1][c][0];
+            size_t l0 = kp->at[0][c][1] - a0, l1 = kp->at[1][c][1] - a1;
+            if (l0 != l1 || memcmp(out->p + a0, out->p + a1, l0) != 0)
+                pos = at;  /* the key changed: the Python path writes the delete and the create */
         }
         if (pos == at) {  /* a row of no bytes: the rows would never end (the Python readers say so) */
             if (out != NULL)

@@ -153,6 +153,36 @@ enum {
     BG_NJL
 };
 #define BG_JL_NAMES "decimal_string", "float_number", "geometry", "iso_date", "iso_datetime", "iso_time", "json_document", "member", "members", "number", "text", "value"
+/* the forms of the Debezium envelope (FORMS["debezium"]); forms_debezium.h writes each */
+enum {
+    BG_DZ_bigint,
+    BG_DZ_bits,
+    BG_DZ_datetime,
+    BG_DZ_decimal,
+    BG_DZ_enum,
+    BG_DZ_enum_set,
+    BG_DZ_epoch_days,
+    BG_DZ_float32,
+    BG_DZ_float64,
+    BG_DZ_geometry,
+    BG_DZ_int,
+    BG_DZ_json,
+    BG_DZ_micro_time,
+    BG_DZ_string,
+    BG_DZ_value,
+    BG_DZ_year,
+    BG_DZ_zoned_timestamp,
+    BG_NDZ
+};
+/* what else a Debezium column's form reads (bg_colplan.flags): the column is nullable; it is
+ * one of the primary key's (an update that changes the key is left to the Python path); the
+ * options enable.time.adjuster, a temporal value in microseconds (else milliseconds),
+ * time.precision.mode=connect, binary.handling.mode base64-url-safe / hex,
+ * bigint.unsigned.handling.mode=precise */
+enum { BG_DZ_NULLABLE = 1, BG_DZ_KEY = 2, BG_DZ_ADJUST = 4, BG_DZ_MICROS = 8, BG_DZ_CONNECT = 16,
+       BG_DZ_URLSAFE = 32, BG_DZ_HEX = 64, BG_DZ_PRECISE = 128 };
+#define BG_DZ_MAX_KEYS 16       /* key columns a Debezium plan compares (more: no plan) */
+
 /* how the JSON lines' text form reads a column's bytes (bg_colplan.arg) */
 enum { BG_TEXT_BASE64, BG_TEXT_UTF8, BG_TEXT_TABLE };
 #define BG_TABLE_ENTRY 8        /* a byte's entry in bg_colplan.table: its length, then its text */
@@ -195,13 +225,15 @@ typedef struct bg_colplan {
     const char **member;       /* each member as a JSON string (NULL: refused) */
     size_t *member_len;
     uint64_t *mask;            /* SET: the bits that give each member */
+    int flags;                 /* a Debezium plan's BG_DZ_NULLABLE, BG_DZ_KEY, ... */
 } bg_colplan;
 
-enum { BG_PLAN_VV, BG_PLAN_JSONL, BG_PLAN_OBJECTS };  /* what a plan's forms write (OBJECTS:
+enum { BG_PLAN_VV, BG_PLAN_JSONL, BG_PLAN_OBJECTS, BG_PLAN_DEBEZIUM };  /* what a plan's forms write (OBJECTS:
                                                         none; the EACH sink's callback does) */
 
 typedef struct bg_plan {
-    int kind;                  /* BG_PLAN_VV or BG_PLAN_JSONL */
+    int kind;                  /* BG_PLAN_VV, BG_PLAN_JSONL or BG_PLAN_DEBEZIUM (JSON lines of
+                                  the Debezium forms, written by the JSONL sink) */
     int ncols, nimages;
     bg_colplan *cols;
     uint8_t *present[2];       /* per image, 1 for each column the image holds */
@@ -217,7 +249,8 @@ typedef struct bg_buf {
 
 enum { BG_SINK_COUNT, BG_SINK_VV, BG_SINK_JSONL,
        BG_SINK_COUNT_CHECKED /* internal: COUNT with its scratch buffer */,
-       BG_SINK_EACH /* bg_rows_each: a callback per image and value */ };
+       BG_SINK_EACH /* bg_rows_each: a callback per image and value */,
+       BG_SINK_DEBEZIUM /* plan() only: a BG_PLAN_DEBEZIUM plan, written by the JSONL sink */ };
 
 /* what the EACH sink tells its callback: an image begins (index: 0 for a row's first image,
  * 1 for an update's second), a present column is NULL (index: the column; v NULL), a present

@@ -84,6 +84,8 @@ PyDoc_STRVAR(plan_doc,
 "key the bytes of `\"name\": `; table b'' or 256 entries of TABLE_ENTRY bytes (length, JSON\n"
 "text; TABLE_REFUSE); members None (no metadata) or a tuple of each member's JSON string\n"
 "(bytes, or None: refused); masks a tuple of ints (SET: the bits giving each member).\n"
+"sink DEBEZIUM: a JSON lines plan of the Debezium forms (rows() writes it with sink JSONL), each\n"
+"column as JSONL's with DZ_... flags after: form an index of DEBEZIUM_FORMS or -1.\n"
 "sink OBJECTS: a plan for the Python values of rows(plan, data, OBJECTS), each column (inputs,\n"
 "name, codec, errors, flags, pad, fsp, enum_members, set_members): name the images' key; codec\n"
 "and errors str, or None for bytes; flags OBJ_UTF8 | OBJ_ASCII; pad BINARY(n)'s n; fsp the\n"
@@ -179,10 +181,11 @@ static int bg_plan_jsonl(bg_colplan *cp, PyObject *t, char *strings, size_t *at)
     return 0;
 }
 
-/* is t a JSON lines column tuple? adds the size of its strings to *total */
-static int bg_check_jsonl(PyObject *t, size_t *total)
+/* is t a JSON lines column tuple (a Debezium one: with its flags after)? adds the size of its
+ * strings to *total */
+static int bg_check_jsonl(PyObject *t, size_t *total, int debezium)
 {
-    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 8 || !PyTuple_Check(PyTuple_GET_ITEM(t, 0)) ||
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 8 + debezium || !PyTuple_Check(PyTuple_GET_ITEM(t, 0)) ||
             PyTuple_GET_SIZE(PyTuple_GET_ITEM(t, 0)) != BG_NCOLIN ||
             !PyBytes_Check(PyTuple_GET_ITEM(t, 4)) || !PyBytes_Check(PyTuple_GET_ITEM(t, 5)) ||
             !PyTuple_Check(PyTuple_GET_ITEM(t, 7)) ||
@@ -216,11 +219,13 @@ static PyObject *bg_py_plan(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "O!O!O!|iO", &PyTuple_Type, &cols, &PyTuple_Type, &images,
                           &PyTuple_Type, &pre, &sink, &types))
         return NULL;
-    if (sink != BG_SINK_VV && sink != BG_SINK_JSONL && sink != BG_SINK_EACH) {
-        PyErr_SetString(PyExc_ValueError, "plan: the sink is VV, JSONL or OBJECTS");
+    if (sink != BG_SINK_VV && sink != BG_SINK_JSONL && sink != BG_SINK_EACH &&
+            sink != BG_SINK_DEBEZIUM) {
+        PyErr_SetString(PyExc_ValueError, "plan: the sink is VV, JSONL, DEBEZIUM or OBJECTS");
         return NULL;
     }
-    int jsonl = sink == BG_SINK_JSONL, objects = sink == BG_SINK_EACH;
+    int debezium = sink == BG_SINK_DEBEZIUM;
+    int jsonl = sink == BG_SINK_JSONL || debezium, objects = sink == BG_SINK_EACH;
     if (objects && (!PyTuple_Check(types) || PyTuple_GET_SIZE(types) != 2)) {
         PyErr_SetString(PyExc_ValueError, "plan: OBJECTS needs types (Decimal, Geometry)");
         return NULL;
@@ -239,7 +244,7 @@ static PyObject *bg_py_plan(PyObject *self, PyObject *args)
             continue;
         }
         if (jsonl) {
-            if (bg_check_jsonl(t, &total) < 0)
+            if (bg_check_jsonl(t, &total, debezium) < 0)
                 return NULL;
             continue;
         }
@@ -267,7 +272,8 @@ static PyObject *bg_py_plan(PyObject *self, PyObject *args)
     bg_owned_plan *op = calloc(1, sizeof *op);
     if (op == NULL)
         return PyErr_NoMemory();
-    op->plan.kind = objects ? BG_PLAN_OBJECTS : jsonl ? BG_PLAN_JSONL : BG_PLAN_VV;
+    op->plan.kind = objects ? BG_PLAN_OBJECTS : debezium ? BG_PLAN_DEBEZIUM
+                    : jsonl ? BG_PLAN_JSONL : BG_PLAN_VV;
     if (objects) {
         op->obj = calloc((size_t)ncols, sizeof *op->obj);
         op->decimal = Py_NewRef(PyTuple_GET_ITEM(types, 0));
@@ -324,8 +330,15 @@ static PyObject *bg_py_plan(PyObject *self, PyObject *args)
             return NULL;
         }
         if (jsonl) {
-            if (cp->form >= BG_NJL)
+            if (cp->form >= (debezium ? BG_NDZ : BG_NJL))
                 cp->form = -1;
+            if (debezium) {
+                cp->flags = (int)PyLong_AsLong(PyTuple_GET_ITEM(t, 8));
+                if (PyErr_Occurred()) {
+                    Py_DECREF(capsule);
+                    return NULL;
+                }
+            }
             if (bg_plan_jsonl(cp, t, op->strings, &at) < 0) {
                 Py_DECREF(capsule);
                 return NULL;
@@ -1301,12 +1314,24 @@ PyMODINIT_FUNC PyInit__rows(void)
     PyObject *inputs = Py_BuildValue("(sssssssssss)", "type", "meta__type", "unsigned", "meta__precision", "meta__scale", "meta", "meta__bytes", "meta__bits", "meta__length", "meta__max_length", "meta__real_type");
     PyObject *forms = Py_BuildValue("(ssssssssssssssssss)", "bits", "date_colon", "datetime", "datetime_fsp", "decimal_digits", "double_g20", "enum_index", "epoch_fsp", "epoch_seconds", "float_left20g", "int_signed_width", "json_text_quoted", "quoted_bytes", "set_bits", "time", "time_fsp", "vector_bytes", "year_1900");
     PyObject *jl_forms = Py_BuildValue("(ssssssssssss)", "decimal_string", "float_number", "geometry", "iso_date", "iso_datetime", "iso_time", "json_document", "member", "members", "number", "text", "value");
+    PyObject *dz_forms = Py_BuildValue("(sssssssssssssssss)", "bigint", "bits", "datetime", "decimal", "enum", "enum_set", "epoch_days", "float32", "float64", "geometry", "int", "json", "micro_time", "string", "value", "year", "zoned_timestamp");
     PyObject *kinds = Py_BuildValue("(sssssssssssssss)", "int", "float", "decimal", "compressed_text", "date", "datetime", "enum", "geometry", "json", "set", "text", "time", "timestamp", "vector", "year");
     PyObject *types = Py_BuildValue("(ssssssssssssssssssssssssssss)", "column_value", "value_tiny", "value_short", "value_int24", "value_long", "value_longlong", "value_newdecimal", "value_year", "value_date", "value_time", "value_time2", "value_datetime", "value_datetime2", "value_timestamp", "value_timestamp2", "value_bit", "value_enum", "value_set", "value_char", "value_varchar", "value_var_string", "value_blob", "value_json", "value_geometry", "value_varchar_compressed", "value_blob_compressed", "value_vector", "compressed_data");
     PyDateTime_IMPORT;
     if (PyDateTimeAPI == NULL || kinds == NULL || PyType_Ready(&bg_maker_type) < 0 ||
-            inputs == NULL || forms == NULL || types == NULL || jl_forms == NULL ||
+            inputs == NULL || forms == NULL || types == NULL || jl_forms == NULL || dz_forms == NULL ||
             PyModule_AddObjectRef(m, "JSONL_FORMS", jl_forms) < 0 ||
+            PyModule_AddObjectRef(m, "DEBEZIUM_FORMS", dz_forms) < 0 ||
+            PyModule_AddIntConstant(m, "DEBEZIUM", BG_SINK_DEBEZIUM) < 0 ||
+            PyModule_AddIntConstant(m, "DZ_NULLABLE", BG_DZ_NULLABLE) < 0 ||
+            PyModule_AddIntConstant(m, "DZ_KEY", BG_DZ_KEY) < 0 ||
+            PyModule_AddIntConstant(m, "DZ_ADJUST", BG_DZ_ADJUST) < 0 ||
+            PyModule_AddIntConstant(m, "DZ_MICROS", BG_DZ_MICROS) < 0 ||
+            PyModule_AddIntConstant(m, "DZ_CONNECT", BG_DZ_CONNECT) < 0 ||
+            PyModule_AddIntConstant(m, "DZ_URLSAFE", BG_DZ_URLSAFE) < 0 ||
+            PyModule_AddIntConstant(m, "DZ_HEX", BG_DZ_HEX) < 0 ||
+            PyModule_AddIntConstant(m, "DZ_PRECISE", BG_DZ_PRECISE) < 0 ||
+            PyModule_AddIntConstant(m, "DZ_MAX_KEYS", BG_DZ_MAX_KEYS) < 0 ||
             PyModule_AddIntConstant(m, "JSONL", BG_SINK_JSONL) < 0 ||
             PyModule_AddIntConstant(m, "TEXT_BASE64", BG_TEXT_BASE64) < 0 ||
             PyModule_AddIntConstant(m, "TEXT_UTF8", BG_TEXT_UTF8) < 0 ||
@@ -1327,11 +1352,11 @@ PyMODINIT_FUNC PyInit__rows(void)
             PyModule_AddIntConstant(m, "ARROW_FULL", BG_ARROW_FULL) < 0 ||
             PyModule_AddIntConstant(m, "REFUSE", BG_REFUSE) < 0) {
         Py_XDECREF(inputs); Py_XDECREF(forms); Py_XDECREF(types); Py_XDECREF(jl_forms);
-        Py_XDECREF(kinds);
+        Py_XDECREF(kinds); Py_XDECREF(dz_forms);
         Py_DECREF(m);
         return NULL;
     }
     Py_DECREF(inputs); Py_DECREF(forms); Py_DECREF(types); Py_DECREF(jl_forms);
-    Py_DECREF(kinds);
+    Py_DECREF(kinds); Py_DECREF(dz_forms);
     return m;
 }
