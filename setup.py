@@ -40,8 +40,8 @@ setup(ext_modules=[
               LOOP_H + [GENERATED + "payload.h"], **PAYLOAD),
     # the loops: lanes.h's CRC32 is zlib's when zlib.h is there
     extension("_lane", [GENERATED + "lane.c", GENERATED + "rows.c", NATIVE + "crc32.c"],
-              LOOP_H + [GENERATED + "lane_state.h", GENERATED + "replay.h", NATIVE + "base64.h"],
-              libraries=["z"]),
+              LOOP_H + [GENERATED + "lane_state.h", GENERATED + "replay.h", NATIVE + "base64.h",
+                        GENERATED + "payload.h"], **PAYLOAD),
     extension("_jsonl_lane", [GENERATED + "jsonl_lane.c", GENERATED + "rows.c", NATIVE + "crc32.c"],
               LOOP_H + [GENERATED + "payload.h"], **PAYLOAD),
     extension("_stats", [GENERATED + "stats.c", GENERATED + "framing.c", GENERATED + "rows.c",

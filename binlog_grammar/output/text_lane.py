@@ -7,7 +7,9 @@ whose statement (with the same header flags, sql_mode and default database) the 
 written before (the lane repeats its lines, which output/quoting.py made), XIDs, ANNOTATE_ROWS whose statement comment quoting leaves
 as it is (printable ASCII), TABLE_MAPs of tables the Python path has read already, and rows events
 (v1, v2, and MariaDB's compressed ones, inflated in C) whose table's plan (output/vv_native.py) the Python path has made already and whose rows
-the compiled readers write. At any other event, an event failing its CRC32, a relay log's
+the compiled readers write, and MySQL 8's TRANSACTION_PAYLOAD_EVENTs whose inner events it writes
+(inflated by libzstd: generated/native/payload.h; a payload's events are learnt from as the
+file's own, when the Python path wrote it). At any other event, an event failing its CRC32, a relay log's
 positions, or a value the compiled readers refuse, it stops; the stream reads that event as before
 (binlog.stream: `Stream.lane`, `BinlogFile.skip_to`), and this module then learns from it (a new
 table, a new plan) before the lane goes on. So the first TABLE_MAP of a table and the first rows
@@ -23,7 +25,9 @@ import functools
 from types import SimpleNamespace
 
 from .. import native
+from ..binlog.payload import inner_events
 from ..binlog.stream import Written
+from ..errors import BinlogError
 from ..generated import enums
 from ..generated.catalog import EVENTS
 from . import quoting, vv_native
@@ -129,11 +133,16 @@ class TextLane:
                                  _FLAGS, plain, pairs, self.verify)
         return self.cfg
 
-    def _learn(self, ev, decoder):
-        """What the event the Python path just read teaches the lane: a table, a plan."""
+    def _learn(self, ev, decoder, f=None):
+        """What the event the Python path just read teaches the lane: a table, a plan (of the
+        events inside a payload too, read again from it: the stream gives the lane the payload
+        event, after its events)."""
         if ev.inner or ev.type is None:
             return
         code = ev.type.code
+        if code == self.mod.CODES["TRANSACTION_PAYLOAD_EVENT"] and f is not None:
+            self._learn_inner(ev, decoder, f)
+            return
         hl = ev.context.get("header_len")
         phl = ev.context.get("post_header_len", 0)
         crc = 4 if ev.footer else 0
@@ -166,6 +175,18 @@ class TextLane:
                 self.plans[key] = plan
                 self.cfg.add_plan(key, plan)
 
+    def _learn_inner(self, payload, decoder, f):
+        """_learn of each event inside a payload the Python path wrote (nothing more once one
+        cannot be read: the Python path reported it)."""
+        try:
+            for ev in inner_events(payload, f.state, f.verify_checksum):
+                ev.inner = False  # learnt as the file's own event of the same bytes
+                if ev.type is not None and ev.type.code == self.mod.CODES["TABLE_MAP_EVENT"]:
+                    decoder.table_map(ev)  # its table as the stream had it there (the last stays)
+                self._learn(ev, decoder)
+        except BinlogError:
+            return
+
     def _statement(self, ev, phl, crc):
         """A QUERY_EVENT the Python path wrote: its lines before and after SET TIMESTAMP (all
         of them output/dump_text.py's, through output/quoting.py), for the lane to write the
@@ -193,7 +214,7 @@ class TextLane:
         cfg = self._config(f)
         if cfg is None:
             return None
-        self._learn(ev, decoder)
+        self._learn(ev, decoder, f)
         return self.go_on(f, ev.end, stop)
 
     def go_on(self, f, pos, stop=None):

@@ -32,6 +32,7 @@
 #include "framing.h"
 #include "crc32.h"
 #include "lanes.h"  /* what the compiled loops read alike (codegen/c_lane.py) */
+#include "payload.h"  /* MySQL's TRANSACTION_PAYLOAD_EVENT (codegen/c_json.py) */
 
 /* why a run stopped */
 enum { BG_LANE_END, BG_LANE_EVENT, BG_LANE_FULL };
@@ -53,6 +54,9 @@ typedef struct bg_lane_run {
     uint64_t *assigned;  /* the TABLE_MAPs written: table id, table number, in pairs */
     size_t nassigned, capassigned;
     bg_buf inflated;  /* a compressed rows event's rows (bg_lanes_inflate) */
+    void *zctx;       /* a TRANSACTION_PAYLOAD_EVENT's zstd context (payload.h) ... */
+    bg_buf payload;   /* ... and its events, inflated */
+    bg_buf undo;      /* the table ids a payload's TABLE_MAPs set: table id, the number before */
 } bg_lane_run;
 
 static int bg_lane_put_text(bg_buf *b, const bg_lane_text *t)
@@ -145,6 +149,9 @@ static void bg_lane_run_free(bg_lane_run *run)
 {
     bg_buf_free(&run->out);
     bg_buf_free(&run->inflated);
+    bg_buf_free(&run->payload);
+    bg_buf_free(&run->undo);
+    bg_payload_free(&run->zctx);
     free(run->assigned);
     run->assigned = NULL;
     run->nassigned = run->capassigned = 0;
@@ -152,9 +159,13 @@ static void bg_lane_run_free(bg_lane_run *run)
 
 #include "replay.h"  /* the replay form's core (codegen/templates/native_replay.h.j2) */
 
-/* write one event (raw[0:len]) at `offset`; 0 written, 1 not this lane's, -1 out of memory */
-static int bg_lane_event(bg_lane *L, bg_lane_run *run, const uint8_t *raw, int64_t len,
-                         int64_t offset)
+static int bg_lane_payload(bg_lane *L, bg_lane_run *run, int64_t offset);
+
+/* write one event (raw[0:len]) at `offset`, or (inner >= 0) one inside a TRANSACTION_PAYLOAD_EVENT
+ * at `offset`, `inner` bytes into its inflated events (no checksum; it ends, as binlog/payload.py
+ * places it, at offset + len); 0 written, 1 not this lane's, -1 out of memory */
+static int bg_lane_event_at(bg_lane *L, bg_lane_run *run, const uint8_t *raw, int64_t len,
+                            int64_t offset, int64_t inner)
 {
     bg_buf *out = &run->out;
     const int hl = BG_FULL_HEADER_LEN;
@@ -162,9 +173,9 @@ static int bg_lane_event(bg_lane *L, bg_lane_run *run, const uint8_t *raw, int64
     const bg_lane_text *label = &L->label[code];
     if (label->p == NULL)
         return 1;
-    int crc = L->crc_len[code];
+    int crc = inner >= 0 ? 0 : L->crc_len[code];
     int64_t end = offset + len, body_end = len - crc;
-    if (bg_lanes_framed(raw, len, offset, crc, L->verify) != 0)
+    if (inner < 0 ? bg_lanes_framed(raw, len, offset, crc, L->verify) != 0 : len < hl)
         return 1;
     int phl = L->post_header_len[code];
     const uint8_t *d = raw + hl;
@@ -180,6 +191,11 @@ static int bg_lane_event(bg_lane *L, bg_lane_run *run, const uint8_t *raw, int64
     new_gtid[0] = 0;
     const bg_lane_text *stmt = NULL;
     int anonymous = 0;  /* an ANONYMOUS_GTID: a GTID for the count, none for the text */
+    int payload = 0;    /* a TRANSACTION_PAYLOAD_EVENT, inflated into run->payload */
+
+    if (inner >= 0 && (code == BG_LANES_MYSQL_GTID_CODE || code == BG_LANES_ANONYMOUS_GTID_CODE ||
+                       code == BG_LANES_GTID_CODE || code == BG_PAYLOAD_CODE))
+        return 1;  /* inside a payload, the text shows the transaction's GTID: the Python path's */
 
     if (code == BG_LANES_MYSQL_GTID_CODE || code == BG_LANES_ANONYMOUS_GTID_CODE) {
         /* the text shows the GTID (binlog.gtid's uuid:gno) of a GTID_LOG_EVENT, nothing of an
@@ -233,6 +249,16 @@ static int bg_lane_event(bg_lane *L, bg_lane_run *run, const uint8_t *raw, int64
         reg = s->reg;
         table_summary = &L->summary[reg];
         snprintf(summary, sizeof summary, "%llu", (unsigned long long)table_id);
+    } else if (code == BG_PAYLOAD_CODE) {
+        /* its header line says nothing of its data; its events follow (bg_lane_payload) when
+         * payload.h reads the payload header and inflates the whole frame */
+        bg_payload h;
+        if (bg_payload_head(d, dlen, &h) != 0)
+            return 1;
+        int r = bg_payload_inflate(&run->zctx, d + h.at, dlen - h.at, h.uncompressed, &run->payload);
+        if (r != 0)
+            return r;  /* -1: out of memory; 1: binlog/payload.py reads or reports it */
+        payload = 1;
     } else {
         unsigned flags;
         int64_t at, shape;
@@ -283,8 +309,11 @@ static int bg_lane_event(bg_lane *L, bg_lane_run *run, const uint8_t *raw, int64
     char crctext[32] = "";
     if (crc)
         snprintf(crctext, sizeof crctext, " CRC32 0x%08x", (unsigned)bg_u32le(raw + body_end));
-    if (bg_lane_printf(out, "# at %lld\n#%02d%02d%02d %02d:%02d:%02d server id %u  end_log_pos %lld%s \t",
-                       (long long)offset, tm.tm_year % 100, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+    if ((inner >= 0 ? bg_lane_printf(out, "# at %lld (inside the payload, offset %lld)\n",
+                                     (long long)offset, (long long)inner)
+                    : bg_lane_printf(out, "# at %lld\n", (long long)offset)) < 0 ||
+            bg_lane_printf(out, "#%02d%02d%02d %02d:%02d:%02d server id %u  end_log_pos %lld%s \t",
+                       tm.tm_year % 100, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
                        tm.tm_min, tm.tm_sec, (unsigned)bg_u32le(raw + BG_FULL_SERVER_ID_AT),
                        (long long)end, crctext) < 0 ||
             bg_lane_put_text(out, label) < 0 ||
@@ -321,6 +350,12 @@ static int bg_lane_event(bg_lane *L, bg_lane_run *run, const uint8_t *raw, int64
             out->n = start;
             return 1;
         }
+    } else if (payload) {
+        int r = bg_lane_payload(L, run, offset);
+        if (r != 0) {
+            out->n = start;
+            return r;
+        }
     }
     if (reg >= 0 && (bg_lane_set_id(L, table_id, reg) < 0 || bg_lane_assign(run, table_id, reg) < 0))
         return -1;
@@ -331,6 +366,55 @@ static int bg_lane_event(bg_lane *L, bg_lane_run *run, const uint8_t *raw, int64
         run->gtids++;
     }
     return 0;
+}
+
+static int bg_lane_event(bg_lane *L, bg_lane_run *run, const uint8_t *raw, int64_t len,
+                         int64_t offset)
+{
+    return bg_lane_event_at(L, run, raw, len, offset, -1);
+}
+
+/* the events inside the TRANSACTION_PAYLOAD_EVENT at `offset` (inflated into run->payload), as
+ * binlog/payload.py frames them: all of them or none (the table ids their TABLE_MAPs set go back
+ * to what they were, the text to the caller); 0 written, 1 the Python path's (an inner event cut
+ * short, or one this lane does not write), -1 out of memory */
+static int bg_lane_payload(bg_lane *L, bg_lane_run *run, int64_t offset)
+{
+    const uint8_t *p = (const uint8_t *)run->payload.p;
+    int64_t n = (int64_t)run->payload.n;
+    size_t assigned = run->nassigned;
+    run->undo.n = 0;
+    int r = 0;
+    for (int64_t pos = 0; r == 0 && pos < n;) {
+        int64_t len = bg_payload_next(p, n, pos);
+        if (len < 0) {
+            r = 1;  /* cut short: binlog/payload.py reports it */
+            break;
+        }
+        const uint8_t *raw = p + pos;
+        uint64_t tid;
+        if (raw[BG_FULL_TYPE_CODE_AT] == BG_LANES_TABLE_MAP_CODE &&
+                bg_lanes_table_id(raw + BG_FULL_HEADER_LEN, len - BG_FULL_HEADER_LEN,
+                                  L->post_header_len[BG_LANES_TABLE_MAP_CODE], &tid) == 0) {
+            int64_t old = bg_lane_reg_of_id(L, tid);  /* what the id meant before the payload */
+            if (bg_buf_put(&run->undo, &tid, sizeof tid) < 0 || bg_buf_put(&run->undo, &old, sizeof old) < 0)
+                return -1;
+        }
+        r = bg_lane_event_at(L, run, raw, len, offset, pos);
+        pos += len;
+    }
+    if (r != 0) {
+        for (size_t k = run->undo.n; k >= 2 * sizeof(uint64_t); k -= 2 * sizeof(uint64_t)) {
+            uint64_t tid;
+            int64_t old;
+            memcpy(&tid, run->undo.p + k - 2 * sizeof tid, sizeof tid);
+            memcpy(&old, run->undo.p + k - sizeof old, sizeof old);
+            if (bg_lane_set_id(L, tid, old) < 0)
+                return -1;
+        }
+        run->nassigned = assigned;
+    }
+    return r;
 }
 
 /* Write the dump text of the events of buf (the file's bytes from offset base on, n of them)
@@ -995,10 +1079,11 @@ PyMODINIT_FUNC PyInit__lane(void)
     PyObject *m = PyModule_Create(&bg_module);
     if (m == NULL)
         return NULL;
-    PyObject *codes = Py_BuildValue("{sisisisisisisi}", "GTID_EVENT", 162, "XID_EVENT", 16,
+    PyObject *codes = Py_BuildValue("{sisisisisisisisi}", "GTID_EVENT", 162, "XID_EVENT", 16,
                                     "TABLE_MAP_EVENT", 19, "ANNOTATE_ROWS_EVENT", 160,
                                     "GTID_LOG_EVENT", 33, "ANONYMOUS_GTID_LOG_EVENT", 34,
-                                    "QUERY_EVENT", 2);
+                                    "QUERY_EVENT", 2,
+                                    "TRANSACTION_PAYLOAD_EVENT", BG_PAYLOAD_CODE);
     PyObject *rows = PyDict_New();
     if (codes == NULL || rows == NULL) {
         Py_XDECREF(codes); Py_XDECREF(rows); Py_DECREF(m);
