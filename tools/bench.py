@@ -26,6 +26,7 @@ times, alternating and repeated, each in a fresh process (so peak memory is its 
 - cli-dump, cli-dump-jobs2, cli-jsonl, cli-jsonl-jobs2, cli-stats, cli-debezium: the whole process of
   `binlog-grammar dump -vv --base64-output=decode-rows FILE > /dev/null` (--jobs 2, --format jsonl, stats, --envelope debezium), start to end as a
   user runs it, against mariadb-binlog's whole process (issue 26's goals for dump and JSON lines).
+- ours-text: `dump --format text FILE` (the compiled text lane) in process, output to /dev/null;
 - --startup (issue 26: `dump` of a small file under 0.15 s, start to end): the whole process of
   `binlog-grammar dump FILE > /dev/null` (and dump --format jsonl, sql, stats, verify), the
   command a user types, against `mariadb-binlog FILE`, on the 5 KB sample unless --binlog says;
@@ -199,6 +200,9 @@ JOBS_COMMANDS = {"dump": ["dump", "-vv", "--base64-output=decode-rows"], "jsonl"
 for _name, _argv in JOBS_COMMANDS.items():
     for _jobs in (1, 2):
         RUNNERS[f"jobs-{_name}-{_jobs}"] = _jobs_runner(_argv, _jobs)
+# dump --format text (the compiled text lane) in process, the work after imports: on a MySQL 8
+# binlog of compressed transactions (tools/make_payload_binlog.py) beside ours-full, the API
+RUNNERS["ours-text"] = _jobs_runner(["dump", "--format", "text"], 1)
 
 
 # the commands a user types on the big file, the whole process each, against mariadb-binlog -vv
