@@ -40,7 +40,7 @@ from ..binlog.rows import OPS
 from ..runtime.values import CHARSET_CODECS, binary_char_length, codec_of, errors_of
 from .forms import form_name
 
-__all__ = ["frame_of", "plan_of", "rows_jsonl"]
+__all__ = ["frame_of", "plan_for", "plan_of", "rows_jsonl"]
 
 
 
@@ -50,17 +50,10 @@ def rows_jsonl(se, server_charset, record):
     `server_charset`: the character set of text without charset metadata (ServerCharsets);
     `record`: change_record."""
     mod = native.rows()
-    ev, t = se.event, se.table
-    shape = shape_of(ev, t)
-    if mod is None or shape is None or se._decoder is None:
+    plan = plan_for(se, server_charset, mod)
+    if plan is None or se._decoder is None:
         return None
-    op, present, after, _type_code = shape
-    key = ("jsonl-native", *shape[1:], server_charset)
-    plan = t.readers.get(key)
-    if plan is None:
-        plan = t.readers[key] = _plan(mod, t, op, present, after, server_charset)
-    if plan is False:
-        return None
+    ev = se.event
     frame = _frame(se, record)
     if frame is None:
         return None
@@ -70,6 +63,25 @@ def rows_jsonl(se, server_charset, record):
         return None
     text, _status = mod.rows(plan, data, mod.JSONL, frame)
     return text
+
+
+def plan_for(se, server_charset, mod=False):
+    """The compiled JSON lines plan of this rows event's table and shape, made once and kept with
+    the table; None when the compiled backend does not run or makes none (see the module
+    docstring). The Spark data source's Arrow batches write the same values with it
+    (spark/arrow_rows.py). `mod`: native.rows(), when the caller has asked it already."""
+    if mod is False:
+        mod = native.rows()
+    ev, t = se.event, se.table
+    shape = shape_of(ev, t) if mod is not None else None
+    if shape is None:
+        return None
+    op, present, after, _type_code = shape
+    key = ("jsonl-native", *shape[1:], server_charset)
+    plan = t.readers.get(key)
+    if plan is None:
+        plan = t.readers[key] = _plan(mod, t, op, present, after, server_charset)
+    return plan if plan is not False else None
 
 
 def plan_of(se, server_charset):

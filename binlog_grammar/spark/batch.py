@@ -11,6 +11,7 @@ from typing import Iterator
 from pyspark.sql import types as S
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
+from .arrow_rows import FULL, NativeBatch, change_batch, json_object, native_rows
 from .options import ERROR_MARK, ReadOptions, bad_input
 
 BATCH_ROWS = 4096
@@ -200,10 +201,10 @@ class BinlogReader(DataSourceReader):
         if o.envelope == "debezium":
             yield from self._debezium_batches(stream, pa, pa_schema)
             return
-        events = self._row_events(stream)
         if self.typed_defs is None:
-            yield from self._map_batches(events, pa, types, pa_schema)
+            yield from self._map_batches(stream, pa, types, pa_schema)
             return
+        events = self._row_events(stream)
         only = tuple(o.table.split(".", 1))
         convs = [(d["name"], converter(d)) for d in self.typed_defs]
 
@@ -274,17 +275,17 @@ class BinlogReader(DataSourceReader):
             yield pa.RecordBatch.from_arrays([pa.array(c, f.type) for c, f in zip(cols, pa_schema)],
                                              schema=pa_schema)
 
-    def _row_events(self, stream, every=False) -> Iterator:
-        """_row_events of the stream (`every`: all its events), then its damage reported; with
-        ignoreCorruptFiles, the split ends at an error about its bytes (the rows before it are
-        kept), reported."""
+    def _row_events(self, stream, every=False, take=None) -> Iterator:
+        """_row_events of the stream (`every`: all its events; `take`: see _row_events), then
+        its damage reported; with ignoreCorruptFiles, the split ends at an error about its bytes
+        (the rows before it are kept), reported."""
         from ..errors import BinlogError
 
         try:
             if every:  # every event, (se, None)
                 yield from ((se, None) for se in stream.events())
             else:
-                yield from _row_events(stream, getattr(self, "see", None))
+                yield from _row_events(stream, getattr(self, "see", None), take)
         except BinlogError as e:
             if not getattr(self, "ignore_corrupt", False):
                 raise
@@ -295,7 +296,38 @@ class BinlogReader(DataSourceReader):
             report(f"{'damaged rows event' if u.damaged else 'note: rows not decoded'} of "
                    f"{u.file} at offset {u.offset} ({u.event_type}), shown raw: {u.message}")
 
-    def _map_batches(self, events, pa, types, pa_schema) -> Iterator:
+    def _native_batches(self, stream, batch, charsets, pa, types, pa_schema) -> Iterator:
+        """_map_batches with the images in C (arrow_rows.NativeBatch); the events the C side
+        does not write are decoded by the reader and written in Python into the same batch."""
+        from ..output.dump import with_image_forms
+        from .typed import json_text
+
+        def charset(se):
+            t = se.table
+            return charsets.charset(se.event.file, t.db if t else None)
+
+        def take(se):
+            return batch.add_event(se, charset(se))
+
+        for se, changes in self._row_events(stream, take=take):
+            if changes is FULL:  # the batch's buffers are full: build them, then the event
+                if batch.n:
+                    yield batch.build(pa, types, pa_schema)
+                if batch.add_event(se, charset(se)) is not True:
+                    changes = se.changes  # more than a batch holds: its texts made in Python
+            if changes is True or changes is FULL:
+                pass
+            elif changes is None:
+                batch.add_raw(raw_row(se))
+            else:
+                batch.add_changes(with_image_forms(changes, charset(se)), se.gtid, se.tx_seq,
+                                  json_text)
+            if batch.n >= BATCH_ROWS:
+                yield batch.build(pa, types, pa_schema)
+        if batch.n:
+            yield batch.build(pa, types, pa_schema)
+
+    def _map_batches(self, stream, pa, types, pa_schema) -> Iterator:
         """The map (or JSON) form, built column by column (flat key and value lists for the
         maps, one value per rows event for the fields its rows share): what Arrow converts
         fastest. The form is the schema's (a string image: image_format json)."""
@@ -303,9 +335,15 @@ class BinlogReader(DataSourceReader):
         from .typed import json_text
 
         json_images = not isinstance(self.schema["before"].dataType, S.MapType)
-        batch = _MapBatch(json_images)
         charsets = ServerCharsets()  # the dump's forms: JSON columns, text without charsets
         self.see = charsets.see
+        mod = native_rows()
+        if mod is not None:  # the images written by the compiled backend (spark/arrow_rows.py)
+            yield from self._native_batches(stream, NativeBatch(mod, json_images), charsets,
+                                            pa, types, pa_schema)
+            return
+        events = self._row_events(stream)
+        batch = _MapBatch(json_images)
         for se, changes in events:
             if changes is None:
                 batch.add_raw(se)
@@ -340,13 +378,19 @@ class BinlogReader(DataSourceReader):
         yield from rows
 
 
-def _row_events(stream, see=None) -> Iterator:
+def _row_events(stream, see=None, take=None) -> Iterator:
     """(stream event, its row changes) of every rows event of the stream that has any, and
     (stream event, None) of a rows event whose rows were not decoded (its `undecoded` says
-    why); `see` is given every other event."""
+    why); `see` is given every other event. `take(se)` is offered each rows event first: what
+    it returns instead of the changes when true (it wrote the rows itself)."""
     for se in stream.events():
         ev = se.event
         if ev.type is not None and ev.type.row_op:
+            if take is not None:
+                took = take(se)
+                if took:
+                    yield se, took
+                    continue
             changes = se.changes
             if changes:
                 yield se, changes
@@ -449,25 +493,11 @@ class _MapBatch:
                 offsets.append(offsets[-1])
 
     def _object(self, img, json_text):
-        """A row image as one JSON object text: the keys in image order, each value its
-        json_text (so json.loads of it equals the map form with json.loads of every value)."""
-        keys = tuple(img)
-        pre = self.prefixes.get(keys)
-        if pre is None:
-            pre = self.prefixes[keys] = [("," if i else "{") + json_text(k) + ":"
-                                         for i, k in enumerate(keys)]
-        if not pre:
-            return "{}"
-        return "".join(map(str.__add__, pre, map(json_text, img.values()))) + "}"
+        """A row image as one JSON object text (so json.loads of it equals the map form with
+        json.loads of every value)."""
+        return json_object(img, json_text, self.prefixes)
 
     def build(self, pa, types, pa_schema):
-        import pyarrow.compute as pc
-
-        ends = pa.array(self.ends, pa.int32())
-
-        def expand(values, t):
-            return pc.run_end_decode(pa.RunEndEncodedArray.from_arrays(ends, pa.array(values, t)))
-
         if self.json:
             images = [pa.array(v, types[i]) for v, i in zip(self.images, (1, 2))]
         else:
@@ -476,16 +506,8 @@ class _MapBatch:
                 images.append(pa.MapArray.from_arrays(
                     pa.array(offsets, pa.int32()), pa.array(keys, t.key_type),
                     pa.array(values, t.item_type), type=t, mask=pa.array(mask, pa.bool_())))
-        st = types[3]
-        runs = self.runs
-        fields = [expand(runs[i + 1], st.field(i).type) for i in range(11)]
-        fields.append(pa.array(self.row, st.field(11).type))
-        source = pa.StructArray.from_arrays(fields,
-                                            fields=[st.field(i) for i in range(st.num_fields)])
-        return pa.RecordBatch.from_arrays(
-            [expand(runs[0], types[0]), images[0], images[1], source, expand(runs[12], types[4]),
-             fields[6], fields[7], expand(runs[13], types[7]), expand(runs[14], types[8])],
-            schema=pa_schema)
+        return change_batch(pa, types, pa_schema, self.ends, self.runs,
+                            pa.array(self.row, types[3].field(11).type), images[0], images[1])
 
 
 def _batch(pa, cols, types, pa_schema):

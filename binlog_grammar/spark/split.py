@@ -469,7 +469,9 @@ def split_stream(split: Split, paths: list, filters=None, verify_checksum=True, 
                         if e.type is not None and e.type.name == "TABLE_MAP_EVENT":
                             table = decoder.table_map(e)
                         elif e.type is not None and e.type.row_op:
-                            table = decoder.tables.get(int(e.data.table_id))
+                            # the table id rows_head() read (binlog/batch.py), else from its data
+                            head = getattr(e, "_head", None)
+                            table = decoder.tables.get(head[0] if head else int(e.data.table_id))
                         yield i, StreamEvent(e, table, gtid, decoder, seq,
                                              on_undecoded if e.type is not None
                                              and e.type.row_op else None)
