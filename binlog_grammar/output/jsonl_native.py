@@ -235,18 +235,18 @@ def _column(mod, col, name, server_charset) -> tuple:
     if form in ("iso_datetime", "iso_time"):
         arg = int(col.get("fsp") or 0)  # MySQL's text of a value Python's types do not hold
     elif form == "text":
-        arg, pad, table = _text(mod, col, server_charset)
+        arg, pad, table = text_form(mod, col, server_charset)
     elif form == "member":
         values = col.get("enum_values")
         if values is not None:
-            members = tuple(_member(m) for m in values)
+            members = tuple(member_json(m) for m in values)
     elif form == "members":
         values = col.get("set_values")
         if values is not None:
             if not all(isinstance(m, str) for m in values):
                 raise ValueError("SET members that are not text")
             distinct = sorted(set(values))  # a frozenset of the members, sorted (json_value)
-            members = tuple(_member(m) for m in distinct)
+            members = tuple(member_json(m) for m in distinct)
             masks = tuple(sum(1 << i for i, m in enumerate(values) if m == d) for d in distinct)
             pad = len(values)
     index = mod.JSONL_FORMS.index(form) if form in mod.JSONL_FORMS and arg is not None else -1
@@ -254,7 +254,7 @@ def _column(mod, col, name, server_charset) -> tuple:
     return (inputs, index, arg or 0, pad, key, table, members, masks)
 
 
-def _member(m):
+def member_json(m):
     """An ENUM/SET member as its JSON string, None when Python would not write it as it is."""
     if not isinstance(m, str):
         return None
@@ -264,7 +264,7 @@ def _member(m):
         return None
 
 
-def _text(mod, col, server_charset):
+def text_form(mod, col, server_charset):
     """(arg, pad, table) of the text form: base64 of binary (BINARY(n) padded to n), UTF-8
     text, or text through a table of each byte's JSON text; arg None when neither."""
     codec = codec_of(col)
