@@ -373,7 +373,7 @@ class NeedsOrder(Exception):
 _KEPT = None  # (key, lane): the text or JSON-lines lane of this worker's last piece
 
 
-def _kept_lane(cfg: Config, fresh, path):
+def kept_lane(cfg: Config, fresh, path):
     """The lane for a worker's next piece: when the piece is of the file its last piece was of
     (unchanged, read with the same options), the lane of that piece, which knows the file's
     tables and plans (so the Python path reads the first TABLE_MAP of each table and the first
@@ -388,7 +388,7 @@ def _kept_lane(cfg: Config, fresh, path):
     except OSError:
         return fresh
     key = (path, st.st_ino, st.st_size, st.st_mtime_ns, cfg.kind, cfg.rows_only,
-           cfg.verify_checksum, repr(cfg.schemas), cfg.server_version, type(fresh))
+           cfg.verify_checksum, repr(cfg.schemas), cfg.server_version, type(fresh), repr(cfg.replay))
     if _KEPT is not None and _KEPT[0] == key and hasattr(_KEPT[1], "forget_ids"):
         _KEPT[1].forget_ids()
         return _KEPT[1]
@@ -401,7 +401,7 @@ def render(cfg: Config, stream: PieceStream, out: Result, write, writer=None, st
     """Render the stream as the command does, without its header and footer, through write(str).
     writer: dump.JsonlWriter (jsonl); stats: output.stats.Stats (stats). raw: write() takes the
     compiled lane's text as the UTF-8 bytes it wrote too. keep: the stream is one piece, and
-    the text or JSON-lines lane of the last such stream may go on with it (_kept_lane)."""
+    the text or JSON-lines lane of the last such stream may go on with it (kept_lane)."""
     kind = cfg.kind
     if kind == "text":
         from ..output import dump_text
@@ -409,7 +409,7 @@ def render(cfg: Config, stream: PieceStream, out: Result, write, writer=None, st
 
         attach(stream)
         if keep and stream.lane is not None and len(stream.pieces) == 1:
-            stream.lane = _kept_lane(cfg, stream.lane, stream.pieces[0].path)
+            stream.lane = kept_lane(cfg, stream.lane, stream.pieces[0].path)
         if stream.lane is not None and hasattr(stream.lane, "raw"):
             stream.lane.raw = bool(raw)
         for se in stream.events():
@@ -429,7 +429,7 @@ def render(cfg: Config, stream: PieceStream, out: Result, write, writer=None, st
 
         lane = attach_jsonl(stream, writer)  # runs of records written in C, as UTF-8 bytes
         if keep and lane is not None and len(stream.pieces) == 1:
-            lane = stream.lane = _kept_lane(cfg, lane, stream.pieces[0].path)
+            lane = stream.lane = kept_lane(cfg, lane, stream.pieces[0].path)
             lane.writer, lane.chained = writer, True  # its own writer: PieceCharsets; _lane_on
         for se in stream.events():
             if type(se) is Written:

@@ -50,7 +50,7 @@ from typing import Optional
 from ..binlog.stream import StreamEvent, Written
 from ..output.replay import Replay
 from . import parallel
-from .pieces import NeedsOrder, PieceStream, Result, collect, picked
+from .pieces import NeedsOrder, PieceStream, Result, collect, kept_lane, picked
 
 NEW_FILE = "DELIMITER ;\nDELIMITER /*!*/;\n"  # what the replay script says between two files
 _APPLY = ("FORMAT_DESCRIPTION_EVENT", "QUERY_EVENT", "QUERY_COMPRESSED_EVENT")
@@ -200,6 +200,9 @@ def render_piece(cfg, stream, out, write, raw=False):
     replay = replay_at(piece.path, piece.start, forms) if piece.start > 4 else Replay(**forms)
     replay.loads = _NoLoads()
     lane = attach(stream, replay)
+    if lane is not None and len(stream.pieces) == 1:  # the tables and plans of its last piece
+        lane = stream.lane = kept_lane(cfg, lane, piece.path)
+        lane.replay = replay
     out.new_file = out.events = False
     for se in stream.events():
         if type(se) is Written:
