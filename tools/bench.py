@@ -21,8 +21,9 @@ times, alternating and repeated, each in a fresh process (so peak memory is its 
   untouched, the harness (a stand-in for its control connection) is ours;
 - `mariadb-binlog -vv --base64-output=decode-rows FILE > /dev/null`;
 - cli-replay, cli-replay-v, cli-replay-vv against mariadb-binlog-replay, mariadb-binlog-replay-v,
-  mariadb-binlog-replay-vv: `dump FILE` (the replay form, dump's default), `dump -v FILE` and
-  `dump -vv FILE` against `mariadb-binlog FILE`, `-v FILE` and `-vv FILE`, whole processes;
+  mariadb-binlog-replay-vv: `dump --jobs 1 FILE` (the replay form, dump's default), `dump -v` and
+  `dump -vv` against `mariadb-binlog FILE`, `-v FILE` and `-vv FILE`, whole processes;
+  cli-replay-jobs2, cli-replay-v-jobs2, cli-replay-vv-jobs2: the same with --jobs 2;
 - cli-dump, cli-dump-jobs2, cli-jsonl, cli-jsonl-jobs2, cli-stats, cli-debezium: the whole process of
   `binlog-grammar dump -vv --base64-output=decode-rows FILE > /dev/null` (--jobs 2, --format jsonl, stats, --envelope debezium), start to end as a
   user runs it, against mariadb-binlog's whole process (issue 26's goals for dump and JSON lines).
@@ -208,7 +209,7 @@ RUNNERS["ours-text"] = _jobs_runner(["dump", "--format", "text"], 1)
 # the commands a user types on the big file, the whole process each, against mariadb-binlog -vv
 # on the same file in the same run (issue 26's goals: dump text and JSON lines at most 1.0x its
 # wall time with --jobs 1, dump text at most 0.6x with --jobs 2)
-WHOLE = {"cli-dump": ["dump", "-vv", "--base64-output=decode-rows"], "cli-dump-jobs2": ["dump", "-vv", "--base64-output=decode-rows", "--jobs", "2"],
+WHOLE = {"cli-dump": ["dump", "-vv", "--base64-output=decode-rows", "--jobs", "1"], "cli-dump-jobs2": ["dump", "-vv", "--base64-output=decode-rows", "--jobs", "2"],
          "cli-jsonl": ["dump", "-vv", "--base64-output=decode-rows", "--format", "jsonl"],
          "cli-jsonl-jobs2": ["dump", "-vv", "--base64-output=decode-rows", "--format", "jsonl", "--jobs", "2"], "cli-stats": ["stats"],
          "cli-debezium": ["dump", "-vv", "--base64-output=decode-rows", "--format", "jsonl", "--envelope", "debezium"]}
@@ -218,8 +219,13 @@ FLASHBACK = {"cli-flashback": ["dump", "--flashback"],
              "mariadb-binlog-flashback": ["--flashback"]}
 # dump's default replay form (and -v) against mariadb-binlog FILE (and -v), both whole processes
 # (issue 28: BINLOG blocks of the events' bytes, byte-identical output)
-REPLAY = {"cli-replay": ["dump", "--base64-output=auto"], "cli-replay-v": ["dump", "--base64-output=auto", "-v"],
-          "cli-replay-vv": ["dump", "--base64-output=auto", "-vv"],
+# (--jobs 1: one process, as before --jobs split these forms; the -jobs2 runners on two: issue 26)
+REPLAY = {"cli-replay": ["dump", "--base64-output=auto", "--jobs", "1"],
+          "cli-replay-v": ["dump", "--base64-output=auto", "-v", "--jobs", "1"],
+          "cli-replay-vv": ["dump", "--base64-output=auto", "-vv", "--jobs", "1"],
+          "cli-replay-jobs2": ["dump", "--base64-output=auto", "--jobs", "2"],
+          "cli-replay-v-jobs2": ["dump", "--base64-output=auto", "-v", "--jobs", "2"],
+          "cli-replay-vv-jobs2": ["dump", "--base64-output=auto", "-vv", "--jobs", "2"],
           "mariadb-binlog-replay": [], "mariadb-binlog-replay-v": ["-v"],
           "mariadb-binlog-replay-vv": ["-vv"]}
 
@@ -296,7 +302,7 @@ def run_one(name, path) -> dict:
         return run_whole(["mariadb-binlog", str(path)])
     if name == "cli-flashback":
         return run_whole(command_line() + FLASHBACK[name] + [str(path)])
-    if name in ("cli-replay", "cli-replay-v", "cli-replay-vv"):
+    if name.startswith("cli-replay"):
         return run_whole(command_line() + REPLAY[name] + [str(path)])
     if name in ("mariadb-binlog-replay", "mariadb-binlog-replay-v", "mariadb-binlog-replay-vv"):
         return run_whole(["mariadb-binlog", "--no-defaults", *REPLAY[name], str(path)])
@@ -559,12 +565,17 @@ def main(argv=None):
                      f"{a:.2f} s / {b:.2f} s ({a / b:.2f}x)")
     for ours, theirs in (("cli-replay", "mariadb-binlog-replay"),
                          ("cli-replay-v", "mariadb-binlog-replay-v"),
-                         ("cli-replay-vv", "mariadb-binlog-replay-vv")):
+                         ("cli-replay-vv", "mariadb-binlog-replay-vv"),
+                         ("cli-replay-jobs2", "mariadb-binlog-replay"),
+                         ("cli-replay-v-jobs2", "mariadb-binlog-replay-v"),
+                         ("cli-replay-vv-jobs2", "mariadb-binlog-replay-vv")):
         if ours in med and theirs in med:
             a, b = med[ours][0], med[theirs][0]
             flags = " ".join(REPLAY[theirs])
-            lines.append(f"- start to end, dump {flags + ' ' if flags else ''}FILE / mariadb-binlog "
-                         f"{flags + ' ' if flags else ''}FILE: {a:.2f} s / {b:.2f} s ({a / b:.2f}x)")
+            jobs = " ".join(REPLAY[ours][REPLAY[ours].index("--jobs"):])
+            lines.append(f"- start to end, dump {flags + ' ' if flags else ''}{jobs} FILE / "
+                         f"mariadb-binlog {flags + ' ' if flags else ''}FILE: {a:.2f} s / {b:.2f} s "
+                         f"({a / b:.2f}x)")
     pairs = [(n, med[f"jobs-{n}-1"][0], med[f"jobs-{n}-2"][0]) for n in JOBS_COMMANDS
              if f"jobs-{n}-1" in med and f"jobs-{n}-2" in med]
     if pairs:
