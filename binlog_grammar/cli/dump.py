@@ -70,12 +70,22 @@ def run(args) -> int:
     kind = "hexdump" if args.hexdump else args.format if args.format == "jsonl" else "text"
     try:
         if fmt.name == "debezium" and not args.hexdump:
-            # one writer in stream order (its transactions and keys span events): no --jobs,
-            # no compiled lane (that writes the native envelope)
+            # one writer in stream order (its transactions and keys span events): no --jobs;
+            # runs of row changes written by the compiled lane when it runs (debezium_lane)
+            from ..output.debezium_lane import attach as attach_debezium
+
             writer = fmt.writer(rows_only=args.rows_only, options=options)
-            for se in stream.events():
-                for line in writer.lines(se):
-                    out.write(line + "\n")
+            lane = attach_debezium(stream, writer)
+            if lane is None:
+                for se in stream.events():
+                    for line in writer.lines(se):
+                        out.write(line + "\n")
+            else:
+                def lines(se):
+                    lane.seen(se)
+                    return writer.lines(se)
+
+                _with_lane(stream, out, _raw_of(out), lines)
             out.write("".join(line + "\n" for line in writer.end()))
         elif parallel.wanted(args, stream, kind):
             from ..output import dump_text

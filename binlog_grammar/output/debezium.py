@@ -104,6 +104,7 @@ class DebeziumWriter:
     """The Debezium records of a stream's events, given in stream order (row changes only:
     the connector writes no record for the other events)."""
     VERSION = VERSION
+    rows_only = True  # what the compiled lane writes of the events it passes over: nothing
 
     def __init__(self, options: Optional[dict] = None):
         o = self.options = check_options(options)

@@ -44,7 +44,7 @@ MAX_STATEMENT_DATA = 2048  # ... each of at most this many bytes (a long one is 
 WINDOW = 16 << 20  # bytes of the file mapped at once
 # the values a record's text leaves a place for, numbered as the C lane numbers them (BG_F_...)
 FIELDS = {"pos": 0, "end_log_pos": 1, "end_pos": 1, "timestamp": 2, "server_id": 3, "gtid": 4,
-          "data": 5, "table_id": 6, "tx_seq": 7, "ts_ms": 8}
+          "data": 5, "table_id": 6, "tx_seq": 7, "ts_ms": 8, "ts_us": 9, "ts_ns": 10}
 _MARK = 7 * 10 ** 40  # numbers no real value holds (as jsonl_native's markers)
 
 
@@ -90,7 +90,7 @@ def _head(name: str, file: str, inner: bool = False):
     return _tokens(line + "\n", {str(v): k for k, v in m.items()})
 
 
-def _frame(template):
+def lane_frame(template):
     """jsonl_native's frame (format strings of the values) as the C lane's pieces."""
     pieces = []
     for piece in template:
@@ -217,7 +217,7 @@ class JsonlLane:
             cs = self.writer.charsets.charset(ev.file, se.table.db)
             plan = jsonl_native.plan_of(se, cs)
             template = jsonl_native.frame_of(se, dump.change_record) if plan is not None else None
-            frame = _frame(template) if template else None
+            frame = lane_frame(template) if template else None
             if frame is not None:
                 self.plans[key] = (plan, frame)
 

@@ -27,7 +27,7 @@ enum { BG_JLANE_END, BG_JLANE_EVENT, BG_JLANE_FULL };
 
 /* the values a record's text leaves a place for (output/jsonl_lane.py FIELDS, in this order) */
 enum { BG_F_POS, BG_F_END, BG_F_TIMESTAMP, BG_F_SERVER_ID, BG_F_GTID, BG_F_DATA, BG_F_TABLE_ID,
-       BG_F_TX_SEQ, BG_F_TS_MS };
+       BG_F_TX_SEQ, BG_F_TS_MS, BG_F_TS_US, BG_F_TS_NS /* the Debezium envelope's */ };
 
 typedef struct bg_owned_plan { bg_plan plan; char *strings; } bg_owned_plan;
 
@@ -537,6 +537,8 @@ static int bg_jl_field(bg_buf *out, long f, const bg_jl_event *e, bg_buf *data)
     case BG_F_TABLE_ID: return bg_jl_i64(out, e->table_id);
     case BG_F_TX_SEQ: return bg_jl_i64(out, e->tx_seq);
     case BG_F_TS_MS: return bg_jl_u64(out, (uint64_t)e->timestamp * 1000);
+    case BG_F_TS_US: return bg_jl_u64(out, (uint64_t)e->timestamp * 1000000);  /* a u32's: fits */
+    case BG_F_TS_NS: return bg_jl_u64(out, (uint64_t)e->timestamp * 1000000000);
     case BG_F_DATA:
         if (e->data_json != NULL)
             return bg_jl_put(out, PyBytes_AS_STRING(e->data_json), (size_t)PyBytes_GET_SIZE(e->data_json));
