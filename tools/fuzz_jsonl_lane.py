@@ -15,6 +15,12 @@ the long run:
 
     python3 tools/fuzz_jsonl_lane.py --mutants 5000 --seed 27
 
+--envelope debezium runs `dump --format jsonl --envelope debezium` instead (its lane,
+output/debezium_lane.py, and the Debezium forms of native/forms_debezium.h), each mutant under
+one connector option drawn from those the compiled forms implement (or the defaults):
+
+    python3 tools/fuzz_jsonl_lane.py --envelope debezium --mutants 5000 --seed 31
+
 --mysql takes a MySQL 8.0 binlog instead (tests/helpers/mysql_binlog.py: a corpus transaction
 repeated, with GTIDs, BEGINs and other QUERY events, each statement twice), whose GTIDs and
 QUERY events the lane writes too.
@@ -35,6 +41,11 @@ from binlog_grammar.generated.catalog import EVENTS  # noqa: E402
 from helpers.native import cli_dump, damage  # noqa: E402
 
 SAMPLE = ROOT / "samples" / "mariadb-10.11-sample.000001"
+DEBEZIUM_OPTIONS = [None, "decimal.handling.mode=string", "decimal.handling.mode=double",
+                    "time.precision.mode=adaptive", "time.precision.mode=connect",
+                    "binary.handling.mode=base64-url-safe", "binary.handling.mode=hex",
+                    "bigint.unsigned.handling.mode=precise", "enable.time.adjuster=false",
+                    "connector=mysql"]
 LANE_EVENTS = {"GTID_EVENT", "XID_EVENT", "ANNOTATE_ROWS_EVENT", "TABLE_MAP_EVENT",
                "GTID_LOG_EVENT", "ANONYMOUS_GTID_LOG_EVENT", "QUERY_EVENT"}
 
@@ -75,6 +86,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=6, help="transactions of the sample, repeated")
     ap.add_argument("--findings", type=Path, default=Path("/tmp/fuzz_jsonl_lane"))
     ap.add_argument("--mysql", action="store_true", help="a MySQL 8.0 binlog, not the sample's")
+    ap.add_argument("--envelope", choices=("native", "debezium"), default="native")
     args = ap.parse_args(argv)
     args.findings.mkdir(parents=True, exist_ok=True)
     base_path = args.findings / "seed.000001"
@@ -99,6 +111,10 @@ def main(argv=None) -> int:
         path = args.findings / "mutant.000001"
         path.write_bytes(data)
         for opts in runs:
+            if args.envelope == "debezium":  # --rows-only means nothing to it: an option instead
+                option = rnd.choice(DEBEZIUM_OPTIONS)
+                opts = ("--envelope", "debezium") + tuple(o for o in opts if o != "--rows-only") \
+                    + (("--debezium-option", option) if option else ())
             c = cli_dump(path, "c", "--format", "jsonl", *opts)
             if c != cli_dump(path, "python", "--format", "jsonl", *opts):
                 found += 1

@@ -10,7 +10,8 @@ go, which the lane fills in (its fields; ts_us and ts_ns are the Debezium envelo
 
 The lane stops (the Python path reads the event, and the lane learns from it) at every QUERY
 event (a statement may be a BEGIN whose thread the records name, a commit, DDL that changes what
-the records say of a table: its plans are forgotten after each), at a rows event whose table
+the records say of a table: the plans are forgotten when what the DDL declared changes), at a
+rows event whose table
 and shape have no plan (the Python path wrote it: a changed key, a refused value, ...), and at
 every event the JSON-lines lane stops at. It runs only when DebeziumWriter's records do not
 depend on what it passes over: no transaction metadata, Kafka records, schemas, schema-change
@@ -53,12 +54,6 @@ def attach(stream, writer):
 class DebeziumLane(JsonlLane):
     """JsonlLane writing the Debezium records of rows events only (its config's rows_only)."""
 
-    def seen(self, se) -> None:
-        super().seen(se)
-        ev = se.event
-        if ev.type is not None and ev.name in _QUERIES:
-            self.plans = {}  # a DDL may change what the records say of a table (_declared)
-
     def _config(self, f):
         cfg = super()._config(f)
         if cfg is None:
@@ -68,11 +63,16 @@ class DebeziumLane(JsonlLane):
         self.cfg = cfg[:4] + (True,) + cfg[5:]
         return self.cfg
 
+    declared = None  # what the DDL the writer followed declared, when the plans were made
+
     def after(self, ev, f, decoder, stop=None):
         w = self.writer
         if w.thread is not None or w.native is False or w.native is None:
             self.last, self.inner = None, []
             return None
+        if w.declared.tables != self.declared:  # DDL that may change what a table's records say
+            self.declared = {k: dict(v) for k, v in w.declared.tables.items()}
+            self.plans = {}
         return super().after(ev, f, decoder, stop)
 
     def go_on(self, f, pos, stop=None):
