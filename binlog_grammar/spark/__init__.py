@@ -33,11 +33,15 @@ events; partitions are in input order.
 
 A task runs in two processes: the Python worker reads its split and hands Arrow batches over,
 and the JVM turns them into Spark rows (it also schedules the tasks and compiles its own code as
-it runs). The JVM's part is large: on tools/bench_spark.py's 120 MB binlog (311,727 row changes
-in 27 splits) it is 40-50% of the job's CPU time, about 1.5-2.5 s of JVM beside 2.2-2.5 s of Python
-(less the longer the JVM has run). With `local[1]` it runs on another CPU than the one Python
-worker, so one Spark core keeps about 1.5 CPUs busy: give each core (executor cores, local[N])
-about 1.5 CPUs for all of them to work at full speed.
+it runs). With the compiled backend the worker's batches are made in C (spark/arrow_rows.py: the
+images' buffers written by the row loop, wrapped by pyarrow), so the JVM's part is now the larger
+one: on tools/bench_spark.py's 127 MB binlog (258,547 row changes in 28 splits) about 2.0-2.5 s
+of JVM CPU beside 1.5-1.7 s of Python (the Python side was 3.7-4.1 s when it built every row's
+map in Python). With `local[1]` the JVM runs on another CPU than the one Python worker, so one
+Spark core keeps about 1.5-2 CPUs busy: give each core (executor cores, local[N]) that many CPUs
+for all of them to work at full speed. Each task also costs a fixed part in both processes
+(tens of milliseconds of JVM CPU, a few of Python): splits much smaller than a core's share of
+the input cost more than they balance.
 
 - `spark.python.unix.domain.socket.enabled=true` (Linux, macOS): Spark talks to its Python
   workers over loopback TCP by default, and every task then waits about 40 ms on the connection;

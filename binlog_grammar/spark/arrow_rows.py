@@ -88,13 +88,12 @@ class NativeBatch:
     def _clear(self):
         self.n = 0
         self.ends = []
-        self.runs = [[] for _ in range(_RUNS)]
+        self.events = []  # per event, its value of each run (turned into columns by build)
 
     def _event(self, n, values):
         self.n += n
         self.ends.append(self.n)
-        for run, v in zip(self.runs, values):
-            run.append(v)
+        self.events.append(values)
 
     def add_event(self, se, server_charset):
         """The rows of the rows event `se` written by the compiled backend: True, False when it
@@ -189,7 +188,8 @@ class NativeBatch:
             return pa.Array.from_buffers(t, rows, [valid and buf(valid), buf(off)],
                                          null_count=nulls, children=[kv])
 
-        out = change_batch(pa, types, pa_schema, self.ends, self.runs,
+        runs = [list(run) for run in zip(*self.events)] if self.events else [[]] * _RUNS
+        out = change_batch(pa, types, pa_schema, self.ends, runs,
                            pa.Array.from_buffers(pa.int32(), rows, [None, buf(row)], null_count=0),
                            image(before, types[1]), image(after, types[2]))
         self._clear()

@@ -459,9 +459,25 @@ def split_stream(split: Split, paths: list, filters=None, verify_checksum=True, 
             verify = self.verify_checksum
             damage = [] if self.skip_damaged else None
             on_undecoded = self._on_undecoded
+            what = _kinds()
+            tables = decoder.tables
             try:
                 for ev in reader:
-                    if B.is_gtid(ev):
+                    et = ev.type
+                    kind = what.get(et.code) if et is not None else None
+                    if kind is None:  # most events: nothing to look up
+                        yield i, StreamEvent(ev, None, gtid, decoder, seq, None)
+                        continue
+                    if kind == "rows":  # the table id rows_head() read (binlog/batch.py)
+                        head = getattr(ev, "_head", None)
+                        yield i, StreamEvent(ev, tables.get(head[0] if head else
+                                                            int(ev.data.table_id)),
+                                             gtid, decoder, seq, on_undecoded)
+                        continue
+                    if kind == "map":
+                        yield i, StreamEvent(ev, decoder.table_map(ev), gtid, decoder, seq, None)
+                        continue
+                    if kind == "gtid":
                         gtid = gtid_of(ev)
                         seq += 1
                     for e in inner_events_or_damage(ev, reader.state, verify, damage):
@@ -469,9 +485,7 @@ def split_stream(split: Split, paths: list, filters=None, verify_checksum=True, 
                         if e.type is not None and e.type.name == "TABLE_MAP_EVENT":
                             table = decoder.table_map(e)
                         elif e.type is not None and e.type.row_op:
-                            # the table id rows_head() read (binlog/batch.py), else from its data
-                            head = getattr(e, "_head", None)
-                            table = decoder.tables.get(head[0] if head else int(e.data.table_id))
+                            table = decoder.tables.get(int(e.data.table_id))
                         yield i, StreamEvent(e, table, gtid, decoder, seq,
                                              on_undecoded if e.type is not None
                                              and e.type.row_op else None)
@@ -481,6 +495,28 @@ def split_stream(split: Split, paths: list, filters=None, verify_checksum=True, 
     s = SplitStream([], filters, verify_checksum, schemas, skip_damaged, raw_rows=raw_rows)
     s.paths = list(paths)
     return s
+
+
+_KINDS: dict = {}
+
+
+def _kinds() -> dict:
+    """What the split stream looks at in an event, by type code: "rows" (its table), "map" (a
+    TABLE_MAP_EVENT), "gtid" (a GTID starts a transaction; events inside it too, if any),
+    "inner" (events held inside it); an event of any other code is given as it is."""
+    if not _KINDS:
+        from ..generated.catalog import EVENTS
+
+        for code, et in EVENTS.items():
+            if any(d.target == "events" for d in et.decode):
+                _KINDS[code] = "inner"
+            if et.role in B.GTID_ROLES:
+                _KINDS[code] = "gtid"
+            if et.name == "TABLE_MAP_EVENT":
+                _KINDS[code] = "map"
+            if et.row_op:
+                _KINDS[code] = "rows"
+    return _KINDS
 
 
 def table_maps(split: Split, schemas=None):
