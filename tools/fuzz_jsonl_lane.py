@@ -21,6 +21,10 @@ one connector option drawn from those the compiled forms implement (or the defau
 
     python3 tools/fuzz_jsonl_lane.py --envelope debezium --mutants 5000 --seed 31
 
+--sanitize runs the campaign in a Python that loads the extensions built under AddressSanitizer
+and UndefinedBehaviorSanitizer (tools/fuzz_lane.py's build, in a temporary copy of the tree): a
+sanitizer report ends the run (exit status 86) and the mutant it was on is kept as a finding.
+
 --mysql takes a MySQL 8.0 binlog instead (tests/helpers/mysql_binlog.py: a corpus transaction
 repeated, with GTIDs, BEGINs and other QUERY events, each statement twice), whose GTIDs and
 QUERY events the lane writes too.
@@ -28,13 +32,19 @@ QUERY events the lane writes too.
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import shutil
+import subprocess
 import sys
+import tempfile
 import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+SANITIZED = os.environ.get("BINLOG_GRAMMAR_FUZZ_SANITIZED") == "1"  # the sanitized run's child
+# the child imports the sanitized copy of the package (PYTHONPATH), not this tree's
+sys.path[:0] = [str(ROOT / "tests")] if SANITIZED else [str(ROOT), str(ROOT / "tests")]
 
 from binlog_grammar.binlog.framing import scan  # noqa: E402
 from binlog_grammar.generated.catalog import EVENTS  # noqa: E402
@@ -87,8 +97,19 @@ def main(argv=None) -> int:
     ap.add_argument("--findings", type=Path, default=Path("/tmp/fuzz_jsonl_lane"))
     ap.add_argument("--mysql", action="store_true", help="a MySQL 8.0 binlog, not the sample's")
     ap.add_argument("--envelope", choices=("native", "debezium"), default="native")
+    ap.add_argument("--sanitize", action="store_true",
+                    help="under ASan+UBSan (a sanitized build of the extensions)")
     args = ap.parse_args(argv)
     args.findings.mkdir(parents=True, exist_ok=True)
+    if args.sanitize and not SANITIZED:
+        return _sanitized(args, sys.argv[1:] if argv is None else list(argv))
+    if SANITIZED:
+        from binlog_grammar import native
+
+        mod = native.rows()
+        if mod is None or not str(mod.__file__).startswith(os.environ["PYTHONPATH"].split(":")[0]):
+            print(f"not the sanitized build: {mod and mod.__file__}", file=sys.stderr)
+            return 2
     base_path = args.findings / "seed.000001"
     if args.mysql:
         from helpers.mysql_binlog import mysql_file, query_data
@@ -124,6 +145,27 @@ def main(argv=None) -> int:
                 break
     print(f"{args.mutants} mutants, {found} findings")
     return 1 if found else 0
+
+
+def _sanitized(args, argv) -> int:
+    """This campaign again in a child Python that loads the sanitized extensions."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import fuzz_lane  # the sanitized build and its environment (tools/fuzz_lane.py)
+
+    tmp = Path(tempfile.mkdtemp(prefix="fuzz-jsonl-lane-"))
+    try:
+        pkg = fuzz_lane.build(tmp)
+        env = fuzz_lane.sanitized_env(pkg)
+        env.update(BINLOG_GRAMMAR_FUZZ_SANITIZED="1", PYTHONPATH=f"{pkg}:{ROOT / 'tests'}")
+        r = subprocess.run([sys.executable, str(Path(__file__).resolve()), *argv], env=env,
+                           cwd=tmp)
+        if r.returncode == 86:  # a sanitizer report: the mutant it was on
+            keep = args.findings / f"finding-sanitizer-{args.seed}.000001"
+            shutil.copy(args.findings / "mutant.000001", keep)
+            print(f"finding (sanitizer): {keep}")
+        return r.returncode
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
