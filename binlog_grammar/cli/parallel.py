@@ -1,4 +1,6 @@
-"""`--jobs N` for dump, sql, flashback and stats: the input's files cut into transaction-aligned
+"""`--jobs N` for dump (its text, JSON lines and hexdump, and mariadb-binlog's forms: the replay
+script and its reading forms, whose splits start with the Replay state before them:
+cli/replay_jobs.py), sql, flashback and stats: the input's files cut into transaction-aligned
 splits (spark.split's rule: a cut before a GTID event, after an XID, before a BEGIN; each split
 knows the FORMAT_DESCRIPTION_EVENT in force, the GTID in force and how many GTID events the
 input holds before it, so `tx_seq` counts over the whole input), decoded and rendered by worker

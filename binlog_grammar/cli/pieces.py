@@ -9,13 +9,10 @@ releases the GIL) or the parent itself (a piece that needs the state of everythi
 from __future__ import annotations
 
 import codecs
-import mmap
 import os
 import re
-import struct
 from collections import Counter
 from dataclasses import dataclass, field
-from operator import itemgetter
 from typing import Optional
 
 from ..binlog import boundaries as B
@@ -23,6 +20,7 @@ from ..binlog.reader import BinlogFile, inner_events_or_damage
 from ..binlog.rows import RowDecoder
 from ..binlog.stream import Filters, Stream, StreamEvent, Written, gtid_of
 from ..generated.catalog import EVENTS
+from .walks import picked
 
 # the event codes Stream._all_events tells apart (the same sets, from the catalog's roles)
 GTID_CODES = frozenset(c for c, e in EVENTS.items() if e.role in B.GTID_ROLES)
@@ -298,56 +296,6 @@ def _charsets_before(path, stop):
     _BEFORE[path] = [key, at, dead, state, cs]
     out.server, out.databases = dict(cs.server), dict(cs.databases)
     return out
-
-
-def picked(walk, keep):
-    """The (offset, type code, length) of the events of a short Walk whose code `keep` (a
-    bytearray of 256, which the caller may change as it reads) marks, and walk.stop as the walk
-    sets it: the compiled walk's records picked by their codes in C (bytes.translate, find),
-    not each made a tuple in Python (0.06 -> 0.02 s of a worker's CPU on the 127 MB binlog)."""
-    mod = walk.mod
-    if mod is None:
-        yield from (r for r in walk if keep[r[1]])
-        return
-    from ..binlog.framing import BATCH, Stop
-
-    fmt, fields = mod.RECORD_FORMAT, mod.RECORD_FIELDS
-    size, at_code = struct.calcsize(fmt), struct.calcsize(fmt[:1 + fields.index("type_code")])
-    record = struct.Struct(fmt)
-    pick = itemgetter(0, fields.index("type_code"), fields.index("event_length"))
-    pos = walk.pos
-    with open(walk.path, "rb") as fh:
-        try:
-            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-        except ValueError:  # an empty file cannot be mapped
-            mm = b""
-        try:
-            end = min(walk.size, len(mm))
-            while True:
-                recs, pos, status, code, length = mod.walk(mm, end, pos, walk.end, walk.hl,
-                                                           walk.checksums, BATCH)
-                codes, i = recs[at_code::size], 0
-                marks = codes.translate(bytes(keep))
-                while True:
-                    i = marks.find(1, i)
-                    if i < 0:
-                        break
-                    before = bytes(keep)
-                    yield pick(record.unpack_from(recs, i * size))
-                    i += 1
-                    if keep != before:  # the caller changed what it wants: mark the rest again
-                        marks = codes.translate(bytes(keep))
-                if status != mod.FULL:
-                    break
-        finally:
-            if isinstance(mm, mmap.mmap):
-                mm.close()
-    if status == mod.SHORT_HEADER:
-        walk.stop = Stop("short_header", pos, end - pos, None, None)
-    else:
-        bad = status == mod.BAD_LENGTH
-        walk.stop = Stop("bad_length" if bad else "end", pos, walk.size - pos,
-                         code if bad else None, length if bad else None)
 
 
 _XA = re.compile(r"\s*XA\b", re.I)

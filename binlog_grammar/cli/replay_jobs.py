@@ -50,7 +50,8 @@ from typing import Optional
 from ..binlog.stream import StreamEvent, Written
 from ..output.replay import Replay
 from . import parallel
-from .pieces import NeedsOrder, PieceStream, Result, collect, kept_lane, picked
+from .pieces import NeedsOrder, PieceStream, Result, collect, kept_lane
+from .walks import Last, picked
 
 NEW_FILE = "DELIMITER ;\nDELIMITER /*!*/;\n"  # what the replay script says between two files
 _APPLY = ("FORMAT_DESCRIPTION_EVENT", "QUERY_EVENT", "QUERY_COMPRESSED_EVENT")
@@ -271,6 +272,8 @@ def replay_at(path, stop, forms) -> Replay:
 
 
 def _walk(path, at, stop, size, state, rp, gtid, Walk, event_name, FDE_CODE):
+    """Run the statements and format events of `path` from `at` to `stop` through `rp`; the
+    (offset, length) of the last GTID_EVENT before `stop` when rp has not run it (else `gtid`)."""
     from ..binlog.reader import update_state
 
     def codes():
@@ -278,37 +281,37 @@ def _walk(path, at, stop, size, state, rp, gtid, Walk, event_name, FDE_CODE):
         apply = {c for c, n in names.items() if n in _APPLY}
         refuse = {c for c, n in names.items()
                   if n in _LOADS or n == "START_ENCRYPTION_EVENT"} | _payload_codes()
-        gtids = {c for c, n in names.items() if n == "GTID_EVENT"}
+        gtids = bytearray(names[c] == "GTID_EVENT" for c in range(256))
         return apply, refuse, gtids
 
     apply, refuse, gtids = codes()
-    keep = bytearray(256)
-    for c in apply | refuse | gtids:
-        keep[c] = 1
+    keep = bytearray(c in apply or c in refuse for c in range(256))
+    last = Last(gtids)
     walk = Walk(path, state.header_len, at, stop, size=size, short=True)
-    for pos, code, length in picked(walk, keep):
+    for pos, code, length in picked(walk, keep, last):
         if pos == 4:
             continue  # the file's own, run when the walk began
         if code in refuse:
             raise NeedsOrder("a LOAD DATA block, a transaction payload or encryption before "
                              "the split")
-        if code in gtids:
-            gtid = (pos, length)
-            continue
         ev = _parse(path, (pos, length), state)
         if code == FDE_CODE:
-            if gtid is not None:  # parsed with the format it was written under
+            if last.ref is not None:  # parsed with the format it was written under
+                gtid, last.ref = (last.ref[0], last.ref[2]), None
+            if gtid is not None:
                 rp.lines(StreamEvent(_parse(path, gtid, state)))
                 gtid = None
             update_state(state, ev)
-            apply, refuse, gtids = codes()
-            keep[:] = bytes(c in apply or c in refuse or c in gtids for c in range(256))
+            apply, refuse, again = codes()
+            if again != gtids:
+                raise NeedsOrder("a format event that moves the GTID event's code")
+            keep[:] = bytes(c in apply or c in refuse for c in range(256))
         rp.lines(StreamEvent(ev))
         if rp.annotate is not None or rp.cache or rp.held:
             raise NeedsOrder("a statement open before the split")
     if walk.stop is None or (walk.stop.status != "end" and walk.stop.pos < stop):
         raise NeedsOrder("the file's events end before the split")
-    return gtid
+    return gtid if last.ref is None else (last.ref[0], last.ref[2])
 
 
 def _payload_codes():

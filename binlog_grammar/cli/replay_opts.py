@@ -8,8 +8,9 @@ by binlog_grammar.output.replay: AUTO (the default) the replay script, NEVER the
 event, DECODE-ROWS the same without BINLOG statements (with -vv what `mysqlbinlog -vv
 --base64-output=decode-rows` prints). `--format text` asks for this project's own text instead
 (binlog_grammar.output.dump_text: the same `###` row lines, but every event's lines whole in
-themselves, which --jobs splits across cores); `--format jsonl`, `--format hexdump` and --flashback
-for the other outputs. `-H`/`--hexdump` adds mysqlbinlog's hex dump to mysqlbinlog's forms."""
+themselves); `--format jsonl`, `--format hexdump` and --flashback for the other outputs.
+`-H`/`--hexdump` adds mysqlbinlog's hex dump to mysqlbinlog's forms. `--jobs N` splits these forms
+across processes too (cli/replay_jobs.py), where no filter or window applies."""
 from __future__ import annotations
 
 import argparse

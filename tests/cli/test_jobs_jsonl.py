@@ -1,5 +1,5 @@
 """`dump --format jsonl --jobs N`: a worker's compiled JSON-lines lane goes on from one piece of a
-file to its next (cli/pieces._kept_lane), knowing the file's tables and plans, and nothing else:
+file to its next (cli/pieces.kept_lane), knowing the file's tables and plans, and nothing else:
 
 - after forget_ids() it writes no rows event whose TABLE_MAP it has not passed (the piece's
   reader would need the pieces before it), GTID or transaction number of the last piece;
@@ -228,11 +228,12 @@ def test_a_kept_lane_follows_the_character_sets_between_pieces(tmp_path, monkeyp
 
 @needs_lane
 def test_the_picked_walk_is_the_walk(tmp_path):
-    """pieces._picked gives the events of the wanted codes and the stop the plain walk gives,
+    """walks.picked gives the events of the wanted codes and the stop the plain walk gives,
     on the samples, the corpus and damaged copies, also when the codes wanted change as it
-    goes (after a FORMAT_DESCRIPTION_EVENT)."""
+    goes (after a FORMAT_DESCRIPTION_EVENT); with a Last of the GTID codes (MariaDB's and
+    MySQL's), the last GTID event before each event given and at the walk's end."""
     from binlog_grammar.binlog.framing import Walk
-    from binlog_grammar.cli.pieces import _picked
+    from binlog_grammar.cli.walks import Last, picked as _picked
 
     files = SAMPLES + [str(p) for p in corpus_files()]
     for src in list(files):
@@ -260,6 +261,14 @@ def test_the_picked_walk_is_the_walk(tmp_path):
             assert got == (want[first:] if first is not None else []), path
             assert picked.stop == plain.stop, path
             compared += len(got)
+            gtid = bytearray(c in (162, 33) for c in range(256))
+            everything, before, ref = list(Walk(path, 19, start, short=True)), {}, None
+            for r in everything:
+                before[r], ref = ref, r if gtid[r[1]] else ref
+            last, keep = Last(gtid), bytearray(c in (2, 15, 16) for c in range(256))
+            for r in _picked(Walk(path, 19, start, short=True), keep, last):
+                assert last.ref == before[r], (path, r)
+            assert last.ref == ref, path
     assert compared > 20
 
 
