@@ -37,7 +37,7 @@ setup(ext_modules=[
               [GENERATED + "framing.h", NATIVE + "crc32.h"]),
     # _rows inflates the payloads of the reading API's batches (payload_events) as the loops do
     extension("_rows", [GENERATED + "rows_module.c", GENERATED + "rows.c"],
-              LOOP_H + [GENERATED + "payload.h"], **PAYLOAD),
+              LOOP_H + [GENERATED + "payload.h", NATIVE + "arrow_rows.h"], **PAYLOAD),
     # the loops: lanes.h's CRC32 is zlib's when zlib.h is there
     extension("_lane", [GENERATED + "lane.c", GENERATED + "rows.c", NATIVE + "crc32.c"],
               LOOP_H + [GENERATED + "lane_state.h", GENERATED + "replay.h", NATIVE + "base64.h",
