@@ -84,3 +84,18 @@ def test_damaged_rows_alike(seed, tmp_path):
     got = cli_dump(path, "c", "--no-checksum", "--format", "jsonl", "--envelope", "debezium")
     assert got == cli_dump(path, "python", "--no-checksum", "--format", "jsonl", "--envelope",
                            "debezium")
+
+
+def test_bounded_fuzz_campaign(tmp_path):
+    """A bounded share of `tools/fuzz_jsonl_lane.py --envelope debezium` (the sample's
+    transactions repeated, mutated, dumped by both backends; BINLOG_GRAMMAR_DEBEZIUM_FUZZ_MUTANTS
+    for more)."""
+    import os
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import fuzz_jsonl_lane
+
+    mutants = os.environ.get("BINLOG_GRAMMAR_DEBEZIUM_FUZZ_MUTANTS", "12")
+    assert fuzz_jsonl_lane.main(["--envelope", "debezium", "--mutants", mutants, "--seed", "27",
+                                 "--findings", str(tmp_path)]) == 0
