@@ -2,7 +2,8 @@
 """libFuzzer campaigns for the compiled loops that Python drives: `stats`' loop (--target stats:
 binlog_grammar.native._stats, output/stats_loop.py), dump's JSON-lines lane (--target jsonl:
 native._jsonl_lane, output/jsonl_lane.py) and the API's batches (--target batch: _framing's walk
-and _rows.frame_events, binlog/batch.py). Their cores take Python dicts (tables, ids, plans), so
+and _rows.frame_events, binlog/batch.py, with the events inside each TRANSACTION_PAYLOAD_EVENT
+framed by _rows.payload_events as binlog/batch.py's Inner frames them). Their cores take Python dicts (tables, ids, plans), so
 instead of a C-only target (tools/fuzz_lane.c does that for the text lane) the target
 tools/fuzz_embed.c embeds Python once and calls the extension's run()/lines() on each input
 directly, with no Python path around it: thousands of executions a second where the differential
@@ -14,7 +15,7 @@ program under -fsanitize=fuzzer,address,undefined with libpython. What the loop 
 first, in the program, from each seed file: `binlog-grammar --backend c stats` (or `dump --format
 jsonl`) of it run in process, and the loop's state at its end kept (its tables, ids, plans,
 actions, the statements that are BEGIN; the lane's configuration, tables, ids, plans, GTID;
-the batches' plans by type code, as the API's read_events() of the file makes them).
+the batches' plans by type code, as the API's open_stream() of the file makes them).
 
 An input is two bytes, then a binlog (from its magic):
   byte 0  which seed's state (modulo how many were learnt)
@@ -53,6 +54,7 @@ ROOT = TOOLS.parent
 HL = 19
 MAX_LEN = 1 << 17
 MAX_STATES = 256
+PAYLOAD = 40  # TRANSACTION_PAYLOAD_EVENT
 SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer",
             "-O1", "-g", "-DBG_NO_ZLIB"]
 
@@ -190,7 +192,7 @@ def _jsonl_states(files):
 def _batch_states(files):
     from binlog_grammar import native
     from binlog_grammar.binlog import batch
-    from binlog_grammar.binlog.reader import read_events
+    from binlog_grammar.binlog.stream import open_stream
 
     got, real = [], batch.Batches.__init__
 
@@ -204,7 +206,7 @@ def _batch_states(files):
         got.clear()
         native.select("c")
         try:
-            for _ev in read_events(p):
+            for _ev in open_stream([p]).events():  # the payloads' events too: their kinds
                 pass
         except Exception:  # noqa: BLE001 - a damaged seed: what was learnt before it stays
             pass
@@ -222,14 +224,18 @@ def _batch_states(files):
 
             def read(kind, code, data, st=st, share=share):
                 return batch.read_data(st, kind, code, data, share)
+            inner = batch.Inner.of(bf)  # a payload's events: plans as Inner makes them
+            payload = None if inner is None else (
+                inner.frame, tuple(inner._plan(kinds[c], hl) if c in kinds else None
+                                   for c in range(256)), inner.make, inner.make_lazy)
             states[-1] = (b.mod, b.frame, b.fields, hl, checks, plans, read, b.make, b.make_lazy,
-                          bf.path, bf._positions_agree)
+                          bf.path, bf._positions_agree, payload)
     batch.Batches.__init__ = real
 
     def one(mv):
         if len(mv) < 2:
             return None
-        mod, frame, fields, hl, checks, plans, read, make, lazy, path, agree = \
+        mod, frame, fields, hl, checks, plans, read, make, lazy, path, agree, payload = \
             states[mv[0] % len(states)]
         opts, buf = mv[1], mv[2:]
         if opts & 1:
@@ -241,6 +247,12 @@ def _batch_states(files):
                 break
             recs, nxt, status, _code, _len = mod.walk(buf, n, pos, n, hl, checks, batch.SMALL)
             evs, stop = frame(recs, fields, buf, hl, plans, read, make, lazy, path, agree)
+            for ev in evs if payload is not None else ():  # a payload's events, framed in C
+                if ev.raw[4] == PAYLOAD:
+                    inner = payload[0](ev.raw, hl, 4 if ev.footer else 0, payload[1], read,
+                                       payload[2], payload[3], path, ev.offset)
+                    for e in inner if inner is not None and opts & 4 else ():
+                        e.data
             if opts & 4:  # the events' data read (the lazy ones' rows heads included)
                 for ev in evs:
                     ev.data

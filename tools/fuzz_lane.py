@@ -36,6 +36,17 @@ events it wrote up to 8) or a new (exit status, stderr's last line without its n
                                [--form text|replay]
     python3 tools/fuzz_native.py --lane-python ...      (the same)
 
+--form api fuzzes the reading API's batches instead (binlog/batch.py, _rows.frame_events and
+payload_events): open_stream(FILE).events() on both backends, each event (its repr, header,
+checksum, name, end, GTID, table) and row change, the error and the damage skipped compared
+(verify_checksum off half the time, skip_damaged a quarter).
+
+MySQL 8's compressed transactions are seeded (tools/make_payload_binlog.py's files, a few
+transactions each) and mutated inside too: a payload's events inflated, mutated as the file's
+events are (a field, a byte, a cut, an event repeated or dropped), deflated again with the
+payload header's sizes made right, so the mutants reach the compiled payload readers
+(generated/native/payload.h) and not only zstd's refusal of a damaged frame.
+
 --form replay fuzzes the replay lane instead (output/replay_lane.py, native/replay.h): `dump`'s
 default replay form, each run with one of -v, -vv, -s, --skip-gtids or none, both backends
 compared the same way (the window and text limit made small a quarter of the time as well).
@@ -228,7 +239,79 @@ def seeds(out: Path) -> list:
         if like:
             paths.append(out / f"mysql-like-{i:03d}.bin")
             paths[-1].write_bytes(like)
+    for k, (n, rows) in enumerate(((3, 1), (8, 3), (24, 2))):  # MySQL 8's compressed transactions
+        paths.append(out / f"payload-{k}.bin")
+        paths[-1].write_bytes(payload_like(n, rows))
     return [str(p) for p in paths]
+
+
+def payload_like(n: int, rows: int) -> bytes:
+    """n compressed transactions of `rows` rows (tools/make_payload_binlog.py's); b"" without the
+    corpus."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    try:
+        from helpers.payload_binlog import repeated
+    finally:
+        sys.path.pop(0)
+    try:
+        return repeated(n, rows=rows)
+    except OSError:
+        return b""
+
+
+PAYLOAD = 40
+
+
+def _packed(v: int) -> bytes:
+    if v < 251:
+        return bytes([v])
+    if v < 1 << 16:
+        return b"\xfc" + v.to_bytes(2, "little")
+    if v < 1 << 24:
+        return b"\xfd" + v.to_bytes(3, "little")
+    return b"\xfe" + v.to_bytes(8, "little")
+
+
+def _inner(d: bytearray, rnd, pos: int, n: int) -> None:
+    """A payload event's inner events mutated (see the module's docstring), in place; nothing
+    when its data is not a ZSTD header and one frame zstd inflates."""
+    import zstandard
+
+    crc = 4 if has_crc(d) else 0
+    body = bytes(d[pos + HL:pos + n - crc])
+    at = 0
+    try:
+        while body[at] != 0:  # the header's (tag, length, value) entries up to the end mark
+            at += 1
+            at += 1 + body[at]
+        inner = zstandard.ZstdDecompressor().decompress(body[at + 1:], max_output_size=1 << 22)
+    except (IndexError, zstandard.ZstdError):
+        return
+    evs = bytearray(b"\xfebin" + inner)  # framed as a file's events, from offset 4
+    for _ in range(rnd.choice((1, 1, 2))):
+        ins = events(evs)
+        op = rnd.randrange(6)
+        if op <= 2 and ins:
+            _field(evs, rnd, *rnd.choice(ins))
+        elif op == 3 and len(evs) > 4:
+            evs[rnd.randrange(4, len(evs))] = rnd.choice(INTERESTING + (rnd.randrange(256),))
+        elif op == 4 and ins:  # an inner event repeated or dropped
+            p, k = rnd.choice(ins)
+            if rnd.random() < 0.5:
+                evs[p + k:p + k] = evs[p:p + k]
+            elif len(ins) > 1:
+                del evs[p:p + k]
+        elif len(evs) > 5:  # cut short
+            del evs[rnd.randrange(4, len(evs)):]
+    inner = bytes(evs[4:])
+    frame = zstandard.ZstdCompressor(level=1).compress(inner)
+    head = b"".join(_packed(t) + _packed(len(_packed(v))) + _packed(v)
+                    for t, v in ((2, 0), (3, len(inner)), (1, len(frame)))) + b"\x00"
+    if rnd.random() < 0.1:  # a size that lies
+        head = head.replace(_packed(len(inner)), _packed(max(0, len(inner) + rnd.choice((-1, 1)))), 1)
+    new = d[pos:pos + HL] + head + frame + bytes(crc)
+    new[9:13] = len(new).to_bytes(4, "little")
+    d[pos:pos + n] = new
 
 
 # -- mutations ----------------------------------------------------------------------------------
@@ -288,8 +371,11 @@ def mutate(data: bytes, rnd: random.Random, pool: list) -> bytes:
     d = bytearray(data)
     for _ in range(rnd.choice((1, 1, 2, 2, 3, 4))):
         evs = [e for e in events(d) if e[0] > 4] or events(d)
+        payloads = [e for e in evs if d[e[0] + 4] == PAYLOAD]
         op = rnd.randrange(14)
-        if op <= 4 and evs:  # most mutations go to a field of an event, the lane's first
+        if payloads and rnd.random() < 0.4:  # mostly inside a payload, when there is one
+            _inner(d, rnd, *rnd.choice(payloads))
+        elif op <= 4 and evs:  # most mutations go to a field of an event, the lane's first
             lane = [e for e in evs if d[e[0] + 4] in LANE_CODES]
             pos, n = rnd.choice(lane if lane and rnd.random() < 0.8 else evs)
             _field(d, rnd, pos, n)
@@ -411,12 +497,49 @@ FORM = os.environ.get("BG_FUZZ_FORM", "text")  # the driver's: text, or replay (
 REPLAY_FLAGS = ([], ["-v"], ["-vv"], ["-s"], ["--skip-gtids"])
 
 
+def _api(path, backend, opts):
+    """--form api: what open_stream gives on `backend`, as (error, one line per event and
+    change, damage) to compare as _dump's outcomes are; API_HITS gets the inner events the
+    batches framed and how the read ended."""
+    from binlog_grammar import native
+    from binlog_grammar.binlog.batch import FramedEvent
+    from binlog_grammar.binlog.stream import open_stream
+    from binlog_grammar.errors import BinlogError
+
+    native.select(backend)
+    lines, err, framed, s = [], None, 0, None
+    try:
+        s = open_stream([str(path)], verify_checksum="--no-checksum" not in opts,
+                        skip_damaged="--skip-damaged" in opts, raw_rows=True)
+        for se in s.events():
+            ev = se.event
+            framed += ev.inner and type(ev) is FramedEvent
+            lines.append(repr((repr(ev), ev.header, ev.checksum, ev.checksum_ok, ev.name, ev.end,
+                               se.gtid, repr(se.table))))
+            lines += [repr(c) for c in se.changes]
+    except BinlogError as e:
+        err = (type(e).__name__, e.message, e.offset, e.event_type)
+    except Exception as e:  # noqa: BLE001 - a traceback is an outcome to compare
+        err = f"raised {type(e).__name__}: {e}"
+    finally:
+        native.select(None)
+    if backend == "c":
+        API_HITS.add(("api", min(framed, 8), str(err)[:40]))
+    return str(err), "\n".join(lines), repr([repr(d) for d in s.damage] if s else [])
+
+
+API_HITS = set()
+
+
 def _dump(path, backend, opts):
     import io
     from contextlib import redirect_stderr, redirect_stdout
 
     from binlog_grammar import native
     from binlog_grammar.cli import main
+
+    if FORM == "api":
+        return _api(path, backend, opts)
 
     if FORM == "replay":  # stdout over bytes, as a pipe's: the lane's runs go to its buffer
         load = Path(path).parent / "load"  # LOAD DATA's files: the same first free name each run
@@ -517,6 +640,8 @@ def drive(argv) -> int:
         opts = ["--no-checksum"] if rnd.random() < 0.5 else []
         if FORM == "replay":
             opts += rnd.choice(REPLAY_FLAGS)
+        if FORM == "api" and rnd.random() < 0.25:
+            opts.append("--skip-damaged")
         # a quarter of the runs with a small window and text limit: events across the window's
         # end, runs cut by the text's size
         small = rnd.random() < 0.25
@@ -527,6 +652,7 @@ def drive(argv) -> int:
         current.write_bytes(mutant)
         (work / "current.opts").write_text(" ".join(opts))
         probe.hits = set()
+        API_HITS.clear()
         c = _dump(current, "c", opts)
         py = _dump(current, "python", opts)
         done += 1
@@ -539,7 +665,7 @@ def drive(argv) -> int:
             print(f"finding {name}: {why}", flush=True)
         said = (c[2].strip().splitlines() or [""])[-1].replace(str(current), "")
         said = re.sub(r"\d+", "N", said)
-        hits = probe.hits | {("exit", str(c[0]), said[:80])}  # the error's kind, not its numbers
+        hits = probe.hits | API_HITS | {("exit", str(c[0]), said[:80])}  # the error's kind, not its numbers
         if not hits <= features:
             features |= hits
             if i >= len(pool) and len(queue) < 4000:
@@ -647,8 +773,9 @@ def main(argv=None) -> int:
                     help="where findings are written (default tests/native/regressions/lane/)")
     ap.add_argument("--seconds", type=float, default=0.0, help="stop after this long (0: no limit)")
     ap.add_argument("--lane", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--form", choices=("text", "replay"), default="text",
-                    help="the text lane's text (default) or the replay lane's replay form")
+    ap.add_argument("--form", choices=("text", "replay", "api"), default="text",
+                    help="the text lane's text (default), the replay lane's replay form, or the "
+                         "reading API's batches")
     args = ap.parse_args(argv)
     if not asan_libs():
         print("no libasan.so/libubsan.so from gcc (-print-file-name)", file=sys.stderr)
