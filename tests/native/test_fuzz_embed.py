@@ -72,9 +72,11 @@ def _plant_all(src):
         f = src / "generated" / "native" / name
         text = f.read_text()
         assert text.count(old) == 1
+        bug = text.index(old)
         more = "8" if target != "batch" else "4"
         text = text.replace(old, new.replace("{on}", f"(bg_fuzz_plant(\"{target}\") ? {more} : 0)"))
-        at = text.index("\n", text.rindex("\n#include ") + 1)
+        # after the includes before the bug (a template may include more further down)
+        at = text.index("\n", text.rindex("\n#include ", 0, bug) + 1)
         f.write_text(text[:at] + SWITCH.format() + text[at:])
 
 
