@@ -30,6 +30,7 @@ from .reader import MAGIC, first_format_event
 
 CHUNK = 8 << 20
 BATCH = 1 << 16  # records the compiled walk writes per call
+GIVE_BACK = 32 << 20  # the compiled walk drops the pages it has passed in steps of this size
 
 # One event as a walk sees it: its offset, the common header's fields (in the spec's order; None
 # for a field the file's header length lacks) and whether its CRC32 footer matches (None: not
@@ -144,9 +145,11 @@ class Walk:
                 mm = b""
             try:
                 size = min(self.size, len(mm))
+                dropped = 0  # the map's pages before this are given back (see _give_back)
                 while True:
                     recs, pos, status, code, length = mod.walk(mm, size, pos, self.end, hl,
                                                                self.checksums, BATCH)
+                    dropped = _give_back(mm, dropped, pos)
                     if self.short:
                         yield from map(pick, unpack(recs))
                     elif absent:
@@ -170,6 +173,21 @@ class Walk:
             self.stop = Stop("bad_length", pos, self.size - pos, code, length)
         else:
             self.stop = Stop("end", pos, self.size - pos, None, None)
+
+
+def _give_back(mm, dropped: int, pos: int) -> int:
+    """Drop the mapped pages the walk has passed (before `pos`) from this process's memory, as
+    it goes: the pages of a map count in its resident size while it stands, so a walk over a
+    1 GB file would otherwise hold 1 GB by its end (the pages stay in the page cache). Returns
+    where the pages kept start."""
+    cut = pos - pos % mmap.PAGESIZE
+    if isinstance(mm, mmap.mmap) and cut - dropped >= GIVE_BACK:
+        try:
+            mm.madvise(mmap.MADV_DONTNEED, dropped, cut - dropped)
+        except (AttributeError, OSError, ValueError):  # no madvise here: the pages stay
+            return cut
+        return cut
+    return dropped
 
 
 def _header_len(path) -> int:

@@ -140,3 +140,55 @@ def test_every_command_agrees_whether_a_file_is_damaged(tmp_path, name, at, bit,
     in_fde = bit is not None and at < 4 + int.from_bytes(data[4 + 9:4 + 13], "little")
     seen = _damaged_by_every_reader(path, headers_only=in_fde or bit is None)
     assert seen == {k: damaged for k in seen}, (what, seen)
+
+
+_RSS_CHILD = r"""
+import sys
+import binlog_grammar.binlog.framing as fr
+
+def rss_file_kb():
+    with open("/proc/self/status") as fh:
+        return next(int(l.split()[1]) for l in fh if l.startswith("RssFile:"))
+
+fr.GIVE_BACK = int(sys.argv[2])
+walk = fr.Walk(sys.argv[1], 19, 4, None, short=True, backend="c")
+before, most, n = rss_file_kb(), 0, 0
+for n, _ in enumerate(walk, 1):
+    if n % 1024 == 0:
+        most = max(most, rss_file_kb())
+print(n, most - before)
+"""
+
+
+def test_the_compiled_walk_gives_back_the_pages_it_has_passed(tmp_path):
+    """A header walk over a file must not hold the whole file in its memory by its end (the
+    pages of the map count in the resident size while it stands: a 1 GB binlog made the Spark
+    planner's worker 977 MB). 48 MiB of 4 KiB events, one header per page: the walk's file-backed
+    resident size stays a small part of that, and is the whole file when nothing is given back."""
+    import subprocess
+    import sys
+
+    from binlog_grammar import native
+
+    if native.framing() is None:
+        pytest.skip("the compiled backend is not built")
+    events, size = 12 * 1024, 4096
+    head = bytearray(19)
+    head[4] = 2  # QUERY_EVENT: any code, the walk reads lengths only
+    head[9:13] = size.to_bytes(4, "little")
+    body = bytes(head) + bytes(size - 19)
+    path = tmp_path / "big.000001"
+    with open(path, "wb") as fh:
+        fh.write(b"\xfebin")
+        for _ in range(events):
+            fh.write(body)
+
+    def grown_kb(give_back):
+        out = subprocess.run([sys.executable, "-c", _RSS_CHILD, str(path), str(give_back)],
+                             capture_output=True, text=True, check=True).stdout.split()
+        assert int(out[0]) == events
+        return int(out[1])
+
+    whole = events * size // 1024
+    assert grown_kb(1 << 20) < whole // 8
+    assert grown_kb(1 << 62) > whole // 2  # the measure sees the pages when they stay
