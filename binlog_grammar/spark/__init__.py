@@ -37,9 +37,10 @@ it runs). With the compiled backend the worker's batches are made in C (spark/ar
 images' buffers written by the row loop, wrapped by pyarrow), so the JVM's part is now the larger
 one: on tools/bench_spark.py's 127 MB binlog (258,547 row changes in 28 splits) about 2.0-2.5 s
 of JVM CPU beside 1.5-1.7 s of Python (the Python side was 3.7-4.1 s when it built every row's
-map in Python). With `local[1]` the JVM runs on another CPU than the one Python worker, so one
-Spark core keeps about 1.5-2 CPUs busy: give each core (executor cores, local[N]) that many CPUs
-for all of them to work at full speed. Each task also costs a fixed part in both processes
+map in Python). With `local[1]` the JVM can work on another CPU beside the one Python worker,
+though they overlap only in part (1.0-1.2 CPUs busy on average in that benchmark): give each
+core (executor cores, local[N]) a little more than one CPU for all of them to work at full
+speed. Each task also costs a fixed part in both processes
 (tens of milliseconds of JVM CPU, a few of Python): splits much smaller than a core's share of
 the input cost more than they balance.
 
