@@ -507,7 +507,7 @@ class _Planner:
                 path, i = w.path, self.index
                 if c is not None:
                     return Piece(path, i, c["start"], c["stop"], c["fde_pos"],
-                                 self.seq + c["gtids_before"], c["gtid"])
+                                 self.seq + c["gtids_before"], c["gtid"], state=c.get("state"))
                 self.walk = None
                 if not w.whole:
                     self.stopped = True

@@ -73,6 +73,9 @@ class Piece:
     tx_seq_base: Optional[int] = 0
     gtid: Optional[str] = None
     skip_to: Optional[int] = None  # events before this offset only set the state (not yielded)
+    # dump's replay form: cli/plan.py's (statements and format events before `start`, the last
+    # GTID_EVENT before it), each (offset, length); None: its worker walks the file for them
+    state: Optional[tuple] = None
 
 
 @dataclass

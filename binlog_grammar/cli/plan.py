@@ -28,8 +28,17 @@ from ..binlog.gtid import gtid_of
 from ..binlog.reader import FDE_CODE, MAGIC, FormatState, event_name, first_format_event
 from ..binlog.reader import parse_event, update_state
 from ..errors import BinlogError
+from ..generated.catalog import EVENTS
 
 BATCH = 1 << 16  # records per compiled walk (2 MB of records at most in memory)
+# the events whose offsets a cut lists for dump's replay form (cli/replay_jobs.py: its worker
+# runs them instead of walking the file before its split), up to STATE_REFS of them; after one
+# of REPLAY_UNSURE (and payload events) the cut lists none and the worker walks itself
+REPLAY_STATE = ("FORMAT_DESCRIPTION_EVENT", "QUERY_EVENT", "QUERY_COMPRESSED_EVENT")
+REPLAY_UNSURE = ("BEGIN_LOAD_QUERY_EVENT", "APPEND_BLOCK_EVENT", "EXECUTE_LOAD_QUERY_EVENT",
+                 "START_ENCRYPTION_EVENT")
+STATE_REFS = 256
+_PAYLOADS = frozenset(c for c, e in EVENTS.items() if any(d.target == "events" for d in e.decode))
 DROP = 16 << 20  # bytes of the file walked before their pages are given back
 _OFFSET = struct.Struct("<Q")
 
@@ -96,6 +105,14 @@ class _Codes:
         self.any = re.compile(b"[" + b"".join(re.escape(bytes([c])) for c in wanted) + b"]") \
             if wanted else None
         self.gtid_bytes = [bytes([c]) for c in self.gtid]
+        # what dump's replay form reads before a split (cli/replay_jobs.py): the statements and
+        # format events; after one of `unsure`, the split's worker walks the file itself
+        names = {c: event_name(c, state) for c in range(256)}
+        self.state = frozenset(c for c, n in names.items() if n in REPLAY_STATE)
+        self.unsure = frozenset(c for c, n in names.items() if n in REPLAY_UNSURE) | _PAYLOADS
+        marked = sorted(self.state | self.unsure)
+        self.state_any = re.compile(b"[" + b"".join(re.escape(bytes([c])) for c in marked)
+                                    + b"]") if marked else None
 
 
 class CutWalk:
@@ -134,6 +151,7 @@ class CutWalk:
         gtids, fde_pos, last_gtid, prev = 0, first, None, None  # before the batch
         pos, batch, stopped = first, min(self.FIRST_BATCH, BATCH), False
         dropped = 0  # the map's pages before this offset were given back
+        refs, sure = [], True  # the replay form's state events before the batch (ReplayState)
         while True:
             if pos - dropped >= DROP:  # the pages walked leave this process's memory (not
                 upto = pos - pos % mmap.PAGESIZE  # the page cache): else they all count in
@@ -148,6 +166,7 @@ class CutWalk:
                 if s in codes:
                     n, stopped = min(n, codes.index(s) + 1), True
             i, counted, seen = 0, 0, 0  # GTID events of the batch before index `counted`
+            found = self._state_events(recs, codes, n, first) if sure else []
             while n and want is not None:
                 j = self._first_at(recs, n, want, i)
                 k = None if j is None else self._boundary(recs, codes, j, prev, n)
@@ -163,9 +182,16 @@ class CutWalk:
                 cut["stop"] = at
                 yield self._done(cut)
                 cut = dict(start=at, stop=None, fde_pos=fde[0] if fde else fde_pos,
-                           gtids_before=gtids + seen, gtid=g)
+                           gtids_before=gtids + seen, gtid=g, state=None)
+                before = [r for r in found if r[0] < k]
+                if sure and len(refs) + len(before) <= STATE_REFS and \
+                        not any(r[3] in c.unsure for r in before):
+                    cut["state"] = (tuple(refs) + tuple(r[1:3] for r in before),
+                                    self._last(recs, codes, c.gtid_bytes, k, None) or last_gtid)
                 want = at + self.split
                 i = k
+            refs += [r[1:3] for r in found]
+            sure = sure and len(refs) <= STATE_REFS and not any(r[3] in c.unsure for r in found)
             if n:
                 gtids += sum(codes.count(g, 0, n) for g in c.gtid_bytes)
                 fde = self._last(recs, codes, [bytes([FDE_CODE])], n, first)
@@ -188,6 +214,20 @@ class CutWalk:
         if cut["start"] == len(MAGIC):
             cut["fde_pos"] = None
         return cut
+
+    def _state_events(self, recs, codes, n, first):
+        """(index, offset, length, code) of the batch's events before index n that dump's
+        replay form reads before a split (REPLAY_STATE, REPLAY_UNSURE), the file's own format
+        event left out; at most STATE_REFS + 1 of them."""
+        out = []
+        for m in (self.c.state_any.finditer(codes, 0, n) if self.c.state_any else ()):
+            k = m.start()
+            at = self._offset(recs, k)
+            if at != first:
+                out.append((k, at, self._length(recs, k), codes[k]))
+                if len(out) > STATE_REFS:
+                    break
+        return out
 
     def _offset(self, recs, i):
         return _OFFSET.unpack_from(recs, i * self.mod.RECORD_SIZE)[0]

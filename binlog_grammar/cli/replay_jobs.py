@@ -51,11 +51,12 @@ from ..binlog.stream import StreamEvent, Written
 from ..output.replay import Replay
 from . import parallel
 from .pieces import NeedsOrder, PieceStream, Result, collect, kept_lane
+from .plan import REPLAY_STATE, REPLAY_UNSURE
 from .walks import Last, picked
 
 NEW_FILE = "DELIMITER ;\nDELIMITER /*!*/;\n"  # what the replay script says between two files
-_APPLY = ("FORMAT_DESCRIPTION_EVENT", "QUERY_EVENT", "QUERY_COMPRESSED_EVENT")
-_LOADS = ("BEGIN_LOAD_QUERY_EVENT", "APPEND_BLOCK_EVENT", "EXECUTE_LOAD_QUERY_EVENT")
+_APPLY = REPLAY_STATE  # the events whose lines set Replay's state (cli/plan.py lists them)
+_LOADS = tuple(n for n in REPLAY_UNSURE if "LOAD" in n or "APPEND" in n)
 
 
 def wanted(args, stream) -> bool:
@@ -198,7 +199,8 @@ def render_piece(cfg, stream, out, write, raw=False):
 
     piece = stream.pieces[0]
     forms = cfg.replay["forms"]
-    replay = replay_at(piece.path, piece.start, forms) if piece.start > 4 else Replay(**forms)
+    replay = Replay(**forms) if piece.start <= 4 else \
+        replay_from(piece.path, piece.state, forms) or replay_at(piece.path, piece.start, forms)
     replay.loads = _NoLoads()
     lane = attach(stream, replay)
     if lane is not None and len(stream.pieces) == 1:  # the tables and plans of its last piece
@@ -224,6 +226,37 @@ def render_piece(cfg, stream, out, write, raw=False):
             write("".join(line + "\n" for line in lines))
     if replay.cache or replay.held or replay.annotate is not None:
         raise NeedsOrder("a statement or ANNOTATE_ROWS open at the split's end")
+
+
+def replay_from(path, state, forms) -> Optional[Replay]:
+    """replay_at's Replay from the events cli/plan.py listed before the split (Piece.state: the
+    statements and format events, the last GTID_EVENT), with no walk of the file; None when it
+    listed none, or a format event after the file's first (the walk then reads each event under
+    the format it was written with)."""
+    from ..binlog.reader import FDE_CODE, FormatState, first_format_event, update_state
+    from ..errors import BinlogError
+
+    if state is None:
+        return None
+    refs, gtid = state
+    try:
+        fde = first_format_event(path)[0]
+    except BinlogError as e:
+        raise NeedsOrder(str(e)) from None
+    st = FormatState()
+    update_state(st, fde)
+    rp = Replay(**forms)
+    rp.lines(StreamEvent(fde))
+    for ref in refs:
+        ev = _parse(path, ref, st)
+        if ev.type is None or ev.type.code == FDE_CODE or ev.name not in _APPLY:
+            return None
+        rp.lines(StreamEvent(ev))
+        if rp.annotate is not None or rp.cache or rp.held:
+            raise NeedsOrder("a statement open before the split")
+    if gtid is not None:
+        rp.lines(StreamEvent(_parse(path, gtid, st)))
+    return rp
 
 
 _WALKED = {}  # path -> [file key, offset walked to, FormatState, Replay, last GTID (pos, length)]
@@ -334,4 +367,4 @@ def _parse(path, ref, state):
         raise NeedsOrder(f"an event before the split that does not parse: {e}") from None
 
 
-__all__ = ["wanted", "run", "Merge", "render_piece", "replay_at", "first_format_event", "NEW_FILE"]
+__all__ = ["wanted", "run", "Merge", "render_piece", "replay_at", "replay_from", "first_format_event", "NEW_FILE"]

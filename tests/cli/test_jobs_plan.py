@@ -40,7 +40,10 @@ def check(path, split):
     if walk is None:
         assert not sc.splittable or not whole or len(sc.cuts) == 1, (path, split)
         return 0
-    got = list(walk)
+    cuts = list(walk)
+    for c in cuts[1:]:
+        assert c["state"] == replay_state(walk, path, c["start"]), (path, split, c["start"])
+    got = [{k: v for k, v in c.items() if k != "state"} for c in cuts]
     assert walk.whole == whole, (path, split)
     if whole:
         assert got == sc.cuts, (path, split)
@@ -49,6 +52,24 @@ def check(path, split):
         assert got == sc.cuts[:len(got)], (path, split)
         assert walk.rest == sc.cuts[len(got)]["start"], (path, split)
     return len(got)
+
+
+def replay_state(walk, path, start):
+    """What a cut lists for dump's replay form (cli/replay_jobs.replay_from), from the plain walk:
+    the statements and format events before `start` (not the file's first) and the last GTID
+    event, each (offset, length); None after a LOAD DATA block, a payload or encryption, or more
+    than plan.STATE_REFS of them."""
+    from binlog_grammar.binlog.framing import Walk
+
+    refs, gtid = [], None
+    for at, code, length in Walk(path, walk.hl, 4, start, short=True):
+        if code in walk.c.unsure:
+            return None
+        if code in walk.c.state and at != 4:
+            refs.append((at, length))
+        if code in walk.c.gtid_set:
+            gtid = (at, length)
+    return None if len(refs) > plan.STATE_REFS else (tuple(refs), gtid)
 
 
 @needs_compiled

@@ -97,7 +97,8 @@ def test_splits_start_with_the_state_before_them():
     from binlog_grammar.binlog.stream import Stream
 
     kw = {}  # Replay's defaults: the replay script
-    cuts = [c["start"] for c in cut_walk(SAMPLES[0], int(SPLIT))][1:]
+    planned = list(cut_walk(SAMPLES[0], int(SPLIT)))[1:]
+    cuts = [c["start"] for c in planned]
     assert len(cuts) > 5
     replay, at = Replay(**kw), {}
     for se in Stream([SAMPLES[0]]).events():
@@ -105,8 +106,11 @@ def test_splits_start_with_the_state_before_them():
             at[int(se.event.offset)] = _session(replay)
         replay.lines(se)
     assert set(at) == set(cuts)
-    for c in cuts:
-        assert _session(replay_jobs.replay_at(SAMPLES[0], c, kw)) == at[c], c
+    for c in planned:
+        # from the walk of a worker, and from the events the planner listed (no walk)
+        assert _session(replay_jobs.replay_at(SAMPLES[0], c["start"], kw)) == at[c["start"]], c
+        assert c["state"] is not None
+        assert _session(replay_jobs.replay_from(SAMPLES[0], c["state"], kw)) == at[c["start"]], c
     assert any(s[0] for s in at.values()) and any(s[-1] is not None for s in at.values())
 
 
