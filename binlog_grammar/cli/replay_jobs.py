@@ -10,11 +10,13 @@ What Replay holds between events (its PRINT_EVENT_INFO), and where a split gets 
   some as the last value seen (auto_inc, lc_time_names, collation_db), some only when a
   statement carries them (flags2, sql_mode, charset, time_zone), `db` not by BEGIN/COMMIT/XA,
   `thread_id` by the first statement and then only by thread-specific ones: the statements of
-  the file before the split are run through a Replay of their own (replay_at), found by the
-  compiled header walk that reads no other event (a MariaDB row-based binlog has a statement
-  only per DDL; one worker's walk goes on from its last split, as pieces.PieceCharsets's does);
+  the file before the split are run through a Replay of their own. The planner's header walk
+  lists them with each cut (cli/plan.py: Piece.state, up to 256; a MariaDB row-based binlog has
+  a statement only per DDL), and replay_from runs them; where it lists none (more of them, a
+  file scan_file planned) the worker finds them by a compiled header walk that reads no other
+  event (replay_at; one worker's walk goes on from its last split, as PieceCharsets's does);
 - the GTID session lines (`domain`, `server`, `parallel`): the last GTID_EVENT before the
-  split, the only one parsed;
+  split, the only one parsed (listed by the planner too);
 - `mariadb` and `header_len`: the last FORMAT_DESCRIPTION_EVENT before it (the walk runs it);
 - `_ts`/`_stamp`: a cache of the last header's time text, the same whatever it holds;
 - what crosses an event: `cache` and `held` (a statement's TABLE_MAPs and rows events before its
