@@ -2,7 +2,7 @@
 
     python tools/bench_spark.py [--binlog FILE] [--keep DIR] [--size-mb 100] [--rounds 5]
                                 [--split-mb 4] [--image-format map|json] [--warmup 0.25]
-                                [--conf KEY=VALUE ...] [--pipeline] [--json]
+                                [--conf KEY=VALUE ...] [--pipeline] [--json] [--workers]
 
 1. The binlog: unless --binlog names one, a throwaway MariaDB server (binlog_grammar.testing.mariadb,
    binlog_row_metadata=FULL, binlog_row_image=FULL, max_binlog_size=1G) runs a deterministic
@@ -37,7 +37,11 @@
    spark2/spark1pin (core for core), spark1/plain (what Spark costs on one task slot), of the
    medians and of the best times (the best is what an idle machine gives; others' load only
    ever adds time).
-3. With --pipeline, once more: `binlog-grammar pipeline --input FILE --output TMP --master
+3. With --workers, instead of the above: the Python workers' share alone, without Spark or a
+   JVM: every split read by the data source's reader in one process, as the workers read them,
+   CPU seconds with the compiled backend (its Arrow batches: spark/arrow_rows.py) and with the
+   Python one (--rounds times).
+4. With --pipeline, once more: `binlog-grammar pipeline --input FILE --output TMP --master
    local[2]` end to end (change log, snapshot, state; its own Spark start included).
 
 Prints a table (or JSON with --json). Not a test: run it by hand, on an otherwise idle machine.
@@ -133,6 +137,26 @@ def measure_plain(path: str) -> dict:
     for se in open_stream([path]).events():
         rows += len(se.changes)
     return {"rows": rows, "seconds": time.perf_counter() - t}
+
+
+def measure_workers(path: str, split_bytes: int, image_format: str) -> dict:
+    """The Python workers' share without Spark: every split of the file read by the data
+    source's reader in this process, as the workers read them (CPU seconds, each backend)."""
+    from binlog_grammar import native
+    from binlog_grammar.spark.datasource import BinlogDataSource
+
+    out = {}
+    for backend in ("auto", "python"):
+        native.select(backend)
+        ds = BinlogDataSource({"path": path, "split_bytes": str(split_bytes),
+                               "image_format": image_format})
+        reader = ds.reader(ds.schema())
+        parts = reader.partitions()
+        t = time.process_time()
+        rows = sum(b.num_rows for p in parts for b in reader.read(p))
+        out[native.backend()] = {"rows": rows, "cpu": time.process_time() - t}
+    native.select(None)
+    return out
 
 
 def _cpu_seconds(root: int) -> tuple:
@@ -245,12 +269,23 @@ def main():
                     help="a Spark setting of the Spark runs (repeatable)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--pipeline", action="store_true", help="also time the pipeline end to end")
+    ap.add_argument("--workers", action="store_true",
+                    help="only the Python workers' share, without Spark: every split read by the "
+                         "data source's reader in one process, CPU seconds on each backend")
     ap.add_argument("--child", choices=["plain", "spark"], help=argparse.SUPPRESS)
     ap.add_argument("--master", default="local[1]", help=argparse.SUPPRESS)
     ap.add_argument("--count", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--cpus", type=int, default=0, help=argparse.SUPPRESS)
     args = ap.parse_args()
     split_bytes = int(args.split_mb * (1 << 20))
+    if args.workers:
+        if not args.binlog:
+            sys.exit("bench_spark: --workers needs --binlog FILE")
+        for _ in range(args.rounds):
+            res = measure_workers(args.binlog, split_bytes, args.image_format)
+            print("workers: " + ", ".join(f"backend {k}: {v['cpu']:.2f} s CPU ({v['rows']:,} rows)"
+                                          for k, v in res.items()))
+        return
     if args.child:
         if args.child == "plain":
             if args.cpus:
