@@ -140,7 +140,7 @@ class TextLane:
         if ev.inner or ev.type is None:
             return
         code = ev.type.code
-        if code == self.mod.CODES["TRANSACTION_PAYLOAD_EVENT"] and f is not None:
+        if code == self.mod.CODES.get("TRANSACTION_PAYLOAD_EVENT") and f is not None:
             self._learn_inner(ev, decoder, f)
             return
         hl = ev.context.get("header_len")
