@@ -39,7 +39,8 @@ hand the rest of the input to the parent, as parallel.py does for the other comm
 reads the file again from its start with one Replay (and the compiled lane), writes nothing of
 the events before the split and goes on as --jobs 1.
 
-dump runs this only when the compiled replay lane may run (no filter, window, -H, NEVER,
+dump runs this only when --jobs N or $BINLOG_GRAMMAR_JOBS asks for it (BY_DEFAULT), the compiled
+replay lane may run (no filter, window, -H, NEVER,
 --skip-damaged, --server-version, --rewrite-db, --print-table-metadata, --follow-rotate, server
 id or domain rule, --offset) and parallel.wanted's sizes: when in doubt, one process.
 """
@@ -61,8 +62,17 @@ _APPLY = REPLAY_STATE  # the events whose lines set Replay's state (cli/plan.py 
 _LOADS = tuple(n for n in REPLAY_UNSURE if "LOAD" in n or "APPEND" in n)
 
 
+# --jobs's default (the cores) splits these forms too only when this says so: on a shared 2-core
+# machine two workers took more wall time than one process (docs/benchmarks.md, "dump --jobs for
+# mariadb-binlog's forms"), so until an idle machine shows the gain only an explicit --jobs N
+# or $BINLOG_GRAMMAR_JOBS splits them: when in doubt, one process
+BY_DEFAULT = False
+
+
 def wanted(args, stream) -> bool:
     """Split dump's replay form across processes (see the module)."""
+    if not BY_DEFAULT and not getattr(args, "jobs", None) and not os.environ.get(parallel.ENV_JOBS):
+        return False
     if args.base64_output == "never" or getattr(args, "mysql_hexdump", False) \
             or getattr(args, "follow_rotate", False) or "events" in vars(stream) \
             or not stream.filters.keeps_all or stream.window.active or stream.skip_damaged \

@@ -171,6 +171,21 @@ def test_drawn_split_sizes(pool, monkeypatch, form, split, both):
         same([*form, *(SAMPLES if both else SAMPLES[:1])], jobs=(2,))
 
 
+def test_no_split_without_jobs(pool, monkeypatch):
+    """--jobs's default (the cores) leaves these forms on one process (replay_jobs.BY_DEFAULT);
+    --jobs 2 and $BINLOG_GRAMMAR_JOBS split them."""
+    monkeypatch.setenv(parallel.ENV_SPLIT, SPLIT)
+    monkeypatch.delenv(parallel.ENV_JOBS, raising=False)
+    calls = []
+    real = parallel.run
+    monkeypatch.setattr(parallel, "run", lambda *a, **k: calls.append(a[2]) or real(*a, **k))
+    one = run(["dump", "-vv", *SAMPLES])
+    assert one[0] == 0 and calls == []
+    assert run(["dump", "-vv", "--jobs", "2", *SAMPLES]) == one and calls == ["replay"]
+    monkeypatch.setenv(parallel.ENV_JOBS, "2")
+    assert run(["dump", "-vv", *SAMPLES]) == one and calls == ["replay", "replay"]
+
+
 def test_small_files_stay_on_one_process(pool, monkeypatch):
     """Without the forced split size the samples (under 8 MiB) are read by one process."""
     monkeypatch.delenv(parallel.ENV_SPLIT, raising=False)
