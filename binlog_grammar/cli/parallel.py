@@ -46,8 +46,9 @@ EXECUTOR = None  # one pool for many runs (the tests set it; a run otherwise sta
 def add_option(p):
     p.add_argument("--jobs", type=_jobs, default=None, metavar="N",
                    help="worker processes that decode splits of each file in parallel (default: "
-                        f"the cores this process may run on, or ${ENV_JOBS}; files under 8 MiB "
-                        "are read by one process)")
+                        f"the cores this process may run on, or ${ENV_JOBS}; files under 8 MiB, "
+                        "and dump's mysqlbinlog forms unless N or the variable is given, are read "
+                        "by one process)")
 
 
 def _jobs(text):
