@@ -171,6 +171,16 @@ def test_drawn_split_sizes(pool, monkeypatch, form, split, both):
         same([*form, *(SAMPLES if both else SAMPLES[:1])], jobs=(2,))
 
 
+@pytest.mark.parametrize("form", [FORMS[0], FORMS[2], FORMS[5]], ids=" ".join)
+def test_python_backend(cut, monkeypatch, form):
+    """On the Python backend (no compiled lane: Replay writes every event) the workers' splits
+    are the compiled backend's and --jobs 1's bytes."""
+    with workers_only(monkeypatch):
+        one = run(["--backend", "python", "dump", *form, "--jobs", "1", *SAMPLES])
+        assert run(["--backend", "python", "dump", *form, "--jobs", "2", *SAMPLES]) == one
+        assert run(["dump", *form, "--jobs", "2", *SAMPLES]) == one and one[0] == 0
+
+
 def test_no_split_without_jobs(pool, monkeypatch):
     """--jobs's default (the cores) leaves these forms on one process (replay_jobs.BY_DEFAULT);
     --jobs 2 and $BINLOG_GRAMMAR_JOBS split them."""
