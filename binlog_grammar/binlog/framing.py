@@ -145,11 +145,11 @@ class Walk:
                 mm = b""
             try:
                 size = min(self.size, len(mm))
-                dropped = 0  # the map's pages before this are given back (see _give_back)
+                dropped = 0  # the map's pages before this are given back (see give_back)
                 while True:
                     recs, pos, status, code, length = mod.walk(mm, size, pos, self.end, hl,
                                                                self.checksums, BATCH)
-                    dropped = _give_back(mm, dropped, pos)
+                    dropped = give_back(mm, dropped, pos)
                     if self.short:
                         yield from map(pick, unpack(recs))
                     elif absent:
@@ -175,7 +175,7 @@ class Walk:
             self.stop = Stop("end", pos, self.size - pos, None, None)
 
 
-def _give_back(mm, dropped: int, pos: int) -> int:
+def give_back(mm, dropped: int, pos: int) -> int:
     """Drop the mapped pages the walk has passed (before `pos`) from this process's memory, as
     it goes: the pages of a map count in its resident size while it stands, so a walk over a
     1 GB file would otherwise hold 1 GB by its end (the pages stay in the page cache). Returns

@@ -21,7 +21,7 @@ import time
 from array import array
 from itertools import islice
 
-from ..binlog.framing import Walk
+from ..binlog.framing import Walk, give_back
 from ..binlog.parse import parse_event
 from ..binlog.reader import first_format_event
 from ..errors import BinlogGrammarError
@@ -92,9 +92,11 @@ def _stamps(walk):
         try:
             pos, end = walk.pos, walk.end
             length = min(walk.size, len(mm))
+            dropped = 0
             while True:
                 recs, pos, status, _code, _length = mod.walk(mm, length, pos, end, walk.hl,
                                                              False, 1 << 16)
+                dropped = give_back(mm, dropped, pos)  # resident size flat as the file grows
                 words = array("I")
                 words.frombytes(recs)
                 yield words[at // 4::size // 4]
