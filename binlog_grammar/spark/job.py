@@ -346,7 +346,11 @@ def _crash_point(name: str):
 
 
 def _session_conf(spark):
+    # the change log's partitioned write keeps a writer open per partition (db, table, date) a
+    # task meets, up to 16, instead of sorting each task's rows by partition first (a partition's
+    # rows then stay in binlog order in their file)
     for k, v in (("spark.sql.session.timeZone", "UTC"),
                  ("spark.sql.mapKeyDedupPolicy", "LAST_WIN"),
-                 ("spark.sql.sources.partitionColumnTypeInference.enabled", "false")):
+                 ("spark.sql.sources.partitionColumnTypeInference.enabled", "false"),
+                 ("spark.sql.maxConcurrentOutputFileWriters", "16")):
         spark.conf.set(k, v)
