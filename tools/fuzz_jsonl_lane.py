@@ -149,7 +149,7 @@ def main(argv=None) -> int:
 
 def _outcome(path, backend, *opts):
     """cli_dump's (status, stdout, stderr), or the exception the command raised (both backends
-    must raise alike: a traceback is the Python readers', not a difference; seed 32's mutant 0
+    must raise alike: a traceback is the Python readers', not a difference; a mutant of seed 32
     reaches an OverflowError of runtime/values.py's DateTime on both)."""
     try:
         return cli_dump(path, backend, *opts)
