@@ -325,7 +325,7 @@ class DateTime(_Adapter):
         parts = [obj[k] for k in ("year", "month", "day", "hour", "minute", "second", "microsecond")]
         try:
             return _dt.datetime(*parts)
-        except ValueError:
+        except (ValueError, OverflowError):  # OverflowError: a part past a C long (hostile metadata)
             y, mo, d, h, mi, s, us = parts
             return f"{y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}:{s:02d}{_frac_text(us, _fsp(col))}"
 
