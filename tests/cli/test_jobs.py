@@ -15,17 +15,14 @@ one process pool serves every run of the module (cli.parallel.EXECUTOR).
 Each would fail if the splits' output were merged out of order or if a split's tx_seq did not
 start where the transactions before it end (the JSON lines carry tx_seq).
 """
-import io
-import os
-import tempfile
-import contextlib
 import datetime as dt
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from binlog_grammar.cli import main, parallel
+from binlog_grammar.cli import parallel
 
+from helpers.jobs import SPLIT, loads_folder, run
 from helpers.paths import ROOT, corpus_files, needs_corpus
 
 SAMPLES = sorted(str(p) for p in (ROOT / "samples").glob("mariadb-*"))
@@ -34,38 +31,6 @@ COMMANDS = [("dump",), ("dump", "--format", "jsonl"), ("dump", "--format", "hexd
             # stats --jobs splits only what the compiled stats loop cannot read (cli/stats.py):
             # on the Python backend the splits' counts are merged
             ("--backend", "python", "stats"), ("--backend", "python", "stats", "--json")]
-SPLIT = "300"  # bytes: every file of more than a few transactions is cut
-
-
-@pytest.fixture(scope="module")
-def pool():
-    parallel.EXECUTOR = parallel.Executor(2, None, None)
-    try:
-        yield parallel.EXECUTOR
-    finally:
-        parallel.EXECUTOR.close()
-        parallel.EXECUTOR = None
-
-
-@pytest.fixture
-def cut(monkeypatch, pool):
-    monkeypatch.setenv(parallel.ENV_SPLIT, SPLIT)
-
-
-def run(argv):
-    """(exit status, stdout bytes, stderr text) of one run of the command in this process."""
-    raw, err = io.BytesIO(), io.StringIO()
-    out = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", write_through=True)
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main([str(a) for a in argv])
-        except SystemExit as e:
-            code = e.code
-        out.flush()
-    return code, raw.getvalue(), err.getvalue()
-
-
-LOADS = tempfile.mkdtemp(prefix="binlog-grammar-test-jobs-")
 
 
 def _loading(argv):
@@ -73,9 +38,7 @@ def _loading(argv):
     as mariadb-binlog): each run gets the same emptied -l folder, so both name the same file."""
     if not argv or argv[0] != "dump":
         return list(argv)
-    for name in os.listdir(LOADS):
-        os.remove(os.path.join(LOADS, name))
-    return [argv[0], "-l", LOADS, *argv[1:]]
+    return [argv[0], "-l", loads_folder(), *argv[1:]]
 
 
 def same(argv, jobs=(2,)):

@@ -10,16 +10,14 @@ LOAD DATA, damage and the like) is refused, so a split that started with the wro
 as different bytes: each test here failed with replay_at's statements, or its GTID, left out.
 """
 import contextlib
-import io
-import os
 import shutil
-import tempfile
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from binlog_grammar.cli import main, parallel, replay_jobs
+from binlog_grammar.cli import parallel, replay_jobs
 
+from helpers.jobs import SPLIT, loads_folder, run
 from helpers.paths import REPLAY_IDENTICAL, ROOT, corpus_files, needs_corpus
 
 SAMPLES = sorted(str(p) for p in (ROOT / "samples").glob("mariadb-*"))
@@ -27,47 +25,13 @@ FORMS = [(), ("-v",), ("-vv",), ("-s",), ("--skip-gtids",),
          ("-vv", "--base64-output=decode-rows"), ("-v", "-s", "--skip-gtids"),
          ("-D", "--skip-print-row-count", "--skip-annotate-row-events"),
          ("--base64-output=decode-rows", "--skip-print-row-event-positions")]
-SPLIT = "300"
-
-
-@pytest.fixture(scope="module")
-def pool():
-    parallel.EXECUTOR = parallel.Executor(2, None, None)
-    try:
-        yield parallel.EXECUTOR
-    finally:
-        parallel.EXECUTOR.close()
-        parallel.EXECUTOR = None
-
-
-@pytest.fixture
-def cut(monkeypatch, pool):
-    monkeypatch.setenv(parallel.ENV_SPLIT, SPLIT)
-
-
-def run(argv):
-    """(exit status, stdout bytes, stderr text) of one run of the command in this process."""
-    raw, err = io.BytesIO(), io.StringIO()
-    out = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", write_through=True)
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main([str(a) for a in argv])
-        except SystemExit as e:
-            code = e.code
-        out.flush()
-    return code, raw.getvalue(), err.getvalue()
-
-
-LOADS = tempfile.mkdtemp(prefix="binlog-grammar-test-jobs-replay-")
 
 
 def same(argv, jobs=(2, 3)):
     """`dump ARGV` with --jobs 1 and each of `jobs`: the same status, stdout and stderr. Each run
     writes LOAD DATA's files into the same emptied -l folder (their names are in the script)."""
     def once(n):
-        for name in os.listdir(LOADS):
-            os.remove(os.path.join(LOADS, name))
-        return run(["dump", "-l", LOADS, *argv, "--jobs", str(n)])
+        return run(["dump", "-l", loads_folder(), *argv, "--jobs", str(n)])
 
     one = once(1)
     for n in jobs:
