@@ -19,7 +19,8 @@ from binlog_grammar.cli import parallel
 
 from helpers.paths import ROOT
 
-from test_jobs import SAMPLES, SPLIT, run
+from helpers.jobs import SPLIT, run
+from test_jobs import SAMPLES
 
 
 @pytest.fixture

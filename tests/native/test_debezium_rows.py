@@ -67,7 +67,7 @@ def _python_lines(w, data, ctx, table, op, se):
         source = dict(base)
         source["row"] = i
         out += [w._encode(rec) for rec in w._change(ch, source, None)]
-    return "\n".join(out) + "\n"
+    return "".join(line + "\n" for line in out)  # no rows, no lines (as the C sink)
 
 
 def _compare(ctx, value, options, pk, rnd=None):
