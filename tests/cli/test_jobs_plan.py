@@ -19,6 +19,7 @@ from binlog_grammar import native
 from binlog_grammar.cli import plan
 from binlog_grammar.spark.split import scan_file
 
+from helpers.jobs import run
 from helpers.paths import ROOT, corpus_files
 
 SAMPLES = sorted(str(p) for p in (ROOT / "samples").glob("mariadb-*"))
@@ -210,24 +211,6 @@ def test_a_kept_lane_forgets_table_ids():
             assert lane.cfg.text(lane.map, lane.base, pos, limit, MAX_TEXT)[1] == pos
 
 
-def _in_process(argv):
-    """(exit status, stdout bytes, stderr text) of the command run in this process."""
-    import contextlib
-    import io
-
-    from binlog_grammar.cli import main
-
-    raw, err = io.BytesIO(), io.StringIO()
-    out = io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", write_through=True)
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main([str(a) for a in argv])
-        except SystemExit as e:
-            code = e.code
-        out.flush()
-    return code, raw.getvalue(), err.getvalue()
-
-
 @pytest.mark.skipif(native.lane() is None, reason="the compiled lane is not built")
 def test_the_lane_goes_on_after_a_full_run(monkeypatch):
     """Runs of at most a few hundred bytes of text (the lane stops in the middle of many
@@ -248,7 +231,7 @@ def test_the_lane_goes_on_after_a_full_run(monkeypatch):
     monkeypatch.setattr(text_lane.TextLane, "go_on", counted)
     monkeypatch.setenv(parallel.ENV_SPLIT, "2000")
     monkeypatch.setattr(parallel, "EXECUTOR", None)
-    one = _in_process(["dump", "--format", "text", "--jobs", "1", *SAMPLES])
+    one = run(["dump", "--format", "text", "--jobs", "1", *SAMPLES])
     # in this process, as a worker runs it: the lane went on after full runs
     from binlog_grammar.binlog.stream import Filters
     from binlog_grammar.cli.pieces import Config, Piece, work
@@ -257,7 +240,7 @@ def test_the_lane_goes_on_after_a_full_run(monkeypatch):
     assert work(cfg, [Piece(SAMPLES[0], 0)], [SAMPLES[0]]).text
     assert any(calls)
     for jobs in (2, 3):
-        assert _in_process(["dump", "--format", "text", "--jobs", str(jobs), *SAMPLES]) == one
+        assert run(["dump", "--format", "text", "--jobs", str(jobs), *SAMPLES]) == one
 
 
 def test_charsets_before_walk_the_file_once(monkeypatch):
