@@ -32,7 +32,7 @@ def picked(walk, keep, last=None):
             elif keep[r[1]]:
                 yield r
         return
-    from ..binlog.framing import BATCH, Stop
+    from ..binlog.framing import BATCH, Stop, give_back
 
     fmt, fields = mod.RECORD_FORMAT, mod.RECORD_FIELDS
     size, at_code = struct.calcsize(fmt), struct.calcsize(fmt[:1 + fields.index("type_code")])
@@ -46,9 +46,11 @@ def picked(walk, keep, last=None):
             mm = b""
         try:
             end = min(walk.size, len(mm))
+            dropped = 0
             while True:
                 recs, pos, status, code, length = mod.walk(mm, end, pos, walk.end, walk.hl,
                                                            walk.checksums, BATCH)
+                dropped = give_back(mm, dropped, pos)  # resident size flat as the file grows
                 codes, i = recs[at_code::size], 0
                 marks = codes.translate(bytes(keep))
                 lasts = codes.translate(bytes(last.codes)) if last is not None else None

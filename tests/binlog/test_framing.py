@@ -153,7 +153,14 @@ def rss_file_kb():
 fr.GIVE_BACK = int(sys.argv[2])
 walk = fr.Walk(sys.argv[1], 19, 4, None, short=True, backend="c")
 before, most, n = rss_file_kb(), 0, 0
-if sys.argv[3] == "span":  # stats' time span: the walk's records, read in batches
+if sys.argv[3] == "picked":  # the --jobs planner's walk (cli/walks.py), every event picked
+    from binlog_grammar.cli.walks import picked
+    keep = bytearray(256)
+    keep[2] = 1
+    for n, _ in enumerate(picked(walk, keep), 1):
+        if n % 1024 == 0:
+            most = max(most, rss_file_kb())
+elif sys.argv[3] == "span":  # stats' time span: the walk's records, read in batches
     from binlog_grammar.output.stats_span import _stamps
     for batch in _stamps(walk):
         n += len(batch)
@@ -166,7 +173,7 @@ print(n, most - before)
 """
 
 
-@pytest.mark.parametrize("how", ["frames", "span"])
+@pytest.mark.parametrize("how", ["frames", "span", "picked"])
 def test_the_compiled_walk_gives_back_the_pages_it_has_passed(tmp_path, how):
     """A header walk over a file must not hold the whole file in its memory by its end (the
     pages of the map count in the resident size while it stands: a 1 GB binlog made the Spark
