@@ -75,17 +75,7 @@ def run(args) -> int:
             from ..output.debezium_lane import attach as attach_debezium
 
             writer = fmt.writer(rows_only=args.rows_only, options=options)
-            lane = attach_debezium(stream, writer)
-            if lane is None:
-                for se in stream.events():
-                    for line in writer.lines(se):
-                        out.write(line + "\n")
-            else:
-                def lines(se):
-                    lane.seen(se)
-                    return writer.lines(se)
-
-                _with_lane(stream, out, _raw_of(out), lines)
+            _lines_with(stream, out, writer, attach_debezium(stream, writer))
             out.write("".join(line + "\n" for line in writer.end()))
         elif parallel.wanted(args, stream, kind):
             from ..output import dump_text
@@ -104,17 +94,7 @@ def run(args) -> int:
             from ..output.jsonl_lane import attach as attach_jsonl
 
             writer = fmt.writer(rows_only=args.rows_only)  # output.dump.JsonlWriter
-            lane = attach_jsonl(stream, writer)
-            if lane is None:
-                for se in stream.events():
-                    for line in writer.lines(se):
-                        out.write(line + "\n")
-            else:
-                def lines(se):
-                    lane.seen(se)
-                    return writer.lines(se)
-
-                _with_lane(stream, out, _raw_of(out), lines)
+            _lines_with(stream, out, writer, attach_jsonl(stream, writer))
         else:
             from ..output import dump_text
             from ..output.text_lane import attach
@@ -130,6 +110,22 @@ def run(args) -> int:
         progress.close()
         out.flush()
     return report_damage(stream)
+
+
+def _lines_with(stream, out, writer, lane):
+    """Every event's JSON lines by `writer`, with the runs of `lane` (a compiled JSON-lines lane
+    attached to the stream, which learns from each event the writer writes; None: no lane)."""
+    if lane is None:
+        for se in stream.events():
+            for line in writer.lines(se):
+                out.write(line + "\n")
+        return
+
+    def lines(se):
+        lane.seen(se)
+        return writer.lines(se)
+
+    _with_lane(stream, out, _raw_of(out), lines)
 
 
 def _raw_of(out):
