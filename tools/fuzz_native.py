@@ -196,9 +196,43 @@ def _slot(v) -> bytes:
     return bytes([1]) + min(v, 0xFFFF).to_bytes(2, "little")
 
 
-def rows_input(columns, images, data: bytes) -> bytes:
+def _debezium_forms() -> list:
+    """The BG_DZ_ names in rows.h's order (FORMS["debezium"]), empty when it has none."""
+    text = (GENERATED / "rows.h").read_text()
+    return [ln.strip().rstrip(",")[6:] for ln in text.splitlines()
+            if ln.strip().startswith("BG_DZ_") and ln.strip().endswith(",")
+            and "=" not in ln and ln.strip()[6:7].islower()]
+
+
+def _debezium_part(columns) -> bytes:
+    """tools/fuzz_rows.c's Debezium part of a seed (bit 7): each column's FORMS["debezium"] form,
+    nullable and (the first column) key flags, its members, UTF-8 text and its fraction digits
+    or bits as the argument, as output/debezium_native.py plans a run of default options."""
+    from binlog_grammar.output.debezium_values import form_of, fsp_of, nullable
+
+    names, out = _debezium_forms(), bytearray()
+    for c, col in enumerate(columns):
+        try:
+            form = form_of(col)
+            flags = (1 if nullable(col) else 0) | (2 if c == 0 else 0)
+            members = col.get("enum_values") or col.get("set_values")
+            arg = {"micro_time": int(col.get("fsp") or 0), "zoned_timestamp": max(fsp_of(col), 0),
+                   "string": 1}.get(form, 0)
+            if form == "bits" and hasattr(col.get("meta"), "get"):
+                arg = int(col["meta"].get("bytes", 0)) * 8 + int(col["meta"].get("bits", 0))
+            pad = len(members) if form == "enum_set" and members else 0
+        except Exception:  # noqa: BLE001 - metadata the forms cannot read: no form
+            form, flags, members, arg, pad = None, 0, None, 0, 0
+        index = names.index(form) if form in names else NO_FORM
+        out += bytes([index, flags, 0xFF if members is None else min(len(members), 255), 0])
+        out += _slot(arg) + _slot(pad)
+    return bytes(out)
+
+
+def rows_input(columns, images, data: bytes, debezium: bool = False) -> bytes:
     """An input of tools/fuzz_rows.c: the plan vv_native makes of these columns (rows.Column),
-    the present flags of one or two images, and the row bytes."""
+    the present flags of one or two images, (with debezium, the Debezium part of bit 7,) and
+    the row bytes."""
     from types import SimpleNamespace
 
     from binlog_grammar.output import vv_native
@@ -216,6 +250,9 @@ def rows_input(columns, images, data: bytes) -> bytes:
         flags |= min(_jsonl_form(col), 31) << 3
         out += bytes([flags, form if form >= 0 else NO_FORM]) + _slot(arg)
         out += b"".join(_slot(v) for v in inputs)
+    if debezium and _debezium_forms():
+        out[0] |= 0x80
+        out += _debezium_part(columns)
     return bytes(out) + data[:ROWS_SEED_BYTES]
 
 
@@ -239,7 +276,8 @@ def _corpus_row_inputs():
                         any(len(i) != len(t.columns) for i in images):
                     continue
                 try:
-                    yield rows_input(t.columns, images, se._decoder.rows_bytes(ev))
+                    for dz in (False, True):
+                        yield rows_input(t.columns, images, se._decoder.rows_bytes(ev), dz)
                 except Exception:  # noqa: BLE001 - bytes the Python path refuses: not a seed
                     continue
         except Exception:  # noqa: BLE001 - a file the reader gives up on: its events so far
@@ -268,7 +306,8 @@ def _drawn_row_inputs(n: int, seed: int):
             data = T.row_images.build(value, **ctx)
         except Exception:  # noqa: BLE001 - a value that does not fit its column: drawn again
             return
-        found.append(rows_input(ctx["columns"], ctx["images"], data))
+        for dz in (False, True):
+            found.append(rows_input(ctx["columns"], ctx["images"], data, dz))
     draw()
     return found
 

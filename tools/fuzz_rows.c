@@ -16,6 +16,10 @@
  *                     1 byte of table (0: none, else one of two tables), the pad as a slot;
  *                     without bit 6 the JSON lines' form is bits 3-7 of the column's flags,
  *                     no members, no table and the pad 0
+ *   (bit 7 of byte 0) per column, the Debezium envelope's part (when rows.h has BG_PLAN_DEBEZIUM):
+ *                     1 byte of form (a BG_DZ_ index, or none), 1 byte of flags (BG_DZ_...),
+ *                     1 byte of members and 1 of table as in the JSON lines' part, the arg and
+ *                     the pad as slots; without bit 7 no Debezium plan runs
  *   the rest          the row images, in a buffer of exactly their size
  *
  * A slot is a kind byte and two bytes little-endian: kind & 7 is 0 for null, 6 for the two
@@ -24,7 +28,9 @@
  * any argument): bg_rows() must stay inside its buffers for every plan and every byte.
  *
  * Each input runs bg_rows() with BG_SINK_COUNT (no buffer), BG_SINK_VV (appending to a buffer
- * that already holds text) and, when rows.h has it, BG_SINK_JSONL, and checks what bg_rows
+ * that already holds text) and, when rows.h has it, BG_SINK_JSONL (with the JSON lines plan, and
+ * with the Debezium plan of bit 7: forms_debezium.h, whose key columns make an update whose key
+ * text differs refused), and checks what bg_rows
  * promises: a count is at most one row per byte; a sink that writes text gives the count of
  * BG_SINK_COUNT, or a failure only where BG_SINK_COUNT fails or a form refuses; a failure
  * leaves the buffer as it was; JSON lines hold one line per row. It then runs bg_rows_each()
@@ -45,6 +51,10 @@
 
 #ifdef BG_FUZZ_JSONL
 #define JL_BYTES (3 + SLOT)
+#ifdef BG_DZ_MAX_KEYS
+#define BG_FUZZ_DEBEZIUM
+#define DZ_BYTES (4 + 2 * SLOT)
+#endif
 /* members as JSON strings (one refused), and the bits that give each */
 static const char *MEMBERS[] = {"\"a\"", "\"b\\\"c\"", "\"\"", NULL, "\"\u00e9\"", "\"x\"",
                                 "\"y\"", "\"z\""};
@@ -200,6 +210,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static bg_colplan cols[MAX_COLS];
 #ifdef BG_FUZZ_JSONL
     static bg_colplan jcols[MAX_COLS];
+#ifdef BG_FUZZ_DEBEZIUM
+    static bg_colplan dcols[MAX_COLS];
+#endif
     static const char key[] = "\"c\": ";
     if (MEMBER_LEN[0] == 0)
         make_tables();
@@ -219,6 +232,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t *jpart = data + at + (size_t)ncols * COL_BYTES;
 #else
     (void)jl;
+#endif
+#ifdef BG_FUZZ_DEBEZIUM
+    int dz = data[0] >> 7 & 1;
+    size_t dz_at = at + (size_t)ncols * (COL_BYTES + (jl ? JL_BYTES : 0));
+    if (dz && size < dz_at + (size_t)ncols * DZ_BYTES)
+        return 0;
 #endif
     for (int c = 0; c < ncols; c++, at += COL_BYTES) {
         const uint8_t *d = data + at;
@@ -259,10 +278,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             jp->pad = pad.k == BG_NULL ? 0 : pad.i;
         }
 #endif
+#ifdef BG_FUZZ_DEBEZIUM
+        if (dz) {  /* the Debezium plan's column: the JSON lines' head, its own form and flags */
+            const uint8_t *z = data + dz_at + (size_t)c * DZ_BYTES;
+            bg_colplan *zp = &dcols[c];
+            *zp = jcols[c];
+            zp->form = z[0] < BG_NDZ ? z[0] : -1;
+            zp->flags = z[1];
+            zp->nmembers = z[2] == 0xFF ? -1 : z[2] % (NMEMBERS + 1);
+            zp->member = MEMBERS;
+            zp->member_len = MEMBER_LEN;
+            zp->mask = (uint64_t *)MASKS;
+            zp->table = z[3] ? TABLES[z[3] & 1] : NULL;
+            bg_val darg = slot(z + 4), dpad = slot(z + 4 + SLOT);
+            zp->arg = darg.k == BG_NULL ? 0 : darg.i;
+            zp->pad = dpad.k == BG_NULL ? 0 : dpad.i;
+        }
+#endif
     }
 #ifdef BG_FUZZ_JSONL
     if (jl)
         at += (size_t)ncols * JL_BYTES;
+#endif
+#ifdef BG_FUZZ_DEBEZIUM
+    if (dz)
+        at += (size_t)ncols * DZ_BYTES;
 #endif
     bg_plan plan = {.ncols = ncols, .nimages = 1 + update, .cols = cols,
                     .present = {present[0], present[1]}, .pre = {pre0, pre1},
@@ -294,6 +334,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (jcounted < 0 && jcounted != BG_SHORT && jcounted != BG_REFUSE)
         broken("an unknown status of BG_SINK_COUNT");
     run_text_sink(&jplan, rows, n, BG_SINK_JSONL, jcounted);
+#endif
+#ifdef BG_FUZZ_DEBEZIUM
+    if (dz) {
+        bg_plan dplan = jplan;
+        dplan.kind = BG_PLAN_DEBEZIUM;
+        dplan.cols = dcols;
+        int64_t dcounted = bg_rows(&dplan, rows, n, BG_SINK_COUNT, NULL);
+        if (dcounted < 0 && dcounted != BG_SHORT && dcounted != BG_REFUSE)
+            broken("an unknown status of BG_SINK_COUNT");
+        run_text_sink(&dplan, rows, n, BG_SINK_JSONL, dcounted);
+    }
 #endif
     free(rows);
     return 0;
