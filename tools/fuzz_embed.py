@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """libFuzzer campaigns for the compiled loops that Python drives: `stats`' loop (--target stats:
 binlog_grammar.native._stats, output/stats_loop.py), dump's JSON-lines lane (--target jsonl:
-native._jsonl_lane, output/jsonl_lane.py) and the API's batches (--target batch: _framing's walk
+native._jsonl_lane, output/jsonl_lane.py; --target debezium: the same lane with the plans of
+`--envelope debezium`, output/debezium_lane.py) and the API's batches (--target batch: _framing's walk
 and _rows.frame_events, binlog/batch.py, with the events inside each TRANSACTION_PAYLOAD_EVENT
 framed by _rows.payload_events as binlog/batch.py's Inner frames them). Their cores take Python dicts (tables, ids, plans), so
 instead of a C-only target (tools/fuzz_lane.c does that for the text lane) the target
@@ -146,7 +147,9 @@ def _stats_states(files):
     return states, one
 
 
-def _jsonl_states(files):
+def _jsonl_states(files, envelope=()):
+    """The JSON-lines lane's states, learnt by `dump --format jsonl` (with envelope: the
+    Debezium envelope's lane, output/debezium_lane.py, whose plans write FORMS["debezium"])."""
     from binlog_grammar.output import jsonl_lane
 
     got, real = [], jsonl_lane.JsonlLane.go_on
@@ -159,7 +162,7 @@ def _jsonl_states(files):
     states = []
     for p in files:
         got.clear()
-        _cli(["--backend", "c", "dump", "--no-progress", "--format", "jsonl", p])
+        _cli(["--backend", "c", "dump", "--no-progress", "--format", "jsonl", *envelope, p])
         lane = got[-1] if got else None
         states.append(None)
         if lane is not None and lane.cfg is not None and jsonl_lane._gtid_json(lane.gtid):
@@ -268,6 +271,7 @@ def setup(target):
     """The function the program calls on each input (FUZZ_EMBED_SEEDS: a JSON list of files)."""
     files = json.loads(Path(os.environ["FUZZ_EMBED_SEEDS"]).read_text())
     states, one = {"stats": _stats_states, "jsonl": _jsonl_states,
+                   "debezium": lambda f: _jsonl_states(f, ("--envelope", "debezium")),
                    "batch": _batch_states}[target](files)
     learnt = [s for s in states if s is not None]
     if not learnt:
@@ -422,7 +426,7 @@ def _report(text: str) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--target", choices=("stats", "jsonl", "batch"), required=True)
+    ap.add_argument("--target", choices=("stats", "jsonl", "debezium", "batch"), required=True)
     ap.add_argument("--execs", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--findings", type=Path, default=None)

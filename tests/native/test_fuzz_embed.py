@@ -1,11 +1,12 @@
 """The bounded run of tools/fuzz_embed.py: `stats`' compiled loop (native._stats), dump's
-JSON-lines lane (native._jsonl_lane) and the API's batches (_framing's walk, _rows.frame_events),
+JSON-lines lane (native._jsonl_lane; also with the Debezium envelope's plans, target debezium)
+and the API's batches (_framing's walk, _rows.frame_events),
 each called straight from the libFuzzer target
 tools/fuzz_embed.c (Python embedded, the extensions built by clang with coverage under
 AddressSanitizer and UndefinedBehaviorSanitizer) on mutated binlogs, with the state the Python
 path taught it on each seed file: 0 findings over BINLOG_GRAMMAR_NATIVE_EMBED_FUZZ_EXECS
 executions each (default 3,000). Each campaign must also find its loop reading past the event it
-is given (a planted bug). One sanitized build serves the six campaigns (the bugs planted dormant,
+is given (a planted bug). One sanitized build serves the eight campaigns (the bugs planted dormant,
 woken one at a time): 28 s of CPU in all, where a build per campaign took about 2 minutes in CI.
 The long runs (10 million executions each) are in docs/benchmarks.md."""
 import importlib.util
@@ -89,7 +90,7 @@ def built(tmp_path_factory):
     return _tool().build(tmp, _plant_all)
 
 
-@pytest.mark.parametrize("target", ["stats", "jsonl", "batch"])
+@pytest.mark.parametrize("target", ["stats", "jsonl", "debezium", "batch"])
 def test_embedded_campaign_finds_nothing(tmp_path, built, target):
     r = _tool().run(built, target, EXECS, seed=26, findings=tmp_path / "findings",
                     log=tmp_path / "log")
@@ -103,3 +104,12 @@ def test_embedded_campaign_finds_a_read_past_the_event(tmp_path, built, target):
                     log=tmp_path / "log", env={"FUZZ_EMBED_PLANT": target})
     assert r["findings"] and "heap-buffer-overflow" in r["report"], r
     assert PLANTS[target][0] in r["report"], r["report"]
+
+
+def test_debezium_campaign_runs_the_lane(tmp_path, built):
+    """The debezium target's inputs go through the JSON-lines lane's C (with the envelope's
+    plans): the lane's planted read past the event is found by it too."""
+    r = _tool().run(built, "debezium", 200000, seed=1, findings=tmp_path / "findings",
+                    log=tmp_path / "log", env={"FUZZ_EMBED_PLANT": "jsonl"})
+    assert r["findings"] and "heap-buffer-overflow" in r["report"], r
+    assert PLANTS["jsonl"][0] in r["report"], r["report"]
