@@ -23,9 +23,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from binlog_grammar.cli import parallel
 
 from helpers.jobs import SPLIT, loads_folder, run
-from helpers.paths import ROOT, corpus_files, needs_corpus
+from helpers.paths import MARIADB_SAMPLES as SAMPLES, corpus_files, needs_corpus
 
-SAMPLES = sorted(str(p) for p in (ROOT / "samples").glob("mariadb-*"))
 COMMANDS = [("dump",), ("dump", "--format", "jsonl"), ("dump", "--format", "hexdump"), ("sql",),
             ("flashback",), ("stats",), ("stats", "--json"),
             # stats --jobs splits only what the compiled stats loop cannot read (cli/stats.py):

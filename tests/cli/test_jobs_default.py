@@ -17,10 +17,9 @@ import pytest
 
 from binlog_grammar.cli import parallel
 
-from helpers.paths import ROOT
+from helpers.paths import MARIADB_SAMPLES as SAMPLES, ROOT
 
 from helpers.jobs import SPLIT, run
-from test_jobs import SAMPLES
 
 
 @pytest.fixture

@@ -51,3 +51,21 @@ def lane_counts(stream) -> tuple:
         else:
             python += 1
     return written, python
+
+
+def same_jsonl(path, *opts):
+    """`dump --format jsonl` of path on the compiled and the Python backend: asserted equal, the
+    Python backend's (exit status, output, errors)."""
+    c = cli_dump(path, "c", "--format", "jsonl", *opts)
+    py = cli_dump(path, "python", "--format", "jsonl", *opts)
+    assert c == py
+    return py
+
+
+# each value option of the Debezium envelope the compiled forms implement, one at a time
+# (tests/output/test_debezium_native.py, test_debezium_lane.py)
+VALUE_OPTIONS = [("decimal.handling.mode", v) for v in ("string", "double")] + \
+    [("time.precision.mode", v) for v in ("adaptive", "connect")] + \
+    [("binary.handling.mode", v) for v in ("base64", "base64-url-safe", "hex")] + \
+    [("bigint.unsigned.handling.mode", "precise"), ("enable.time.adjuster", "false"),
+     ("include.query", "true"), ("connector", "mysql")]

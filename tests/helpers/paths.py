@@ -5,6 +5,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT.parent / "shared" / "corpus" / "mysql"
+# the bundled MariaDB sample binlogs, as paths in text
+MARIADB_SAMPLES = sorted(str(p) for p in (ROOT / "samples").glob("mariadb-*"))
 
 # a test that reads ../shared/corpus; tests/conftest.py skips it when the corpus is absent
 needs_corpus = pytest.mark.corpus

@@ -4,6 +4,7 @@ transaction_compression.000001 (an ANONYMOUS_GTID, then a payload holding BEGIN,
 WRITE_ROWS and XID) with its transaction repeated, each copy's inner events changed (the row's
 value, the xid) and compressed again with zstd, or its payload header and bytes changed on
 purpose; each event's length, end_log_pos and CRC32 made right."""
+import os
 import struct
 
 import zstandard
@@ -102,3 +103,50 @@ def payload_file(bodies, gtid_code=34) -> bytes:
 def repeated(n: int, rows: int = 1, gtid_code=34) -> bytes:
     """n compressed transactions, each its own values."""
     return payload_file([payload_body(transaction(k, rows)) for k in range(n)], gtid_code)
+
+
+def zstd_built():
+    """Whether the lane inflates payloads: always where setup.py finds zstd.h (Debian:
+    libzstd-dev, which tools/test.sh installs)."""
+    from binlog_grammar import native
+
+    mod = native.jsonl_lane()
+    return (mod is not None and "TRANSACTION_PAYLOAD_EVENT" in mod.CODES) or \
+        any(os.path.exists(d + "/zstd.h") for d in ("/usr/include", "/usr/local/include"))
+
+
+def good(k: int) -> bytes:
+    """Payload k's data: transaction(k) compressed."""
+    return payload_body(transaction(k))
+
+
+def hostile():
+    """Payload data the Python path must read (or report), each between good ones: a list of
+    (name, data)."""
+    inner = transaction(7)
+    frame = zstandard.ZstdCompressor(level=3).compress(inner)
+    sizes = [(3, len(inner)), (1, len(frame))]
+    gtid_inner = bytes(19) + inner  # a header of zeros: type 0 ... then a GTID's code below
+    gtid_inner = bytearray(inner[:19]) + inner[19:inner[9]]
+    gtid_inner[4] = 33
+    cut = inner[:-3]
+    skippable = b"\x50\x2a\x4d\x18" + (4).to_bytes(4, "little") + b"abcd"
+    return [
+        ("truncated frame", header([(2, 0), *sizes]) + frame[:-5]),
+        ("bytes after the frame", header([(2, 0), *sizes]) + frame + b"\x00\x01"),
+        ("two frames", header([(2, 0), *sizes]) + frame + frame),
+        ("skippable frame first", header([(2, 0), *sizes]) + skippable + frame),
+        ("unknown tag", header([(9, 5), (2, 0), *sizes]) + frame),
+        ("not compressed", header([(2, 255), (1, len(inner))]) + inner),
+        ("unknown compression", header([(2, 7), *sizes]) + frame),
+        ("no compression entry", header(sizes) + frame),
+        ("smaller stated size", header([(2, 0), (3, len(inner) - 1), (1, len(frame))]) + frame),
+        ("larger stated size", header([(2, 0), (3, len(inner) + 100), (1, len(frame))]) + frame),
+        ("value longer than its length", header([(2, b"\x00\x00"), *sizes]) + frame),
+        ("repeated entry", header([(2, 0), (2, 0), *sizes]) + frame),
+        ("no end mark", header([(2, 0)])[:-1]),
+        ("empty frame", header([(2, 0)]) + zstandard.ZstdCompressor().compress(b"")),
+        ("inner event cut short", payload_body(cut)),
+        ("a GTID inside", payload_body(bytes(gtid_inner) + inner)),
+        ("damaged frame", header([(2, 0), *sizes]) + frame[:8] + bytes(len(frame) - 8)),
+    ]

@@ -12,10 +12,9 @@ import pytest
 from binlog_grammar import native
 from binlog_grammar.binlog.framing import scan
 from helpers.mysql_binlog import event
+from helpers.native import same_jsonl
 from helpers.paths import ROOT
 
-from test_mysql_jsonl import stops  # noqa: F401 - the fixture
-from test_payload_jsonl import _same
 
 pytestmark = pytest.mark.skipif(
     native.unavailable() is not None or native._extension("_jsonl_lane")[0] is None,
@@ -45,7 +44,7 @@ def _repeated(times: int) -> bytes:
 def test_repeated_compressed_statements_are_written_in_c(tmp_path, stops, opts):
     path = tmp_path / "compressed-bin.000001"
     path.write_bytes(_repeated(30))
-    code, out, _err = _same(path, *opts)
+    code, out, _err = same_jsonl(path, *opts)
     assert code == 0
     if not opts:
         assert out.count('"QUERY_COMPRESSED_EVENT"') == 32
@@ -68,4 +67,4 @@ def test_damaged_compressed_statements_print_the_same(tmp_path):
             ev[rnd.randrange(len(ev) // 2, len(ev))] ^= 1 << rnd.randrange(8)
         path = tmp_path / f"damaged{k}.000001"
         path.write_bytes(data[:pos] + bytes(ev) + zlib.crc32(ev).to_bytes(4, "little") + data[pos + length:])
-        _same(path)
+        same_jsonl(path)

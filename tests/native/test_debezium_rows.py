@@ -16,10 +16,10 @@ from binlog_grammar import native
 from binlog_grammar.binlog.rows import OPS, parse_row_images
 from binlog_grammar.output.debezium import DebeziumWriter
 from binlog_grammar.output.debezium_native import NativeChanges
+from helpers.drawn_rows import (CODES, NOT_WRITTEN, SETTINGS, TEXT_TYPES, WRITTEN_CHARSETS,
+                                build_images, event_of, hostile_cell, table_of)
 from helpers.native import damage
 from helpers.rows import tables_and_rows
-from test_rows_jsonl import (CODES, NOT_WRITTEN, SETTINGS, TEXT_TYPES, WRITTEN_CHARSETS, _build,
-                             _event, _hostile_cell, _table)
 
 ROWS = native._load_rows()[0]
 pytestmark = pytest.mark.skipif(ROWS is None or not hasattr(ROWS, "DEBEZIUM"),
@@ -45,7 +45,7 @@ def _full(ctx, value):
 
 
 def _se(table, op):
-    se = _event(table, op)
+    se = event_of(table, op)
     se.event.header = {"timestamp": 1700000000, "server_id": 7}
     return se
 
@@ -72,11 +72,11 @@ def _python_lines(w, data, ctx, table, op, se):
 
 def _compare(ctx, value, options, pk, rnd=None):
     _full(ctx, value)
-    table = _table(ctx)
+    table = table_of(ctx)
     table.primary_key = [table.names[i] for i in sorted(pk) if i < len(table.names)]
     op = CODES[ctx["type_code"]]
     se = _se(table, op)
-    data = _build(value, ctx)
+    data = build_images(value, ctx)
     if rnd is not None:
         data = damage(data, rnd)
     w = DebeziumWriter(options)
@@ -121,7 +121,7 @@ def test_hostile_values(case, options, pk, data):
         for img in r["images"]:
             for k, c in enumerate(ctx["columns"]):
                 if img["cells"][k] is not None:
-                    cell = _hostile_cell(data, c, True)
+                    cell = hostile_cell(data, c, True)
                     img["cells"][k] = img["cells"][k] if cell is None else cell
     _compare(ctx, value, options, pk)
 

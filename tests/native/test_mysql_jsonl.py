@@ -12,7 +12,7 @@ import pytest
 from binlog_grammar import native
 from binlog_grammar.output import jsonl_lane
 from helpers.mysql_binlog import MYSQL8, event, events, mysql_file, query_data
-from helpers.native import cli_dump, damage
+from helpers.native import cli_dump, damage, same_jsonl
 from helpers.paths import corpus_files, needs_corpus
 
 pytestmark = pytest.mark.skipif(
@@ -22,47 +22,11 @@ CORPUS_FILES = corpus_files()
 JSONL = ("--format", "jsonl")
 
 
-def _same(path, *opts):
-    c, py = cli_dump(path, "c", *JSONL, *opts), cli_dump(path, "python", *JSONL, *opts)
-    assert c == py
-    return py
-
-
-@pytest.fixture
-def stops(monkeypatch):
-    """The runs of the lane that stopped at an event, by the event's type code."""
-    got = {}
-    real = jsonl_lane.JsonlLane.go_on
-
-    def go_on(self, f, pos, stop=None):
-        mod = self.mod
-
-        class Spy:
-            def __getattr__(_s, name):
-                return getattr(mod, name)
-
-            def lines(_s, buf, base, pos, *a):
-                r = mod.lines(buf, base, pos, *a)
-                at = r[1] - base
-                if r[5] == mod.EVENT and at + 4 < len(buf):
-                    got[buf[at + 4]] = got.get(buf[at + 4], 0) + 1
-                return r
-
-        self.mod = Spy()
-        try:
-            return real(self, f, pos, stop)
-        finally:
-            self.mod = mod
-
-    monkeypatch.setattr(jsonl_lane.JsonlLane, "go_on", go_on)
-    return got
-
-
 @needs_corpus
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=[p.name for p in CORPUS_FILES])
 def test_the_mysql_corpus_writes_the_same(path):
-    _same(path)
-    _same(path, "--jobs", "2")
+    same_jsonl(path)
+    same_jsonl(path, "--jobs", "2")
 
 
 @needs_corpus
@@ -72,7 +36,7 @@ def test_the_lane_writes_mysql_transactions(tmp_path, stops, gtid_code):
     reads the first transaction); before, it stopped at every one."""
     path = tmp_path / "tx.000001"
     path.write_bytes(mysql_file(repeat=100, gtid_code=gtid_code))
-    _same(path)
+    same_jsonl(path)
     assert stops.get(gtid_code, 0) + stops.get(2, 0) <= 2, stops
 
 
@@ -99,7 +63,7 @@ def test_gtids_and_anonymous_gtids_in_turn_write_the_same(tmp_path):
                    mysql_file(repeat=3), mysql_file(ddl, repeat=4, gtid_code=34))
     path = tmp_path / "turns.000001"
     path.write_bytes(data)
-    out = _same(path)[1]
+    out = same_jsonl(path)[1]
     assert '"gtid": null' in out and '"gtid": "93e95066' in out
 
 
@@ -119,7 +83,7 @@ def test_hostile_statements_write_the_same(tmp_path):
                     b"\x0c\x02a\x00b\x00", b"\x05\x03UTC\x0b\x01a\x01b")]
     path = tmp_path / "hostile.000001"
     path.write_bytes(mysql_file(statements, repeat=2))
-    _same(path)
+    same_jsonl(path)
 
 
 @needs_corpus
@@ -141,7 +105,7 @@ def test_gtid_bodies_of_every_length_write_the_same(tmp_path):
             ev = event(gtid, b, len(head), code=code)
             path = tmp_path / f"gtid-{k}-{code}.000001"
             path.write_bytes(head + ev + event(gtid, body, len(head) + len(ev)))
-            _same(path)
+            same_jsonl(path)
 
 
 @needs_corpus
@@ -169,7 +133,7 @@ def test_long_statements_are_not_kept(tmp_path, monkeypatch):
     long = b"INSERT INTO t VALUES ('" + b"x" * 3000 + b"')"
     path = tmp_path / "long.000001"
     path.write_bytes(mysql_file([(query_data(long), 0), (query_data(b"BEGIN"), 0)], repeat=1))
-    _same(path)
+    same_jsonl(path)
     assert kept and max(kept) <= 2
 
 
@@ -184,4 +148,4 @@ def test_statements_in_other_client_charsets_write_the_same(tmp_path, client):
                   (b"BEGIN!", b"caf\xe9 \xe9t\xe9!!", b"\x00B\x00E\x00G\x00I\x00N", b"abcd")]
     path = tmp_path / f"charset-{client}.000001"
     path.write_bytes(mysql_file(statements, repeat=2))
-    _same(path)
+    same_jsonl(path)

@@ -13,10 +13,9 @@ import pytest
 from binlog_grammar import native
 from binlog_grammar.output import text_lane
 from helpers.native import cli_dump, damage
-from helpers.payload_binlog import PAYLOAD, payload_file, repeated
+from helpers.payload_binlog import PAYLOAD, good, hostile, payload_file, repeated, zstd_built
 from helpers.paths import CORPUS, needs_corpus
 
-from test_payload_jsonl import _good, _hostile, _zstd_built
 
 pytestmark = [pytest.mark.skipif(
     native.unavailable() is not None or native._extension("_lane")[0] is None,
@@ -55,7 +54,7 @@ def stops(monkeypatch):
     return got
 
 
-def _same(path, *opts):
+def same_jsonl(path, *opts):
     c, py = cli_dump(path, "c", *opts), cli_dump(path, "python", *opts)
     assert c == py
     return py
@@ -66,10 +65,10 @@ def _same(path, *opts):
 def test_repeated_payloads_are_written_in_c(tmp_path, stops, gtid_code, opts):
     path = tmp_path / "compressed.000001"
     path.write_bytes(repeated(40, rows=3, gtid_code=gtid_code))
-    code, out, _err = _same(path, *opts)
+    code, out, _err = same_jsonl(path, *opts)
     assert code == 0 and out.count("\tTRANSACTION_PAYLOAD_EVENT\n") == 40
     assert out.count("(inside the payload, offset ") == 160
-    if not _zstd_built():
+    if not zstd_built():
         pytest.skip("built without zstd.h: the payloads are the Python path's")
     if opts:
         return  # each worker learns the tables from its own first payload
@@ -78,7 +77,7 @@ def test_repeated_payloads_are_written_in_c(tmp_path, stops, gtid_code, opts):
 
 
 def test_the_corpus_payload_file():
-    _same(CORPUS / "transaction_compression.000001")
+    same_jsonl(CORPUS / "transaction_compression.000001")
 
 
 def test_a_table_id_mapped_twice_in_a_payload(tmp_path):
@@ -93,23 +92,23 @@ def test_a_table_id_mapped_twice_in_a_payload(tmp_path):
     path = tmp_path / "twice.000001"
     path.write_bytes(payload_file([payload_body(twice), payload_body(transaction(1)),
                                    payload_body(transaction(2))]))
-    _code, out, _err = _same(path)
+    _code, out, _err = same_jsonl(path)
     assert out.count("Table_map: `test`.`tb1`") == 3 and out.count("Table_map: `test`.`tb2`") == 1
 
 
-@pytest.mark.parametrize("name,body", _hostile(), ids=[n for n, _b in _hostile()])
+@pytest.mark.parametrize("name,body", hostile(), ids=[n for n, _b in hostile()])
 def test_payloads_the_python_path_reads(tmp_path, name, body):
     """Each between payloads the lane writes: the same bytes, exit status and errors."""
     path = tmp_path / "hostile.000001"
-    path.write_bytes(payload_file([_good(0), _good(1), body, _good(2), _good(3)]))
-    _same(path)
+    path.write_bytes(payload_file([good(0), good(1), body, good(2), good(3)]))
+    same_jsonl(path)
 
 
 def test_damaged_payload_files(tmp_path):
     rnd = random.Random(34)
-    data = payload_file([_good(k) for k in range(6)])
+    data = payload_file([good(k) for k in range(6)])
     start = data.index(bytes([PAYLOAD]), 150) - 4  # damage past the format events
     for k in range(30):
         path = tmp_path / f"damaged{k}.000001"
         path.write_bytes(data[:start] + damage(data[start:], rnd))
-        _same(path)
+        same_jsonl(path)

@@ -9,12 +9,10 @@ import random
 import pytest
 
 from binlog_grammar import native
-from helpers.native import damage
+from helpers.native import damage, same_jsonl
 from helpers.paths import needs_corpus
 from helpers.tagged_binlog import TAGGED, tagged_body
 
-from test_mysql_jsonl import stops  # noqa: F401 - the fixture
-from test_payload_jsonl import _same
 from test_tagged_stats import _file, _hostile
 
 pytestmark = [pytest.mark.skipif(
@@ -26,7 +24,7 @@ pytestmark = [pytest.mark.skipif(
 def test_tagged_gtids_are_written_in_c(tmp_path, stops, opts):
     path = tmp_path / "tagged.000001"
     path.write_bytes(_file())
-    code, out, _err = _same(path, *opts)
+    code, out, _err = same_jsonl(path, *opts)
     assert code == 0 and ":t" in out
     if not opts:
         assert out.count('"GTID_TAGGED_LOG_EVENT"') == 120 and stops.get(TAGGED, 0) == 0
@@ -37,7 +35,7 @@ def test_tagged_gtids_the_python_path_reads(tmp_path, name, body):
     good = [tagged_body(g, b"ok") for g in range(1, 5)]
     path = tmp_path / "hostile.000001"
     path.write_bytes(_file(12, good + [body] * 4 + [tagged_body(g, b"ok") for g in range(9, 20)]))
-    _same(path)
+    same_jsonl(path)
 
 
 def test_damaged_tagged_copies(tmp_path):
@@ -47,4 +45,4 @@ def test_damaged_tagged_copies(tmp_path):
     for k in range(30):
         path = tmp_path / f"damaged{k}.000001"
         path.write_bytes(data[:start] + damage(data[start:], rnd))
-        _same(path)
+        same_jsonl(path)

@@ -9,14 +9,15 @@ import random
 
 import pytest
 
+from binlog_grammar import native
 from binlog_grammar.binlog.stream import Written, open_stream
 from binlog_grammar.output.debezium import DebeziumWriter
 from binlog_grammar.output.debezium_lane import attach
-from helpers.native import cli_dump
+from helpers.native import VALUE_OPTIONS, cli_dump
 from helpers.oracle import TYPES_WORKLOAD
 from helpers.services import need_mariadb
-from test_debezium_native import ROWS, VALUE_OPTIONS
 
+ROWS = native._load_rows()[0]
 pytestmark = [pytest.mark.server,
               pytest.mark.skipif(ROWS is None or not hasattr(ROWS, "DEBEZIUM"),
                                  reason="the compiled extension _rows is not built")]

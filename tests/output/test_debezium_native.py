@@ -12,7 +12,7 @@ import pytest
 from binlog_grammar import native
 from binlog_grammar.binlog.stream import open_stream
 from binlog_grammar.output.debezium import DebeziumWriter
-from helpers.native import cli_dump
+from helpers.native import VALUE_OPTIONS, cli_dump
 from helpers.paths import ROOT, corpus_files
 
 ROWS = native._load_rows()[0]
@@ -23,11 +23,6 @@ SAMPLES = sorted((ROOT / "samples").glob("*.0*"))
 # JSON, keys that change, ...), for the option matrix
 WITH_ROWS = {"update-full-row.binlog", "write-full-row.binlog", "write-partial-row.binlog",
              "ver_trunk_row_v2.001", "mysql-enum-string-set.000001", "bug32407.001"}
-VALUE_OPTIONS = [("decimal.handling.mode", v) for v in ("string", "double")] + \
-    [("time.precision.mode", v) for v in ("adaptive", "connect")] + \
-    [("binary.handling.mode", v) for v in ("base64", "base64-url-safe", "hex")] + \
-    [("bigint.unsigned.handling.mode", "precise"), ("enable.time.adjuster", "false"),
-     ("include.query", "true"), ("connector", "mysql")]
 
 
 def _dump(path, backend, *options):

@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from helpers import pitr
 from helpers.paths import REPLAY_IDENTICAL, ROOT
 from helpers.services import need_mariadb, need_mariadb_binlog
 
@@ -95,8 +96,6 @@ def test_a_servers_own_binlog_is_mariadb_binlogs_bytes():
     need_mariadb_binlog()
     from binlog_grammar.testing import mariadb
 
-    import test_sql_pitr as pitr
-
     with mariadb.MariaDB(pitr.OPTIONS) as src:
         src.sql(pitr.SETUP)
         r = subprocess.run(src._client(), input=pitr.WORKLOAD.encode("latin1"),
@@ -112,11 +111,8 @@ def test_a_servers_own_binlog_is_mariadb_binlogs_bytes():
 
 def test_point_in_time_recovery_restores_every_table(request):
     """dump --start-position P FILES | mariadb on the restored snapshot (the client under the
-    hostile settings of test_sql_pitr): every table equals the source's."""
-    import test_sql_pitr as pitr
-
-    source = request.getfixturevalue("source")
-    src, snapshot, name, pos, files, expected = source
+    hostile settings of helpers.pitr): every table equals the source's."""
+    src, snapshot, name, pos, files, expected = request.getfixturevalue("pitr_source")
     r = dump("--base64-output=auto", "--start-position", f"{name}:{pos}", *files)
     assert r.returncode == 0, r.stderr.decode(errors="replace")
     dst = pitr.restored(snapshot)
@@ -133,10 +129,7 @@ def test_point_in_time_recovery_of_one_database_is_mariadb_binlogs(request):
     database (mysqlbinlog's documented -d rule), so the workload's CREATE TABLE pitr1.tz run
     from pitr2 is left out by both, and its rows fail the same way: the client runs on
     (--force) and the two targets must end equal, errors included."""
-    import test_sql_pitr as pitr
-
-    source = request.getfixturevalue("source")
-    src, snapshot, name, pos, files, expected = source
+    src, snapshot, name, pos, files, expected = request.getfixturevalue("pitr_source")
     window = ["-d", "pitr1", "--start-position", str(pos)]  # of the first file, files[0]
     ours = dump(*window, *files)
     assert ours.returncode == 0, ours.stderr.decode(errors="replace")
@@ -155,5 +148,3 @@ def test_point_in_time_recovery_of_one_database_is_mariadb_binlogs(request):
     assert any(k.startswith("pitr1.") for k in got["ours"][0])
     assert got["ours"][1], "the workload has a cross-database statement -d leaves out"
 
-
-from test_sql_pitr import source  # noqa: E402,F401  the snapshot and workload, once per module
