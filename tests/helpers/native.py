@@ -69,3 +69,28 @@ VALUE_OPTIONS = [("decimal.handling.mode", v) for v in ("string", "double")] + \
     [("binary.handling.mode", v) for v in ("base64", "base64-url-safe", "hex")] + \
     [("bigint.unsigned.handling.mode", "precise"), ("enable.time.adjuster", "false"),
      ("include.query", "true"), ("connector", "mysql")]
+
+
+def api_read(path, backend, **kw):
+    """What a user of open_stream sees, on `backend`: one line per event and change, then the
+    error (its class, message, offset) or None, the damage skipped, and how many events came
+    through the batches."""
+    from binlog_grammar.binlog.batch import FramedEvent
+    from binlog_grammar.binlog.stream import open_stream
+    from binlog_grammar.errors import BinlogError
+
+    native.select(backend)
+    seen, batched, err = [], 0, None
+    s = open_stream([path], **kw)
+    try:
+        for se in s.events():
+            ev = se.event
+            batched += type(ev) is FramedEvent
+            seen.append((repr(ev), ev.header, ev.checksum, ev.checksum_ok, ev.name, ev.end,
+                         se.gtid, repr(se.table)))
+            seen += [repr(c) for c in se.changes]
+    except BinlogError as e:
+        err = (type(e).__name__, e.message, e.offset, e.event_type)
+    finally:
+        native.select(None)
+    return seen, err, [repr(d) for d in s.damage], batched

@@ -15,15 +15,15 @@ from helpers.native import damage
 from helpers.payload_binlog import PAYLOAD, payload_file, repeated
 from helpers.paths import CORPUS, needs_corpus
 
-from test_payload_jsonl import _good, _hostile, _zstd_built
-from test_stream_batches import _read
+from helpers.payload_binlog import good, hostile, zstd_built
+from helpers.native import api_read
 
 pytestmark = [pytest.mark.skipif(native.unavailable() is not None,
                                  reason="the compiled extensions are not built"), needs_corpus]
 
 
 def _same(path, **kw):
-    c, py = _read(path, "c", **kw), _read(path, "python", **kw)
+    c, py = api_read(path, "c", **kw), api_read(path, "python", **kw)
     assert c[:3] == py[:3]
     return c
 
@@ -46,7 +46,7 @@ def test_repeated_payloads_are_framed_in_c(tmp_path, gtid_code):
     path.write_bytes(repeated(30, rows=3, gtid_code=gtid_code))
     seen, err, _damage, _n = _same(path)
     assert err is None and sum(1 for x in seen if isinstance(x, str)) == 90  # the row changes
-    if not _zstd_built():
+    if not zstd_built():
         pytest.skip("built without zstd.h: the payloads are binlog/payload.py's")
     # every payload's 4 events but the first payload's (which shows the file its event types)
     assert _inner_framed(path) == 29 * 4
@@ -57,11 +57,11 @@ def test_the_corpus_payload_file_reads_the_same():
     _same(CORPUS / "transaction_compression.000001", verify_checksum=False, skip_damaged=True)
 
 
-@pytest.mark.parametrize("name,body", _hostile(), ids=[n for n, _b in _hostile()])
+@pytest.mark.parametrize("name,body", hostile(), ids=[n for n, _b in hostile()])
 def test_payloads_the_python_path_reads(tmp_path, name, body):
     """Each between payloads framed in C: the same events, changes, errors and damage."""
     path = tmp_path / "hostile.000001"
-    path.write_bytes(payload_file([_good(0), _good(1), body, _good(2), _good(3)]))
+    path.write_bytes(payload_file([good(0), good(1), body, good(2), good(3)]))
     _same(path, raw_rows=True)
     _same(path, skip_damaged=True, raw_rows=True)
 
@@ -70,7 +70,7 @@ def test_payloads_the_python_path_reads(tmp_path, name, body):
                          ids=["strict", "skip"])
 def test_damaged_payload_files_read_the_same(tmp_path, kw):
     rnd = random.Random(34)
-    data = payload_file([_good(k) for k in range(6)])
+    data = payload_file([good(k) for k in range(6)])
     start = data.index(bytes([PAYLOAD]), 150) - 4  # damage past the format events
     for k in range(30):
         path = tmp_path / f"damaged{k}.000001"
@@ -100,5 +100,5 @@ def test_mutated_payloads_read_the_same(tmp_path):
         fuzz.API_HITS.clear()
         assert fuzz._api(path, "c", opts) == fuzz._api(path, "python", opts), k
         framed += next(iter(fuzz.API_HITS))[1] > 0
-    if _zstd_built():
+    if zstd_built():
         assert framed > 50

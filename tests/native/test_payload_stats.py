@@ -15,7 +15,7 @@ from helpers.payload_binlog import PAYLOAD, payload_file, repeated
 from helpers.paths import needs_corpus
 
 from test_mysql_stats import _same, counted  # noqa: F401 - counted: the fixture
-from test_payload_jsonl import _good, _hostile, _zstd_built
+from helpers.payload_binlog import good, hostile, zstd_built
 
 pytestmark = [pytest.mark.skipif(
     native.unavailable() is not None or native._extension("_stats")[0] is None,
@@ -46,7 +46,7 @@ def test_repeated_payloads_are_counted_on_the_fast_path(tmp_path, fast, counted,
     rc, _out, _err = _same(*opts, path)
     assert rc == 0
     assert fast[0]  # the c run's (before, a payload file was read by the whole Python path)
-    if not _zstd_built():
+    if not zstd_built():
         pytest.skip("built without zstd.h: the payloads are the Python path's")
     if "--jobs" not in opts:  # (the workers' loops count in their own processes)
         # the compiled loop counts all but the first few (whose tables and plans the Python
@@ -54,16 +54,16 @@ def test_repeated_payloads_are_counted_on_the_fast_path(tmp_path, fast, counted,
         assert counted[0] >= 55
 
 
-@pytest.mark.parametrize("name,body", _hostile(), ids=[n for n, _b in _hostile()])
+@pytest.mark.parametrize("name,body", hostile(), ids=[n for n, _b in hostile()])
 def test_payloads_the_python_path_reads(tmp_path, name, body):
     path = tmp_path / "hostile.000001"
-    path.write_bytes(payload_file([_good(0), _good(1), body, _good(2), _good(3)]))
+    path.write_bytes(payload_file([good(0), good(1), body, good(2), good(3)]))
     _same("--json", "--top", "3", path)
 
 
 def test_damaged_payload_files(tmp_path):
     rnd = random.Random(26)
-    data = payload_file([_good(k) for k in range(6)])
+    data = payload_file([good(k) for k in range(6)])
     start = data.index(bytes([PAYLOAD]), 150) - 4
     for k in range(30):
         path = tmp_path / f"damaged{k}.000001"
@@ -72,4 +72,4 @@ def test_damaged_payload_files(tmp_path):
 
 
 def test_zstd_is_built_where_its_header_is():
-    assert _zstd_built() == ("TRANSACTION_PAYLOAD_EVENT" in native.jsonl_lane().CODES)
+    assert zstd_built() == ("TRANSACTION_PAYLOAD_EVENT" in native.jsonl_lane().CODES)

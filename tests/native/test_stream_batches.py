@@ -12,9 +12,7 @@ from hypothesis import strategies as st
 from binlog_grammar import native
 from binlog_grammar.binlog.batch import FramedEvent
 from binlog_grammar.binlog.reader import BinlogFile
-from binlog_grammar.binlog.stream import open_stream
-from binlog_grammar.errors import BinlogError
-from helpers.native import damage
+from helpers.native import api_read, damage
 from helpers.paths import ROOT, corpus_files, needs_corpus
 
 pytestmark = pytest.mark.skipif(native.unavailable() is not None,
@@ -30,29 +28,8 @@ def loop(request, monkeypatch):
     return request.param
 
 
-def _read(path, backend, **kw):
-    """What a user of open_stream sees, on `backend`: one line per event and change, then the
-    error (its class, message, offset) or None, the damage skipped, and how many events came
-    through the batches."""
-    native.select(backend)
-    seen, batched, err = [], 0, None
-    s = open_stream([path], **kw)
-    try:
-        for se in s.events():
-            ev = se.event
-            batched += type(ev) is FramedEvent
-            seen.append((repr(ev), ev.header, ev.checksum, ev.checksum_ok, ev.name, ev.end,
-                         se.gtid, repr(se.table)))
-            seen += [repr(c) for c in se.changes]
-    except BinlogError as e:
-        err = (type(e).__name__, e.message, e.offset, e.event_type)
-    finally:
-        native.select(None)
-    return seen, err, [repr(d) for d in s.damage], batched
-
-
 def _same(path, **kw):
-    c, py = _read(path, "c", **kw), _read(path, "python", **kw)
+    c, py = api_read(path, "c", **kw), api_read(path, "python", **kw)
     assert c[:3] == py[:3]
     assert py[3] == 0
     return c
