@@ -91,17 +91,18 @@ for ev in BinlogFile(PATH, fast=False):
     "ours-framing-c-walk": """
 import mmap, os
 os.environ["BINLOG_GRAMMAR_BACKEND"] = "c"
-from binlog_grammar.binlog.framing import compiled
+from binlog_grammar.binlog.framing import compiled, give_back
 from binlog_grammar.binlog.header import V4_HEADER_LEN
 mod = compiled()
 start = time.perf_counter()
 events, rows = 0, None  # the compiled walk with every CRC32 checked, its records not unpacked
 with open(PATH, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-    pos = 4
+    pos, dropped = 4, 0
     while True:
         recs, pos, status, _c, _l = mod.walk(mm, len(mm), pos, len(mm), V4_HEADER_LEN, True,
                                              1 << 16)
         events += len(recs) // mod.RECORD_SIZE
+        dropped = give_back(mm, dropped, pos)  # the pages passed, as the commands' walks do
         if status != mod.FULL:
             break
 """,
