@@ -274,6 +274,7 @@ def run_whole(argv) -> dict:
     # 1: the input had problems (flashback notes, damage): still a whole run of the command
     ok = os.waitstatus_to_exitcode(status) in (0, 1)
     return {"seconds": secs, "events": None, "rows": None, "maxrss_kb": usage.ru_maxrss, "ok": ok,
+            "cpu": usage.ru_utime + usage.ru_stime,  # the process's own: less moved by a shared machine's load
             "error": err.decode(errors="replace").strip().splitlines()[-1:] or ["?"]}
 
 
@@ -561,6 +562,7 @@ def main(argv=None):
     if starts:
         base = med.get("startup-mariadb-binlog")
         cmd = "binlog-grammar" if len(command_line()) == 1 else "python -m binlog_grammar"
+        cpu = {n: statistics.median(r["cpu"] for r in results[n] if r.get("ok")) for n in starts}
         lines.append(f"- start to end on this {size:,}-byte file, `{cmd} COMMAND FILE > /dev/null`: "
                      + ", ".join(
                          f"{' '.join(STARTUP[n])} {med[n][0]:.3f} s"
@@ -568,6 +570,10 @@ def main(argv=None):
                          for n in starts)
                      + (f"; mariadb-binlog FILE {base[0]:.3f} s" if base else "")
                      + "; goal for dump: under 0.15 s")
+        lines.append("- their CPU time (user + system, median; what the load average moves least): "
+                     + ", ".join(f"{' '.join(STARTUP[n])} {cpu[n]:.3f} s" for n in starts)
+                     + (f"; load average {os.getloadavg()[0]:.1f} at the end on "
+                        f"{os.cpu_count()} cores"))
     whole = [n for n in WHOLE if n in med]
     if whole and "mariadb-binlog" in med:
         mb = med["mariadb-binlog"][0]
