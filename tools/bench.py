@@ -29,9 +29,13 @@ times, alternating and repeated, each in a fresh process (so peak memory is its 
   user runs it, against mariadb-binlog's whole process (issue 26's goals for dump and JSON lines).
 - ours-text: `dump --format text FILE` (the compiled text lane) in process, output to /dev/null;
 - --startup (issue 26: `dump` of a small file under 0.15 s, start to end): the whole process of
-  `binlog-grammar dump FILE > /dev/null` (and dump --format jsonl, sql, stats, verify), the
-  command a user types, against `mariadb-binlog FILE`, on the 5 KB sample unless --binlog says;
-  each command runs once untimed first (bytecode and the spec model cached, as after any first run).
+  `binlog-grammar dump FILE > /dev/null` (and dump -vv --base64-output=decode-rows, dump --format
+  jsonl, sql, stats, verify), the command a user types, against `mariadb-binlog FILE`, on the 5 KB
+  sample unless --binlog says; each command runs once untimed first (bytecode and the spec model
+  cached, as after any first run). The command is the console script beside this Python (pip's,
+  in a venv: what a user of it runs; not a version manager's shim such as pyenv's, which adds its
+  own start) when it runs this tree, else `python -m binlog_grammar` from this tree; the report
+  says which.
 It reports events/s, row images/s, MB/s, peak RSS and ratios, checks on a sample that ours, the
 peer and mariadb-binlog decoded the same values (and lists where they differ), and with --write
 writes the figures and the machine description to a Markdown file.
@@ -238,11 +242,25 @@ STARTUP = {"startup-dump": ["dump"],
 SAMPLE = ROOT / "samples" / "mariadb-10.11-sample.000001"
 
 
+_COMMAND = []
+
+
 def command_line() -> list:
-    """binlog-grammar as installed beside this Python (the console script; a version manager's
-    shim on PATH, which adds its own start, is not the project's), else python -m."""
-    script = Path(sys.executable).parent / "binlog-grammar"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "binlog_grammar"]
+    """binlog-grammar as installed beside this Python: its console script, what a user of that
+    environment runs (a version manager's shim on PATH, such as pyenv's, adds its own start and
+    is not the project's), when that script runs this tree's package; else python -m
+    binlog_grammar run from this tree (a Python whose install is another tree's, a clone's)."""
+    if not _COMMAND:
+        script = Path(sys.executable).parent / "binlog-grammar"
+        _COMMAND.extend([sys.executable, "-m", "binlog_grammar"])
+        if script.exists():
+            # what the script imports: its folder first on sys.path, then the installed package
+            where = subprocess.run([sys.executable, "-c", "import binlog_grammar\n"
+                                    "print(binlog_grammar.__file__)"], cwd=script.parent,
+                                   env=RUN_ENV, capture_output=True, text=True).stdout.strip()
+            if where and Path(where).resolve().parent.parent == ROOT:
+                _COMMAND[:] = [str(script)]
+    return _COMMAND
 
 
 def run_whole(argv) -> dict:
@@ -257,6 +275,7 @@ def run_whole(argv) -> dict:
     # 1: the input had problems (flashback notes, damage): still a whole run of the command
     ok = os.waitstatus_to_exitcode(status) in (0, 1)
     return {"seconds": secs, "events": None, "rows": None, "maxrss_kb": usage.ru_maxrss, "ok": ok,
+            "cpu": usage.ru_utime + usage.ru_stime,  # the process's own: less moved by a shared machine's load
             "error": err.decode(errors="replace").strip().splitlines()[-1:] or ["?"]}
 
 
@@ -544,6 +563,7 @@ def main(argv=None):
     if starts:
         base = med.get("startup-mariadb-binlog")
         cmd = "binlog-grammar" if len(command_line()) == 1 else "python -m binlog_grammar"
+        cpu = {n: statistics.median(r["cpu"] for r in results[n] if r.get("ok")) for n in starts}
         lines.append(f"- start to end on this {size:,}-byte file, `{cmd} COMMAND FILE > /dev/null`: "
                      + ", ".join(
                          f"{' '.join(STARTUP[n])} {med[n][0]:.3f} s"
@@ -551,6 +571,10 @@ def main(argv=None):
                          for n in starts)
                      + (f"; mariadb-binlog FILE {base[0]:.3f} s" if base else "")
                      + "; goal for dump: under 0.15 s")
+        lines.append("- their CPU time (user + system, median; what the load average moves least): "
+                     + ", ".join(f"{' '.join(STARTUP[n])} {cpu[n]:.3f} s" for n in starts)
+                     + (f"; load average {os.getloadavg()[0]:.1f} at the end on "
+                        f"{os.cpu_count()} cores"))
     whole = [n for n in WHOLE if n in med]
     if whole and "mariadb-binlog" in med:
         mb = med["mariadb-binlog"][0]

@@ -285,6 +285,9 @@ def parse_row_images(data: bytes, ctx: dict, fast: bool = True, table: Optional[
     return T.row_images.parse(data, **ctx)
 
 
+_UNMADE = object()  # a shape's specialised reader, not compiled yet
+
+
 def _specialised(table: "Table", ctx: dict, form: str = "parsed"):
     from ..codegen.table import reader
 
@@ -377,8 +380,11 @@ class RowDecoder:
                 [list(present), list(after) if after is not None else list(present)]
             ctx = dict(ev.context, columns=t.columns, images=images, json_columns=t.json_columns)
             names = t.names
-            shape = (ctx, [[(i, names[i]) for i, p in enumerate(img) if p] for img in images],
-                     _specialised(t, ctx, "images") if self.fast else None)
+            # the reader specialised for the shape: made when the Python readers first need it
+            # (not when the compiled backend makes every row of the table: compiling it is
+            # most of a small file's time)
+            shape = [ctx, [[(i, names[i]) for i, p in enumerate(img) if p] for img in images],
+                     _UNMADE if self.fast else None]
             if len(t.shapes) > 256:
                 t.shapes.clear()
             t.shapes[key] = shape
@@ -390,6 +396,8 @@ class RowDecoder:
                 mod = self._compiled()
             if mod is not None:
                 rows = rows_native.rows(t, ev, key, data, mod)
+        if rows is None and fn is _UNMADE:
+            fn = shape[2] = _specialised(t, ctx, "images")
         if rows is None and fn is not None:  # each row's images as {name: value}, straight from the bytes
             try:
                 rows = fn(data, ctx)

@@ -40,17 +40,30 @@ from __future__ import annotations
 import argparse
 import sys
 
+import importlib
+
 from .. import __version__, native
 from ..errors import BinlogGrammarError, SpecError
-from . import docs, dump, generate, pipeline, repair, sql, stats, stream, verify
 from .options import UsageError, contradictions, spec_dir
 from .parser import Parser
 
-COMMANDS = (generate, docs, verify, dump, stats, sql, pipeline, stream, repair)
+# the commands in the order --help lists them, each with the module (cli/<module>.py) whose
+# add(sub) makes its parser: a command line builds only its own command's parser, and imports
+# no other command's module (the whole parser serves --help, errors before the command and docs)
+COMMANDS = {"generate": "generate", "docs": "docs", "verify": "verify", "dump": "dump",
+            "stats": "stats", "sql": "sql", "flashback": "sql", "pipeline": "pipeline",
+            "stream": "stream", "repair": "repair"}
+# the root options a command line may give before its command, and whether each takes a value
+_ROOT_OPTIONS = {"--specs": True, "--backend": True}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command=None) -> argparse.ArgumentParser:
+    """The whole command line's parser; with `command` (a name of COMMANDS), the root options
+    and that command's parser alone (with any other its module adds), whose errors before the
+    command are reported by the whole parser."""
     p = Parser(prog="binlog-grammar", description="Grammar-driven MySQL/MariaDB binlog tools.")
+    if command is not None:
+        p.whole = build_parser
     p.add_argument("--specs", dest="user_specs", action="append", default=[], metavar="DIR",
                    type=spec_dir,
                    help="read with the project's specs plus the spec files (events, types, version "
@@ -61,8 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action=_Version, nargs=0,
                    help="print the version and the backend that runs, and exit")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
-    for command in COMMANDS:
-        command.add(sub)
+    modules = dict.fromkeys(COMMANDS.values() if command is None else [COMMANDS[command]])
+    for module in modules:
+        importlib.import_module(f"{__name__}.{module}").add(sub)
     for name, sp in sub.choices.items():
         sp.set_defaults(subparser=sp)
         if "--version" not in sp._option_string_actions:  # every command says it too
@@ -86,9 +100,27 @@ class _Version(argparse.Action):
         parser.exit(0)
 
 
+def command_of(words):
+    """The command a command line runs, when only root options (_ROOT_OPTIONS) come before it;
+    else None (no command, --help, an unknown option or command: the whole parser says)."""
+    words = iter(words)
+    for w in words:
+        if w in COMMANDS:
+            return w
+        name, eq, _value = w.partition("=")
+        if name not in _ROOT_OPTIONS:
+            return None
+        if _ROOT_OPTIONS[name] and not eq:
+            next(words, None)
+    return None
+
+
 def main(argv=None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    command = command_of(words)
+    # docs renders the whole command line (args.root_parser)
+    parser = build_parser(None if command == "docs" else command)
+    args = parser.parse_args(words)
     problem = contradictions(args)
     if problem:
         args.subparser.error(problem)
@@ -117,7 +149,7 @@ def main(argv=None) -> int:
         return 0
 
 
-__all__ = ["main", "build_parser"]
+__all__ = ["COMMANDS", "build_parser", "command_of", "main"]
 
 
 if __name__ == "__main__":

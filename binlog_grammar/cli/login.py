@@ -23,8 +23,6 @@ to 127.0.0.1. Any other host is TCP to that host and `--port` (default 3306).
 """
 from __future__ import annotations
 
-import configparser
-import getpass
 import os
 import sys
 
@@ -75,6 +73,8 @@ def option_file_settings(files, groups=GROUPS) -> dict:
                 text = "".join(line for line in fh if not line.lstrip().startswith("!"))
         except OSError:
             continue
+        import configparser  # the login's modules load when a command logs in, not at its start
+
         cp = configparser.ConfigParser(allow_no_value=True, strict=False, interpolation=None,
                                        comment_prefixes=("#", ";"), inline_comment_prefixes=None)
         try:
@@ -108,6 +108,8 @@ def login(args) -> dict:
         port = args.port or int(conf.get("port") or 3306)
     except ValueError:
         raise UsageError(f"the option files' port is not a number: {conf.get('port')!r}") from None
+    import getpass
+
     user = args.user or conf.get("user") or getpass.getuser()
     password = _password(args, conf)
     sock = None
@@ -127,6 +129,8 @@ def _password(args, conf):
         except OSError:
             raise UsageError("-p asks for the password on the terminal, and there is none: give "
                              "--password-env VAR, MYSQL_PWD or an option file's password") from None
+        import getpass
+
         return getpass.getpass("Enter password: ", stream=sys.stderr)
     if args.password is not None:
         return args.password

@@ -27,7 +27,6 @@ import argparse
 import contextlib
 import os
 import sys
-import tempfile
 
 from .login import add_login_options
 from .options import int_in
@@ -147,6 +146,8 @@ def run(args, inner) -> int:
     if remote and args.raw:
         return _raw(args)
     if remote:
+        import tempfile  # -R only (not loaded by a dump of files)
+
         with tempfile.TemporaryDirectory(prefix="binlog-grammar-R-") as folder:
             status = _fetch(args, folder)
             if status:

@@ -278,9 +278,13 @@ def contradictions(args):
     """Options that each parse but together make no sense: what is wrong, or None. A command's
     own such checks are its `contradictions` default (set_defaults), asked after these. First
     --utc is applied and the datetime options become instants (cli.datetimes.resolve)."""
-    from .datetimes import resolve
+    if getattr(args, "utc", False) or getattr(args, "start_datetime", None) is not None \
+            or getattr(args, "stop_datetime", None) is not None:
+        from .datetimes import resolve
 
-    resolve(args)
+        resolve(args)
+    else:  # nothing to resolve (cli.datetimes, and its clock and zone, not loaded)
+        args.datetime_texts = {}
     start, stop = getattr(args, "start_position", None), getattr(args, "stop_position", None)
     if start is not None or stop is not None:
         problem = resolve_positions(args, start, stop)

@@ -108,6 +108,9 @@ class Parser(argparse.ArgumentParser):
         return namespace, extras
 
     def error(self, message):
+        whole = getattr(self, "whole", None)
+        if whole is not None:  # a parser of one command (cli.build_parser): the whole one's error
+            whole().parse_args(getattr(self, "_words", None))
         if _QUOTED_VALUE[0].search(message):
             # a value refused by its choices (the command's name, most often) may be the value of
             # an unknown option before it (`--password SECRET stream`): name that option instead

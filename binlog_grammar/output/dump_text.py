@@ -37,7 +37,6 @@ import time
 from ..binlog.events import query_text
 from ..generated import enums
 from . import quoting, vv_native
-from .dump import rows_bytes
 from .text import vv_lines
 
 __all__ = ["text_lines", "rows_text", "label_of", "TEXT_HEADER", "TEXT_FOOTER"]
@@ -205,6 +204,8 @@ def rows_text(se):
             return
     changes = se.changes
     if se.undecoded is not None:
+        from .dump import rows_bytes  # the JSON lines' module, loaded for this rare case only
+
         yield f"# rows not decoded: {quoting.comment(se.undecoded)}"
         data = rows_bytes(se.event)
         for at in range(0, len(data), 32):

@@ -19,7 +19,6 @@ from __future__ import annotations
 from typing import Optional
 
 import os
-import tempfile
 
 from . import quoting
 
@@ -60,6 +59,8 @@ class LoadFiles:
         self.paths = {}
 
     def begin(self, file_id: int, block: bytes) -> None:
+        import tempfile  # LOAD DATA's files only (not loaded by a dump without them)
+
         fd, path = _new_file(self.folder or tempfile.gettempdir(), int(file_id))
         with os.fdopen(fd, "wb") as f:
             f.write(block)
