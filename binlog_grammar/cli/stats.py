@@ -77,11 +77,17 @@ def run(args) -> int:
 
 
 def time_details(args, stream, st) -> None:
-    """The time span of what was read and, for each listed transaction, its time and tables
-    (output/stats_span.py), the same whichever way the counts were made."""
+    """The time span of what was read (unless the compiled loop took it as it counted) and, for
+    each listed transaction, its time and tables (output/stats_span.py), the same whichever way
+    the counts were made."""
     from ..binlog.window import epoch
     from ..output import stats_span
 
+    formats = {}  # each file's format state, read once
+    st.largest = [(n, stats_span.describe(s, formats)) for n, s in st.largest]
+    st.longest = [(n, stats_span.describe(s, formats)) for n, s in st.longest]
+    if st.span is not None:
+        return  # output/stats_fast.py's, read in its one pass
     paths = list(stream.paths)
     where = getattr(args, "positions", None)
     if where is not None:
@@ -92,8 +98,6 @@ def time_details(args, stream, st) -> None:
     st.span = stats_span.span(paths, None if start is None else (0, start),
                               None if stop is None else (len(paths) - 1, stop),
                               (epoch(args.start_datetime), epoch(args.stop_datetime)))
-    st.largest = [(n, stats_span.describe(s)) for n, s in st.largest]
-    st.longest = [(n, stats_span.describe(s)) for n, s in st.longest]
 
 
 def run_filters(args) -> dict:

@@ -97,13 +97,18 @@ static int bg_vv_date_colon(bg_buf *b, const bg_colplan *cp, const bg_value *v)
                  (int)BG_FIELD(v, day));
 }
 
+static int bg_datetime_ok(const bg_value *v)
+{
+    return bg_date_ok(v) && BG_FIELD(v, hour) >= 0 && BG_FIELD(v, hour) <= 99 &&
+           BG_FIELD(v, minute) >= 0 && BG_FIELD(v, minute) <= 99 && BG_FIELD(v, second) >= 0 &&
+           BG_FIELD(v, second) <= 99 && BG_FIELD(v, microsecond) >= 0 &&
+           BG_FIELD(v, microsecond) <= 999999;
+}
+
 static int bg_vv_datetime_digits(bg_buf *b, const bg_value *v, int64_t digits)
 {
     char frac[8];
-    if (!bg_date_ok(v) || BG_FIELD(v, hour) < 0 || BG_FIELD(v, hour) > 99 ||
-            BG_FIELD(v, minute) < 0 || BG_FIELD(v, minute) > 99 || BG_FIELD(v, second) < 0 ||
-            BG_FIELD(v, second) > 99 || BG_FIELD(v, microsecond) < 0 ||
-            BG_FIELD(v, microsecond) > 999999)
+    if (!bg_datetime_ok(v))
         return BG_REFUSE;
     int nf = bg_fraction(frac, BG_FIELD(v, microsecond), digits);
     BG_VV_PRINTF(b, "'%04d-%02d-%02d %02d:%02d:%02d%.*s'", (int)BG_FIELD(v, year),
@@ -147,12 +152,17 @@ static int bg_vv_epoch_fsp(bg_buf *b, const bg_colplan *cp, const bg_value *v)
     BG_VV_PRINTF(b, "%lld%.*s", (long long)BG_FIELD(v, seconds), nf, frac);
 }
 
+static int bg_time_ok(const bg_value *v)
+{
+    return BG_FIELD(v, hour) >= 0 && BG_FIELD(v, hour) <= 9999 && BG_FIELD(v, minute) >= 0 &&
+           BG_FIELD(v, minute) <= 59 && BG_FIELD(v, second) >= 0 && BG_FIELD(v, second) <= 59 &&
+           BG_FIELD(v, microsecond) >= 0 && BG_FIELD(v, microsecond) <= 999999;
+}
+
 static int bg_vv_time_digits(bg_buf *b, const bg_value *v, int64_t digits)
 {
     char frac[8];
-    if (BG_FIELD(v, hour) < 0 || BG_FIELD(v, hour) > 9999 || BG_FIELD(v, minute) < 0 ||
-            BG_FIELD(v, minute) > 59 || BG_FIELD(v, second) < 0 || BG_FIELD(v, second) > 59 ||
-            BG_FIELD(v, microsecond) < 0 || BG_FIELD(v, microsecond) > 999999)
+    if (!bg_time_ok(v))
         return BG_REFUSE;
     int nf = bg_fraction(frac, BG_FIELD(v, microsecond), digits);
     BG_VV_PRINTF(b, "'%s%02d:%02d:%02d%.*s'", BG_FIELD(v, negative) ? "-" : "",
@@ -268,12 +278,17 @@ static int bg_vv_vector_bytes(bg_buf *b, const bg_colplan *cp, const bg_value *v
     return BG_REFUSE;
 }
 
-/* whether the -vv form of this column writes every value a reader gives it, refusing none (out
- * of memory aside): the COUNT sink runs the others only. An integer's digits, a float's %g (at
- * most 27 characters: BG_VV_PRINTF's 96 hold them), a year, an ENUM's index and quoted bytes fit
- * any value; int_signed_width refuses a width outside 1..8 and quoted_bytes a GEOMETRY's SRID
- * that is not the one before its WKB, whatever else the value holds. A form added above is not
- * total until it is named here (tests/native/test_rows.py: COUNT refuses what VV refuses) */
+/* whether the -vv form of this column writes this value, refusing nothing (out of memory
+ * aside): the COUNT sink runs the others only. An integer's digits, a float's %g (at most 27
+ * characters: BG_VV_PRINTF's 96 hold them), a year, an ENUM's index and quoted bytes fit any
+ * value; int_signed_width refuses a width outside 1..8 and quoted_bytes a GEOMETRY's SRID that
+ * is not the one before its WKB, whatever else the value holds. The dates, times, datetimes and
+ * timestamps are written when their form's own check (bg_date_ok ... bg_timestamp_ok) passes:
+ * their fields then have at most four digits (a timestamp's seconds ten, a fraction six), well
+ * inside BG_VV_PRINTF's 96 characters; BIT and SET's bits likewise. A value the check fails is
+ * run, and refused, by its form.
+ * A form added above is not total until it is named here (tests/native/test_rows.py: COUNT
+ * refuses what VV refuses) */
 static int bg_vv_total(const bg_colplan *cp, const bg_value *v)
 {
     switch (cp->form) {
@@ -286,6 +301,20 @@ static int bg_vv_total(const bg_colplan *cp, const bg_value *v)
         return 1;
     case BG_VV_quoted_bytes:
         return v->type != BG_T_value_geometry;
+    case BG_VV_date_colon:
+        return bg_date_ok(v);
+    case BG_VV_datetime:
+    case BG_VV_datetime_fsp:
+        return bg_datetime_ok(v);
+    case BG_VV_epoch_seconds:
+    case BG_VV_epoch_fsp:
+        return bg_timestamp_ok(v);
+    case BG_VV_time:
+    case BG_VV_time_fsp:
+        return bg_time_ok(v);
+    case BG_VV_bits:
+    case BG_VV_set_bits:  /* bg_bit_digits' own check: then at most 64 digits, in its 67 */
+        return v->width >= 1 && v->width <= 8 && cp->arg >= 1 && cp->arg <= 8 * v->width;
     default:
         return 0;
     }

@@ -9,7 +9,8 @@ any event it does not count and gives an open transaction back whole; this modul
 reads from there, as described below, until it is between transactions again.
 
 What each event gives, and where it comes from:
-- its type, length, timestamp and CRC32 verdict: the compiled walk's record (no parse);
+- its type, length, timestamp and CRC32 verdict: the compiled walk's record (no parse); the
+  timestamps also make the input's time span (output/stats_span.py's), in this same pass;
 - what it does to a transaction (binlog/boundaries.py): fixed by its role for most types (XID,
   annotations, ROTATE ...), which are parsed all the same (a damaged one with a valid CRC32 is
   the Python path's to report); GTID and statement events are parsed (their GTID, flags, text);
@@ -54,6 +55,7 @@ from ..binlog.stream import ROWS_STMT_END_F, StreamEvent
 from ..errors import BinlogGrammarError
 from ..runtime.codecs import decompress
 from ..generated.catalog import EVENTS
+from . import stats_span
 from .stats import Stats
 from .stats_loop import MAX_TOP, Loop
 from .vv_native import count_plan
@@ -112,8 +114,7 @@ class _Tx:
         self.gtid, self.file, self.start, self.end_pos = gtid, file, off, 0
         self.size = self.changes = self.n = 0
         self.lo = self.hi = ts
-        self.gtid_first = gtid_first
-        self.end = "incomplete"
+        self.gtid_first, self.end = gtid_first, "incomplete"
         self.new = []  # (file index, type code) this transaction counts first, in order
 
 
@@ -130,6 +131,7 @@ class _Reader:
         # between them in C; it stops at an event it does not count, which the loop below reads
         mod = native.stats_loop()
         self.loop = Loop(mod, self.st) if mod is not None and top <= MAX_TOP else None
+        self.t_lo, self.t_hi, self.done = 1 << 32, 0, 0  # times read (but 0s), bytes of files before
 
     # -- one file ------------------------------------------------------------------------------
     def file(self, i, path):
@@ -156,8 +158,10 @@ class _Reader:
         pick = itemgetter(*(fields.index(f) for f in ("offset", "timestamp", "type_code",
                                                       "event_length", "checksum_ok")))
         unpack = struct.Struct(self.mod.RECORD_FORMAT).iter_unpack
-        total, done = stream.total_bytes, sum(_size(p) for p in stream.paths[:i])
+        total, done = stream.total_bytes, self.done
         kinds, ranked, loop = self.kinds, self.ranked_here, self.loop
+        ts = int(first.header.timestamp)  # the span's times start with the FORMAT_DESCRIPTION's
+        t_lo, t_hi = min(self.t_lo, ts or self.t_lo), max(self.t_hi, ts)
         with open(path, "rb") as fh:
             try:
                 mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
@@ -190,6 +194,10 @@ class _Reader:
                         for off, ts, code, length, ok in map(pick, unpack(recs)):
                             if ok != 1:
                                 raise Abandon()
+                            if ts and ts < t_lo:  # (0: no time)
+                                t_lo = ts
+                            if ts > t_hi:
+                                t_hi = ts
                             kind = kinds.get(code)
                             if kind is None:
                                 kind = kinds[code] = self._kind(code)
@@ -238,6 +246,7 @@ class _Reader:
                 finally:
                     self.view.release()
                     self.view = self.mm = None
+        self.t_lo, self.t_hi, self.done = t_lo, t_hi, done + size
         if loop is not None:
             loop.fold(counts)
         self.st.files.add(path)
@@ -289,9 +298,7 @@ class _Reader:
 
     # -- one event -----------------------------------------------------------------------------
     def _event(self, off, ts, code, length, counts, kind, parsed=False):
-        c = counts.get(code)
-        if c is None:
-            c = counts[code] = [0, 0]
+        c = counts.setdefault(code, [0, 0])
         c[0] += 1
         c[1] += length
         changes, row_end = 0, False
@@ -453,6 +460,8 @@ class _Reader:
         st = self.st
         if self.loop is not None:
             self.loop.close()
+        lo, hi = self.t_lo, self.t_hi  # and the compiled loop's: the span, in this one pass
+        st.span = stats_span.of(*(self.loop.times_with(lo, hi) if self.loop is not None else (lo, hi)))
         for (i, code), _rank in sorted(self.ranked.items(), key=lambda kv: kv[1]):
             n, size = self.counts[i][code]
             name = self.names[i][code]
@@ -589,11 +598,3 @@ class _Typed:
     def __init__(self, et):
         self.type, self.data = et, None
 
-
-def _size(path) -> int:
-    import os
-
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0

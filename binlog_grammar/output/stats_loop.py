@@ -46,6 +46,7 @@ class Loop:
         # path passes before the next call (a MySQL binlog: the loop stops at every GTID)
         self.idle = self.skip = 0
         self.begins = ()  # the statements' bytes the Python path found to be BEGIN
+        self.times = (1 << 32, 0)  # the least and greatest event time but 0 the loop looked at
 
     def file(self, state, path, decoder):
         """Start a file: its tables, plans and actions are its own."""
@@ -140,12 +141,16 @@ class Loop:
     def run(self, mm, pos, size):
         """The loop from pos: (where it stopped, why: END, WINDOW or EVENT, the last GTID it read
         as text or None). Its transactions are added to the Stats here, its counts by type and by
-        table at the file's end (fold)."""
+        table at the file's end (fold); the times of the events it looked at to `times` (each
+        event it gives back the Python path reads after it: output/stats_span.py's span is made of
+        both, in one pass over the file)."""
         st, start = self.st, pos
         cfg = (bytes(self.act), self.phl, FL_STANDALONE, _LIMITS, st.top, self.begins)
-        pos, reason, ntx, by_size, largest, longest, changed, gtid = self.mod.run(
+        pos, reason, ntx, by_size, largest, longest, changed, gtid, times = self.mod.run(
             mm, pos, min(pos + _WINDOW, size), self.state.header_len, cfg, self.reg_of,
             self.ids, self.plans, self.counts, self.tables, self.seq)
+        if times is not None:
+            self.times = self.times_with(*times)
         if reason == self.mod.EVENT and pos == start:  # nothing counted: from the second time
             self.idle = min(self.idle + 1, 12)     # in a row, wait longer each time
             self.skip = (1 << self.idle) // 4
@@ -167,6 +172,10 @@ class Loop:
                 st.tx_sizes[label] += n
         self._top(largest, longest)
         return pos, reason, self._gtid(*gtid)
+
+    def times_with(self, lo, hi):
+        """(least, greatest) of the loop's times and lo, hi."""
+        return min(self.times[0], lo), max(self.times[1], hi)
 
     def _top(self, largest, longest):
         top, path, cand = self.st.top, self.path, struct.Struct(self.mod.CAND_FORMAT)

@@ -2,10 +2,14 @@
 for each largest and longest transaction listed, its first event's time and the tables it
 touches.
 
-Both are found after counting, from the files themselves, so that every way of counting (the
-compiled loop, the Python path, --jobs N) gives the same: the span by a header-only walk
-(binlog.framing) of the files read, between --start-position and --stop-position and inside the
---start/--stop-datetime window; a listed transaction's time and tables by parsing the events
+The span is the least and the greatest event time of the files read (the events a header-only
+walk, binlog.framing, meets: not those inside a MySQL compressed transaction), between
+--start-position and --stop-position and inside the --start/--stop-datetime window. The compiled
+`stats` (output/stats_fast.py) reads every event's header once, each either in its C loop
+(output/stats_loop.py) or on its Python side, and takes the span in that same pass (`of`); every
+other way of counting (the Python path, --jobs N, windows, damaged input) takes it after counting
+by walking the files again (`span`), and the two give the same (tests/output/test_stats_span.py,
+test_stats_loop.py). A listed transaction's time and tables are found by parsing the events
 between its first and last byte (its TABLE_MAP events name the tables; a statement-based
 transaction has none). Event times of 0 (the artificial ROTATE events of relay logs) are not
 times. JSON carries the seconds and their UTC ISO form; the text adds the local zone's.
@@ -62,7 +66,12 @@ def span(files, start=None, stop=None, window=(None, None)) -> dict:
                 hi = b_hi if hi is None else max(hi, b_hi)
         except (BinlogGrammarError, OSError):
             continue  # damage is the counting's to report
-    if lo is None:
+    return of(lo, hi)
+
+
+def of(lo, hi) -> dict:
+    """The span from its least and greatest time (None or a greatest of 0: there was none)."""
+    if lo is None or not hi:
         return {}
     return {"first": lo, "last": hi, "first_utc": utc_text(lo), "last_utc": utc_text(hi),
             "seconds": hi - lo}
@@ -115,16 +124,23 @@ def _stamps_slow(walk):
         yield batch
 
 
-def describe(summary: dict) -> dict:
+def describe(summary: dict, formats=None) -> dict:
     """The summary of a listed transaction with its first event's time ("timestamp", and
-    "timestamp_utc") and the tables its TABLE_MAP events name ("tables", db.table, in order)."""
+    "timestamp_utc") and the tables its TABLE_MAP events name ("tables", db.table, in order).
+    formats: a dict the calls of one run share, path -> the format state its first event gives
+    (reading the FORMAT_DESCRIPTION_EVENT was a third of the time of ten such calls; a parse
+    does not change what the state gives the next one)."""
     path, pos, end = summary.get("file"), summary.get("pos"), summary.get("end_pos")
     out = dict(summary)
     if not path or pos is None or not end or not os.path.exists(path):
         return out
     tables, first = [], None
     try:
-        _ev, state = first_format_event(path, verify_checksum=False)
+        state = (formats if formats is not None else {}).get(path)
+        if state is None:
+            _ev, state = first_format_event(path, verify_checksum=False)
+            if formats is not None:
+                formats[path] = state
         with open(path, "rb") as fh:
             for f in Walk(path, state.header_len, pos=pos, stop=end):
                 if first is None and f.timestamp:

@@ -160,7 +160,7 @@ static int bg_st_lookup(PyObject *d, PyObject *key, long *out)
 
 PyDoc_STRVAR(run_doc,
 "run(buffer, pos, soft_stop, header_len, cfg, tables, ids, plans, counts, table_counts, seq)\n"
-"-> (pos, reason, transactions, by_size, largest, longest, changed, gtid)\n\n"
+"-> (pos, reason, transactions, by_size, largest, longest, changed, gtid, times)\n\n"
 "A transaction is a MariaDB GTID's up to its XID, or a MySQL GTID's (or ANONYMOUS_GTID's)\n"
 "followed by a QUERY_EVENT whose statement is one of cfg's begins, up to its XID.\n"
 "Count the events of buffer (a whole file) from pos: whole transactions, up to the first point\n"
@@ -174,7 +174,10 @@ PyDoc_STRVAR(run_doc,
 "bytes) int64 pairs; table_counts: 4 int64 per table number (insert, update, delete, bytes);\n"
 "both added to. seq: the number of the first transaction. by_size: the transactions per bucket;\n"
 "largest and longest: the top transactions of this call (format CAND_FORMAT); gtid: the last\n"
-"GTID read, (kind, domain, server, seq_no, sid) as a candidate's, or None.");
+"GTID read, (kind, domain, server, seq_no, sid) as a candidate's, or None; times: the least and\n"
+"the greatest event time other than 0 among the events of buffer this call looked at (each\n"
+"event from pos up to where it stopped, the one it stopped at included; not those inside a\n"
+"payload), or None: `stats`' time span, read in the same pass (output/stats_span.py).");
 
 typedef struct bg_st_tx {
     int64_t start, end_pos, size, changes, lo, hi;
@@ -218,6 +221,8 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
     int64_t limits[16], buckets[17] = {0};
     Py_ssize_t nlimits = 0, ntx = 0;
     int have_gtid = 0;
+    /* the time span of the events looked at (0 is no time: relay logs' artificial events) */
+    int64_t t_lo = INT64_MAX, t_hi = 0;
     bg_st_cand last = {0};
     if (!PyArg_ParseTuple(cfgt, "SSIO!nO!", &acts, &phls, &standalone, &PyTuple_Type, &limits_t, &top,
                           &PyTuple_Type, &begins) ||
@@ -291,6 +296,14 @@ static PyObject *bg_py_run(PyObject *self, PyObject *args)
                 cur = (size_t)off;
                 reason = BG_ST_WINDOW;
                 goto stopped;
+            }
+            /* every event from here on is read again by the Python path if this loop does not
+             * count it (it resumes at or before it): its time counts either way */
+            if (ts != 0) {
+                if (ts < t_lo)
+                    t_lo = ts;
+                if (ts > t_hi)
+                    t_hi = ts;
             }
             if (a == BG_ST_NONE || len < header_len + BG_CHECKSUM_SIZE)
                 goto give_back;
@@ -607,11 +620,16 @@ stopped:
                                                    (const char *)last.sid, (Py_ssize_t)16,
                                                    last.tag, (Py_ssize_t)last.tag_len)
                                    : Py_NewRef(Py_None);
-        result = gtid == NULL ? NULL
-            : Py_BuildValue("(niNNNNON)", (Py_ssize_t)cur, reason, PyLong_FromSsize_t(ntx), by_size,
-                            bg_st_top_bytes(&largest), bg_st_top_bytes(&longest), changed, gtid);
-        if (gtid == NULL)
+        PyObject *times = gtid == NULL ? NULL : t_hi == 0 ? Py_NewRef(Py_None)
+            : Py_BuildValue("(LL)", (long long)t_lo, (long long)t_hi);
+        result = times == NULL ? NULL
+            : Py_BuildValue("(niNNNNONN)", (Py_ssize_t)cur, reason, PyLong_FromSsize_t(ntx), by_size,
+                            bg_st_top_bytes(&largest), bg_st_top_bytes(&longest), changed, gtid,
+                            times);
+        if (times == NULL) {
+            Py_XDECREF(gtid);
             Py_DECREF(by_size);
+        }
     }
     goto done;
 nomem:

@@ -280,6 +280,95 @@ def test_a_crc32_that_does_not_match_counts_alike(monkeypatch, capsys, tmp_path,
     assert rc != 0 and "CRC" in err.upper()
 
 
+def _plain(events):
+    """(first, end) indexes of each transaction of plain rows events (the loop counts them)."""
+    gtids = [i for i, (n, _e) in enumerate(events) if n == "GTID_EVENT"]
+    return [(g, end) for g, end in zip(gtids, gtids[1:])
+            if all(n != "QUERY_EVENT" and not EVENTS_BY_NAME[n].decode for n, _e in events[g:end])]
+
+
+def _retimed():
+    """A grown sample whose least and greatest event times are in transactions the compiled loop
+    counts (one in the middle earlier than every other event, the last plain one later), with
+    times of 0 among them and a relay log's artificial ROTATE of time 0 after the FORMAT
+    DESCRIPTION: (the binlog, its least time, its greatest)."""
+    magic, events = _grown(copies=40, seed=35)
+    plain = _plain(events)
+    mid, last = plain[len(plain) // 2], plain[-1]
+    for i in range(*mid):
+        events[i][1][TIMESTAMP] = (1000 + i - mid[0]).to_bytes(4, "little")
+    for i in range(*last):
+        events[i][1][TIMESTAMP] = (4_000_000_000 - (last[1] - i)).to_bytes(4, "little")
+    for g, end in plain[1::3]:  # a rows event of time 0 in every third
+        i = next(i for i in range(g, end) if EVENTS_BY_NAME[events[i][0]].row_op)
+        events[i][1][TIMESTAMP] = bytes(4)
+    rotate = next(bytearray(e) for n, e in events if n == "ROTATE_EVENT")
+    rotate[TIMESTAMP] = bytes(4)
+    events.insert(1, ("ROTATE_EVENT", rotate))
+    data = _assemble(magic, events)
+    stamps = [int.from_bytes(data[pos:pos + 4], "little") for pos, _c, _n in scan_bytes(data)]
+    stamps = [t for t in stamps if t]
+    assert min(stamps) == 1000 and max(stamps) == 3_999_999_999
+    return data, min(stamps), max(stamps)
+
+
+def scan_bytes(data):
+    """(offset, type code, length) of each event of a v4 binlog's bytes, read here from the
+    common header's fields (not by the code under test)."""
+    pos = 4
+    while pos + HEADER <= len(data):
+        n = int.from_bytes(data[pos + LENGTH.start:pos + LENGTH.stop], "little")
+        yield pos, data[pos + 4], n
+        pos += n
+
+
+def test_time_span_taken_in_the_one_pass(monkeypatch, capsys, counted, tmp_path):
+    """The compiled `stats` takes its input's time span as it counts (no second walk over the
+    file: output/stats_span.span is not called), from the events its C loop counts and those
+    its Python side reads; the Python backend and --jobs 2 (its splits) walk the file again. All
+    give the same text, --json and --json --figures, and the span is the headers' own."""
+    data, lo, hi = _retimed()
+    path = tmp_path / "relay-bin.000001"
+    path.write_bytes(data)
+    from binlog_grammar.output import stats_span
+
+    walks = []
+    real_span = stats_span.span
+    monkeypatch.setattr(stats_span, "span", lambda *a, **k: walks.append(a) or real_span(*a, **k))
+    for extra in ((), ("--json",), ("--json", "--top", "0"), ("--top", "500")):
+        del walks[:]
+        c = stats(monkeypatch, capsys, "c", *extra, path)
+        assert not walks, "the compiled stats walked the file a second time"
+        for argv, backend in (((), "python"), (("--jobs", "2"), "python"), (("--jobs", "2"), "c")):
+            assert stats(monkeypatch, capsys, backend, *argv, *extra, path) == c, (argv, backend)
+        assert walks  # the Python path's span: the reference
+        if "--json" in extra:
+            span = json.loads("\n".join(c[1]))["time_span"]
+            assert (span["first"], span["last"], span["seconds"]) == (lo, hi, hi - lo)
+    loop_tx, total = counted[0]
+    assert total >= 40 and loop_tx > total // 2
+    # --figures read every event on the Python path: the same span
+    figures = json.loads("\n".join(stats(monkeypatch, capsys, "c", "--json", "--figures", path)[1]))
+    assert (figures["time_span"]["first"], figures["time_span"]["last"]) == (lo, hi)
+
+
+def test_time_span_of_several_files_and_windows(monkeypatch, capsys, tmp_path):
+    """Several files (the span across them, the compiled loop's times merged with the Python
+    side's), and datetime windows (read on the Python path), on both backends."""
+    data, lo, hi = _retimed()
+    one, two = tmp_path / "retimed.000001", tmp_path / "grown.000002"
+    one.write_bytes(data)
+    two.write_bytes(_assemble(*_grown(copies=20, seed=3, first_seq=5000)))
+    for extra in (("--json",), ("--json", "--jobs", "2"), ("--utc", "--start-datetime",
+                                                         "1970-01-01 00:20:00", "--json"),
+                  ("--utc", "--stop-datetime", "2030-01-01 00:00:00")):
+        c = same(monkeypatch, capsys, *extra, one, two, SAMPLE)
+        assert c[0] == 0
+        if extra == ("--json",):
+            span = json.loads("\n".join(c[1]))["time_span"]
+            assert (span["first"], span["last"]) == (lo, hi)
+
+
 FUZZ_EXECS = int(os.environ.get("BINLOG_GRAMMAR_STATS_FUZZ_EXECS", "300"))
 
 
