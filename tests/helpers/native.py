@@ -94,3 +94,36 @@ def api_read(path, backend, **kw):
     finally:
         native.select(None)
     return seen, err, [repr(d) for d in s.damage], batched
+
+
+def cli_stats(backend, *argv):
+    """`stats` of argv on `backend`, in process: (exit status, the JSON object or the text lines
+    without the backend's, errors); the backend named in the output is checked."""
+    import contextlib
+    import io
+    import json
+
+    from binlog_grammar.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                rc = main(["--backend", backend, "stats", "--no-progress", *map(str, argv)])
+            except SystemExit as e:
+                rc = e.code
+    finally:
+        native.select(None)
+    text = out.getvalue()
+    if "--json" in argv and rc == 0:
+        d = json.loads(text)
+        assert d.pop("backend") == backend
+        return rc, d, err.getvalue()
+    return rc, [ln for ln in text.splitlines() if not ln.startswith("backend: ")], err.getvalue()
+
+
+def same_stats(*argv):
+    """`stats` of argv on both backends, asserted equal: the compiled backend's."""
+    c = cli_stats("c", *argv)
+    assert c == cli_stats("python", *argv)
+    return c

@@ -56,3 +56,40 @@ def _events(data: bytes):
         f.write(data)
         f.flush()
         return list(scan(f.name))
+
+
+def _tags(k):  # tags of every length, so that later transactions are the largest
+    return b"t" + bytes(b"abcdefghijklmnopqrstuvwxyz0123_"[j % 31] for j in range(k % 32))[:31]
+
+
+def tagged_file(n: int = 120, bodies=None) -> bytes:
+    """An 8.4 binlog of n MySQL 8.0 transactions whose GTIDs are tagged (tags of every length), or
+    given the bodies."""
+    from helpers.mysql_binlog import mysql_file
+
+    if bodies is None:
+        bodies = (tagged_body(g, _tags(g)) for g in range(1, 10 ** 6))
+    return as_84(mysql_file(repeat=n), iter(bodies))
+
+
+def hostile_tagged():
+    """GTID_TAGGED_LOG_EVENT bodies the Python path must read (or report): (name, body)."""
+    sv = sv_uint_bytes
+    u = b"".join(sv(b) for b in range(0xa0, 0xb0))
+    fields = sv(1) + u + sv(2) + sv(10)
+    return [
+        ("unknown field", tagged_body(5, extra=sv(12) + sv(7))),
+        ("last non-ignorable too high", tagged_body(5, last=20)),
+        ("uuid byte over 255", tagged_body(5, fields=sv(1) + sv(300) + u[1:] + sv(2) + sv(10) + sv(3) + sv(1) + b"a")),
+        ("out of order", tagged_body(5, fields=sv(2) + sv(10) + sv(1) + u + sv(3) + sv(1) + b"a")),
+        ("no tag", tagged_body(5, tag=None)),
+        ("upper-case tag", tagged_body(5, tag=b"Blue")),
+        ("tag of 33", tagged_body(5, tag=b"x" * 33)),
+        ("empty tag", tagged_body(5, tag=b"")),
+        ("tag past the end", tagged_body(5, fields=fields + sv(3) + sv(9) + b"abc")),
+        ("negative gno", tagged_body(-7)),
+        ("largest gno", tagged_body((1 << 63) - 1)),
+        ("smallest gno", tagged_body(-(1 << 63))),
+        ("wrong size", tagged_body(5)[:1] + sv(3) + tagged_body(5)[2:]),
+        ("nine-byte integers", tagged_body(5, fields=sv(1) + b"".join(b"\xff" + bytes([b]) + bytes(7) for b in range(16)) + sv(2) + sv(10) + sv(3) + sv(1) + b"q")),
+    ]

@@ -1,7 +1,7 @@
 """Fixtures of the compiled backend's tests (tests/native/)."""
 import pytest
 
-from binlog_grammar.output import jsonl_lane
+from binlog_grammar.output import jsonl_lane, stats_loop
 
 
 @pytest.fixture
@@ -31,4 +31,20 @@ def stops(monkeypatch):
             self.mod = mod
 
     monkeypatch.setattr(jsonl_lane.JsonlLane, "go_on", go_on)
+    return got
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """How many transactions the compiled loop counted."""
+    got = [0]
+    real = stats_loop.Loop.run
+
+    def run(self, mm, pos, size):
+        before = self.seq
+        r = real(self, mm, pos, size)
+        got[0] += self.seq - before
+        return r
+
+    monkeypatch.setattr(stats_loop.Loop, "run", run)
     return got

@@ -12,9 +12,9 @@ import pytest
 
 from binlog_grammar import native
 from binlog_grammar.binlog.framing import scan
+from helpers.native import same_stats
 from helpers.paths import ROOT
 
-from test_mysql_stats import _same, counted  # noqa: F401 - counted: the fixture
 
 pytestmark = pytest.mark.skipif(
     native.unavailable() is not None or native._extension("_stats")[0] is None,
@@ -26,7 +26,7 @@ ZIPPED = range(166, 172)  # the compressed rows events' type codes (v1 and v2)
 @pytest.mark.parametrize("opts", [("--json", "--top", "5"), ("--top", "3"), ("--jobs", "2", "--json")],
                          ids=["json", "text", "jobs2"])
 def test_compressed_rows_are_counted_in_c(counted, opts):
-    rc, _out, _err = _same(*opts, COMPRESSED)
+    rc, _out, _err = same_stats(*opts, COMPRESSED)
     assert rc == 0
     if "--jobs" not in opts and hasattr(native.stats_loop(), "ZROWS"):
         # 47 transactions, 62 of their rows events compressed: the loop counted none of them
@@ -48,4 +48,4 @@ def test_damaged_compressed_rows_count_the_same(tmp_path):
         out = data[:pos] + bytes(ev) + zlib.crc32(ev).to_bytes(4, "little") + data[pos + length:]
         path = tmp_path / f"damaged{k}.000001"
         path.write_bytes(out)
-        _same("--json", "--top", "2", path)
+        same_stats("--json", "--top", "2", path)

@@ -5,18 +5,13 @@ prints what `BINLOG_GRAMMAR_BACKEND=python binlog-grammar stats` prints (text, -
 --jobs 2, exit status and stderr) over the MySQL corpus, a MySQL 8.0 transaction repeated with
 GTIDs and with ANONYMOUS_GTIDs, QUERY events the loop must give back (DDL, COMMIT, hostile
 statements and status variables) and damaged copies; and the loop counts most transactions."""
-import contextlib
-import io
-import json
 import random
 
 import pytest
 
 from binlog_grammar import native
-from binlog_grammar.cli import main
-from binlog_grammar.output import stats_loop
 from helpers.mysql_binlog import mysql_file, query_data
-from helpers.native import damage
+from helpers.native import cli_stats, damage, same_stats
 from helpers.paths import corpus_files, needs_corpus
 
 pytestmark = pytest.mark.skipif(
@@ -25,50 +20,10 @@ pytestmark = pytest.mark.skipif(
 CORPUS_FILES = corpus_files()
 
 
-def _stats(backend, *argv):
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                rc = main(["--backend", backend, "stats", "--no-progress", *map(str, argv)])
-            except SystemExit as e:
-                rc = e.code
-    finally:
-        native.select(None)
-    text = out.getvalue()
-    if "--json" in argv and rc == 0:
-        d = json.loads(text)
-        assert d.pop("backend") == backend
-        return rc, d, err.getvalue()
-    return rc, [ln for ln in text.splitlines() if not ln.startswith("backend: ")], err.getvalue()
-
-
-def _same(*argv):
-    c = _stats("c", *argv)
-    assert c == _stats("python", *argv)
-    return c
-
-
-@pytest.fixture
-def counted(monkeypatch):
-    """How many transactions the compiled loop counted."""
-    got = [0]
-    real = stats_loop.Loop.run
-
-    def run(self, mm, pos, size):
-        before = self.seq
-        r = real(self, mm, pos, size)
-        got[0] += self.seq - before
-        return r
-
-    monkeypatch.setattr(stats_loop.Loop, "run", run)
-    return got
-
-
 @needs_corpus
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=[p.name for p in CORPUS_FILES])
 def test_the_mysql_corpus_counts_the_same(path):
-    _same("--json", "--top", "3", path)
+    same_stats("--json", "--top", "3", path)
 
 
 @needs_corpus
@@ -80,7 +35,7 @@ def test_repeated_mysql_transactions_are_counted_in_c(tmp_path, counted, gtid_co
     it counted none: it stopped at every MySQL GTID)."""
     path = tmp_path / "tx.000001"
     path.write_bytes(mysql_file(repeat=200, gtid_code=gtid_code))
-    _rc, out, _err = _same(*opts, path)
+    _rc, out, _err = same_stats(*opts, path)
     assert counted[0] >= 190, counted[0]
     if "--json" in opts and "--jobs" not in opts:
         gtids = [t["gtid"] for t in out["largest_transactions"]]
@@ -100,11 +55,11 @@ def test_statements_the_loop_gives_back_count_the_same(tmp_path):
     statements += [(status, 0), (query_data(b"BEGIN", status=b"\x01" + bytes(7)), 0)]
     path = tmp_path / "statements.000001"
     path.write_bytes(mysql_file(statements, repeat=30))
-    _same("--json", "--top", "40", path)
+    same_stats("--json", "--top", "40", path)
     for k, (data, _flags) in enumerate(statements):  # in place of the rows transactions' BEGIN
         path = tmp_path / f"in-place-{k}.000001"
         path.write_bytes(mysql_file(repeat=30, begin=data))
-        _same("--json", "--top", "10", path)
+        same_stats("--json", "--top", "10", path)
 
 
 @needs_corpus
@@ -114,4 +69,4 @@ def test_damaged_mysql_copies_count_the_same(tmp_path):
     for k in range(30):
         path = tmp_path / f"damaged-{k}.000001"
         path.write_bytes(data[:1000] + damage(data[1000:], rnd))
-        assert _stats("c", "--json", path) == _stats("python", "--json", path), k
+        assert cli_stats("c", "--json", path) == cli_stats("python", "--json", path), k

@@ -10,12 +10,10 @@ import pytest
 
 from binlog_grammar import native
 from binlog_grammar.output import stats_fast
-from helpers.native import damage
-from helpers.payload_binlog import PAYLOAD, payload_file, repeated
+from helpers.native import damage, same_stats
+from helpers.payload_binlog import PAYLOAD, good, hostile, payload_file, repeated, zstd_built
 from helpers.paths import needs_corpus
 
-from test_mysql_stats import _same, counted  # noqa: F401 - counted: the fixture
-from helpers.payload_binlog import good, hostile, zstd_built
 
 pytestmark = [pytest.mark.skipif(
     native.unavailable() is not None or native._extension("_stats")[0] is None,
@@ -43,7 +41,7 @@ def fast(monkeypatch):
 def test_repeated_payloads_are_counted_on_the_fast_path(tmp_path, fast, counted, gtid_code, opts):
     path = tmp_path / "compressed.000001"
     path.write_bytes(repeated(60, rows=3, gtid_code=gtid_code))
-    rc, _out, _err = _same(*opts, path)
+    rc, _out, _err = same_stats(*opts, path)
     assert rc == 0
     assert fast[0]  # the c run's (before, a payload file was read by the whole Python path)
     if not zstd_built():
@@ -58,7 +56,7 @@ def test_repeated_payloads_are_counted_on_the_fast_path(tmp_path, fast, counted,
 def test_payloads_the_python_path_reads(tmp_path, name, body):
     path = tmp_path / "hostile.000001"
     path.write_bytes(payload_file([good(0), good(1), body, good(2), good(3)]))
-    _same("--json", "--top", "3", path)
+    same_stats("--json", "--top", "3", path)
 
 
 def test_damaged_payload_files(tmp_path):
@@ -68,7 +66,7 @@ def test_damaged_payload_files(tmp_path):
     for k in range(30):
         path = tmp_path / f"damaged{k}.000001"
         path.write_bytes(data[:start] + damage(data[start:], rnd))
-        _same("--json", "--top", "2", path)
+        same_stats("--json", "--top", "2", path)
 
 
 def test_zstd_is_built_where_its_header_is():

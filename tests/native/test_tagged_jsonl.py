@@ -11,9 +11,8 @@ import pytest
 from binlog_grammar import native
 from helpers.native import damage, same_jsonl
 from helpers.paths import needs_corpus
-from helpers.tagged_binlog import TAGGED, tagged_body
+from helpers.tagged_binlog import TAGGED, hostile_tagged, tagged_body, tagged_file
 
-from test_tagged_stats import _file, _hostile
 
 pytestmark = [pytest.mark.skipif(
     native.unavailable() is not None or native._extension("_jsonl_lane")[0] is None,
@@ -23,24 +22,24 @@ pytestmark = [pytest.mark.skipif(
 @pytest.mark.parametrize("opts", [(), ("--rows-only",), ("--jobs", "2")], ids=["all", "rows", "jobs2"])
 def test_tagged_gtids_are_written_in_c(tmp_path, stops, opts):
     path = tmp_path / "tagged.000001"
-    path.write_bytes(_file())
+    path.write_bytes(tagged_file())
     code, out, _err = same_jsonl(path, *opts)
     assert code == 0 and ":t" in out
     if not opts:
         assert out.count('"GTID_TAGGED_LOG_EVENT"') == 120 and stops.get(TAGGED, 0) == 0
 
 
-@pytest.mark.parametrize("name,body", _hostile(), ids=[n for n, _b in _hostile()])
+@pytest.mark.parametrize("name,body", hostile_tagged(), ids=[n for n, _b in hostile_tagged()])
 def test_tagged_gtids_the_python_path_reads(tmp_path, name, body):
     good = [tagged_body(g, b"ok") for g in range(1, 5)]
     path = tmp_path / "hostile.000001"
-    path.write_bytes(_file(12, good + [body] * 4 + [tagged_body(g, b"ok") for g in range(9, 20)]))
+    path.write_bytes(tagged_file(12, good + [body] * 4 + [tagged_body(g, b"ok") for g in range(9, 20)]))
     same_jsonl(path)
 
 
 def test_damaged_tagged_copies(tmp_path):
     rnd = random.Random(27)
-    data = _file(8)
+    data = tagged_file(8)
     start = data.index(b"8.4.0") + 200
     for k in range(30):
         path = tmp_path / f"damaged{k}.000001"
