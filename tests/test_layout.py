@@ -6,6 +6,9 @@
   `getattr(m, n) for n in ("_x", ...)`.
 - No hand-written module over MAX_LINES lines. generated/ is compiler output and is not counted.
 
+- No test file imports another test file (`test_*` by its base name, at any depth of the file):
+  what several tests share lives in tests/helpers/ or a folder's conftest.py (tests/README.md).
+
 - Each package imports only the packages MAY_IMPORT lists for it: the layers of
   binlog_grammar/README.md ("imports from"), bytes at the bottom and commands at the top. A new
   edge between packages is a design decision: change the README's table and MAP together.
@@ -242,6 +245,19 @@ def layer_breaks(mods: dict) -> list:
     return out
 
 
+def test_file_imports(tests: Path = ROOT / "tests") -> list:
+    """`path -> module` for each import of a test file (test_*) in a file of the test tree."""
+    found = []
+    for path in sorted(tests.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                else []
+            found += [f"{path.relative_to(tests)} -> {n}" for n in names
+                      if n.split(".")[0].startswith("test_")]
+    return found
+
+
 MODS = modules()
 
 
@@ -268,6 +284,20 @@ def test_the_layer_check_sees_an_import_from_above():
     test = Module("binlog_grammar.testing.x", "binlog_grammar/testing/x.py", False, known,
                   "from ..binlog import rows\n")
     assert layer_breaks({"a": low, "b": test}) == ["binlog_grammar.runtime.ints -> binlog_grammar.binlog.rows"]
+
+
+def test_the_test_import_check_sees_one(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "test_x.py").write_text("import os\nfrom helpers.paths import ROOT\n"
+                                             "def f():\n    import test_y as y\n")
+    (tmp_path / "test_z.py").write_text("from test_x import f\n")
+    assert test_file_imports(tmp_path) == ["a/test_x.py -> test_y", "test_z.py -> test_x"]
+
+
+def test_no_test_file_imports_another():
+    found = test_file_imports()
+    assert not found, ("test files importing others (move what they share to tests/helpers/ or "
+                       "the folder's conftest.py):\n" + "\n".join(found))
 
 
 def test_the_layout_is_read():
@@ -316,5 +346,8 @@ if __name__ == "__main__":
         print(f"  {path} {n}")
     print("imports across layers that MAY_IMPORT does not allow:")
     for entry in layer_breaks(MODS):
+        print("  " + entry)
+    print("test files importing others:")
+    for entry in test_file_imports():
         print("  " + entry)
     sys.exit(0)

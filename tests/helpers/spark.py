@@ -206,3 +206,36 @@ class Workload:
             else:
                 out += ["BEGIN;", *stmts, "COMMIT;"]
         return "\n".join(out)
+
+
+def pipeline_args(inputs, output, **kw):
+    """The pipeline command's arguments for inputs and output, on local[2]; kw overrides."""
+    import argparse
+
+    a = argparse.Namespace(input=[str(p) for p in inputs], output=str(output), master="local[2]",
+                           table=[], exclude_table=[], schema=None, no_checksum=False,
+                           split_bytes=64 << 20)
+    for k, v in kw.items():
+        setattr(a, k, v)
+    return a
+
+
+def pipeline_run(spark, inputs, output, **kw):
+    """run_pipeline on `spark` in this process: (exit status, what it printed)."""
+    from binlog_grammar.spark.pipeline import run_pipeline
+
+    import io
+
+    out = io.StringIO()
+    rc = run_pipeline(pipeline_args(inputs, output, **kw), spark, out=out)
+    return rc, out.getvalue()
+
+
+def change_log(spark, output):
+    """The pipeline's change log under output, as sorted JSON texts of its rows."""
+    df = spark.read.parquet(f"{output}/changes")
+    rows = []
+    for r in df.collect():
+        d = r.asDict(recursive=True)
+        rows.append(json.dumps(d, sort_keys=True, default=str))
+    return sorted(rows)

@@ -18,10 +18,8 @@ BINLOG_GRAMMAR_REQUIRE_SERVICES=1 (then they fail).
 """
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import decimal
-import io
 import json
 import os
 import time
@@ -31,13 +29,13 @@ import pytest
 from binlog_grammar.errors import BinlogError
 from binlog_grammar.binlog.stream import Filters, open_stream
 
-from helpers.paths import ROOT, corpus_files, needs_corpus
+from helpers.paths import MARIADB_SAMPLES as SAMPLES, ROOT, corpus_files, needs_corpus
 from helpers.services import need_mariadb
-from helpers.spark import SEED, TABLES, Workload, df_records, load, plain_records
+from helpers.spark import (SEED, TABLES, Workload, change_log, df_records, load, pipeline_args,
+                           pipeline_run, plain_records)
 
 pytestmark = pytest.mark.spark
 
-SAMPLES = sorted(str(p) for p in (ROOT / "samples").glob("mariadb-*"))
 
 
 def test_schema_is_the_documented_envelope(spark):
@@ -248,32 +246,6 @@ def test_bad_options_and_inputs(spark, tmp_path):
 
 # -- the pipeline -------------------------------------------------------------------------------
 
-def pipeline_args(inputs, output, **kw):
-    a = argparse.Namespace(input=[str(p) for p in inputs], output=str(output), master="local[2]",
-                           table=[], exclude_table=[], schema=None, no_checksum=False,
-                           split_bytes=64 << 20)
-    for k, v in kw.items():
-        setattr(a, k, v)
-    return a
-
-
-def run(spark, inputs, output, **kw):
-    from binlog_grammar.spark.pipeline import run_pipeline
-
-    out = io.StringIO()
-    rc = run_pipeline(pipeline_args(inputs, output, **kw), spark, out=out)
-    return rc, out.getvalue()
-
-
-def change_log(spark, output):
-    df = spark.read.parquet(f"{output}/changes")
-    rows = []
-    for r in df.collect():
-        d = r.asDict(recursive=True)
-        rows.append(json.dumps(d, sort_keys=True, default=str))
-    return sorted(rows)
-
-
 def snapshot(spark, output, table):
     df = spark.read.parquet(f"{output}/snapshots/{table}")
     return df, sorted((tuple(r) for r in df.collect()), key=repr)
@@ -281,7 +253,7 @@ def snapshot(spark, output, table):
 
 def test_pipeline_idempotent_and_incremental(spark, tmp_path):
     one, two = tmp_path / "one", tmp_path / "two"
-    rc, text = run(spark, SAMPLES, one)
+    rc, text = pipeline_run(spark, SAMPLES, one)
     assert rc == 0, text
     assert "13 row changes" in text and "shop.customers" in text and str(one) in text
     state = json.loads((one / "_binlog_state.json").read_text())
@@ -294,12 +266,12 @@ def test_pipeline_idempotent_and_incremental(spark, tmp_path):
     files = sorted(p.relative_to(one).as_posix() for p in one.rglob("*.parquet"))
     assert any(f.startswith("changes/db=shop/table=orders/date=") for f in files)
     # again: nothing new, nothing changes
-    rc, text = run(spark, SAMPLES, one)
+    rc, text = pipeline_run(spark, SAMPLES, one)
     assert rc == 0 and "nothing new" in text
     assert sorted(p.relative_to(one).as_posix() for p in one.rglob("*.parquet")) == files
     # file 1, then file 2: the same change log and snapshots
-    assert run(spark, SAMPLES[:1], two)[0] == 0
-    rc, text = run(spark, SAMPLES, two)
+    assert pipeline_run(spark, SAMPLES[:1], two)[0] == 0
+    rc, text = pipeline_run(spark, SAMPLES, two)
     assert rc == 0 and "1 file(s) already done" in text
     assert change_log(spark, two) == log1
     for t, rows in snaps.items():
@@ -355,7 +327,7 @@ def test_pipeline_snapshots_follow_the_rules(spark, tmp_path):
         except BinlogError:
             pass
     inputs = good + SAMPLES
-    rc, text = run(spark, inputs, tmp_path / "o")
+    rc, text = pipeline_run(spark, inputs, tmp_path / "o")
     assert rc == 0, text
     got = {}
     for r in spark.read.parquet(str(tmp_path / "o" / "_snapshot_rows")).collect():
@@ -376,7 +348,7 @@ def test_pipeline_errors_are_one_line(spark, tmp_path, capsys):
     assert len(err) == 1 and "offset 2940: WRITE_ROWS_EVENT_V1: file ends inside the event" in err[0]
     assert not (tmp_path / "o2" / "_binlog_state.json").exists()
     # an output made with other filters is refused
-    assert run(spark, SAMPLES, tmp_path / "o3")[0] == 0
+    assert pipeline_run(spark, SAMPLES, tmp_path / "o3")[0] == 0
     assert run_pipeline(pipeline_args(SAMPLES, tmp_path / "o3", table=["shop.orders"]), spark) == 1
     assert "other filters" in capsys.readouterr().err
 
@@ -471,7 +443,7 @@ def test_pipeline_snapshots_equal_the_server(spark, tmp_path):
         files = db.binlogs()
         assert len(files) >= 3  # small files: the workload rotates
         # the last file is still open: read up to its last transaction boundary
-        rc, text = run(spark, files, inc)
+        rc, text = pipeline_run(spark, files, inc)
         assert rc == 0, text
         state = json.loads((inc / "_binlog_state.json").read_text())
         assert state["files"][-1]["in_use"] and not state["files"][0]["in_use"]
@@ -479,13 +451,13 @@ def test_pipeline_snapshots_equal_the_server(spark, tmp_path):
         # more work: the open file is read on from where the last run stopped, then the new ones
         db.sql(work.transactions(150), database="test")
         files = db.binlogs()
-        rc, text = run(spark, files, inc)
+        rc, text = pipeline_run(spark, files, inc)
         assert rc == 0 and "already done" in text, text
         _check_snapshots(spark, db, inc)
-        rc, text = run(spark, files, inc)
+        rc, text = pipeline_run(spark, files, inc)
         assert rc == 0 and "nothing new" in text, text
         # one run over everything, in many small splits: the same change log and snapshots
-        rc, text = run(spark, files, full, split_bytes=16384)
+        rc, text = pipeline_run(spark, files, full, split_bytes=16384)
         assert rc == 0, text
         _check_snapshots(spark, db, full)
     assert change_log(spark, full) == change_log(spark, inc)

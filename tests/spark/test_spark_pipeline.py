@@ -20,9 +20,9 @@ import sys
 
 import pytest
 
-from helpers.paths import ROOT, corpus_files, needs_corpus
+from helpers.paths import MARIADB_SAMPLES as SAMPLES, ROOT, corpus_files, needs_corpus
+from helpers.spark import change_log, pipeline_run
 
-from test_spark import SAMPLES, change_log, run
 
 pytestmark = pytest.mark.spark
 
@@ -56,9 +56,9 @@ def clean(spark, tmp_path_factory):
         pytest.skip(f"the corpus file {NO_METADATA} is missing")
     old = next(str(f) for f in corpus_files() if f.name == NO_METADATA)
     root = tmp_path_factory.mktemp("clean")
-    rc, text = run(spark, [old, *SAMPLES], root / "o", split_bytes=2000)
+    rc, text = pipeline_run(spark, [old, *SAMPLES], root / "o", split_bytes=2000)
     assert rc == 0, text
-    assert run(spark, SAMPLES, root / "s", split_bytes=2000)[0] == 0
+    assert pipeline_run(spark, SAMPLES, root / "s", split_bytes=2000)[0] == 0
     return old, root / "o", text, outputs(spark, root / "o"), outputs(spark, root / "s")
 
 
@@ -95,18 +95,18 @@ def test_runs_killed_mid_way_are_finished_by_the_next(spark, clean, tmp_path):
     old, _, _, want, _ = clean
     inputs = [old, *SAMPLES]
     out = tmp_path / "crashed"
-    assert run(spark, inputs[:1], out, split_bytes=2000)[0] == 0
+    assert pipeline_run(spark, inputs[:1], out, split_bytes=2000)[0] == 0
     for point in ("changes", "publish"):
         p = _crashing_run(inputs, out, point)
         assert p.returncode == -signal.SIGKILL, (point, p.returncode, p.stderr[-2000:])
         state = json.loads((out / "_binlog_state.json").read_text())
         assert (state["pending"] is not None) == (point != "changes"), point
         assert (out / "_staging").exists(), point
-    rc, text = run(spark, inputs, out, split_bytes=2000)
+    rc, text = pipeline_run(spark, inputs, out, split_bytes=2000)
     assert rc == 0, text
     assert outputs(spark, out) == want
     # and once more: nothing new, nothing changes
-    rc, text = run(spark, inputs, out, split_bytes=2000)
+    rc, text = pipeline_run(spark, inputs, out, split_bytes=2000)
     assert rc == 0 and "nothing new" in text
     assert outputs(spark, out) == want
 
