@@ -378,6 +378,7 @@ def _spool_dir():
 
 
 def _run(args, stream, kind, write, executor, cfg, merge=None):
+    from ..output.spill import Backwards
     from .pieces import Piece, work
 
     forced = os.environ.get(ENV_SPLIT)
@@ -391,8 +392,9 @@ def _run(args, stream, kind, write, executor, cfg, merge=None):
         from ..output.stats import Stats
 
         stats = Stats(top=cfg.top)
-    blocks = []  # flashback: each split's blocks, in input order
-    emit = blocks.append if kind == "flashback" else write
+    # flashback: each split's blocks, in input order, on disk (output/spill.py) till all is read
+    blocks = Backwards() if kind == "flashback" else None
+    emit = blocks.add if blocks is not None else write
     executor = executor or EXECUTOR
     own = executor is None
     executor = executor or Executor(jobs, getattr(args, "backend", None),
@@ -423,7 +425,7 @@ def _run(args, stream, kind, write, executor, cfg, merge=None):
                 if merge is not None:
                     merge.sequential(cfg, tail, outcome, emit)
                 else:
-                    _sequential(cfg, tail, outcome, emit, stats)
+                    _sequential(cfg, tail, outcome, emit, stats, blocks)
                 break
             piece, fut, slot = inflight.popleft()
             r = fut.result()
@@ -457,12 +459,14 @@ def _run(args, stream, kind, write, executor, cfg, merge=None):
                 paths.append(r.rotated)  # (the next file of the plan: no path repeats)
                 outcome.paths.append(r.rotated)
                 total += _size(r.rotated)
+        if blocks is not None:
+            for _k, text in blocks.backwards():
+                write(text)
     finally:
         if own:
             executor.close()
-    if kind == "flashback":
-        for text in reversed(blocks):
-            write(text)
+        if blocks is not None:
+            blocks.close()
     if stats is not None:
         stats.fallbacks = outcome.fallbacks
     return outcome, stats
@@ -537,12 +541,13 @@ class _Planner:
         return None
 
 
-def _sequential(cfg, pieces, outcome, emit, stats):
+def _sequential(cfg, pieces, outcome, emit, stats, spill=None):
     """The rest of the input in the parent, one piece after another, as --jobs 1 reads it (errors
-    raise from where they are met, after the output before them was written)."""
+    raise from where they are met, after the output before them was written). spill
+    (flashback): the Backwards its text goes to, as one block."""
     from .pieces import PieceStream, Result, collect, render
 
-    out, chunks = Result(), []
+    out = Result()
     writer = None
     if cfg.kind == "jsonl":
         from ..output.dump import JsonlWriter
@@ -551,15 +556,15 @@ def _sequential(cfg, pieces, outcome, emit, stats):
         writer = JsonlWriter(rows_only=cfg.rows_only)
         writer.charsets = PieceCharsets(writer.charsets, pieces[0])  # the file before the first piece
     stream = PieceStream(pieces, outcome.paths, cfg, follow=True, strict=False)
-    write = chunks.append if cfg.kind == "flashback" else emit
     try:
-        render(cfg, stream, out, write, writer, stats, check_xa=False)
+        render(cfg, stream, out, spill.write if spill is not None else emit, writer, stats,
+               check_xa=False)
     finally:
         collect(stream, out)
         outcome.paths[:] = stream.paths
         outcome.merge(out)
-    if chunks:
-        emit("".join(chunks))
+    if spill is not None:
+        spill.end()
 
 
 __all__ = ["add_option", "jobs_of", "default_jobs", "wanted", "run", "Outcome", "Executor"]

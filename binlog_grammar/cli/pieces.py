@@ -400,10 +400,9 @@ def render(cfg: Config, stream: PieceStream, out: Result, write, writer=None, st
                 yield tx
 
         refused = []
-        # flashback reads every transaction before it renders one, as the command does (rows
-        # whose table no TABLE_MAP mapped when they were read are decoded with the later maps)
-        items = list(txs()) if kind == "flashback" else txs()
-        for line in formats.get(kind).render(items, session=False,
+        # flashback renders each transaction as it is read, as the command does (rows whose
+        # table no TABLE_MAP before them maps are refused, not decoded with a later map)
+        for line in formats.get(kind).render(txs(), session=False,
                                              on_refused=refused.append):
             write(line if line.endswith("\n") else line + "\n")
         out.refused += [str(e) for e in refused]

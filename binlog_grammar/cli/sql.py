@@ -84,9 +84,7 @@ def run(args, flashback=False) -> int:
             stream, refused = _parallel(args, stream, flashback)
             txs = None
         else:
-            txs = stream.transactions()
-        if flashback and txs is not None:
-            txs = list(txs)  # the inverse runs from the last transaction back
+            txs = stream.transactions()  # (flashback: each inverse waits on disk, output/spill.py)
         out = stdout()
         if txs is not None:
             for line in fmt.render(txs, on_refused=refused.append):
@@ -117,9 +115,14 @@ def _parallel(args, stream, flashback):
     if not flashback:
         out.write("".join(header))
         outcome, _ = parallel.run(args, stream, "sql", out.write)
-    else:
-        blocks = []
-        outcome, _ = parallel.run(args, stream, "flashback", blocks.append)
-        out.write("".join(header))
-        out.write("".join(blocks))
+    else:  # parallel.run holds the splits' blocks on disk and gives them last first, once all
+        head = ["".join(header)]  # is read: the header goes before the first of them
+
+        def write(text):
+            if head:
+                out.write(head.pop())
+            out.write(text)
+
+        outcome, _ = parallel.run(args, stream, "flashback", write)
+        write("")
     return outcome, outcome.refused

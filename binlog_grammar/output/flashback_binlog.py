@@ -38,6 +38,7 @@ Binlog text reaches the script only through output/quoting.py: comment lines by
 """
 from __future__ import annotations
 
+from array import array
 from typing import Callable, Iterable, List, Optional
 
 from ..binlog import boundaries as B
@@ -46,6 +47,7 @@ from ..binlog.framing import frames
 from ..binlog.parse import FDE_CODE
 from ..errors import BinlogError
 from . import quoting
+from .spill import Backwards
 
 DELIMITER = "/*!*/;"
 STMT_END_F = 0x01  # rows_flags.STMT_END_F
@@ -170,16 +172,16 @@ def render(transactions: Iterable, on_refused: Optional[Callable] = None,
            format_event: Optional[Callable] = None, spool_dir=None) -> Iterable[str]:
     """The whole script (lines, each ending in a newline) that undoes `transactions` (a
     stream's, in binlog order). The last is written first, so all are read before the first line
-    is given: each transaction's text goes to a temporary file as it is made (in `spool_dir`, or
-    the system's) and is read back last first, so memory stays flat where mariadb-binlog holds
-    the whole script. format_event(path, offset): the bytes of the FORMAT_DESCRIPTION_EVENT the
-    events of a file at `offset` are read with (FormatEvents() by default); on_refused(reason)
-    for each transaction written as a comment."""
-    import tempfile
-
+    is given: each transaction's text goes to a temporary file as it is made (output/spill.py, in
+    `spool_dir`, or $TMPDIR) and is read back last first, so memory stays flat where mariadb-binlog
+    holds the whole script; only where each came from is kept (two arrays of numbers).
+    format_event(path, offset): the bytes of the FORMAT_DESCRIPTION_EVENT the events of a file at
+    `offset` are read with (FormatEvents() by default); on_refused(reason) for each transaction
+    written as a comment."""
     fde = format_event or FormatEvents()
-    chunks = []  # (file, offset in it, where its text starts in the spool, its length)
-    with tempfile.TemporaryFile(dir=spool_dir) as spool:
+    paths: dict = {}  # file -> its number in `files` and `where`
+    files, offsets = array("q"), array("q")  # per text in the spill: its transaction's file, start
+    with Backwards(spool_dir) as spill:
         for tx in transactions:
             try:
                 lines = transaction_lines(tx)
@@ -189,17 +191,18 @@ def render(transactions: Iterable, on_refused: Optional[Callable] = None,
                     on_refused(reason)
                 lines = [quoting.comment_line(f"not inverted: {reason}", "# ")]
             if lines:
-                data = "".join(lines).encode("utf-8", "surrogateescape")
-                chunks.append((tx.file, tx.start_pos, spool.tell(), len(data)))
-                spool.write(data)
+                spill.add("".join(lines))
+                files.append(paths.setdefault(tx.file, len(paths)))
+                offsets.append(tx.start_pos)
         yield from (line + "\n" for line in HEADER)
+        names = list(paths)
         written = None
-        for path, offset, at, size in reversed(chunks):
-            raw = fde(path, offset)
+        for k, text in spill.backwards():
+            path = names[files[k]]
+            raw = fde(path, offsets[k])
             if raw is not None and raw != written:
                 yield quoting.comment_line(f"{_FDE} of {path}", "# ")
                 yield from quoting.binlog_statement([raw], DELIMITER)
                 written = raw
-            spool.seek(at)
-            yield spool.read(size).decode("utf-8", "surrogateescape")
+            yield text
     yield from (line + "\n" for line in FOOTER)

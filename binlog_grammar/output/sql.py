@@ -81,6 +81,7 @@ from typing import Iterable, Iterator, Optional
 from ..errors import BinlogError
 from .quoting import SCRIPT_HEADER, SESSION_SETTINGS, comment, statement_lines
 from .savepoints import savepoints_applied
+from .spill import Backwards
 from .sql_literals import quote_ident, quote_string, sql_literal, where_term
 from .sql_statements import replay_lines
 
@@ -534,7 +535,9 @@ def render_sql(transactions: Iterable, flashback: bool = False, qualify: bool = 
 
     Errors are SqlGenError (a BinlogError naming the file, offset and event type of the change).
     With flashback every transaction is rendered before the first line is given, so a refused
-    change never leaves half a script; forwards, lines come as transactions are read.
+    change never leaves half a script (each one's text waits in a temporary file, output/spill.py,
+    so memory stays flat; an item is then one transaction's lines); forwards, lines come as
+    transactions are read.
 
     on_refused: a function of a SqlGenError. When given, nothing is refused with an error: a
     transaction that cannot be rendered (or inverted) becomes a comment saying why, `-- not
@@ -545,12 +548,20 @@ def render_sql(transactions: Iterable, flashback: bool = False, qualify: bool = 
     """
     r = _Rendering(flashback, qualify, db_map, update_set, omit_columns, on_refused)
     blocks = _blocks(r, transactions)
-    if flashback:
-        blocks = list(blocks)
-        blocks.reverse()
+    if not flashback:
+        yield from _script_header(session, flashback)
+        for lines in blocks:
+            yield from lines
+        return
+    with Backwards() as spill:  # each transaction's inverse on disk as it is made (output/spill.py)
+        for lines in blocks:
+            spill.add("".join(lines))
+        yield from _script_header(session, flashback)
+        yield from spill.lines_backwards()
+
+
+def _script_header(session: bool, flashback: bool) -> Iterator[str]:
     if session:
         yield f"-- {'flashback' if flashback else 'replay'} script written by binlog-grammar\n"
         for s in SCRIPT_HEADER:
             yield s + "\n"
-    for lines in blocks:
-        yield from lines
