@@ -478,7 +478,6 @@ def transactions(paths, schemas=None):
 
 @dataclass
 class Run:
-    seconds: float = 0.0
     s0: dict = field(default_factory=dict)
     s1: dict = field(default_factory=dict)
     replay: dict = field(default_factory=dict)
@@ -650,14 +649,12 @@ def _anon_phase(db, run):
 @pytest.fixture(scope="module")
 def server_run():
     need_mariadb()
-    started = time.monotonic()
     run = Run()
     with mariadb.MariaDB(["--binlog-row-metadata=FULL", "--default-time-zone=+00:00",
                           "--max-allowed-packet=64M"]) as db:
         _main_phase(db, run)
         _minimal_phase(db, run)
         _anon_phase(db, run)
-    run.seconds = time.monotonic() - started
     return run
 
 
@@ -759,6 +756,3 @@ def test_script_shape(server_run):
     assert any(s.startswith("DELETE FROM `dst`.`nopk` WHERE ") and s.endswith(" LIMIT 1;")
                for s in dml)
 
-
-def test_runs_fast_enough(server_run):
-    assert server_run.seconds < 60, server_run.seconds
