@@ -42,7 +42,6 @@ import json
 import random
 import re
 import struct
-import time
 import uuid
 from dataclasses import dataclass, field
 
