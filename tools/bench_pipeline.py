@@ -8,7 +8,9 @@ Runners, each round in this order:
   form, every row change) and writes it to Parquet (the rows Spark moves, and nothing else);
 - pipeline2 / pipeline1: `binlog-grammar pipeline --input FILE --output TMP --master local[N]`
   into a fresh folder (change log, undecoded rows, snapshots, state).
-Prints the median (best) seconds of each and the ratios pipeline2 / parquet2 (the goal of issue
+Prints the median (best) seconds of each, the median CPU seconds of its process tree (the
+processes it waited for: driver, JVM, Python workers), each pipeline run's `stages:` line (wall
+and CPU seconds by stage) as it goes, and the ratios pipeline2 / parquet2 (the goal of issue
 29: at most 1.3) and pipeline1 / pipeline2 (the scaling from one core to two). The cores are
 shared with whatever else runs: take only ratios of one run. Not a test.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -40,16 +43,21 @@ s.stop()
 """
 
 
-def _timed(cmd, pythonpath=None) -> float:
+def _timed(cmd, pythonpath=None) -> tuple:
+    """(wall seconds, CPU seconds of the process tree, the summary's stages line or "")."""
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=env)
     secs = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode != 0:
         sys.exit(f"bench_pipeline: {cmd[2:4]} failed: {r.stderr[-2000:]}")
-    return secs
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    stages = next((ln for ln in r.stdout.splitlines() if ln.startswith("stages: ")), "")
+    return secs, cpu, stages
 
 
 def main():
@@ -64,6 +72,8 @@ def main():
     times = {"parquet2": [], "pipeline2": [], "pipeline1": []}
     if args.before:
         times["before2"] = []
+    cpus = {k: [] for k in times}
+    stages = {k: [] for k in times}
     for r in range(args.rounds):
         for name in times:
             with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as out:
@@ -72,11 +82,17 @@ def main():
                 else:
                     cmd = [sys.executable, "-m", "binlog_grammar", "pipeline", "--quiet", "--input",
                            args.binlog, "--output", out + "/o", "--master", f"local[{name[-1]}]"]
-                times[name].append(_timed(cmd, args.before if name == "before2" else None))
-            print(f"round {r + 1} {name}: {times[name][-1]:.1f} s", file=sys.stderr)
+                secs, cpu, line = _timed(cmd, args.before if name == "before2" else None)
+            times[name].append(secs)
+            cpus[name].append(cpu)
+            stages[name].append(line)
+            print(f"round {r + 1} {name}: {secs:.1f} s (CPU {cpu:.1f} s; load average "
+                  f"{os.getloadavg()[0]:.1f})" + (f"\n  {line}" if line else ""), file=sys.stderr)
     med = {k: statistics.median(v) for k, v in times.items()}
     report = {"file_bytes": os.path.getsize(args.binlog), "rounds": args.rounds,
               "median": med, "best": {k: min(v) for k, v in times.items()},
+              "cpu_median": {k: statistics.median(v) for k, v in cpus.items()},
+              "stages": stages,
               "pipeline2_over_parquet2": med["pipeline2"] / med["parquet2"],
               "pipeline1_over_pipeline2": med["pipeline1"] / med["pipeline2"]}
     if args.before:
@@ -86,7 +102,8 @@ def main():
         return
     print(f"binlog: {report['file_bytes'] / 1e6:.1f} MB; {args.rounds} rounds: median (best)")
     for k in times:
-        print(f"  {k:<9} {med[k]:6.1f} s  ({report['best'][k]:.1f} s)")
+        print(f"  {k:<9} {med[k]:6.1f} s  ({report['best'][k]:.1f} s)  CPU "
+              f"{report['cpu_median'][k]:.1f} s")
     print(f"  pipeline2 / parquet2 = {report['pipeline2_over_parquet2']:.2f}   "
           f"pipeline1 / pipeline2 = {report['pipeline1_over_pipeline2']:.2f}"
           + (f"   before2 / parquet2 = {report['before2_over_parquet2']:.2f}" if args.before
