@@ -50,7 +50,9 @@ def _timed(cmd, pythonpath=None) -> tuple:
         env["PYTHONPATH"] = pythonpath
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=env)
+    # run in the tree whose package is timed: `python -m` puts its working folder first on
+    # sys.path, before PYTHONPATH (so before2 ran this tree's package until it ran in TREE)
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=pythonpath or ROOT, env=env)
     secs = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if r.returncode != 0:
@@ -68,8 +70,12 @@ def main():
     ap.add_argument("--before", metavar="TREE",
                     help="also time pipeline2 with the package of this source tree (another "
                          "commit's checkout, built): runner before2, in the same rounds")
+    ap.add_argument("--no-pipeline1", action="store_true",
+                    help="leave out pipeline1 (a shorter run on a loaded machine)")
     args = ap.parse_args()
-    times = {"parquet2": [], "pipeline2": [], "pipeline1": []}
+    times = {"parquet2": [], "pipeline2": []}
+    if not args.no_pipeline1:
+        times["pipeline1"] = []
     if args.before:
         times["before2"] = []
     cpus = {k: [] for k in times}
@@ -93,8 +99,9 @@ def main():
               "median": med, "best": {k: min(v) for k, v in times.items()},
               "cpu_median": {k: statistics.median(v) for k, v in cpus.items()},
               "stages": stages,
-              "pipeline2_over_parquet2": med["pipeline2"] / med["parquet2"],
-              "pipeline1_over_pipeline2": med["pipeline1"] / med["pipeline2"]}
+              "pipeline2_over_parquet2": med["pipeline2"] / med["parquet2"]}
+    if "pipeline1" in med:
+        report["pipeline1_over_pipeline2"] = med["pipeline1"] / med["pipeline2"]
     if args.before:
         report["before2_over_parquet2"] = med["before2"] / med["parquet2"]
     if args.json:
@@ -104,8 +111,9 @@ def main():
     for k in times:
         print(f"  {k:<9} {med[k]:6.1f} s  ({report['best'][k]:.1f} s)  CPU "
               f"{report['cpu_median'][k]:.1f} s")
-    print(f"  pipeline2 / parquet2 = {report['pipeline2_over_parquet2']:.2f}   "
-          f"pipeline1 / pipeline2 = {report['pipeline1_over_pipeline2']:.2f}"
+    print(f"  pipeline2 / parquet2 = {report['pipeline2_over_parquet2']:.2f}"
+          + (f"   pipeline1 / pipeline2 = {report['pipeline1_over_pipeline2']:.2f}"
+             if "pipeline1" in med else "")
           + (f"   before2 / parquet2 = {report['before2_over_parquet2']:.2f}" if args.before
              else ""))
 
