@@ -4,16 +4,13 @@ pipeline's typed snapshots are made in Spark's engine, not a value at a time in 
 typed.converter is the definition; each expression here gives its value for the texts it accepts
 and says so: `column(d, text)` returns (value, exact), `exact` true when the text is NULL or has a
 form the expression converts exactly as the converter does (an integer literal, a quoted decimal
-that fits the column, a quoted ISO date with a year from 1, base64 in its strict form, ...). The
-kinds SQL does not convert (JSON documents, GEOMETRY, VECTOR) are the converter itself, a Python
-function of that column's text alone. A row with a text that is not exact (a surrogate escape, a
-date-time with an hour of 24, anything the decoder does not write) is left whole to the converters
-in Python: binlog_grammar.spark.snapshots unions the two. tests/spark/test_spark_typed_sql.py checks both on
+that fits the column, a quoted ISO date with a year from 1, base64 in its strict form, ...). A row
+with a text that is not exact (a JSON, GEOMETRY or VECTOR column, a surrogate escape, a date-time
+with an hour of 24, anything the decoder does not write) is left to the converter in Python:
+binlog_grammar.spark.snapshots unions the two. tests/spark/test_spark_typed_sql.py checks both on
 every column kind with edge texts.
 """
 from __future__ import annotations
-
-import json
 
 from .typed import spark_type
 
@@ -35,7 +32,7 @@ def column(d: dict, text):
     from pyspark.sql import functions as F
     from pyspark.sql import types as S
 
-    from .typed import converter, converter_kind
+    from .typed import converter_kind
 
     kind = converter_kind(d)
     st = spark_type(d)
@@ -98,13 +95,8 @@ def column(d: dict, text):
     if kind == "binary":
         ok = first(BASE64)
         return F.when(ok, F.unbase64(unquoted())), null | ok
-    # JSON documents, GEOMETRY, VECTOR and the rest: the converter itself, as a Python function
-    # of this column's text alone (not the whole row through Python)
-    conv = converter(d)
-
-    def python(t):
-        return None if t is None else conv(json.loads(t))
-    return F.udf(python, st, useArrow=False)(text), F.lit(True)  # Arrow UDFs need pandas
+    # JSON documents, GEOMETRY, VECTOR and the rest: only NULL here, any other text to Python
+    return F.lit(None).cast(st), null
 
 
 def typed_columns(columns: list, row):
