@@ -8,7 +8,9 @@ Runners, each round in this order:
   form, every row change) and writes it to Parquet (the rows Spark moves, and nothing else);
 - pipeline2 / pipeline1: `binlog-grammar pipeline --input FILE --output TMP --master local[N]`
   into a fresh folder (change log, undecoded rows, snapshots, state).
-Prints the median (best) seconds of each and the ratios pipeline2 / parquet2 (the goal of issue
+Prints the median (best) seconds of each, the median CPU seconds of its process tree (driver,
+JVM, Python workers, sampled every 0.2 s from /proc: Linux only), each pipeline run's `stages:`
+line (wall and CPU seconds by stage) as it goes, and the ratios pipeline2 / parquet2 (the goal of issue
 29: at most 1.3) and pipeline1 / pipeline2 (the scaling from one core to two). The cores are
 shared with whatever else runs: take only ratios of one run. Not a test.
 """
@@ -40,16 +42,53 @@ s.stop()
 """
 
 
-def _timed(cmd, pythonpath=None) -> float:
+def _timed(cmd, pythonpath=None) -> tuple:
+    """(wall seconds, CPU seconds of the process tree, the summary's stages line or "")."""
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
     t = time.perf_counter()
-    r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=env)
-    secs = time.perf_counter() - t
-    if r.returncode != 0:
-        sys.exit(f"bench_pipeline: {cmd[2:4]} failed: {r.stderr[-2000:]}")
-    return secs
+    # run in the tree whose package is timed: `python -m` puts its working folder first on
+    # sys.path, before PYTHONPATH (so before2 ran this tree's package until it ran in TREE)
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, text=True, cwd=pythonpath or ROOT,
+                             env=env)
+        cpu = {}
+        while p.poll() is None:
+            cpu.update(_tree_ticks(p.pid))
+            time.sleep(0.2)
+        secs = time.perf_counter() - t
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if p.returncode != 0:
+        sys.exit(f"bench_pipeline: {cmd[2:4]} failed: {stderr[-2000:]}")
+    stages = next((ln for ln in stdout.splitlines() if ln.startswith("stages: ")), "")
+    return secs, sum(cpu.values()) / os.sysconf("SC_CLK_TCK"), stages
+
+
+def _tree_ticks(root: int) -> dict:
+    """pid -> user and system clock ticks of `root` and every process below it, now (the JVM
+    is not waited for by the driver, so the children's rusage would miss it; a process's last
+    0.2 s are missed)."""
+    parent, ticks = {}, {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as fh:
+                    f = fh.read().rpartition(b")")[2].split()
+            except OSError:
+                continue
+            parent[int(name)] = int(f[1])
+            ticks[int(name)] = int(f[11]) + int(f[12])
+    out = {}
+    for pid, n in ticks.items():
+        p = pid
+        while p in parent and p not in (root, 0, 1):
+            p = parent[p]
+        if p == root:
+            out[pid] = n
+    return out
 
 
 def main():
@@ -60,10 +99,16 @@ def main():
     ap.add_argument("--before", metavar="TREE",
                     help="also time pipeline2 with the package of this source tree (another "
                          "commit's checkout, built): runner before2, in the same rounds")
+    ap.add_argument("--no-pipeline1", action="store_true",
+                    help="leave out pipeline1 (a shorter run on a loaded machine)")
     args = ap.parse_args()
-    times = {"parquet2": [], "pipeline2": [], "pipeline1": []}
+    times = {"parquet2": [], "pipeline2": []}
+    if not args.no_pipeline1:
+        times["pipeline1"] = []
     if args.before:
         times["before2"] = []
+    cpus = {k: [] for k in times}
+    stages = {k: [] for k in times}
     for r in range(args.rounds):
         for name in times:
             with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as out:
@@ -72,13 +117,20 @@ def main():
                 else:
                     cmd = [sys.executable, "-m", "binlog_grammar", "pipeline", "--quiet", "--input",
                            args.binlog, "--output", out + "/o", "--master", f"local[{name[-1]}]"]
-                times[name].append(_timed(cmd, args.before if name == "before2" else None))
-            print(f"round {r + 1} {name}: {times[name][-1]:.1f} s", file=sys.stderr)
+                secs, cpu, line = _timed(cmd, args.before if name == "before2" else None)
+            times[name].append(secs)
+            cpus[name].append(cpu)
+            stages[name].append(line)
+            print(f"round {r + 1} {name}: {secs:.1f} s (CPU {cpu:.1f} s; load average "
+                  f"{os.getloadavg()[0]:.1f})" + (f"\n  {line}" if line else ""), file=sys.stderr)
     med = {k: statistics.median(v) for k, v in times.items()}
     report = {"file_bytes": os.path.getsize(args.binlog), "rounds": args.rounds,
               "median": med, "best": {k: min(v) for k, v in times.items()},
-              "pipeline2_over_parquet2": med["pipeline2"] / med["parquet2"],
-              "pipeline1_over_pipeline2": med["pipeline1"] / med["pipeline2"]}
+              "cpu_median": {k: statistics.median(v) for k, v in cpus.items()},
+              "stages": stages,
+              "pipeline2_over_parquet2": med["pipeline2"] / med["parquet2"]}
+    if "pipeline1" in med:
+        report["pipeline1_over_pipeline2"] = med["pipeline1"] / med["pipeline2"]
     if args.before:
         report["before2_over_parquet2"] = med["before2"] / med["parquet2"]
     if args.json:
@@ -86,9 +138,11 @@ def main():
         return
     print(f"binlog: {report['file_bytes'] / 1e6:.1f} MB; {args.rounds} rounds: median (best)")
     for k in times:
-        print(f"  {k:<9} {med[k]:6.1f} s  ({report['best'][k]:.1f} s)")
-    print(f"  pipeline2 / parquet2 = {report['pipeline2_over_parquet2']:.2f}   "
-          f"pipeline1 / pipeline2 = {report['pipeline1_over_pipeline2']:.2f}"
+        print(f"  {k:<9} {med[k]:6.1f} s  ({report['best'][k]:.1f} s)  CPU "
+              f"{report['cpu_median'][k]:.1f} s")
+    print(f"  pipeline2 / parquet2 = {report['pipeline2_over_parquet2']:.2f}"
+          + (f"   pipeline1 / pipeline2 = {report['pipeline1_over_pipeline2']:.2f}"
+             if "pipeline1" in med else "")
           + (f"   before2 / parquet2 = {report['before2_over_parquet2']:.2f}" if args.before
              else ""))
 

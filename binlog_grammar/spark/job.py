@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from typing import Optional
 
 from .fs import check_readable, input_key, input_size, storage_options
@@ -26,10 +27,23 @@ class Summary:
         self.tables = {}  # db.table -> {"c": n, "u": n, "d": n, "snapshot": n}
         self.skipped = 0
         self.undecoded = 0  # rows events not decoded, kept raw in undecoded/
-        self.stages = []  # (stage, seconds) of the run, in order
+        self.stages = []  # (stage, seconds, CPU seconds or None) of the run, in order
+        self._mark = None
         self.seconds = 0.0
         self.master = ""
         self.notes = []
+
+    def start_stages(self):
+        self._mark = (time.monotonic(), tree_cpu())
+
+    def stage(self, name: str):
+        """Close the stage `name`: its wall time and the CPU time of this process and its
+        descendants (the local JVM and its Python workers) since the previous stage ended."""
+        now, cpu = time.monotonic(), tree_cpu()
+        then, before = self._mark
+        self.stages.append((name, now - then,
+                            cpu - before if cpu is not None and before is not None else None))
+        self._mark = (now, cpu)
 
     def print(self, out):
         total = sum(v.get("c", 0) + v.get("u", 0) + v.get("d", 0) for v in self.tables.values())
@@ -54,7 +68,9 @@ class Summary:
         print(f"output: {self.output} (changes/, snapshots/, {STATE_FILE}"
               + (", undecoded/" if self.undecoded else "") + ")", file=out)
         if self.stages:
-            print("stages: " + ", ".join(f"{n} {t:.1f} s" for n, t in self.stages), file=out)
+            print("stages: " + ", ".join(f"{n} {t:.1f} s" + (f" (CPU {c:.1f} s)" if c is not None
+                                                              else "")
+                                         for n, t, c in self.stages), file=out)
         print(f"{self.seconds:.1f} s", file=out)
 
 
@@ -246,21 +262,18 @@ class Job:
         summary.bytes = sum(files[input_key(p)]["consumed"] - starts.get(p, 0) for p in todo)
         summary.partitions = len(splits)
 
-        import time
-
-        t0 = time.monotonic()
+        summary.start_stages()
         reader = self._reader(spark, plan_json)
         changes = reader.load()
         self._write_changes(changes, stage + "/read")
         _crash_point("changes")
-        t1 = time.monotonic()
         if fs.files(stage + "/read/kind=undecoded"):
             summary.undecoded = spark.read.parquet(stage + "/read/kind=undecoded").count()
+        summary.stage("change log")
         defs = self._table_defs(spark, plan_json, state, order)
-        t2 = time.monotonic()
+        summary.stage("table definitions")
         changed, sizes = write_snapshots(spark, fs, stage, defs, order, summary)
         _crash_point("snapshots")
-        t3 = time.monotonic()
         all_files = list(files.values())
         pending = {"run": run_id, "files": all_files,
                    "tx_seq": sum(f["gtid_events"] for f in all_files),
@@ -271,8 +284,7 @@ class Job:
         _crash_point("pending")
         self._publish(fs, pending)
         self._commit(fs, state)
-        summary.stages = [("change log", t1 - t0), ("table definitions", t2 - t1),
-                          ("snapshots", t3 - t2), ("publish", time.monotonic() - t3)]
+        summary.stage("publish")
         summary.tables = self._table_counts(state, summary.tables)
         return summary
 
@@ -343,6 +355,35 @@ def _crash_point(name: str):
         import signal
 
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+def tree_cpu() -> Optional[float]:
+    """CPU seconds (user and system) of this process and its descendants, live ones and those
+    they have waited for, from Linux's /proc; None where there is no /proc."""
+    try:
+        tick = os.sysconf("SC_CLK_TCK")
+        parent, ticks = {}, {}
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{name}/stat", "rb") as fh:
+                    fields = fh.read().rpartition(b")")[2].split()
+            except OSError:  # gone meanwhile
+                continue
+            pid = int(name)
+            parent[pid] = int(fields[1])
+            ticks[pid] = sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+    except (OSError, ValueError, AttributeError):
+        return None
+    me, total = os.getpid(), 0
+    for pid in ticks:
+        p = pid
+        while p not in (me, 0, 1) and p in parent:
+            p = parent[p]
+        if p == me:
+            total += ticks[pid]
+    return total / tick
 
 
 def _session_conf(spark):

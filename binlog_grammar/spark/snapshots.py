@@ -34,6 +34,7 @@ def write_snapshots(spark, fs, stage, defs, order, summary) -> tuple:
     ch = spark.read.parquet(changes_path)
     for r in ch.groupBy("db", "table", "op").count().collect():
         summary.tables.setdefault(f"{r.db}.{r.table}", {})[r.op] = r["count"]
+    summary.stage("change counts")
     key_of = _key_function(defs)
     fileidx = F.create_map(*[x for p, i in sorted(order.items())
                              for x in (F.lit(p), F.lit(i))])
@@ -82,9 +83,11 @@ def write_snapshots(spark, fs, stage, defs, order, summary) -> tuple:
                       F.map_from_entries(F.flatten(F.col("evs.e"))).alias("row")))
     # partitioned by table, so each table's typed snapshot reads its own rows only
     folded.write.mode("overwrite").partitionBy("db", "table").parquet(stage + "/snapshot_rows")
+    summary.stage("fold")
     rows = spark.read.parquet(stage + "/snapshot_rows")
     sizes = {f"{r.db}.{r.table}": r["count"]
              for r in rows.groupBy("db", "table").count().collect()}
+    summary.stage("snapshot sizes")
     touched = sorted(t for t, ops in summary.tables.items() if ops)
     jobs = []
     for t in touched:
@@ -100,6 +103,7 @@ def write_snapshots(spark, fs, stage, defs, order, summary) -> tuple:
     with ThreadPoolExecutor(max_workers=4) as pool:
         for f in [pool.submit(_typed_snapshot, *j) for j in jobs]:
             f.result()
+    summary.stage("typed snapshots")
     return touched, sizes
 
 
