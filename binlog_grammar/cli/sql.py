@@ -2,6 +2,7 @@
 that undoes them, last transaction first (binlog_grammar.output.sql)."""
 from __future__ import annotations
 
+import contextlib
 import sys
 
 from . import parallel
@@ -87,8 +88,11 @@ def run(args, flashback=False) -> int:
             txs = stream.transactions()  # (flashback: each inverse waits on disk, output/spill.py)
         out = stdout()
         if txs is not None:
-            for line in fmt.render(txs, on_refused=refused.append):
-                out.write(line if line.endswith("\n") else line + "\n")
+            # closed here, not by the garbage collector, whatever ends the loop: a SIGINT that
+            # lands while the renderer cleans up (its spill) is then raised, not ignored
+            with contextlib.closing(fmt.render(txs, on_refused=refused.append)) as lines:
+                for line in lines:
+                    out.write(line if line.endswith("\n") else line + "\n")
     except ValueError as e:
         print(f"binlog-grammar: {e}", file=sys.stderr)
         return 1
