@@ -38,9 +38,11 @@ Building the parser reads no generated module: each command imports what it runs
 from __future__ import annotations
 
 import argparse
-import sys
-
+import contextlib
 import importlib
+import signal
+import sys
+import threading
 
 from .. import __version__, native
 from ..errors import BinlogGrammarError, SpecError
@@ -124,6 +126,44 @@ def main(argv=None) -> int:
     problem = contradictions(args)
     if problem:
         args.subparser.error(problem)
+    with _sigint_exits() as interrupted:
+        status = _run(args)
+    return 130 if interrupted else status
+
+
+@contextlib.contextmanager
+def _sigint_exits():
+    """A Ctrl-C ends the command with status 130 and no traceback wherever it lands, also in a
+    generator being finalized or a cleanup, where Python would print and drop the
+    KeyboardInterrupt and the command would go on to another status. Yields a list that is
+    not empty once SIGINT came. Only the main thread of a process with Python's own handler
+    changes it, and only while the command runs."""
+    seen = []
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield seen
+        return
+    hook = sys.unraisablehook
+
+    def on_sigint(signum, frame):
+        seen.append(signum)
+        raise KeyboardInterrupt
+
+    def unraisable(u):
+        if not (seen and u.exc_type is not None and issubclass(u.exc_type, KeyboardInterrupt)):
+            hook(u)
+
+    signal.signal(signal.SIGINT, on_sigint)
+    sys.unraisablehook = unraisable
+    try:
+        yield seen
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        sys.unraisablehook = hook
+
+
+def _run(args) -> int:
+    """The command, its errors as one line and an exit status."""
     try:
         native.select(args.backend)  # a backend that cannot run: one line, exit 2
         if args.user_specs and args.command not in ("generate", "docs"):
@@ -145,8 +185,10 @@ def main(argv=None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        return 0
+    except BrokenPipeError as e:
+        # a reader gone while a SIGINT unwinds (the last flush meets the closed pipe) is still
+        # the interrupt's exit status
+        return 130 if isinstance(e.__context__, KeyboardInterrupt) else 0
 
 
 __all__ = ["COMMANDS", "build_parser", "command_of", "main"]
