@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.skipif(
 
 
 @pytest.fixture
-def stops(monkeypatch):
+def text_stops(monkeypatch):
     """The runs of the text lane that stopped at an event, by the event's type code."""
     got = {}
     real = text_lane.TextLane.go_on
@@ -62,7 +62,7 @@ def same_jsonl(path, *opts):
 
 @pytest.mark.parametrize("gtid_code", [33, 34], ids=["gtid", "anonymous"])
 @pytest.mark.parametrize("opts", [(), ("--jobs", "2")], ids=["jobs1", "jobs2"])
-def test_repeated_payloads_are_written_in_c(tmp_path, stops, gtid_code, opts):
+def test_repeated_payloads_are_written_in_c(tmp_path, text_stops, gtid_code, opts):
     path = tmp_path / "compressed.000001"
     path.write_bytes(repeated(40, rows=3, gtid_code=gtid_code))
     code, out, _err = same_jsonl(path, *opts)
@@ -73,7 +73,7 @@ def test_repeated_payloads_are_written_in_c(tmp_path, stops, gtid_code, opts):
     if opts:
         return  # each worker learns the tables from its own first payload
     # the first payload is the Python path's (its table, plan and BEGIN are learnt from it)
-    assert stops.get(PAYLOAD, 0) == 1
+    assert text_stops.get(PAYLOAD, 0) == 1
 
 
 def test_the_corpus_payload_file():
