@@ -4,7 +4,9 @@ binlog_grammar.native._stats, output/stats_loop.py), dump's JSON-lines lane (--t
 native._jsonl_lane, output/jsonl_lane.py; --target debezium: the same lane with the plans of
 `--envelope debezium`, output/debezium_lane.py) and the API's batches (--target batch: _framing's walk
 and _rows.frame_events, binlog/batch.py, with the events inside each TRANSACTION_PAYLOAD_EVENT
-framed by _rows.payload_events as binlog/batch.py's Inner frames them). Their cores take Python dicts (tables, ids, plans), so
+framed by _rows.payload_events as binlog/batch.py's Inner frames them) and the Spark data
+source's Arrow sink (--target arrow: _rows.arrow_rows, native/arrow_rows.h, spark/arrow_rows.py;
+see below). Their cores take Python dicts (tables, ids, plans), so
 instead of a C-only target (tools/fuzz_lane.c does that for the text lane) the target
 tools/fuzz_embed.c embeds Python once and calls the extension's run()/lines() on each input
 directly, with no Python path around it: thousands of executions a second where the differential
@@ -24,7 +26,17 @@ An input is two bytes, then a binlog (from its magic):
           reaches the parsing); bit 1 (jsonl): CRC32s not checked; bit 2 (jsonl): rows only;
           bit 3 (jsonl): runs of at most 256 bytes of text; bit 4 (stats): --top 0; bits 1 and
           2 (batch): CRC32s not checked, every event's data read
-The loop runs from offset 4; where it stops at an event it does not read, that event is stepped
+The arrow target's input is two bytes, then the row bytes of one rows event: byte 0 which
+(plan, image slot) the data source's reader gave arrow_rows on the seed files (learnt by
+reading them with the `binlog` source's reader, without Spark; the row bytes it gave are the
+seeds), byte 1 bit 0: the other image slot; bit 1: a row Python made first (arrow_put); bit 2:
+a piece of the bytes first (bits 4-7 tell how much), then all; bit 7: the emptied accumulator
+takes the bytes again. Each input goes into both forms (map and json); what arrow_take gives
+is checked as Arrow would check it (offsets from 0, never falling, ending at their data's
+length; the validity bitmap against the null count; every key and text UTF-8, every value
+and object JSON; the rows and their indexes those added) and the two forms must hold the same
+pairs. A broken check is a Python exception, so a finding.
+The other targets' loop runs from offset 4; where it stops at an event it does not read, that event is stepped
 over by its length field (as the Python path would read it) and the loop goes on, 64 times at
 most. A sanitizer's report, or an exception from the extension, is a finding (crash-* files).
 
@@ -267,12 +279,135 @@ def _batch_states(files):
     return states, one
 
 
+def _arrow_states(files):
+    """The Spark data source's Arrow sink (native/arrow_rows.h through _rows.arrow_rows): each
+    distinct (plan, single) the data source's reader gives arrow_rows on the seed files, with
+    the table's column names; the row bytes it gave are the seed inputs (FUZZ_EMBED_CORPUS)."""
+    from array import array
+
+    from binlog_grammar import native
+    from binlog_grammar.spark import batch
+    from binlog_grammar.spark.datasource import BinlogDataSource
+
+    mod, seen, states, inputs = native.rows(), {}, [], []
+    real = batch.native_rows
+
+    class Watch:  # the module, its arrow_rows calls noted
+        def __getattr__(self, name):
+            return getattr(mod, name)
+
+        def arrow_rows(self, acc, plan, data, single, keys):
+            k = seen.setdefault((id(plan), single), len(seen))
+            if k == len(states) and k < MAX_STATES:
+                states.append((plan, single, keys))
+            if k < MAX_STATES and sum(i[0] == k for i in inputs) < 4 and len(inputs) < 2048:
+                inputs.append((k, bytes(data)))
+            return mod.arrow_rows(acc, plan, data, single, keys)
+
+    batch.native_rows = lambda: Watch() if real() is not None else None
+    native.select("c")
+    for p in files:
+        try:
+            ds = BinlogDataSource({"path": p, "split_bytes": str(1 << 20)})
+            reader = ds.reader(ds.schema())
+            with redirect_stderr(io.StringIO()):  # the reader's notes on undecoded rows
+                for part in reader.partitions():
+                    for _b in reader.read(part):
+                        pass
+        except Exception:  # noqa: BLE001 - a damaged seed: what was learnt before it stays
+            pass
+    native.select(None)
+    batch.native_rows = real
+    corpus = os.environ.get("FUZZ_EMBED_CORPUS")
+    for n, (k, data) in enumerate(inputs if corpus else ()):
+        for opts in (0, 1, 2 | 4 | 0x80):
+            Path(corpus, f"a{n:04d}-{opts}").write_bytes(bytes([k, opts]) + data)
+    constant = {"parse_constant": str}  # NaN and Infinity as their text: equal to themselves
+
+    def image(part, form, rows, n):
+        """An image's arrays as arrow_take gives them, checked as Arrow would: each row's
+        pairs (key, value parsed) or None."""
+        nulls, valid, off = part[:3]
+        offs = array("i", off)
+        if len(offs) != rows + 1 or offs[0] != 0 or any(a > b for a, b in zip(offs, offs[1:])):
+            raise AssertionError(f"{form}: bad offsets {list(offs)[:8]}")
+        bits = [1] * rows if valid is None else [valid[r >> 3] >> (r & 7) & 1 for r in range(rows)]
+        if (valid is None) != (nulls == 0) or bits.count(0) != nulls or (
+                valid is not None and len(valid) != (rows + 7) // 8):
+            raise AssertionError(f"{form}: validity and null count disagree")
+        out = []
+        if form == "json":
+            data = part[3]
+            if offs[-1] != len(data):
+                raise AssertionError("json: the last offset is not the texts' length")
+            for r in range(rows):
+                text = bytes(data[offs[r]:offs[r + 1]]).decode("utf-8")
+                if not bits[r]:
+                    if text:
+                        raise AssertionError("json: text in a null image")
+                    out.append(None)
+                    continue
+                obj = json.loads(text, object_pairs_hook=list, **constant)
+                out.append([tuple(kv) for kv in obj])
+            return out
+        entries, koff, keys, voff, values = part[3:]
+        ko, vo = array("i", koff), array("i", voff)
+        for o, d in ((ko, keys), (vo, values)):
+            if len(o) != entries + 1 or o[0] != 0 or o[-1] != len(d) or any(
+                    a > b for a, b in zip(o, o[1:])):
+                raise AssertionError("map: bad entry offsets")
+        if offs[-1] != entries:
+            raise AssertionError("map: the last offset is not the entries")
+        for r in range(rows):
+            if not bits[r]:
+                if offs[r] != offs[r + 1]:
+                    raise AssertionError("map: entries in a null image")
+                out.append(None)
+                continue
+            out.append([(bytes(keys[ko[e]:ko[e + 1]]).decode("utf-8"),
+                         json.loads(bytes(values[vo[e]:vo[e + 1]]).decode("utf-8"), **constant))
+                        for e in range(offs[r], offs[r + 1])])
+        return out
+
+    def one(mv):
+        if len(mv) < 2:
+            return None
+        plan, single, keys = states[mv[0] % len(states)]
+        opts, data = mv[1], mv[2:]
+        single ^= opts & 1  # the other image of an insert or a delete
+        got = []
+        for form in ("map", "json"):
+            acc, index, ks = mod.arrow_new(form == "json"), [], None if form == "json" else keys
+            if opts & 2:  # a row Python made, first
+                made = '{"k":1}' if form == "json" else (("k",), ("1",))
+                mod.arrow_put(acc, made, None, 7)
+                index.append(7)
+            cuts = (len(data) * ((opts >> 4) + 1) // 17,) if opts & 4 else ()
+            for cut in (*cuts, len(data)):  # a piece first (taken or refused), then all
+                r = mod.arrow_rows(acc, plan, data[:cut], single, ks)
+                if r > 0:
+                    index.extend(range(r))
+                elif r not in (0, mod.SHORT, mod.REFUSE, mod.ARROW_FULL):
+                    raise AssertionError(f"arrow_rows: an unknown status {r}")
+            rows, row, before, after = mod.arrow_take(acc)
+            if rows != len(index) or list(array("i", row)) != index:
+                raise AssertionError(f"{form}: rows {rows} and their indexes are not those added")
+            got.append((image(before, form, rows, 0), image(after, form, rows, 1)))
+            if opts & 0x80:  # the emptied accumulator takes the same again
+                mod.arrow_rows(acc, plan, data, single, ks)
+                mod.arrow_take(acc)
+        if got[0] != got[1]:
+            raise AssertionError("the map and json forms give other values")
+        return None
+    return states, one
+
+
 def setup(target):
     """The function the program calls on each input (FUZZ_EMBED_SEEDS: a JSON list of files)."""
     files = json.loads(Path(os.environ["FUZZ_EMBED_SEEDS"]).read_text())
     states, one = {"stats": _stats_states, "jsonl": _jsonl_states,
                    "debezium": lambda f: _jsonl_states(f, ("--envelope", "debezium")),
-                   "batch": _batch_states}[target](files)
+                   "batch": _batch_states, "arrow": _arrow_states}[target](files)
     learnt = [s for s in states if s is not None]
     if not learnt:
         raise RuntimeError(f"no seed file gave the {target} loop a state")
@@ -384,10 +519,12 @@ def run(built: tuple, target: str, execs: int, seed: int, findings: Path, log=No
                    ASAN_OPTIONS="detect_leaks=0:allocator_may_return_null=1",
                    UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1", **(env or {}))
         corpus, art = tmp / "corpus", tmp / "artifacts"
+        env["FUZZ_EMBED_CORPUS"] = str(corpus)
         corpus.mkdir()
         art.mkdir()
-        # every seed file under every state would be too many: file k under its own state
-        for k, p in enumerate(files):
+        # every seed file under every state would be too many: file k under its own state (the
+        # arrow target's inputs are row bytes: its setup writes them, FUZZ_EMBED_CORPUS)
+        for k, p in enumerate(files if target != "arrow" else ()):
             data = Path(p).read_bytes()
             for opts in (0, 1, 2 | 1, 4 | 8 | 16 | 1):
                 (corpus / f"s{k:03d}-{opts}").write_bytes(bytes([k % 256, opts]) + data)
@@ -426,7 +563,8 @@ def _report(text: str) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--target", choices=("stats", "jsonl", "debezium", "batch"), required=True)
+    ap.add_argument("--target", choices=("stats", "jsonl", "debezium", "batch", "arrow"),
+                    required=True)
     ap.add_argument("--execs", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--findings", type=Path, default=None)
