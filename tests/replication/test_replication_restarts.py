@@ -27,6 +27,7 @@ from binlog_grammar.errors import ReplicationError
 from binlog_grammar.replication import Connection, TLSOptions
 
 from helpers.services import need_mariadb
+from helpers.signals import interruptible
 
 pytestmark = pytest.mark.server
 
@@ -101,13 +102,6 @@ class Writer(threading.Thread):
         self._drop()
 
 
-def _interruptible():
-    """Give the child SIGINT's default action back. A shell starts background jobs with SIGINT
-    ignored (CI runs the suite that way), a child inherits that, and Python leaves an ignored
-    SIGINT ignored: the stream would never see the Ctrl-C this test sends."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 class StreamProcess:
     """`binlog-grammar stream --format jsonl --rows-only` in a subprocess; the ids of the rows
     inserted, in the order printed, and the stderr lines."""
@@ -119,7 +113,7 @@ class StreamProcess:
              "--password-env", "REPL_PW", "--format", "jsonl", "--rows-only", "--table", "shop.ids",
              "--heartbeat", "0.5", "--connect-timeout", "3", "--read-timeout", "5", *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-            preexec_fn=_interruptible)
+            preexec_fn=interruptible)
         self.ids = []
         self.other = []
         self.stderr = []
