@@ -74,13 +74,14 @@ EDGES = (
 TEXT_BYTES_EDGES = st.sampled_from(EDGES)
 
 
-def _temporal(c):
+def temporal(c):
     """Values of the temporal types as MySQL's text, valid or not (the adapters store both)."""
     fsp = int(c.get("fsp") or 0)
     frac = st.integers(0, 10 ** fsp - 1).map(lambda f: f".{f:0{fsp}d}") if fsp else st.just("")
     n = st.integers
     date = st.builds("{:04d}-{:02d}-{:02d}".format, n(0, 9999), n(0, 12), n(0, 31)) | \
-        st.sampled_from(["2023-02-29", "2024-02-29", "1900-02-29", "2000-02-29", "2023-04-31"])
+        st.sampled_from(["2023-02-29", "2024-02-29", "1900-02-29", "2000-02-29", "2023-04-31",
+                         "0000-00-00"])
     clock = st.builds("{:02d}:{:02d}:{:02d}".format, n(0, 31), n(0, 63), n(0, 63))
     if c.type_name in ("DATE", "NEWDATE"):
         return date
@@ -115,5 +116,5 @@ def hostile_cell(data, c, strict):
         return data.draw(st.integers((1 << 63) - 2, (1 << 64) - 1))
     if kind in ("DATE", "NEWDATE", "DATETIME", "DATETIME2", "TIME", "TIME2", "TIMESTAMP",
                 "TIMESTAMP2"):
-        return data.draw(_temporal(c))
+        return data.draw(temporal(c))
     return None

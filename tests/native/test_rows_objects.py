@@ -19,6 +19,7 @@ from binlog_grammar import native
 from binlog_grammar.binlog import rows_native
 from binlog_grammar.binlog.rows import RowDecoder, Table, iter_row_changes
 from binlog_grammar.generated import types as T
+from helpers.drawn_rows import temporal
 from helpers.native import damage
 from helpers.paths import ROOT, corpus_files
 from binlog_grammar.testing.strategies import column_value, columns_strategy
@@ -155,25 +156,6 @@ FLOATS32 = st.sampled_from([0.0, -0.0, 2.0 ** -149, 3.4028234663852886e38, float
                             float("inf"), float("-inf"), -1.5, 2.0 ** -126])
 
 
-def _temporal(c):
-    fsp = int(c.get("fsp") or 0)
-    frac = st.integers(0, 10 ** fsp - 1).map(lambda f: f".{f:0{fsp}d}") if fsp else st.just("")
-    n = st.integers
-    date = st.builds("{:04d}-{:02d}-{:02d}".format, n(0, 9999), n(0, 12), n(0, 31)) | \
-        st.sampled_from(["2023-02-29", "2024-02-29", "1900-02-29", "2000-02-29", "0000-00-00"])
-    clock = st.builds("{:02d}:{:02d}:{:02d}".format, n(0, 31), n(0, 63), n(0, 63))
-    if c.type_name in ("DATE", "NEWDATE"):
-        return date
-    if c.type_name in ("DATETIME", "DATETIME2"):
-        return st.builds("{} {}{}".format, date, clock, frac)
-    if c.type_name in ("TIME", "TIME2"):
-        return st.builds("{}{:02d}:{:02d}:{:02d}{}".format, st.sampled_from(["", "-"]), n(0, 838),
-                         n(0, 63), n(0, 63), frac)
-    zero = st.just("0000-00-00 00:00:00" + ("." + "0" * fsp if fsp else ""))
-    return zero | st.builds(lambda s, us: dt.datetime.fromtimestamp(s, dt.timezone.utc).replace(
-        microsecond=us), n(0, (1 << 32) - 1), n(0, 999999) if fsp else st.just(0))
-
-
 def _edge_cell(data, c):
     kind = c.type_name
     if kind in ("ENUM", "SET"):  # an index or bitmask, often past the members
@@ -191,7 +173,7 @@ def _edge_cell(data, c):
         return data.draw(st.integers((1 << 63) - 2, (1 << 64) - 1))
     if kind in ("DATE", "NEWDATE", "DATETIME", "DATETIME2", "TIME", "TIME2", "TIMESTAMP",
                 "TIMESTAMP2"):
-        return data.draw(_temporal(c))
+        return data.draw(temporal(c))
     return None
 
 
