@@ -10,6 +10,7 @@
  * end is AddressSanitizer's report). A Python exception from it aborts: libFuzzer keeps the input. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         abort();
     }
     Py_DECREF(mod);
+    /* Python put its own SIGINT handler in (a KeyboardInterrupt inside the target, a finding);
+     * libFuzzer keeps a handler it finds, so give it the default back: a Ctrl-C then stops the
+     * run with libFuzzer's figures */
+    signal(SIGINT, SIG_DFL);
     return 0;
 }
 

@@ -534,8 +534,11 @@ def run(built: tuple, target: str, execs: int, seed: int, findings: Path, log=No
         cmd = [str(exe), str(corpus), f"-runs={execs}", f"-seed={seed}", f"-max_len={MAX_LEN}",
                f"-artifact_prefix={art}/", "-print_final_stats=1", "-detect_leaks=0",
                "-rss_limit_mb=4096", "-timeout=60"]
+        sys.path.insert(0, str(TOOLS))
+        from fuzz_native import run_to_end
+
         with open(log, "w") as out:
-            rc = subprocess.run(cmd, env=env, stdout=out, stderr=subprocess.STDOUT).returncode
+            rc = run_to_end(cmd, env=env, stdout=out, stderr=subprocess.STDOUT).returncode
         secs = time.monotonic() - t0
         text = Path(log).read_text(errors="replace")
         m = re.search(r"stat::number_of_executed_units:\s*(\d+)", text)
@@ -545,9 +548,12 @@ def run(built: tuple, target: str, execs: int, seed: int, findings: Path, log=No
             findings.mkdir(parents=True, exist_ok=True)
             shutil.copy(f, findings / (f.name + ".bin"))
             saved.append(str(findings / (f.name + ".bin")))
+        # stopped by SIGINT: libFuzzer prints its figures and exits 72, having found nothing
+        stopped = rc != 0 and not saved and "libFuzzer: run interrupted" in text
         return {"target": target, "execs": done, "seconds": round(secs, 1),
                 "per_second": round(done / secs) if secs else 0, "returncode": rc,
-                "findings": saved, "report": _report(text) if rc else ""}
+                "interrupted": stopped, "findings": saved,
+                "report": _report(text) if rc and not stopped else ""}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -573,7 +579,7 @@ def main(argv=None) -> int:
     findings = args.findings or ROOT / "tests" / "native" / "regressions" / f"embed_{args.target}"
     out = campaign(args.target, args.execs, args.seed, findings, args.log)
     print(json.dumps(out))
-    return 1 if out["findings"] or out["returncode"] else 0
+    return 1 if out["findings"] or (out["returncode"] and not out["interrupted"]) else 0
 
 
 if __name__ == "__main__":

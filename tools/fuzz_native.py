@@ -48,6 +48,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -333,6 +334,22 @@ def _stat(text: str, name: str) -> int:
     return 0
 
 
+def run_to_end(cmd, **kw) -> subprocess.CompletedProcess:
+    """subprocess.run for a libFuzzer program, through a Ctrl-C: libFuzzer prints its figures and
+    stops on SIGINT, so this waits for that (a terminal's Ctrl-C reaches it too; a SIGINT to
+    this process alone is passed on) and gives what it printed."""
+    proc = subprocess.Popen(cmd, **kw)
+    try:
+        out, err = proc.communicate()
+    except KeyboardInterrupt:
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate()
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
 def _run_libfuzzer(tmp: Path, exe: Path, seeds, max_len: int, execs: int, seed: int,
                    findings: Path, suffix: str, extra: tuple) -> dict:
     """Seed (seeds(dir) writes the seed files and says how many) and run the libFuzzer program
@@ -344,10 +361,10 @@ def _run_libfuzzer(tmp: Path, exe: Path, seeds, max_len: int, execs: int, seed: 
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
                UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
     t0 = time.perf_counter()
-    proc = subprocess.run([str(exe), f"-runs={execs}", f"-seed={seed}", f"-max_len={max_len}",
-                           f"-artifact_prefix={found}/", "-print_final_stats=1", "-timeout=30",
-                           *extra, str(work), str(seed_dir)],
-                          capture_output=True, text=True, env=env)
+    proc = run_to_end([str(exe), f"-runs={execs}", f"-seed={seed}", f"-max_len={max_len}",
+                       f"-artifact_prefix={found}/", "-print_final_stats=1", "-timeout=30",
+                       *extra, str(work), str(seed_dir)],
+                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     seconds = time.perf_counter() - t0
     out = {"execs": _stat(proc.stderr, "number_of_executed_units"),
            "corpus": len(list(work.iterdir())), "seeds": nseeds, "seconds": round(seconds, 1),
@@ -360,8 +377,10 @@ def _run_libfuzzer(tmp: Path, exe: Path, seeds, max_len: int, execs: int, seed: 
         dest = findings / f"{f.name}-seed{seed}{suffix}"
         shutil.copyfile(f, dest)
         saved.append(str(dest.relative_to(ROOT)) if dest.is_relative_to(ROOT) else str(dest))
-    out.update(findings=max(len(saved), int(proc.returncode != 0)), saved=saved,
-               stderr_tail=proc.stderr[-4000:] if proc.returncode else "")
+    # a run stopped by SIGINT (libFuzzer prints its figures and exits 72) found nothing by that
+    stopped = proc.returncode != 0 and "libFuzzer: run interrupted" in proc.stderr
+    out.update(findings=max(len(saved), int(proc.returncode != 0 and not stopped)), saved=saved,
+               interrupted=stopped, stderr_tail=proc.stderr[-4000:] if proc.returncode else "")
     return out
 
 
@@ -529,7 +548,9 @@ def main(argv=None) -> int:
               f"queue {r['queue']}, edges {r['edges']}, findings {r['findings']}")
     for f in r["saved"]:
         print(f"  regression file: {f}")
-    if r["stderr_tail"]:
+    if r.get("interrupted"):
+        print("  stopped by SIGINT before its executions were done")
+    elif r["stderr_tail"]:
         print(r["stderr_tail"], file=sys.stderr)
     return 1 if r["findings"] else 0
 
