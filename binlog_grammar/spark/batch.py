@@ -364,16 +364,19 @@ class BinlogReader(DataSourceReader):
 
         o = self.o
         flt = o.filters()
-        seen = set()
+        # a row each time a table takes a definition: its first in the split, then each that
+        # differs from its previous one (A, B, A again is three rows, so the last row of a
+        # table is the definition in force at the split's end: the pipeline's latest)
+        last = {}
         rows = []
         for table, ev in table_maps(split, o.schemas()):
             if not flt.table_ok(table.db, table.table):
                 continue
-            key = (table.db, table.table, columns_json(table), tuple(table.primary_key))
-            if key in seen:
+            key = (columns_json(table), tuple(table.primary_key))
+            if last.get((table.db, table.table)) == key:
                 continue
-            seen.add(key)
-            rows.append((table.db, table.table, key[2], list(table.primary_key),
+            last[(table.db, table.table)] = key
+            rows.append((table.db, table.table, key[0], list(table.primary_key),
                          bool(table.full_metadata), split.path, split.file_index, ev.offset))
         yield from rows
 
