@@ -1,7 +1,8 @@
 """Benchmark: `binlog-grammar pipeline` end to end against a plain `format("binlog")` read written
 to Parquet, side by side in one run, each a whole process with its own Spark start.
 
-    python3 tools/bench_pipeline.py --binlog FILE [--rounds 2] [--json]
+    python3 tools/bench_pipeline.py --binlog FILE [--rounds 2] [--json] [--before TREE]
+        [--no-pipeline1] [--conf KEY=VALUE ...] [--event-log DIR] [--keep DIR]
 
 Runners, each round in this order:
 - parquet2: a process that starts Spark on local[2], reads FILE with format("binlog") (the map
@@ -42,9 +43,11 @@ s.stop()
 """
 
 
-def _timed(cmd, pythonpath=None) -> tuple:
+def _timed(cmd, pythonpath=None, submit_args=None) -> tuple:
     """(wall seconds, CPU seconds of the process tree, the summary's stages line or "")."""
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    if submit_args:  # --conf and --event-log: given to every runner's Spark the same way
+        env["PYSPARK_SUBMIT_ARGS"] = " ".join(submit_args + ["pyspark-shell"])
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
     t = time.perf_counter()
@@ -101,6 +104,13 @@ def main():
                          "commit's checkout, built): runner before2, in the same rounds")
     ap.add_argument("--no-pipeline1", action="store_true",
                     help="leave out pipeline1 (a shorter run on a loaded machine)")
+    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                    help="a Spark setting for every runner (spark-submit's --conf)")
+    ap.add_argument("--event-log", metavar="DIR",
+                    help="write each runner's Spark event log under DIR/RUNNER-rROUND "
+                         "(uncompressed; read them with tools/spark_eventlog.py)")
+    ap.add_argument("--keep", metavar="DIR",
+                    help="keep each runner's output under DIR/RUNNER-rROUND (to compare them)")
     args = ap.parse_args()
     times = {"parquet2": [], "pipeline2": []}
     if not args.no_pipeline1:
@@ -111,13 +121,23 @@ def main():
     stages = {k: [] for k in times}
     for r in range(args.rounds):
         for name in times:
+            submit = [f"--conf {c}" for c in args.conf]
+            if args.event_log:
+                log = Path(args.event_log, f"{name}-r{r + 1}").resolve()
+                log.mkdir(parents=True, exist_ok=True)
+                submit += ["--conf spark.eventLog.enabled=true",
+                           f"--conf spark.eventLog.dir=file://{log}",
+                           "--conf spark.eventLog.compress=false"]
             with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as out:
+                if args.keep:
+                    out = str(Path(args.keep, f"{name}-r{r + 1}").resolve())
+                    Path(out).mkdir(parents=True, exist_ok=True)
                 if name == "parquet2":
                     cmd = [sys.executable, "-c", PARQUET, args.binlog, out + "/p"]
                 else:
                     cmd = [sys.executable, "-m", "binlog_grammar", "pipeline", "--quiet", "--input",
                            args.binlog, "--output", out + "/o", "--master", f"local[{name[-1]}]"]
-                secs, cpu, line = _timed(cmd, args.before if name == "before2" else None)
+                secs, cpu, line = _timed(cmd, args.before if name == "before2" else None, submit)
             times[name].append(secs)
             cpus[name].append(cpu)
             stages[name].append(line)

@@ -194,3 +194,39 @@ class NativeBatch:
                            image(before, types[1]), image(after, types[2]))
         self._clear()
         return out
+
+
+class Definitions:
+    """The read's option with_tables (the pipeline's): among a split's change rows, a row each
+    time a table takes a definition, by content `tables`' rule (its first in the split, then
+    each that differs from its previous one), told from the table of each rows event: op "t", no
+    images, the rows event's source, and in `undecoded` the definition as JSON (columns: the
+    JSON text of content tables' column `columns`, primary_key, full_metadata)."""
+
+    def __init__(self):
+        self.table = {}  # (db, table) -> the rows.Table of its last rows event
+        self.key = {}  # (db, table) -> (columns JSON, primary key) of its last row
+
+    def row(self, se):
+        import json
+
+        from .typed import columns_json
+
+        t = se.table
+        if t is None:
+            return None
+        name = (t.db, t.table)
+        if self.table.get(name) is t:  # the decoder reuses a table whose TABLE_MAP repeats
+            return None
+        self.table[name] = t
+        key = (columns_json(t), tuple(t.primary_key))
+        if self.key.get(name) == key:
+            return None
+        self.key[name] = key
+        ev = se.event
+        ts = int(ev.header.timestamp)
+        text = json.dumps({"columns": key[0], "primary_key": list(t.primary_key),
+                           "full_metadata": bool(t.full_metadata)})
+        return ("t", None, None, (ev.file, ev.offset, ev.end, int(ev.header.server_id), se.gtid,
+                                  ts, t.db, t.table, int(t.table_id), ev.name, se.tx_seq, 0),
+                ts * 1000, t.db, t.table, None, text)

@@ -11,7 +11,8 @@ from typing import Iterator
 from pyspark.sql import types as S
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
-from .arrow_rows import FULL, NativeBatch, change_batch, json_object, native_rows
+from .arrow_rows import (FULL, Definitions, NativeBatch, change_batch, json_object,
+                         native_rows)
 from .options import ERROR_MARK, ReadOptions, bad_input
 
 BATCH_ROWS = 4096
@@ -306,7 +307,13 @@ class BinlogReader(DataSourceReader):
             t = se.table
             return charsets.charset(se.event.file, t.db if t else None)
 
+        defs = Definitions() if self.o.with_tables else None
+
         def take(se):
+            if defs is not None:
+                row = defs.row(se)
+                if row is not None:
+                    batch.add_raw(row)
             return batch.add_event(se, charset(se))
 
         for se, changes in self._row_events(stream, take=take):
@@ -344,7 +351,11 @@ class BinlogReader(DataSourceReader):
             return
         events = self._row_events(stream)
         batch = _MapBatch(json_images)
+        defs = Definitions() if self.o.with_tables else None
         for se, changes in events:
+            row = defs.row(se) if defs is not None else None
+            if row is not None:
+                batch.add_row(row)
             if changes is None:
                 batch.add_raw(se)
                 continue
@@ -364,16 +375,19 @@ class BinlogReader(DataSourceReader):
 
         o = self.o
         flt = o.filters()
-        seen = set()
+        # a row each time a table takes a definition: its first in the split, then each that
+        # differs from its previous one (A, B, A again is three rows, so the last row of a
+        # table is the definition in force at the split's end: the pipeline's latest)
+        last = {}
         rows = []
         for table, ev in table_maps(split, o.schemas()):
             if not flt.table_ok(table.db, table.table):
                 continue
-            key = (table.db, table.table, columns_json(table), tuple(table.primary_key))
-            if key in seen:
+            key = (columns_json(table), tuple(table.primary_key))
+            if last.get((table.db, table.table)) == key:
                 continue
-            seen.add(key)
-            rows.append((table.db, table.table, key[2], list(table.primary_key),
+            last[(table.db, table.table)] = key
+            rows.append((table.db, table.table, key[0], list(table.primary_key),
                          bool(table.full_metadata), split.path, split.file_index, ev.offset))
         yield from rows
 
@@ -478,7 +492,11 @@ class _MapBatch:
 
     def add_raw(self, se):
         """The one row of a rows event whose rows were not decoded (raw_row)."""
-        op, _b, _a, source, ts_ms, _db, _t, raw, why = raw_row(se)
+        self.add_row(raw_row(se))
+
+    def add_row(self, row):
+        """A row without images: raw_row's tuple, or Definitions.row's."""
+        op, _b, _a, source, ts_ms, _db, _t, raw, why = row
         self.n += 1
         self.ends.append(self.n)
         for run, v in zip(self.runs, (op, *source[:11], ts_ms, raw, why)):

@@ -263,14 +263,16 @@ class Job:
         summary.partitions = len(splits)
 
         summary.start_stages()
-        reader = self._reader(spark, plan_json)
+        # one read: the change rows with the table definitions among them (option with_tables),
+        # staged apart under kind=tables
+        reader = self._reader(spark, plan_json).option("with_tables", "true")
         changes = reader.load()
         self._write_changes(changes, stage + "/read")
         _crash_point("changes")
         if fs.files(stage + "/read/kind=undecoded"):
             summary.undecoded = spark.read.parquet(stage + "/read/kind=undecoded").count()
         summary.stage("change log")
-        defs = self._table_defs(spark, plan_json, state, order)
+        defs = self._table_defs(spark, fs, stage, state, order, changes.schema)
         summary.stage("table definitions")
         changed, sizes = write_snapshots(spark, fs, stage, defs, order, summary)
         _crash_point("snapshots")
@@ -313,25 +315,40 @@ class Job:
         `where`/kind=undecoded, each partitioned by db, table and date."""
         from pyspark.sql import functions as F
 
-        kind = F.when(F.col("undecoded").isNull(), "changes").otherwise("undecoded")
+        kind = F.when(F.col("op") == "t", "tables") \
+            .when(F.col("undecoded").isNull(), "changes").otherwise("undecoded")
         (changes.withColumn("date", F.date_format(F.timestamp_seconds(F.col("source.timestamp")),
                                                   "yyyy-MM-dd"))
          .withColumn("kind", kind)
          .write.mode("overwrite").partitionBy("kind", "db", "table", "date").parquet(where))
 
-    def _table_defs(self, spark, plan_json, state, order) -> dict:
-        """db.table -> {columns, primary_key, key}: the latest definition of every table."""
-        rows = self._reader(spark, plan_json).option("content", "tables").load().collect()
+    @staticmethod
+    def _table_defs(spark, fs, stage, state, order, read_schema) -> dict:
+        """db.table -> {columns, primary_key, key}: the latest definition of every table, from
+        the definition rows the read staged under kind=tables (batch.Definitions)."""
+        from pyspark.sql import types as S
+
+        where = stage + "/read/kind=tables"
+        rows = []
+        if fs.files(where):
+            # the staged rows' schema given (the partition folders' columns last, as text): no
+            # job to infer it from a footer
+            staged = S.StructType([f for f in read_schema.fields if f.name not in ("db", "table")]
+                                  + [S.StructField(n, S.StringType())
+                                     for n in ("db", "table", "date")])
+            rows = spark.read.schema(staged).parquet(where).select("db", "table", "source.file", "source.pos",
+                                                    "undecoded").collect()
         defs = dict(state.get("tables") or {})
         latest = {}
         for r in rows:
             name = f"{r.db}.{r.table}"
-            where = (r.file_index, r.pos)
-            if name not in latest or where > latest[name][0]:
-                latest[name] = (where, r)
+            at = (order[r.file], r.pos)
+            if name not in latest or at > latest[name][0]:
+                latest[name] = (at, r)
         for name, (_, r) in latest.items():
-            cols = json.loads(r.columns)
-            pk = list(r.primary_key)
+            d = json.loads(r.undecoded)
+            cols = json.loads(d["columns"])
+            pk = list(d["primary_key"])
             defs[name] = {"db": r.db, "table": r.table, "columns": cols, "primary_key": pk,
                           "key": pk or [c["name"] for c in cols]}
         return defs

@@ -32,7 +32,9 @@ OPTIONS = {
     "envelope": "native",
 }
 DEBEZIUM_PREFIX = "debezium."  # debezium.KEY: the Debezium writer's option KEY (envelope debezium)
-INTERNAL = ("plan", "tx_seq_base")  # given by the pipeline (binlog_grammar.spark.job)
+# given by the pipeline (binlog_grammar.spark.job); with_tables: the change rows with a row for
+# each table definition among them (batch.Definitions), so the pipeline reads the binlogs once
+INTERNAL = ("plan", "tx_seq_base", "with_tables")
 # object storage's endpoint and credentials (binlog_grammar.spark.fs; docs/spark.md)
 STORAGE = ("s3.endpoint", "s3.access_key", "s3.secret_key", "s3.session_token", "s3.region",
            "s3.path_style")
@@ -84,6 +86,7 @@ class ReadOptions:
             self.split_bytes = DEFAULT_SPLIT_BYTES
         self.min_partitions = _int(o, "min_partitions") or 0
         self.specs = _list(o.get("specs"))
+        self.with_tables = option_bool(o, "with_tables", False)
         self.content = (o.get("content") or "changes").lower()
         if self.content not in ("changes", "tables"):
             raise ValueError(f"binlog: option content: {self.content!r} (changes or tables)")
