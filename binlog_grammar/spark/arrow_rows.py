@@ -28,7 +28,7 @@ from ..binlog.reader import CHECKSUM_LEN
 from ..binlog.rows import OPS
 from ..output.jsonl_native import plan_for
 
-__all__ = ["FULL", "NativeBatch", "change_batch", "json_object", "native_rows"]
+__all__ = ["DefinitionRows", "FULL", "NativeBatch", "change_batch", "json_object", "native_rows"]
 
 FULL = "full"  # NativeBatch.add_event: the batch holds too much for the event; build it first
 _RUNS = 15  # op, the source fields but row (11), ts_ms, rows_raw, undecoded
@@ -196,33 +196,25 @@ class NativeBatch:
         return out
 
 
-class Definitions:
+class DefinitionRows:
     """The read's option with_tables (the pipeline's): among a split's change rows, a row each
-    time a table takes a definition, by content `tables`' rule (its first in the split, then
-    each that differs from its previous one), told from the table of each rows event: op "t", no
-    images, the rows event's source, and in `undecoded` the definition as JSON (columns: the
-    JSON text of content tables' column `columns`, primary_key, full_metadata)."""
+    time a table takes a definition (typed.Definitions: content `tables`' rule), told from the
+    table of each rows event: op "t", no images, the rows event's source, and in `undecoded`
+    the definition as JSON (columns: the JSON text of content tables' column `columns`,
+    primary_key, full_metadata)."""
 
     def __init__(self):
-        self.table = {}  # (db, table) -> the rows.Table of its last rows event
-        self.key = {}  # (db, table) -> (columns JSON, primary key) of its last row
+        from .typed import Definitions
+
+        self.defs = Definitions()
 
     def row(self, se):
         import json
 
-        from .typed import columns_json
-
         t = se.table
-        if t is None:
+        key = None if t is None else self.defs.new(t)
+        if key is None:
             return None
-        name = (t.db, t.table)
-        if self.table.get(name) is t:  # the decoder reuses a table whose TABLE_MAP repeats
-            return None
-        self.table[name] = t
-        key = (columns_json(t), tuple(t.primary_key))
-        if self.key.get(name) == key:
-            return None
-        self.key[name] = key
         ev = se.event
         ts = int(ev.header.timestamp)
         text = json.dumps({"columns": key[0], "primary_key": list(t.primary_key),

@@ -11,8 +11,7 @@ from typing import Iterator
 from pyspark.sql import types as S
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
-from .arrow_rows import (FULL, Definitions, NativeBatch, change_batch, json_object,
-                         native_rows)
+from .arrow_rows import FULL, DefinitionRows, NativeBatch, change_batch, json_object, native_rows
 from .options import ERROR_MARK, ReadOptions, bad_input
 
 BATCH_ROWS = 4096
@@ -307,7 +306,7 @@ class BinlogReader(DataSourceReader):
             t = se.table
             return charsets.charset(se.event.file, t.db if t else None)
 
-        defs = Definitions() if self.o.with_tables else None
+        defs = DefinitionRows() if self.o.with_tables else None
 
         def take(se):
             if defs is not None:
@@ -351,7 +350,7 @@ class BinlogReader(DataSourceReader):
             return
         events = self._row_events(stream)
         batch = _MapBatch(json_images)
-        defs = Definitions() if self.o.with_tables else None
+        defs = DefinitionRows() if self.o.with_tables else None
         for se, changes in events:
             row = defs.row(se) if defs is not None else None
             if row is not None:
@@ -371,22 +370,18 @@ class BinlogReader(DataSourceReader):
     # -- table definitions ---------------------------------------------------------------------
     def _tables(self, split, paths) -> Iterator:
         from .split import table_maps
-        from .typed import columns_json
+        from .typed import Definitions
 
         o = self.o
         flt = o.filters()
-        # a row each time a table takes a definition: its first in the split, then each that
-        # differs from its previous one (A, B, A again is three rows, so the last row of a
-        # table is the definition in force at the split's end: the pipeline's latest)
-        last = {}
+        defs = Definitions()  # a row each time a table takes a definition
         rows = []
         for table, ev in table_maps(split, o.schemas()):
             if not flt.table_ok(table.db, table.table):
                 continue
-            key = (columns_json(table), tuple(table.primary_key))
-            if last.get((table.db, table.table)) == key:
+            key = defs.new(table)
+            if key is None:
                 continue
-            last[(table.db, table.table)] = key
             rows.append((table.db, table.table, key[0], list(table.primary_key),
                          bool(table.full_metadata), split.path, split.file_index, ev.offset))
         yield from rows
@@ -495,7 +490,7 @@ class _MapBatch:
         self.add_row(raw_row(se))
 
     def add_row(self, row):
-        """A row without images: raw_row's tuple, or Definitions.row's."""
+        """A row without images: raw_row's tuple, or DefinitionRows.row's."""
         op, _b, _a, source, ts_ms, _db, _t, raw, why = row
         self.n += 1
         self.ends.append(self.n)

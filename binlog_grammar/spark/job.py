@@ -325,7 +325,7 @@ class Job:
     @staticmethod
     def _table_defs(spark, fs, stage, state, order, read_schema) -> dict:
         """db.table -> {columns, primary_key, key}: the latest definition of every table, from
-        the definition rows the read staged under kind=tables (batch.Definitions)."""
+        the definition rows the read staged under kind=tables (arrow_rows.DefinitionRows)."""
         from pyspark.sql import types as S
 
         where = stage + "/read/kind=tables"
@@ -336,8 +336,8 @@ class Job:
             staged = S.StructType([f for f in read_schema.fields if f.name not in ("db", "table")]
                                   + [S.StructField(n, S.StringType())
                                      for n in ("db", "table", "date")])
-            rows = spark.read.schema(staged).parquet(where).select("db", "table", "source.file", "source.pos",
-                                                    "undecoded").collect()
+            rows = spark.read.schema(staged).parquet(where).select(
+                "db", "table", "source.file", "source.pos", "undecoded").collect()
         defs = dict(state.get("tables") or {})
         latest = {}
         for r in rows:

@@ -33,7 +33,7 @@ OPTIONS = {
 }
 DEBEZIUM_PREFIX = "debezium."  # debezium.KEY: the Debezium writer's option KEY (envelope debezium)
 # given by the pipeline (binlog_grammar.spark.job); with_tables: the change rows with a row for
-# each table definition among them (batch.Definitions), so the pipeline reads the binlogs once
+# each table definition among them (arrow_rows.DefinitionRows), so the pipeline reads the binlogs once
 INTERNAL = ("plan", "tx_seq_base", "with_tables")
 # object storage's endpoint and credentials (binlog_grammar.spark.fs; docs/spark.md)
 STORAGE = ("s3.endpoint", "s3.access_key", "s3.secret_key", "s3.session_token", "s3.region",

@@ -142,6 +142,31 @@ def columns_json(table) -> str:
     return json.dumps([column_def(c) for c in table.columns], ensure_ascii=False, sort_keys=True)
 
 
+class Definitions:
+    """When a table takes a definition, by content `tables`' rule: its first in a split, then
+    each that differs from its previous one (layouts A, B, A again are three), so the last one
+    of a table is the definition in force at the split's end, the pipeline's latest. Content
+    `tables` asks it of each TABLE_MAP, the read's option with_tables of each rows event's
+    table (spark/batch.py)."""
+
+    def __init__(self):
+        self._table = {}  # (db, table) -> the rows.Table it was last asked of
+        self._key = {}  # (db, table) -> (columns JSON, primary key) of its last definition
+
+    def new(self, t):
+        """(columns JSON, primary key) of rows.Table t when it is a new definition of its table,
+        else None."""
+        name = (t.db, t.table)
+        if self._table.get(name) is t:  # the decoder reuses a table whose TABLE_MAP repeats
+            return None
+        self._table[name] = t
+        key = (columns_json(t), tuple(t.primary_key))
+        if self._key.get(name) == key:
+            return None
+        self._key[name] = key
+        return key
+
+
 # ---------------------------------------------------------------------------------------------
 # the typed form
 
