@@ -9,6 +9,7 @@ Exit status 0 when they hold the same, 1 with the first differences otherwise. N
 """
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -32,7 +33,14 @@ def _datasets(root):
 
 
 def main():
-    a, b = sys.argv[1:3]
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out_a", help="a pipeline's --output folder")
+    ap.add_argument("out_b", help="another one")
+    args = ap.parse_args()
+    a, b = args.out_a, args.out_b
+    for d in (a, b):
+        if not os.path.isfile(os.path.join(d, "_binlog_state.json")):
+            sys.exit(f"pipeline_compare: {d}: not a pipeline's output folder (no _binlog_state.json)")
     from pyspark.sql import SparkSession
 
     spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")

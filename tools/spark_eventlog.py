@@ -8,9 +8,9 @@ start and end.
     python3 tools/spark_eventlog.py LOG [LOG ...] [--json] [--stages] [--timeline]
 
 LOG is an event log file (spark.eventLog.enabled=true, spark.eventLog.dir=file:DIR,
-spark.eventLog.compress=false: tools/bench_pipeline.py and tools/bench_spark.py set these with
---event-log DIR) or a folder holding one (Spark 4 writes eventlog_v2_APP/events_1_APP). A zstd log
-needs the zstandard module. Times are milliseconds of the driver's clock; "tasks" sums each task's
+spark.eventLog.compress=false: tools/bench_pipeline.py sets these with --event-log DIR, and
+tools/bench_spark.py takes them as three --conf KEY=VALUE) or a folder holding one (Spark 4
+writes eventlog_v2_APP/events_1_APP). A zstd log needs the zstandard module. Times are milliseconds of the driver's clock; "tasks" sums each task's
 own figures, so on local[2] it may exceed the job's wall time twice over. Not a test.
 """
 from __future__ import annotations
