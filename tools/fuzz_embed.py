@@ -324,7 +324,7 @@ def _arrow_states(files):
             Path(corpus, f"a{n:04d}-{opts}").write_bytes(bytes([k, opts]) + data)
     constant = {"parse_constant": str}  # NaN and Infinity as their text: equal to themselves
 
-    def image(part, form, rows, n):
+    def image(part, form, rows):
         """An image's arrays as arrow_take gives them, checked as Arrow would: each row's
         pairs (key, value parsed) or None."""
         nulls, valid, off = part[:3]
@@ -392,7 +392,7 @@ def _arrow_states(files):
             rows, row, before, after = mod.arrow_take(acc)
             if rows != len(index) or list(array("i", row)) != index:
                 raise AssertionError(f"{form}: rows {rows} and their indexes are not those added")
-            got.append((image(before, form, rows, 0), image(after, form, rows, 1)))
+            got.append((image(before, form, rows), image(after, form, rows)))
             if opts & 0x80:  # the emptied accumulator takes the same again
                 mod.arrow_rows(acc, plan, data, single, ks)
                 mod.arrow_take(acc)
