@@ -16,9 +16,17 @@ from .typed import spark_type
 
 INT = r"^-?[0-9]+$"
 NUMBER = r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$"
-QUOTED = r'^"([^"\\]|\\.)*"$'
+# Java's regular expressions match a repeated group by recursion, a stack frame or more per
+# repetition: a JSON string matched as ("([^"\\]|\\.)*") overflows the executor thread's stack
+# after a few thousand characters, and a StackOverflowError ends a local Spark's JVM. So each escape
+# pair (a backslash and the character after it, paired from the left as JSON pairs them) is first
+# replaced by one plain character (ESCAPE, a search: no recursion), and what is left is matched
+# with single-character classes only (repeated without recursion); a backslash outside a string
+# becomes that character too, which no pattern accepts there.
+ESCAPE = r"(?s)\\."
+QUOTED = r'^"[^"\\]*"$'  # after escapes are replaced
 SURROGATE = r"\\u[dD][89a-fA-F]"  # an escaped UTF-16 surrogate: Python writes U+FFFD for lone ones
-STRINGS = r'^\[("([^"\\]|\\.)*"(,"([^"\\]|\\.)*")*)?\]$'
+STRINGS = r'^\[("[^"\\]*"(,"[^"\\]*")*)?\]$'  # after escapes are replaced; a group per member
 BASE64 = r'^"([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?"$'
 DATE = r'^"[0-9]{4}-[0-9]{2}-[0-9]{2}"$'
 CLOCK = r"([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,6})?"
@@ -44,6 +52,9 @@ def column(d: dict, text):
     def first(rx):
         return text.rlike(rx)
 
+    def unescaped(rx):  # QUOTED and STRINGS: matched once each escape pair is one character
+        return F.regexp_replace(text, ESCAPE, "_").rlike(rx)
+
     if kind == "int":  # a JSON integer, else NULL (a fraction, a string, a boolean)
         return F.when(first(INT), text.try_cast(st)), F.lit(True)
     if kind == "text":  # a JSON string's text, an integer's digits
@@ -51,13 +62,14 @@ def column(d: dict, text):
         plain = text.startswith('"') & text.endswith('"') & (F.length(text) >= 2) & \
             ~unquoted().contains('"') & ~text.contains("\\")
         value = F.when(plain, unquoted()) \
-            .when(first(QUOTED), F.from_json(F.concat(F.lit("["), text, F.lit("]")),
+            .when(unescaped(QUOTED), F.from_json(F.concat(F.lit("["), text, F.lit("]")),
                                              S.ArrayType(S.StringType()))[0]) \
             .when(first(INT), text)
-        return value, null | plain | (first(QUOTED) & ~first(SURROGATE)) | first(INT)
+        return value, null | plain | (unescaped(QUOTED) & ~first(SURROGATE)) | first(INT)
     if kind == "set":  # a JSON list of strings
         value = F.array_compact(F.from_json(text, S.ArrayType(S.StringType())))
-        return F.when(first(STRINGS), value), null | (first(STRINGS) & ~first(SURROGATE))
+        return F.when(unescaped(STRINGS), value), \
+            null | (unescaped(STRINGS) & ~first(SURROGATE))
     if kind == "decimal":  # a quoted decimal or an integer that fits the column
         p, s = st.precision, st.scale
         whole = f"(0|[0-9]{{1,{p - s}}})" if p > s else "0"
@@ -69,7 +81,7 @@ def column(d: dict, text):
             .when(text == '"Infinity"', F.lit(float("inf"))) \
             .when(text == '"-Infinity"', F.lit(float("-inf"))) \
             .when(first(NUMBER), text.try_cast("double")).cast(st)
-        return value, null | first(NUMBER) | first(QUOTED)
+        return value, null | first(NUMBER) | unescaped(QUOTED)
     if kind == "date":
         ok = first(DATE)
         return F.when(ok & (F.substring(text, 2, 4) != "0000"), unquoted().try_cast("date")), \

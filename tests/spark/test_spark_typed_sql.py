@@ -9,6 +9,7 @@ writes are all exact, except the kinds left to Python (JSON documents, GEOMETRY,
 """
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import json
 
@@ -35,8 +36,14 @@ COLUMNS = [
     col("js", "JSON"), col("geo", "GEOMETRY"), col("vec", "VECTOR"),
 ]
 
-STRING = ['"abc"', '""', '"a\\"b\\\\c\\n\\u0000"', '"ünï ☃ 𝄞"', '"\\ud83d\\ude00"', '"\\udc80"',
-          '5', 'true', '1.5', '[1]']
+# long texts with escapes: Java's regular expressions recurse per repeated group, and a JSON
+# string matched a group per character overflowed the stack (a local JVM ended) from about a
+# thousand characters (tests/spark/test_spark_long_values.py has them from a real server)
+LONG = json.dumps('a\n"b\\c é☃𝄞\t' * 2000, ensure_ascii=False, separators=(",", ":"))
+LONG_SET = json.dumps([f'm{i}-q"\\' + "s" * 300 for i in range(12)], separators=(",", ":"))
+LONG_BASE64 = '"' + base64.b64encode(bytes(range(256)) * 1200).decode() + '"'
+STRING = [LONG, '"\\\\"', '"a\\\\\\"b"', '"abc"', '""', '"a\\"b\\\\c\\n\\u0000"', '"ünï ☃ 𝄞"',
+          '"\\ud83d\\ude00"', '"\\udc80"', '5', 'true', '1.5', '[1]']
 TEXTS = {
     "int": ["0", "-7", "2147483647", "-2147483648", "1.0", '"5"', "true", "1e3"],
     "long": ["9223372036854775807", "-9223372036854775808", "4294967295"],
@@ -58,10 +65,11 @@ TEXTS = {
     "time": ['"01:02:03.500000"', '"-01:02:03.500000"', '"838:59:59"', '"-838:59:59.000000"',
              '"00:00:00"', '"-00:00:01"', '"10:60:00"', '"10:00:60"', '"1:2:3"', '"12:00"',
              '"00:00:00.1"'],
-    "binary": ['"sBphT5lKjDy1p1KAiUNXV60+Hw=="', '""', '"AAEC"', '"AAE="', '"AA"', '"A==="',
-               '"!!!!"', "5"],
+    "binary": [LONG_BASE64, '"sBphT5lKjDy1p1KAiUNXV60+Hw=="', '""', '"AAEC"', '"AAE="', '"AA"',
+               '"A==="', '"!!!!"', "5"],
     "string": STRING,
-    "set": ['["x","z"]', "[]", '["y"]', '"x"', '["\\udc80"]', '["a\\"b"]'],
+    "set": [LONG_SET, '["x","z"]', "[]", '["y"]', '"x"', '["\\udc80"]', '["a\\"b"]',
+            '["a\\\\"]', '["x" ,"y"]', '[ ]'],
     "other": ['{"a":1}', '"s"', '[1.5,2]', '{"srid":0,"wkb":"AAE="}', "5"],
 }
 KIND = {"i": "int", "u": "long", "t": "int", "y": "int", "b": "long", "bu": "decimal20",
@@ -74,9 +82,10 @@ KIND = {"i": "int", "u": "long", "t": "int", "y": "int", "b": "long", "bu": "dec
 WRITTEN = {"int": ["0", "-7"], "long": ["4294967295"], "decimal": ['"12.50"', "42"],
            "float": ["1.5", '"NaN"'], "date": ['"2024-01-05"', '"0000-00-00"'],
            "datetime": ['"2024-01-05T10:11:12.5"'], "timestamp": ['"1970-01-01T00:00:00Z"'],
-           "time": ['"-01:02:03.500000"'], "binary": ['"AAEC"'], "string": ['"ünï ☃ 𝄞"', '""'],
-           "set": ['["x","z"]', "[]"], "other": [], "decimal3": ['"0.123"'],
-           "decimal0": ["42"], "decimal20": ["18446744073709551615"]}
+           "time": ['"-01:02:03.500000"'], "binary": ['"AAEC"', LONG_BASE64],
+           "string": ['"ünï ☃ 𝄞"', '""', LONG, '"\\\\"'], "set": ['["x","z"]', "[]", LONG_SET],
+           "other": [], "decimal3": ['"0.123"'], "decimal0": ["42"],
+           "decimal20": ["18446744073709551615"]}
 # texts a column cannot hold (the Python converter's value fails Spark's decimal): not exact here
 OVERFLOW = [("d", '"123456789.00"'), ("d0", '"100000"'), ("dd", '"1.5"'), ("bu", "1" * 21)]
 
