@@ -268,7 +268,7 @@ class Job:
         reader = self._reader(spark, plan_json).option("with_tables", "true")
         changes = reader.load()
         self._write_changes(changes, stage + "/read")
-        _crash_point("changes")
+        _crash_point("changes", spark)
         if fs.files(stage + "/read/kind=undecoded"):
             summary.undecoded = spark.read.parquet(stage + "/read/kind=undecoded").count()
         summary.stage("change log")
@@ -363,15 +363,23 @@ class Job:
         return counts
 
 
-def _crash_point(name: str):
+def _crash_point(name: str, spark=None):
     """The driver killed (SIGKILL, nothing cleaned up) at the point of the run named in
     BINLOG_GRAMMAR_PIPELINE_CRASH_AT: the crash-recovery tests' way of picking where it dies
     (changes: the change log staged; snapshots: the snapshots staged; pending: the plan
-    recorded in the state; publish: the first output file moved into place)."""
-    if os.environ.get("BINLOG_GRAMMAR_PIPELINE_CRASH_AT") == name:
+    recorded in the state; publish: the first output file moved into place). `jvm:NAME` kills
+    the local Spark's JVM there instead (the driver goes on and finds it gone)."""
+    at = os.environ.get("BINLOG_GRAMMAR_PIPELINE_CRASH_AT")
+    if at == name:
         import signal
 
         os.kill(os.getpid(), signal.SIGKILL)
+    if at == f"jvm:{name}" and spark is not None:
+        import signal
+
+        proc = spark.sparkContext._gateway.proc  # the JVM this driver launched
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 def tree_cpu() -> Optional[float]:

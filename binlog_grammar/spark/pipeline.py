@@ -130,6 +130,10 @@ def _user_message(e: BaseException) -> Optional[str]:
 
     if isinstance(e, BinlogError):
         return str(e)
+    if _jvm_gone(e):
+        return ("Spark's JVM stopped during the run (killed, or out of memory; "
+                "BINLOG_GRAMMAR_SPARK_LOG=error shows its log): the same command run again "
+                "finishes or discards this run")
     name = type(e).__name__
     if name in ("Py4JJavaError", "PythonException", "AnalysisException", "PySparkRuntimeError",
                 "Py4JError", "PySparkException", "IllegalArgumentException") or \
@@ -139,6 +143,33 @@ def _user_message(e: BaseException) -> Optional[str]:
             return "Spark could not start (is Java 17 installed and JAVA_HOME set?)"
         return f"Spark failed: {first[:500]}"
     return None
+
+
+def _quiet_accumulator_server(sc):
+    """pyspark's accumulator server (a socketserver thread in the driver) prints a traceback when
+    its connection from the JVM ends mid-message, as it does when the JVM is killed: the run's
+    one line (_user_message) says that, so such an end is not printed; anything else still is."""
+    server = getattr(sc, "_accumulatorServer", None)
+    if server is None:
+        return
+    loud = server.handle_error
+
+    def handle_error(request, client_address):
+        if not isinstance(sys.exc_info()[1], (EOFError, ConnectionError)):
+            loud(request, client_address)
+    server.handle_error = handle_error
+
+
+def _jvm_gone(e: BaseException) -> bool:
+    """Whether `e` (or an exception it arose from) says the driver lost its JVM: py4j's
+    network error, or a refused or reset connection to the gateway."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if type(e).__name__ == "Py4JNetworkError" or isinstance(e, ConnectionError):
+            return True
+        e = e.__cause__ or e.__context__
+    return False
 
 
 # where Spark's shell banner ("Setting default log level ...") takes the level it compares with
@@ -175,6 +206,7 @@ def _start_spark(master: str):
         b = b.config("spark.pyspark.python", sys.executable)  # workers import this package
     spark = b.getOrCreate()
     spark.sparkContext.setLogLevel(level.upper())
+    _quiet_accumulator_server(spark.sparkContext)
     if not (master or "local[*]").startswith("local"):
         # a cluster's workers may lack the package: ship it with the job (spark/shipping.py),
         # before the data source is registered (its functions carry the includes of that time)

@@ -126,3 +126,20 @@ def test_option_table_reads_past_the_damage_with_skip_damaged(spark, tmp_path):
     rows = load(spark, str(p), table="shop.customers", mode="PERMISSIVE").collect()
     assert [(r.op, r.source.pos) for r in rows] == want
     assert rows[0].after.name is not None and rows[0].after.id == 1
+
+
+@needs_corpus
+def test_a_jvm_killed_mid_run_is_one_line_and_the_next_run_finishes(spark, clean, tmp_path):
+    """Spark's JVM killed under the driver after the change log is staged (the OOM killer's way):
+    the command says so in one line and exits 1, no traceback; run again, it gives the clean
+    run's output."""
+    old, _, _, want, _ = clean
+    out = tmp_path / "jvm"
+    p = _crashing_run([old, *SAMPLES], out, "jvm:changes")
+    assert p.returncode == 1, (p.returncode, p.stderr[-2000:])
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("binlog-grammar: pipeline:")]
+    assert len(lines) == 1 and "Spark's JVM stopped during the run" in lines[0], p.stderr[-2000:]
+    assert "Traceback" not in p.stderr, p.stderr[-2000:]
+    p = _crashing_run([old, *SAMPLES], out, "none")
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert outputs(spark, out) == want
