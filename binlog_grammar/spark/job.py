@@ -11,7 +11,8 @@ import time
 from typing import Optional
 
 from .fs import check_readable, input_key, input_size, storage_options
-from .output_folder import STATE_FILE, STATE_VERSION, OutputFS, PipelineError, output_uri
+from .output_folder import (STATE_FILE, STATE_VERSION, OutputFS, PipelineError, output_uri,
+                            table_name)
 from .snapshots import write_snapshots
 
 
@@ -341,7 +342,7 @@ class Job:
         defs = dict(state.get("tables") or {})
         latest = {}
         for r in rows:
-            name = f"{r.db}.{r.table}"
+            name = table_name(r.db, r.table)
             at = (order[r.file], r.pos)
             if name not in latest or at > latest[name][0]:
                 latest[name] = (at, r)

@@ -12,6 +12,30 @@ STATE_FILE = "_binlog_state.json"
 STATE_VERSION = 1
 
 
+# what a table's name may not hold as it is in a folder name: the separator of db and table, a
+# path's separators, what Hadoop's paths and URIs read specially (scheme, escape, fragment, globs)
+_UNSAFE = set('./\\:%#"\'*?=[]{}^') | {chr(c) for c in range(0x20)} | {"\x7f"}
+
+
+def table_name(db: str, table: str) -> str:
+    """`db.table` as one folder name, the same for no other table: in the database's and the
+    table's names a `.`, `/`, `\\`, `:`, `%`, `#`, a quote, a glob character, `=`, `^` or a control
+    character is written %XX (its UTF-8 bytes), as is a leading `_` (Hadoop hides such folders).
+    A binlog's names are hostile (`../../x` would have put a snapshot outside the output folder,
+    and `a.b`.`c` and `a`.`b.c` would have been one table); most names are unchanged: test.t."""
+    return _escape(db, True) + "." + _escape(table, False)
+
+
+def _escape(name: str, first: bool) -> str:
+    out = []
+    for i, ch in enumerate(name):
+        if ch in _UNSAFE or (first and i == 0 and ch == "_"):
+            out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass")))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 class PipelineError(Exception):
     """A problem with the input or the output folder: one line for the user."""
 

@@ -19,7 +19,8 @@ The output folder (any filesystem Spark writes):
         log's columns, with no images, the row-image bytes in rows_raw and the reason in
         undecoded (as dump --format jsonl shows them); they change no snapshot, and the run's
         summary says how many there were
-    snapshots/D.T/part-....parquet
+    snapshots/D.T/part-....parquet (D.T: output_folder.table_name, the names as they are unless
+    they hold a `.`, `/`, `:`, `%`, ... or a control character, each written %XX: test.a%2Eb)
         per table, the latest row of every primary key after applying the inserts, updates and
         deletes in binlog order (file order, then offset, then row in its event): an insert sets
         the row of its key; an update that keeps the key overlays its after image on the row (so

@@ -15,6 +15,8 @@ binlog_grammar.spark.typed's converters in Python.
 """
 from __future__ import annotations
 
+from .output_folder import table_name
+
 STATIC_KEYS = 200  # up to this many tables, the keys are plain column expressions (no lambdas)
 
 
@@ -33,7 +35,7 @@ def write_snapshots(spark, fs, stage, defs, order, summary) -> tuple:
         return [], None
     ch = spark.read.parquet(changes_path)
     for r in ch.groupBy("db", "table", "op").count().collect():
-        summary.tables.setdefault(f"{r.db}.{r.table}", {})[r.op] = r["count"]
+        summary.tables.setdefault(table_name(r.db, r.table), {})[r.op] = r["count"]
     summary.stage("change counts")
     key_of = _key_function(defs)
     fileidx = F.create_map(*[x for p, i in sorted(order.items())
@@ -85,7 +87,7 @@ def write_snapshots(spark, fs, stage, defs, order, summary) -> tuple:
     folded.write.mode("overwrite").partitionBy("db", "table").parquet(stage + "/snapshot_rows")
     summary.stage("fold")
     rows = spark.read.parquet(stage + "/snapshot_rows")
-    sizes = {f"{r.db}.{r.table}": r["count"]
+    sizes = {table_name(r.db, r.table): r["count"]
              for r in rows.groupBy("db", "table").count().collect()}
     summary.stage("snapshot sizes")
     touched = sorted(t for t, ops in summary.tables.items() if ops)
@@ -128,8 +130,9 @@ def _key_function(defs):
             return out if out is not None else F.lit(None).cast("string")
         return key_of
     keymap = F.create_map(*[x for name, d in sorted(defs.items())
-                            for x in (F.lit(name), F.array(*[F.lit(k) for k in d["key"]]))])
-    keycols = F.element_at(keymap, F.concat_ws(".", F.col("db"), F.col("table")))
+                            for x in (F.array(F.lit(d["db"]), F.lit(d["table"])),
+                                      F.array(*[F.lit(k) for k in d["key"]]))])
+    keycols = F.element_at(keymap, F.array(F.col("db"), F.col("table")))
 
     def key_of(img, fallback=None):
         if fallback is None:
