@@ -11,8 +11,8 @@ import time
 from typing import Optional
 
 from .fs import check_readable, input_key, input_size, storage_options
-from .output_folder import (STATE_FILE, STATE_VERSION, OutputFS, PipelineError, output_uri,
-                            table_name)
+from .output_folder import (HIVE_DEFAULT, STATE_FILE, STATE_VERSION, OutputFS, PipelineError,
+                            output_uri, table_name)
 from .snapshots import write_snapshots
 
 
@@ -318,8 +318,10 @@ class Job:
 
         kind = F.when(F.col("op") == "t", "tables") \
             .when(F.col("undecoded").isNull(), "changes").otherwise("undecoded")
-        (changes.withColumn("date", F.date_format(F.timestamp_seconds(F.col("source.timestamp")),
-                                                  "yyyy-MM-dd"))
+        (changes.withColumn("db", partition_column(F.col("db")))
+         .withColumn("table", partition_column(F.col("table")))
+         .withColumn("date", F.date_format(F.timestamp_seconds(F.col("source.timestamp")),
+                                           "yyyy-MM-dd"))
          .withColumn("kind", kind)
          .write.mode("overwrite").partitionBy("kind", "db", "table", "date").parquet(where))
 
@@ -362,6 +364,14 @@ class Job:
         for name, n in (state.get("snapshot_rows") or {}).items():
             counts.setdefault(name, {})["snapshot"] = n
         return counts
+
+
+def partition_column(c):
+    """output_folder.partition_value of the names in column `c`, in Spark's expressions."""
+    from pyspark.sql import functions as F
+
+    escaped = F.regexp_replace(F.regexp_replace(c, "%", "%25"), f"^_(?={HIVE_DEFAULT[1:]})", "%5F")
+    return F.when(c == "", F.lit("%")).otherwise(escaped)
 
 
 def _crash_point(name: str, spark=None):

@@ -36,6 +36,27 @@ def _escape(name: str, first: bool) -> str:
     return "".join(out)
 
 
+# the folder name Spark writes for an empty or NULL partition value, and reads back as NULL
+HIVE_DEFAULT = "__HIVE_DEFAULT_PARTITION__"
+
+
+def partition_value(name: str) -> str:
+    """A database's or table's name as the pipeline's partitioned outputs hold it (changes/,
+    undecoded/, _snapshot_rows/: their db and table columns come from the folder names): the
+    name as it is, except an empty one, written `%`, a `%`, written `%25`, and a name starting
+    with __HIVE_DEFAULT_PARTITION__, whose first `_` is written `%5F`. Spark writes an empty value
+    as that folder name and reads the folder back as NULL, so a database named
+    __HIVE_DEFAULT_PARTITION__ (any user may create one) lost its name, and one beside an empty
+    name (hostile bytes) made two writers of one file. job.partition_column is the same rule in
+    Spark's expressions."""
+    if name == "":
+        return "%"
+    name = name.replace("%", "%25")
+    if name.startswith(HIVE_DEFAULT):
+        name = "%5F" + name[1:]
+    return name
+
+
 class PipelineError(Exception):
     """A problem with the input or the output folder: one line for the user."""
 

@@ -1,10 +1,12 @@
 """Database and table names are bytes of the binlog, and hostile: the pipeline's per-table folders
 must stay inside the output folder and be one per table, written by a real MariaDB.
 
-Before output_folder.table_name, a table named `../../../../../../canary` had its typed snapshot
+Before output_folder.table_name and partition_value, a table named `../../../../../../canary` had its typed snapshot
 written beside the output folder (mode overwrite: a folder of that name deleted first), and the
 tables `test`.`a.b` and `test.a`.`b` were one table "test.a.b" (one definition, one count, one
-folder).
+folder); a database named __HIVE_DEFAULT_PARTITION__ (Spark's folder name for an empty or NULL
+partition value) came back from the change log as NULL and failed the run, and beside an empty
+database name (hostile bytes) it made two writers of one file.
 """
 from __future__ import annotations
 
@@ -20,7 +22,9 @@ pytestmark = [pytest.mark.spark, pytest.mark.server]
 # (database, table, its row's id); MariaDB keeps such names in its files as @XXXX escapes
 TABLES = [("test", "../../../../../../canary", 1), ("test", "a.b", 2), ("test.a", "b", 3),
           ("_under", "_t", 4), ("test", "c:d#e%f*g?h=i[j]{k}^l'm\"n\\o", 5),
-          ("test", "ünï ☃ name", 6), ("test", "t", 7)]
+          ("test", "ünï ☃ name", 6), ("test", "t", 7), ("__HIVE_DEFAULT_PARTITION__", "t", 8),
+          ("%", "%", 9), ("emptied", "t", 10)]
+EMPTIED = "emptied"  # its TABLE_MAP_EVENTs rewritten to an empty database name (hostile bytes)
 
 
 def _q(name: str) -> str:
@@ -43,15 +47,36 @@ def binlogs(tmp_path_factory):
         keep = tmp_path_factory.mktemp("names")
         files = []
         for f in db.binlogs():
-            (keep / f.name).write_bytes(f.read_bytes())
+            (keep / f.name).write_bytes(_emptied(f))
             files.append(str(keep / f.name))
     return files
+
+
+def _emptied(path) -> bytes:
+    """The binlog at `path` with EMPTIED's TABLE_MAP_EVENTs naming an empty database (lengths,
+    positions and CRC32s right)."""
+    from helpers.mysql_binlog import event, events
+
+    data, evs = events(path)
+    out = bytearray(data[:4])
+    for _, code, raw in evs:
+        body = raw[19:-4]
+        if code == 19 and body[9:9 + body[8]] == EMPTIED.encode():  # table id 6, flags 2, db
+            body = body[:8] + b"\0" + body[9 + body[8]:]
+        flags = int.from_bytes(raw[17:19], "little") & ~1 if code == 15 else None  # IN_USE
+        out += event(raw, bytes(body), len(out), flags=flags)
+    return bytes(out)
+
+
+def _named(db):
+    return "" if db == EMPTIED else db
 
 
 @pytest.mark.parametrize("static_keys", [200, 0])  # the keys as column expressions, or a map
 def test_names_stay_inside_the_output_and_apart(spark, binlogs, tmp_path, monkeypatch,
                                                 static_keys):
     from binlog_grammar.spark import snapshots
+    from binlog_grammar.spark.output_folder import partition_value as pv
     from binlog_grammar.spark.output_folder import table_name
 
     monkeypatch.setattr(snapshots, "STATIC_KEYS", static_keys)
@@ -65,14 +90,39 @@ def test_names_stay_inside_the_output_and_apart(spark, binlogs, tmp_path, monkey
     assert rc == 0, text
     assert (canary / "keep.txt").read_text() == "keep"
     assert sorted(p for p in tmp_path.rglob("*") if out not in p.parents and p != out) == before
+    # the outputs' names: partition_value's (an empty one, a %, Spark's folder name for NULL
+    # escaped), then table_name's for a folder
+    names = {(pv(_named(db)), pv(table)): i for db, table, i in TABLES}
     folders = sorted(p.name for p in (out / "snapshots").iterdir())
-    assert folders == sorted(table_name(db, t) for db, t, _ in TABLES)
+    assert folders == sorted(table_name(db, t) for db, t in names)
     assert all("/" not in f and ".." not in f.split(".", 1)[1] for f in folders)
     state = json.loads((out / "_binlog_state.json").read_text())
     assert sorted(state["tables"]) == folders
-    for db, table, i in TABLES:
+    for (db, table), i in names.items():
         name = table_name(db, table)
         rows = spark.read.parquet(str(out / "snapshots" / name)).collect()
         assert [(r.id, r.v) for r in rows] == [(i, f"v{i}")], name
         assert (state["tables"][name]["db"], state["tables"][name]["table"]) == (db, table)
         assert f"{name}  " in text or f"{name} " in text  # the summary's line of the table
+    changes = spark.read.parquet(str(out / "changes")).collect()
+    assert sorted((r.db, r.table, r.op, r.after["id"] if r.after else r.before["id"])
+                  for r in changes) == \
+        sorted(x for (db, table), i in names.items()
+               for x in ((db, table, "c", str(i)), (db, table, "c", str(i + 100)),
+                         (db, table, "d", str(i + 100))))
+
+
+def test_partition_column_is_partition_value(spark):
+    """job.partition_column (Spark's expressions) writes each name as output_folder's
+    partition_value (the definition) does."""
+    from pyspark.sql import functions as F
+
+    from binlog_grammar.spark.job import partition_column
+    from binlog_grammar.spark.output_folder import partition_value
+
+    names = ["", "%", "%%25", "t", "__HIVE_DEFAULT_PARTITION__", "__HIVE_DEFAULT_PARTITION__x",
+             "x__HIVE_DEFAULT_PARTITION__", "_HIVE_DEFAULT_PARTITION__", "%5F", "ü%☃", "a.b/c"]
+    got = spark.createDataFrame([(n,) for n in names], "n string") \
+        .select("n", partition_column(F.col("n")).alias("v")).collect()
+    assert {r.n: r.v for r in got} == {n: partition_value(n) for n in names}
+    assert len({partition_value(n) for n in names}) == len(names)  # one name each
