@@ -28,7 +28,8 @@ from ..binlog.reader import CHECKSUM_LEN
 from ..binlog.rows import OPS
 from ..output.jsonl_native import plan_for
 
-__all__ = ["DefinitionRows", "FULL", "NativeBatch", "change_batch", "json_object", "native_rows"]
+__all__ = ["DefinitionRows", "FULL", "NativeBatch", "change_batch", "escaped", "json_object",
+           "native_rows", "text_array"]
 
 FULL = "full"  # NativeBatch.add_event: the batch holds too much for the event; build it first
 _RUNS = 15  # op, the source fields but row (11), ts_ms, rows_raw, undecoded
@@ -53,6 +54,29 @@ def json_object(img, json_text, prefixes: dict) -> str:
     return "".join(map(str.__add__, pre, map(json_text, img.values()))) + "}"
 
 
+def text_array(pa, values, t):
+    """pa.array(values, t), with a name (database, table, column) whose bytes do not decode
+    (kept as surrogate escapes by the decoder) written `\\xNN` as the dump writes it: Arrow's
+    strings are UTF-8, and such a name from hostile bytes failed the whole read."""
+    try:
+        return pa.array(values, t)
+    except UnicodeEncodeError:
+        return pa.array([escaped(v) for v in values], t)
+
+
+def escaped(v):
+    """`v` with every text in it (in tuples, lists and dicts too) as escape_undecoded writes it."""
+    from ..output.dump import escape_undecoded
+
+    if isinstance(v, str):
+        return escape_undecoded(v)
+    if isinstance(v, (tuple, list)):
+        return type(v)(escaped(x) for x in v)
+    if isinstance(v, dict):
+        return {escaped(k): escaped(x) for k, x in v.items()}
+    return v
+
+
 def change_batch(pa, types, pa_schema, ends, runs, row, before, after):
     """The record batch of the change rows: `ends` the rows after each event, `runs` the
     columns kept once per event (op, the source fields but row, ts_ms, rows_raw, undecoded),
@@ -62,7 +86,7 @@ def change_batch(pa, types, pa_schema, ends, runs, row, before, after):
     ends = pa.array(ends, pa.int32())
 
     def expand(values, t):
-        return pc.run_end_decode(pa.RunEndEncodedArray.from_arrays(ends, pa.array(values, t)))
+        return pc.run_end_decode(pa.RunEndEncodedArray.from_arrays(ends, text_array(pa, values, t)))
 
     st = types[3]
     fields = [expand(runs[i + 1], st.field(i).type) for i in range(11)]

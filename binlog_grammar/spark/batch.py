@@ -11,7 +11,8 @@ from typing import Iterator
 from pyspark.sql import types as S
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
-from .arrow_rows import FULL, DefinitionRows, NativeBatch, change_batch, json_object, native_rows
+from .arrow_rows import (FULL, DefinitionRows, NativeBatch, change_batch, escaped, json_object,
+                         native_rows, text_array)
 from .options import ERROR_MARK, ReadOptions, bad_input
 
 BATCH_ROWS = 4096
@@ -384,7 +385,8 @@ class BinlogReader(DataSourceReader):
                 continue
             rows.append((table.db, table.table, key[0], list(table.primary_key),
                          bool(table.full_metadata), split.path, split.file_index, ev.offset))
-        yield from rows
+        # Spark's strings are UTF-8: names whose bytes do not decode written \xNN (text_array)
+        yield from (escaped(r) for r in rows)
 
 
 def _row_events(stream, see=None, take=None) -> Iterator:
@@ -517,14 +519,14 @@ class _MapBatch:
             images = []
             for (offsets, keys, values, mask), t in zip(self.images, (types[1], types[2])):
                 images.append(pa.MapArray.from_arrays(
-                    pa.array(offsets, pa.int32()), pa.array(keys, t.key_type),
+                    pa.array(offsets, pa.int32()), text_array(pa, keys, t.key_type),
                     pa.array(values, t.item_type), type=t, mask=pa.array(mask, pa.bool_())))
         return change_batch(pa, types, pa_schema, self.ends, self.runs,
                             pa.array(self.row, types[3].field(11).type), images[0], images[1])
 
 
 def _batch(pa, cols, types, pa_schema):
-    return pa.RecordBatch.from_arrays([pa.array(c, type=t) for c, t in zip(cols, types)],
+    return pa.RecordBatch.from_arrays([text_array(pa, c, t) for c, t in zip(cols, types)],
                                       schema=pa_schema)
 
 

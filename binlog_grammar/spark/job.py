@@ -370,7 +370,8 @@ def partition_column(c):
     """output_folder.partition_value of the names in column `c`, in Spark's expressions."""
     from pyspark.sql import functions as F
 
-    escaped = F.regexp_replace(F.regexp_replace(c, "%", "%25"), f"^_(?={HIVE_DEFAULT[1:]})", "%5F")
+    escaped = F.regexp_replace(F.regexp_replace(F.regexp_replace(c, "%", "%25"), "\x00", "%00"),
+                               f"^_(?={HIVE_DEFAULT[1:]})", "%5F")
     return F.when(c == "", F.lit("%")).otherwise(escaped)
 
 

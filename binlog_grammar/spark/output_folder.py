@@ -43,7 +43,8 @@ HIVE_DEFAULT = "__HIVE_DEFAULT_PARTITION__"
 def partition_value(name: str) -> str:
     """A database's or table's name as the pipeline's partitioned outputs hold it (changes/,
     undecoded/, _snapshot_rows/: their db and table columns come from the folder names): the
-    name as it is, except an empty one, written `%`, a `%`, written `%25`, and a name starting
+    name as it is, except an empty one, written `%`, a `%` or NUL, written `%25` and `%00`
+    (Spark escapes the other characters a folder name cannot hold), and a name starting
     with __HIVE_DEFAULT_PARTITION__, whose first `_` is written `%5F`. Spark writes an empty value
     as that folder name and reads the folder back as NULL, so a database named
     __HIVE_DEFAULT_PARTITION__ (any user may create one) lost its name, and one beside an empty
@@ -51,7 +52,7 @@ def partition_value(name: str) -> str:
     Spark's expressions."""
     if name == "":
         return "%"
-    name = name.replace("%", "%25")
+    name = name.replace("%", "%25").replace("\0", "%00")  # no file name holds a NUL
     if name.startswith(HIVE_DEFAULT):
         name = "%5F" + name[1:]
     return name

@@ -6,7 +6,8 @@ written beside the output folder (mode overwrite: a folder of that name deleted 
 tables `test`.`a.b` and `test.a`.`b` were one table "test.a.b" (one definition, one count, one
 folder); a database named __HIVE_DEFAULT_PARTITION__ (Spark's folder name for an empty or NULL
 partition value) came back from the change log as NULL and failed the run, and beside an empty
-database name (hostile bytes) it made two writers of one file.
+database name (hostile bytes) it made two writers of one file; a name whose bytes do not decode
+failed the read (Arrow's strings are UTF-8), and a NUL in it the write (no file name holds one).
 """
 from __future__ import annotations
 
@@ -23,8 +24,10 @@ pytestmark = [pytest.mark.spark, pytest.mark.server]
 TABLES = [("test", "../../../../../../canary", 1), ("test", "a.b", 2), ("test.a", "b", 3),
           ("_under", "_t", 4), ("test", "c:d#e%f*g?h=i[j]{k}^l'm\"n\\o", 5),
           ("test", "ünï ☃ name", 6), ("test", "t", 7), ("__HIVE_DEFAULT_PARTITION__", "t", 8),
-          ("%", "%", 9), ("emptied", "t", 10)]
-EMPTIED = "emptied"  # its TABLE_MAP_EVENTs rewritten to an empty database name (hostile bytes)
+          ("%", "%", 9), ("emptied", "t", 10), ("undecodable", "t", 11)]
+# databases whose TABLE_MAP_EVENTs are rewritten (hostile bytes): an empty name, and bytes that
+# do not decode with a NUL among them (the reader writes them \xNN, as the dump does)
+REWRITTEN = {b"emptied": b"", b"undecodable": b"\xff\xfe\x00z"}
 
 
 def _q(name: str) -> str:
@@ -47,29 +50,36 @@ def binlogs(tmp_path_factory):
         keep = tmp_path_factory.mktemp("names")
         files = []
         for f in db.binlogs():
-            (keep / f.name).write_bytes(_emptied(f))
+            (keep / f.name).write_bytes(_rewritten(f))
             files.append(str(keep / f.name))
     return files
 
 
-def _emptied(path) -> bytes:
-    """The binlog at `path` with EMPTIED's TABLE_MAP_EVENTs naming an empty database (lengths,
-    positions and CRC32s right)."""
+def _rewritten(path) -> bytes:
+    """The binlog at `path` with the TABLE_MAP_EVENTs of REWRITTEN's databases naming them as
+    REWRITTEN says (lengths, positions and CRC32s right)."""
     from helpers.mysql_binlog import event, events
 
     data, evs = events(path)
     out = bytearray(data[:4])
     for _, code, raw in evs:
         body = raw[19:-4]
-        if code == 19 and body[9:9 + body[8]] == EMPTIED.encode():  # table id 6, flags 2, db
-            body = body[:8] + b"\0" + body[9 + body[8]:]
+        # TABLE_MAP_EVENT: table id 6, flags 2, the database's length and name
+        name = body[9:9 + body[8]] if code == 19 else None
+        if name in REWRITTEN:
+            new = REWRITTEN[name]
+            body = body[:8] + bytes([len(new)]) + new + body[9 + body[8]:]
         flags = int.from_bytes(raw[17:19], "little") & ~1 if code == 15 else None  # IN_USE
         out += event(raw, bytes(body), len(out), flags=flags)
     return bytes(out)
 
 
 def _named(db):
-    return "" if db == EMPTIED else db
+    """The database's name as the `binlog` source gives it."""
+    from binlog_grammar.output.dump import escape_undecoded
+
+    new = REWRITTEN.get(db.encode(), db.encode())
+    return escape_undecoded(new.decode("utf-8", "surrogateescape"))
 
 
 @pytest.mark.parametrize("static_keys", [200, 0])  # the keys as column expressions, or a map
@@ -90,8 +100,8 @@ def test_names_stay_inside_the_output_and_apart(spark, binlogs, tmp_path, monkey
     assert rc == 0, text
     assert (canary / "keep.txt").read_text() == "keep"
     assert sorted(p for p in tmp_path.rglob("*") if out not in p.parents and p != out) == before
-    # the outputs' names: partition_value's (an empty one, a %, Spark's folder name for NULL
-    # escaped), then table_name's for a folder
+    # the outputs' names: partition_value's (an empty one, a %, a NUL, Spark's folder name for
+    # NULL escaped), then table_name's for a folder
     names = {(pv(_named(db)), pv(table)): i for db, table, i in TABLES}
     folders = sorted(p.name for p in (out / "snapshots").iterdir())
     assert folders == sorted(table_name(db, t) for db, t in names)
@@ -126,3 +136,31 @@ def test_partition_column_is_partition_value(spark):
         .select("n", partition_column(F.col("n")).alias("v")).collect()
     assert {r.n: r.v for r in got} == {n: partition_value(n) for n in names}
     assert len({partition_value(n) for n in names}) == len(names)  # one name each
+
+
+def test_the_source_gives_names_that_do_not_decode_as_the_dump_writes_them(binlogs):
+    """format("binlog")'s rows and its content `tables`, on both backends: the rewritten names
+    as the dump writes them (\\xNN), where the read failed before."""
+    import pyarrow as pa
+
+    from binlog_grammar import native
+    from binlog_grammar.spark.datasource import BinlogDataSource
+
+    def read(backend, **options):
+        native.select(backend)
+        try:
+            ds = BinlogDataSource({"paths": json.dumps(binlogs), **options})
+            reader = ds.reader(ds.schema())
+            out = [b for p in reader.partitions() for b in reader.read(p)]
+        finally:
+            native.select(None)
+        if out and isinstance(out[0], tuple):
+            return sorted((r[0], r[1]) for r in out)
+        return sorted((r["db"], r["table"], r["op"]) for b in out
+                      for r in pa.Table.from_batches([b]).to_pylist())
+
+    for options in ({}, {"with_tables": "true"}, {"image_format": "json"}, {"content": "tables"}):
+        got = read("auto", **options)
+        assert got == read("python", **options), options
+        assert ("\\xff\\xfe\x00z", "t") in {r[:2] for r in got}, options
+        assert ("", "t") in {r[:2] for r in got}, options
