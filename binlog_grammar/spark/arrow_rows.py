@@ -107,6 +107,7 @@ class NativeBatch:
         self.json = json_images
         self.acc = mod.arrow_new(json_images)
         self.prefixes = {}
+        self.names = {}
         self._clear()
 
     def _clear(self):
@@ -183,8 +184,18 @@ class NativeBatch:
             def image(img):
                 return None if img is None else json_object(img, json_text, pre)
         else:
+            from ..output.dump import escape_undecoded
+
+            names = self.names  # an image's keys -> the map's keys: names that do not decode \xNN
+
             def image(img):
-                return None if img is None else (tuple(img), [json_text(v) for v in img.values()])
+                if img is None:
+                    return None
+                keys = tuple(img)
+                k = names.get(keys)
+                if k is None:
+                    k = names[keys] = tuple(map(escape_undecoded, keys))
+                return k, [json_text(v) for v in img.values()]
         for i, ch in enumerate(changes):
             put(acc, image(ch.before), image(ch.after), i)
 

@@ -348,10 +348,15 @@ class Job:
             at = (order[r.file], r.pos)
             if name not in latest or at > latest[name][0]:
                 latest[name] = (at, r)
+        from ..output.dump import escape_undecoded
+
         for name, (_, r) in latest.items():
             d = json.loads(r.undecoded)
             cols = json.loads(d["columns"])
-            pk = list(d["primary_key"])
+            # column names as the change rows' maps hold them: bytes that do not decode \xNN
+            for c in cols:
+                c["name"] = escape_undecoded(c["name"])
+            pk = [escape_undecoded(k) for k in d["primary_key"]]
             defs[name] = {"db": r.db, "table": r.table, "columns": cols, "primary_key": pk,
                           "key": pk or [c["name"] for c in cols]}
         return defs
