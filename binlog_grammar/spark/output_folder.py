@@ -20,13 +20,16 @@ _UNSAFE = set('./\\:%#"\'*?=[]{}^') | {chr(c) for c in range(0x20)} | {"\x7f"}
 def table_name(db: str, table: str) -> str:
     """`db.table` as one folder name, the same for no other table: in the database's and the
     table's names a `.`, `/`, `\\`, `:`, `%`, `#`, a quote, a glob character, `=`, `^` or a control
-    character is written %XX (its UTF-8 bytes), as is a leading `_` (Hadoop hides such folders).
+    character is written %XX (its UTF-8 bytes), as is a leading `_` (Hadoop hides such folders);
+    an empty name is `%`.
     A binlog's names are hostile (`../../x` would have put a snapshot outside the output folder,
     and `a.b`.`c` and `a`.`b.c` would have been one table); most names are unchanged: test.t."""
     return _escape(db, True) + "." + _escape(table, False)
 
 
 def _escape(name: str, first: bool) -> str:
+    if not name:  # hostile bytes: ".t" would be hidden, "." the folder of every snapshot
+        return "%"
     out = []
     for i, ch in enumerate(name):
         if ch in _UNSAFE or (first and i == 0 and ch == "_"):

@@ -12,8 +12,12 @@ failed the read (Arrow's strings are UTF-8), and a NUL in it the write (no file 
 from __future__ import annotations
 
 import json
+import os
+import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from helpers.services import need_mariadb
 from helpers.spark import pipeline_run
@@ -57,21 +61,39 @@ def binlogs(tmp_path_factory):
 
 def _rewritten(path) -> bytes:
     """The binlog at `path` with the TABLE_MAP_EVENTs of REWRITTEN's databases naming them as
-    REWRITTEN says (lengths, positions and CRC32s right)."""
+    REWRITTEN says, and the column v of `undecodable` named 0xff (its full metadata's names)."""
+    from pathlib import Path
+
+    data = Path(path).read_bytes()
+    for old, new in REWRITTEN.items():
+        data = _renamed(data, old, new, column=b"\xff" if old == b"undecodable" else None)
+    return data
+
+
+def _renamed(data: bytes, db: bytes, new_db: bytes, table: bytes = None, column: bytes = None):
+    """`data` (a binlog) with the TABLE_MAP_EVENTs of database `db` naming database `new_db`,
+    table `table` (when given) and its second column `column` (one byte; when given), lengths,
+    positions and CRC32s right."""
+    import tempfile
+
     from helpers.mysql_binlog import event, events
 
-    data, evs = events(path)
+    with tempfile.NamedTemporaryFile(suffix=".000001") as f:
+        f.write(data)
+        f.flush()
+        data, evs = events(f.name)
     out = bytearray(data[:4])
     for _, code, raw in evs:
         body = raw[19:-4]
-        # TABLE_MAP_EVENT: table id 6, flags 2, the database's length and name
-        name = body[9:9 + body[8]] if code == 19 else None
-        if name in REWRITTEN:
-            new = REWRITTEN[name]
-            body = body[:8] + bytes([len(new)]) + new + body[9 + body[8]:]
-            if name == b"undecodable":  # and its column v named 0xff (full metadata's names)
-                assert body.count(b"\x02id\x01v") == 1
-                body = body.replace(b"\x02id\x01v", b"\x02id\x01\xff")
+        # TABLE_MAP_EVENT: table id 6, flags 2, the database's length, name and 0, the table's
+        if code == 19 and body[9:9 + body[8]] == db:
+            rest = body[9 + body[8] + 1:]  # from the table's length on
+            if table is not None:
+                rest = bytes([len(table)]) + table + rest[1 + rest[0]:]
+            if column is not None:  # the names id and v (or what replaced v)
+                at = rest.index(b"\x02id\x01") + 4
+                rest = rest[:at] + column + rest[at + 1:]
+            body = body[:8] + bytes([len(new_db)]) + new_db + b"\0" + rest
         flags = int.from_bytes(raw[17:19], "little") & ~1 if code == 15 else None  # IN_USE
         out += event(raw, bytes(body), len(out), flags=flags)
     return bytes(out)
@@ -145,23 +167,11 @@ def test_partition_column_is_partition_value(spark):
 def test_the_source_gives_names_that_do_not_decode_as_the_dump_writes_them(binlogs):
     """format("binlog")'s rows and its content `tables`, on both backends: the rewritten names
     as the dump writes them (\\xNN), where the read failed before."""
-    import pyarrow as pa
-
-    from binlog_grammar import native
-    from binlog_grammar.spark.datasource import BinlogDataSource
-
     def read(backend, **options):
-        native.select(backend)
-        try:
-            ds = BinlogDataSource({"paths": json.dumps(binlogs), **options})
-            reader = ds.reader(ds.schema())
-            out = [b for p in reader.partitions() for b in reader.read(p)]
-        finally:
-            native.select(None)
+        out = _source_rows(binlogs, backend, **options)
         if out and isinstance(out[0], tuple):
             return sorted((r[0], r[1]) for r in out)
-        return sorted((r["db"], r["table"], r["op"]) for b in out
-                      for r in pa.Table.from_batches([b]).to_pylist())
+        return sorted((r["db"], r["table"], r["op"]) for r in out)
 
     for options in ({}, {"with_tables": "true"}, {"image_format": "json"}, {"content": "tables"}):
         got = read("auto", **options)
@@ -170,12 +180,87 @@ def test_the_source_gives_names_that_do_not_decode_as_the_dump_writes_them(binlo
         assert ("", "t") in {r[:2] for r in got}, options
     # the column whose name does not decode: a map key as the dump writes it, on both backends
     for backend in ("auto", "python"):
-        native.select(backend)
-        try:
-            ds = BinlogDataSource({"paths": json.dumps(binlogs)})
-            reader = ds.reader(ds.schema())
-            rows = [r for p in reader.partitions() for b in reader.read(p)
-                    for r in pa.Table.from_batches([b]).to_pylist()]
-        finally:
-            native.select(None)
+        rows = _source_rows(binlogs, backend)
         assert ("\\xff", '"v11"') in [e for r in rows if r["after"] for e in r["after"]], backend
+
+
+def _source_rows(paths, backend, **options):
+    """Every row of format("binlog")'s read in this process on `backend`: Arrow rows as dicts,
+    content tables' rows as tuples."""
+    import pyarrow as pa
+
+    from binlog_grammar import native
+    from binlog_grammar.spark.datasource import BinlogDataSource
+
+    native.select(backend)
+    try:
+        ds = BinlogDataSource({"paths": json.dumps([str(p) for p in paths]), **options})
+        reader = ds.reader(ds.schema())
+        out = [b for p in reader.partitions() for b in reader.read(p)]
+    finally:
+        native.select(None)
+    if out and isinstance(out[0], tuple):
+        return out
+    return [r for b in out for r in pa.Table.from_batches([b]).to_pylist()]
+
+
+@settings(max_examples=int(os.environ.get("BINLOG_GRAMMAR_NAMES_EXAMPLES", "25")), deadline=None,
+          derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(db=st.binary(max_size=24), table=st.binary(max_size=24),
+       column=st.binary(min_size=1, max_size=1))
+def test_drawn_names_read_the_same_on_both_backends(binlogs, tmp_path, db, table, column):
+    """Any bytes as the names of a table and of a column of it (rewritten into a real server's
+    TABLE_MAP_EVENTs): both backends give the same rows in every form, the names as the dump
+    writes them (BINLOG_GRAMMAR_NAMES_EXAMPLES=N for a longer run)."""
+    from binlog_grammar.output.dump import escape_undecoded
+
+    path = tmp_path / "drawn.000001"
+    path.write_bytes(_renamed(open(binlogs[0], "rb").read(), REWRITTEN[b"undecodable"], db,
+                              table, column))
+
+    def text(b):
+        return escape_undecoded(b.decode("utf-8", "surrogateescape"))
+    for options in ({}, {"with_tables": "true"}, {"image_format": "json"}, {"content": "tables"}):
+        got = _source_rows([path], "auto", **options)
+        assert got == _source_rows([path], "python", **options), options
+        names = {(r[0], r[1]) if isinstance(r, tuple) else (r["db"], r["table"]) for r in got}
+        assert (text(db), text(table)) in names, options
+    after = [r["after"] for r in _source_rows([path], "auto") if r["after"]
+             and (r["db"], r["table"]) == (text(db), text(table))]
+    assert after and all(k == text(column) for a in after for k, _ in a if k != "id")
+
+
+def _unescape(text: str) -> str:
+    """The inverse of output_folder's %XX escapes (UTF-8 bytes, surrogates passed through), and
+    of its `%` for an empty name."""
+    if text == "%":
+        return ""
+
+    def put(m):
+        return bytes.fromhex(m.group(0).replace("%", "")).decode("utf-8", "surrogatepass")
+    return re.sub(r"(%[0-9A-F]{2})+", put, text)
+
+
+HIVE = "__HIVE_DEFAULT_PARTITION__"
+# any text a decoder may give a name: surrogate escapes of bytes that do not decode included
+NAME = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=()),
+               max_size=10) | st.sampled_from(["", ".", "..", "_", "%", "%25", "\0", HIVE,
+                                               HIVE + "x", "_" + HIVE, "a.b", "../x"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(NAME, NAME)
+def test_table_name_is_one_safe_folder_for_each_table(db, table):
+    from binlog_grammar.spark.output_folder import partition_value, table_name
+
+    name = table_name(db, table)
+    assert "/" not in name and "\0" not in name and not name.startswith((".", "_"))
+    assert all(ord(c) >= 0x20 and c != "\x7f" for c in name)
+    head, dot, tail = name.partition(".")
+    assert dot and "." not in tail and (_unescape(head), _unescape(tail)) == (db, table)
+    # partition_value: never empty, never Spark's NULL folder, no NUL, one name each
+    v = partition_value(db)
+    assert v and not v.startswith(HIVE) and "\0" not in v
+    back = "" if v == "%" else re.sub("%(25|00|5F)", lambda m: {"25": "%", "00": "\0",
+                                                                  "5F": "_"}[m.group(1)], v)
+    assert back == db
