@@ -144,8 +144,26 @@ def _user_message(e: BaseException) -> Optional[str]:
         first = next((ln.strip() for ln in text.splitlines() if ln.strip()), name)
         if "JAVA_GATEWAY_EXITED" in text or "Java gateway" in text:
             return "Spark could not start (is Java 17 installed and JAVA_HOME set?)"
-        return f"Spark failed: {first[:500]}"
+        return f"Spark failed: {(_java_cause(e) or first)[:500]}"
     return None
+
+
+def _java_cause(e) -> Optional[str]:
+    """The root cause of a Java exception py4j wraps ("IOException: Mkdirs failed to create
+    ..."), without its package: what py4j's first line ("An error occurred while calling
+    o119.parquet.") does not say."""
+    cause = getattr(e, "java_exception", None)
+    try:
+        seen = 0
+        while cause is not None and cause.getCause() is not None and seen < 20:
+            cause, seen = cause.getCause(), seen + 1
+        if cause is None:
+            return None
+        text = str(cause.toString()).strip().splitlines()[0]
+    except Exception:  # noqa: BLE001 - the JVM gone meanwhile: the first line will do
+        return None
+    head, colon, rest = text.partition(":")
+    return head.rsplit(".", 1)[-1] + colon + rest if " " not in head else text
 
 
 def _quiet_accumulator_server(sc):

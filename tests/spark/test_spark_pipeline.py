@@ -143,3 +143,14 @@ def test_a_jvm_killed_mid_run_is_one_line_and_the_next_run_finishes(spark, clean
     p = _crashing_run([old, *SAMPLES], out, "none")
     assert p.returncode == 0, p.stderr[-2000:]
     assert outputs(spark, out) == want
+
+
+def test_a_spark_failure_says_its_java_cause(spark, capsys):
+    """A failure inside Spark is one line with the Java exception's root cause, not py4j's
+    "An error occurred while calling o119.parquet."."""
+    rc, _ = pipeline_run(spark, SAMPLES, "/proc/binlog-grammar-cannot-write-here")
+    err = capsys.readouterr().err
+    assert rc == 1
+    assert "binlog-grammar: pipeline: Spark failed: IOException: Mkdirs failed to create " \
+        "file:/proc/binlog-grammar-cannot-write-here/" in err, err
+    assert "Traceback" not in err and "An error occurred while calling" not in err, err
