@@ -331,6 +331,8 @@ class Job:
         the definition rows the read staged under kind=tables (arrow_rows.DefinitionRows)."""
         from pyspark.sql import types as S
 
+        from ..output.dump import escape_undecoded
+
         where = stage + "/read/kind=tables"
         rows = []
         if fs.files(where):
@@ -348,8 +350,6 @@ class Job:
             at = (order[r.file], r.pos)
             if name not in latest or at > latest[name][0]:
                 latest[name] = (at, r)
-        from ..output.dump import escape_undecoded
-
         for name, (_, r) in latest.items():
             d = json.loads(r.undecoded)
             cols = json.loads(d["columns"])

@@ -10,7 +10,9 @@ The output folder (any filesystem Spark writes):
 
     changes/db=D/table=T/date=YYYY-MM-DD/run-N-part-....parquet (D and T, and the db and table
     columns of every partitioned output: output_folder.partition_value, the names as they are
-    unless empty (`%`), holding a `%` (`%25`) or starting with __HIVE_DEFAULT_PARTITION__)
+    unless empty (`%`), holding a `%` or NUL (`%25`, `%00`) or starting with
+    __HIVE_DEFAULT_PARTITION__ (its first `_` as `%5F`); a name whose bytes do not decode as the
+    dump writes it, `\\xNN`)
         the change log: every row change, columns op, before, after, source, ts_ms (the `binlog`
         data source's map form, binlog_grammar.spark), partitioned by db, table and the UTC date
         of the event; each run adds its own files (named after the run); rows_raw and
