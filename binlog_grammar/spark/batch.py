@@ -4,6 +4,7 @@ are plain Python (binlog_grammar.spark.split), the values' forms binlog_grammar.
 streaming source reads a replication stream through the same BinlogReader."""
 from __future__ import annotations
 
+import json
 import os
 import sys
 from typing import Iterator
@@ -385,8 +386,20 @@ class BinlogReader(DataSourceReader):
                 continue
             rows.append((table.db, table.table, key[0], list(table.primary_key),
                          bool(table.full_metadata), split.path, split.file_index, ev.offset))
-        # Spark's strings are UTF-8: names whose bytes do not decode written \xNN (text_array)
-        yield from (escaped(r) for r in rows)
+        yield from map(_text_row, rows)
+
+
+def _text_row(row) -> tuple:
+    """A row of content tables with names whose bytes do not decode (kept as surrogate escapes)
+    written \\xNN, as text_array writes them in the change rows: Spark's strings are UTF-8. In
+    `columns` (JSON) they are the texts of the JSON strings."""
+    db, table, columns, pk, *rest = row
+    try:
+        "".join((db, table, columns, *pk)).encode("utf-8")
+        return row
+    except UnicodeEncodeError:
+        columns = json.dumps(escaped(json.loads(columns)), ensure_ascii=False, sort_keys=True)
+        return (*escaped((db, table)), columns, escaped(pk), *rest)
 
 
 def _row_events(stream, see=None, take=None) -> Iterator:

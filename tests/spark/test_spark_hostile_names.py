@@ -228,6 +228,10 @@ def test_drawn_names_read_the_same_on_both_backends(binlogs, tmp_path, db, table
     after = [r["after"] for r in _source_rows([path], "auto") if r["after"]
              and (r["db"], r["table"]) == (text(db), text(table))]
     assert after and all(k == text(column) for a in after for k, _ in a if k != "id")
+    # content tables: its columns' JSON holds the names so too
+    defs = [r for r in _source_rows([path], "auto", content="tables")
+            if (r[0], r[1]) == (text(db), text(table))]
+    assert defs and all([c["name"] for c in json.loads(r[2])] == ["id", text(column)] for r in defs)
 
 
 def _unescape(text: str) -> str:
