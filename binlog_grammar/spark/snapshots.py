@@ -86,7 +86,11 @@ def write_snapshots(spark, fs, stage, defs, order, summary) -> tuple:
     # partitioned by table, so each table's typed snapshot reads its own rows only
     folded.write.mode("overwrite").partitionBy("db", "table").parquet(stage + "/snapshot_rows")
     summary.stage("fold")
-    rows = spark.read.parquet(stage + "/snapshot_rows")
+    # read with the schema written: a run whose changes delete every row it touches writes no
+    # partition at all, and Parquet cannot infer a schema from no file
+    rows = spark.read.schema(S.StructType([folded.schema["key"], folded.schema["row"],
+                                           folded.schema["db"], folded.schema["table"]])) \
+        .parquet(stage + "/snapshot_rows")
     sizes = {table_name(r.db, r.table): r["count"]
              for r in rows.groupBy("db", "table").count().collect()}
     summary.stage("snapshot sizes")
