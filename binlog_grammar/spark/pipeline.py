@@ -29,13 +29,14 @@ The output folder (any filesystem Spark writes):
         deletes in binlog order (file order, then offset, then row in its event): an insert sets
         the row of its key; an update that keeps the key overlays its after image on the row (so
         the partial images of binlog_row_image=MINIMAL/NOBLOB update what they hold); an update
-        that changes the key deletes the before key and sets the new key to the before image
-        overlaid by the after image; a delete removes the key. Typed columns
-        (binlog_grammar.spark.typed), built from the table's latest TABLE_MAP_EVENT (columns a
-        later ALTER dropped are left out, new ones are NULL in older rows). A table without a
-        primary key (in the binlog or in --schema) is keyed by all its columns, so identical rows
-        count once. Only row events change snapshots: statements logged as SQL
-        (binlog_format=STATEMENT) are not applied
+        that changes the key deletes the before key and sets the new key to the before key's row
+        overlaid by the before image, then the after image (so under MINIMAL, whose before image
+        is the key alone, the other columns keep their values); a delete removes the key.
+        Typed columns (binlog_grammar.spark.typed), built from the table's latest
+        TABLE_MAP_EVENT (columns a later ALTER dropped are left out, new ones are NULL in older
+        rows). A table without a primary key (in the binlog or in --schema) is keyed by all its
+        columns, so identical rows count once. Only row events change snapshots: statements
+        logged as SQL (binlog_format=STATEMENT) are not applied
     _snapshot_rows/
         the same snapshots in the exact map form (db, table, key, row), partitioned by db and
         table: what the next run starts from

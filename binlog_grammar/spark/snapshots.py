@@ -1,6 +1,6 @@
 """The per-table snapshots of the pipeline (binlog_grammar.spark.pipeline): the latest row of every
 primary key, folded from the previous snapshot and this run's changes in binlog order (file, then
-offset, then row in its event), in Spark's engine: no Python in the fold.
+offset, then row in its event), in Spark's engine: no Python in the fold, but for the tables below.
 
 Each change is one event of its key (a key-changing update two: the old key dies, the new one
 arrives); an insert, a delete and a key change are resets (the key's row starts again from the
@@ -8,7 +8,16 @@ event's image, or from nothing), an update overlays its image. So a key's row is
 its last reset on, their images merged in binlog order: a window over the key finds the last reset,
 the events before it are dropped, and one aggregate merges the rest (their images' entries sorted by
 position and flattened; with spark.sql.mapKeyDedupPolicy LAST_WIN the latest value of a column wins,
-at the column's first place, as map_concat's would). The folded rows are written partitioned by
+at the column's first place, as map_concat's would).
+
+A key change is a reset only when its images hold every column of the table (binlog_row_image
+FULL): under MINIMAL (and NOBLOB, for its blobs) the before image is the old key alone, and the
+new key's row is the old key's row as it stood, with the before and after images over it, which
+depends on the old key's events (and on key changes before them). A table with such a key change
+in the run is folded in binlog order instead, in one Python worker per table (_ordered_fold:
+holding that table's rows while it folds), from its previous snapshot rows and its changes.
+
+The folded rows are written partitioned by
 db and table; each table's typed snapshot is its rows' typed columns in SQL
 (binlog_grammar.spark.typed_sql), the rows SQL does not convert exactly appended by
 binlog_grammar.spark.typed's converters in Python.
@@ -25,7 +34,7 @@ def write_snapshots(spark, fs, stage, defs, order, summary) -> tuple:
     _snapshot_rows/): `stage`/snapshot_rows, and per table touched `stage`/snapshots/D.T typed.
     Counts the changes per table and op into `summary`. Returns (the tables touched, rows per
     table), or ([], None) when the run has no changes."""
-    from pyspark.sql import Window
+    from pyspark.sql import Observation, Window
     from pyspark.sql import functions as F
     from pyspark.sql import types as S
 
@@ -59,20 +68,24 @@ def write_snapshots(spark, fs, stage, defs, order, summary) -> tuple:
                                 ev(ka, F.concat(entries_of(F.col("before")),
                                                 entries_of(F.col("after"))), True, True))) \
         .otherwise(F.array(ev(ka, entries_of(F.col("after")), True, False)))
-    new = (ch.select("db", "table",
-                     F.element_at(fileidx, F.col("source.file")).cast("long").alias("o1"),
-                     F.col("source.pos").alias("o2"), F.col("source.row").cast("long").alias("o3"),
-                     F.explode(events).alias("ev"))
+    position = [F.element_at(fileidx, F.col("source.file")).cast("long").alias("o1"),
+                F.col("source.pos").alias("o2"), F.col("source.row").cast("long").alias("o3")]
+    # the tables with a key change whose images lack some of their columns, seen as the fold
+    # reads the changes (_moved_tables): folded again in binlog order below
+    moved = Observation()
+    # (the columns the fold reads picked first: Spark prunes no column below an observation)
+    new = (ch.select("db", "table", "op", "before", "after", "source")
+           .observe(moved, _moved_tables(defs, kb, ka))
+           .select("db", "table", *position, F.explode(events).alias("ev"))
            .select("db", "table", "o1", "o2", "o3", F.col("ev.k").alias("key"),
                    F.col("ev.e").alias("e"), F.col("ev.alive").alias("alive"),
                    F.col("ev.reset").alias("reset")))
-    if fs.files(prev_path):
-        prev = spark.read.parquet(prev_path)
-        prev = prev.select("db", "table", F.lit(-1).cast("long").alias("o1"),
-                           F.lit(0).cast("long").alias("o2"), F.lit(0).cast("long").alias("o3"),
-                           key_of(F.col("row")).alias("key"), entries_of(F.col("row")).alias("e"),
-                           F.lit(True).alias("alive"), F.lit(True).alias("reset"))
-        new = prev.unionByName(new)
+    prev = spark.read.parquet(prev_path) if fs.files(prev_path) else None
+    if prev is not None:
+        new = prev.select("db", "table", F.lit(-1).cast("long").alias("o1"),
+                          F.lit(0).cast("long").alias("o2"), F.lit(0).cast("long").alias("o3"),
+                          key_of(F.col("row")).alias("key"), entries_of(F.col("row")).alias("e"),
+                          F.lit(True).alias("alive"), F.lit(True).alias("reset")).unionByName(new)
     at = F.struct("o1", "o2", "o3")
     last_reset = F.max(F.when(F.col("reset"), at)).over(Window.partitionBy("db", "table", "key"))
     folded = (new.withColumn("lr", last_reset)
@@ -84,13 +97,41 @@ def write_snapshots(spark, fs, stage, defs, order, summary) -> tuple:
               .select("db", "table", "key",
                       F.map_from_entries(F.flatten(F.col("evs.e"))).alias("row")))
     # partitioned by table, so each table's typed snapshot reads its own rows only
-    folded.write.mode("overwrite").partitionBy("db", "table").parquet(stage + "/snapshot_rows")
+    where = stage + "/snapshot_rows"
+    folded.write.mode("overwrite").partitionBy("db", "table").parquet(where)
+    written = S.StructType([folded.schema["key"], folded.schema["row"], folded.schema["db"],
+                            folded.schema["table"]])
+    ordered = sorted({(t["db"], t["table"]) for t in moved.get["moved"] or ()})
+    if ordered:
+        in_order = F.lit(False)
+        for db, table in ordered:
+            in_order = in_order | ((F.col("db") == db) & (F.col("table") == table))
+        moves = ch.where(in_order).select("db", "table", *position, "op", kb.alias("kb"),
+                                          ka.alias("ka"), entries_of(F.col("before")).alias("b"),
+                                          entries_of(F.col("after")).alias("a"))
+        if prev is not None:  # their previous snapshot rows come first
+            key = key_of(F.col("row"))
+            moves = prev.where(in_order).select(
+                "db", "table", F.lit(-1).cast("long").alias("o1"),
+                F.lit(0).cast("long").alias("o2"), F.lit(0).cast("long").alias("o3"),
+                F.lit("p").alias("op"), key.alias("kb"),
+                key.alias("ka"), none.alias("b"), entries_of(F.col("row")).alias("a")) \
+                .unionByName(moves)
+        rows = (moves.repartition("db", "table")
+                .sortWithinPartitions("db", "table", "o1", "o2", "o3")
+                .rdd.mapPartitions(_ordered_fold))
+        done = spark.createDataFrame(rows, S.StructType([
+            S.StructField("db", S.StringType()), S.StructField("table", S.StringType()),
+            S.StructField("key", S.StringType()), S.StructField("e", entries)]))
+        (spark.read.schema(written).parquet(where).where(~in_order)
+         .unionByName(done.select("key", F.map_from_entries("e").alias("row"), "db", "table"))
+         .write.mode("overwrite").partitionBy("db", "table").parquet(where + "_in_order"))
+        fs.delete(where)
+        fs.rename(where + "_in_order", where)
     summary.stage("fold")
     # read with the schema written: a run whose changes delete every row it touches writes no
     # partition at all, and Parquet cannot infer a schema from no file
-    rows = spark.read.schema(S.StructType([folded.schema["key"], folded.schema["row"],
-                                           folded.schema["db"], folded.schema["table"]])) \
-        .parquet(stage + "/snapshot_rows")
+    rows = spark.read.schema(written).parquet(where)
     sizes = {table_name(r.db, r.table): r["count"]
              for r in rows.groupBy("db", "table").count().collect()}
     summary.stage("snapshot sizes")
@@ -111,6 +152,54 @@ def write_snapshots(spark, fs, stage, defs, order, summary) -> tuple:
             f.result()
     summary.stage("typed snapshots")
     return touched, sizes
+
+
+def _moved_tables(defs, kb, ka):
+    """The aggregate of the tables (db, table) with a key change whose images lack some of the
+    table's columns (binlog_row_image MINIMAL, or NOBLOB's blobs): its new key's row is the old
+    key's row with the images over it, which the fold's events do not know."""
+    from pyspark.sql import functions as F
+
+    width = F.element_at(F.create_map(*[x for d in defs.values()
+                                        for x in (F.array(F.lit(d["db"]), F.lit(d["table"])),
+                                                  F.lit(len(d["columns"])))]),
+                         F.array(F.col("db"), F.col("table"))) if defs else F.lit(None)
+    no_names = F.array().cast("array<string>")
+    # cheap tests first (Spark's AND stops at the first false): a FULL before image holds them all
+    moved = (F.col("op") == "u") & (F.size("before") < width) & (kb != ka) & \
+        (F.size(F.array_union(F.coalesce(F.map_keys("before"), no_names),
+                              F.coalesce(F.map_keys("after"), no_names))) < width)
+    return F.collect_set(F.when(moved, F.struct("db", "table"))).alias("moved")
+
+
+def _ordered_fold(rows):
+    """The snapshot rows of the tables whose key changes need the old key's row: their change
+    rows (and previous snapshot rows, op "p") in binlog order, table by table, folded as the
+    module docstring says, a key change's new row starting from the old key's row. One Python
+    worker holds a table's rows while it folds them."""
+    table, live = None, {}
+    for r in rows:
+        if (r.db, r.table) != table:
+            yield from _live(table, live)
+            table, live = (r.db, r.table), {}
+        if r.op == "d":
+            live.pop(r.kb, None)
+        elif r.op in ("c", "p"):
+            live[r.ka] = dict(r.a)
+        elif r.kb == r.ka:  # an update that keeps the key: its image over the row
+            row = live.setdefault(r.ka, {})
+            row.update(r.a)
+        else:  # the old key's row, the before image and the after image over it
+            row = live.pop(r.kb, {})
+            row.update(r.b)
+            row.update(r.a)
+            live[r.ka] = row
+    yield from _live(table, live)
+
+
+def _live(table, live):
+    for key, row in live.items():
+        yield (table[0], table[1], key, list(row.items()))
 
 
 def _key_function(defs):

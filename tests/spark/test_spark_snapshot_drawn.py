@@ -25,10 +25,10 @@ BINLOG_GRAMMAR_DRAWN_NOSHRINK=1 reports a failing case as drawn, unshrunk (long 
 The typed SET array holds the map form's members sorted (dump.json_value), not in the server's
 definition order: the oracle sorts the server's members likewise.
 
-Known and not fixed here (test_key_change_under_minimal_image_keeps_the_other_columns, xfail):
-under binlog_row_image=MINIMAL (and NOBLOB for its blobs) an update that changes the key logs the
-old key alone as its before image, and the pipeline's fold starts the new key's row from that
-image, so the columns the update did not set become NULL.
+Found here and fixed (test_key_change_under_minimal_image_keeps_the_other_columns): under
+binlog_row_image=MINIMAL (and NOBLOB for its blobs) an update that changes the key logs the old
+key alone as its before image, and the pipeline's fold started the new key's row from that image,
+so the columns the update did not set became NULL.
 """
 from __future__ import annotations
 
@@ -322,7 +322,8 @@ def got(c, v, field):
             (f".{v.microsecond:06d}"[:c.fsp + 1] if c.fsp else "")
     if k == "timestamp":
         micros = round(v.timestamp() * 1e6) if v.tzinfo is None else \
-            round((v - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)) / dt.timedelta(microseconds=1))
+            round((v - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc))
+                  / dt.timedelta(microseconds=1))
         return decimal.Decimal(micros).scaleb(-6).quantize(decimal.Decimal(1).scaleb(-c.fsp))
     if k == "time":
         us = abs(v) // dt.timedelta(microseconds=1)
@@ -387,7 +388,10 @@ def _spark_normal(v, field):
     return _normal(v)
 
 
-def check_case(spark, db, case, image, meta, tmp):
+def check_case(spark, db, case, image, meta, tmp, incremental=False):
+    """Run `case` on the server under the settings, the pipeline over its binlogs (with
+    `incremental`, a run over each prefix of the files into one output, so each run starts from
+    the previous one's snapshot), and compare the typed snapshots with the server's rows."""
     n = check_case.count = getattr(check_case, "count", 0) + 1
     name = f"d{n}"
     db.sql(f"SET GLOBAL binlog_row_metadata = '{meta}'; RESET MASTER;")
@@ -398,8 +402,10 @@ def check_case(spark, db, case, image, meta, tmp):
     db.sql("\n".join(script))
     out = tmp / f"out{n}"
     kw = {"schema": _schema_file(case, name, tmp / f"schema{n}.json")} if meta == "MINIMAL" else {}
-    rc, text = pipeline_run(spark, [str(f) for f in db.binlogs()], out, **kw)
-    assert rc == 0, text
+    files = [str(f) for f in db.binlogs()]
+    for n_files in range(1 if incremental else len(files), len(files) + 1):
+        rc, text = pipeline_run(spark, files[:n_files], out, **kw)
+        assert rc == 0, text
     state = json.loads((out / "_binlog_state.json").read_text())
     for t in case.tables:
         want_text = db.sql("SET SESSION time_zone = '+00:00';\nSELECT " +
@@ -446,8 +452,6 @@ def test_drawn_tables_typed_snapshot_equals_server(spark, server, image, meta, t
     settings(max_examples=EXAMPLES, **SETTINGS, **NOSHRINK)(given(case=cases(shift))(run))()
 
 
-@pytest.mark.xfail(strict=True, reason="the fold starts a changed key's row from its before "
-                   "image, which MINIMAL cuts to the key (binlog_grammar/spark/snapshots.py)")
 def test_key_change_under_minimal_image_keeps_the_other_columns(spark, server, tmp_path):
     """binlog_row_image=MINIMAL: an update that changes the key logs the old key alone as its
     before image and the changed columns as its after image; the new key's row is the old row
@@ -463,6 +467,11 @@ def test_key_change_under_minimal_image_keeps_the_other_columns(spark, server, t
                            stmts=stmts)
     for image in IMAGES:
         check_case(spark, server, case, image, "FULL", tmp_path)
+    # and over two runs: the second's key changes start from the first's snapshot rows
+    stmts = [stmts[0], "FLUSH BINARY LOGS;", *stmts[1:]]
+    case = SimpleNamespace(tables=[SimpleNamespace(name="t0", cols=cols, ddl=ddl, stmts=stmts)],
+                           stmts=stmts)
+    check_case(spark, server, case, "MINIMAL", "FULL", tmp_path, incremental=True)
 
 
 def test_a_run_that_deletes_every_row_it_touches(spark, server, tmp_path):
