@@ -230,10 +230,6 @@ def _start_spark(master: str):
         b = b.config("spark.pyspark.python", sys.executable)  # workers import this package
     spark = b.getOrCreate()
     spark.sparkContext.setLogLevel(level.upper())
-    # py4j logs its connection failures with their tracebacks; the run's one line says what failed
-    import logging
-
-    logging.getLogger("py4j").setLevel(logging.CRITICAL)
     _quiet_accumulator_server(spark.sparkContext)
     if not (master or "local[*]").startswith("local"):
         # a cluster's workers may lack the package: ship it with the job (spark/shipping.py),
