@@ -81,11 +81,12 @@ def write_snapshots(spark, fs, stage, defs, order, summary) -> tuple:
                    F.col("ev.e").alias("e"), F.col("ev.alive").alias("alive"),
                    F.col("ev.reset").alias("reset")))
     prev = spark.read.parquet(prev_path) if fs.files(prev_path) else None
-    if prev is not None:
-        new = prev.select("db", "table", F.lit(-1).cast("long").alias("o1"),
-                          F.lit(0).cast("long").alias("o2"), F.lit(0).cast("long").alias("o3"),
-                          key_of(F.col("row")).alias("key"), entries_of(F.col("row")).alias("e"),
-                          F.lit(True).alias("alive"), F.lit(True).alias("reset")).unionByName(new)
+    if prev is not None:  # the previous snapshot's rows: each its key's first event
+        prev = prev.select("db", "table", F.lit(-1).cast("long").alias("o1"),
+                           F.lit(0).cast("long").alias("o2"), F.lit(0).cast("long").alias("o3"),
+                           key_of(F.col("row")).alias("key"), entries_of(F.col("row")).alias("e"))
+        new = prev.select("*", F.lit(True).alias("alive"), F.lit(True).alias("reset")) \
+            .unionByName(new)
     at = F.struct("o1", "o2", "o3")
     last_reset = F.max(F.when(F.col("reset"), at)).over(Window.partitionBy("db", "table", "key"))
     folded = (new.withColumn("lr", last_reset)
@@ -110,12 +111,9 @@ def write_snapshots(spark, fs, stage, defs, order, summary) -> tuple:
                                           ka.alias("ka"), entries_of(F.col("before")).alias("b"),
                                           entries_of(F.col("after")).alias("a"))
         if prev is not None:  # their previous snapshot rows come first
-            key = key_of(F.col("row"))
             moves = prev.where(in_order).select(
-                "db", "table", F.lit(-1).cast("long").alias("o1"),
-                F.lit(0).cast("long").alias("o2"), F.lit(0).cast("long").alias("o3"),
-                F.lit("p").alias("op"), key.alias("kb"),
-                key.alias("ka"), none.alias("b"), entries_of(F.col("row")).alias("a")) \
+                "db", "table", "o1", "o2", "o3", F.lit("p").alias("op"), F.col("key").alias("kb"),
+                F.col("key").alias("ka"), none.alias("b"), F.col("e").alias("a")) \
                 .unionByName(moves)
         rows = (moves.repartition("db", "table")
                 .sortWithinPartitions("db", "table", "o1", "o2", "o3")
