@@ -386,14 +386,12 @@ def _crash_point(name: str, spark=None):
     (changes: the change log staged; snapshots: the snapshots staged; pending: the plan
     recorded in the state; publish: the first output file moved into place). `jvm:NAME` kills
     the local Spark's JVM there instead (the driver goes on and finds it gone)."""
+    import signal
+
     at = os.environ.get("BINLOG_GRAMMAR_PIPELINE_CRASH_AT")
     if at == name:
-        import signal
-
         os.kill(os.getpid(), signal.SIGKILL)
     if at == f"jvm:{name}" and spark is not None:
-        import signal
-
         proc = spark.sparkContext._gateway.proc  # the JVM this driver launched
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
