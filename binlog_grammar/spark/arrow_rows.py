@@ -252,7 +252,7 @@ class DefinitionRows:
             return None
         ev = se.event
         ts = int(ev.header.timestamp)
-        text = json.dumps({"columns": key[0], "primary_key": list(t.primary_key),
+        text = json.dumps({"columns": key[0], "primary_key": list(key[1]),
                            "full_metadata": bool(t.full_metadata)})
         return ("t", None, None, (ev.file, ev.offset, ev.end, int(ev.header.server_id), se.gtid,
                                   ts, t.db, t.table, int(t.table_id), ev.name, se.tx_seq, 0),

@@ -4,7 +4,6 @@ are plain Python (binlog_grammar.spark.split), the values' forms binlog_grammar.
 streaming source reads a replication stream through the same BinlogReader."""
 from __future__ import annotations
 
-import json
 import os
 import sys
 from typing import Iterator
@@ -12,7 +11,8 @@ from typing import Iterator
 from pyspark.sql import types as S
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
-from .arrow_rows import (FULL, DefinitionRows, NativeBatch, change_batch, escaped, json_object,
+from ..output.dump import escape_undecoded
+from .arrow_rows import (FULL, DefinitionRows, NativeBatch, change_batch, json_object,
                          native_rows, text_array)
 from .options import ERROR_MARK, ReadOptions, bad_input
 
@@ -191,7 +191,7 @@ class BinlogReader(DataSourceReader):
         from pyspark.sql.pandas.types import to_arrow_schema
 
         from .split import split_stream
-        from .typed import converter, typed_image
+        from .typed import converter, same_table, typed_image, typed_keys
 
         pa_schema = to_arrow_schema(self.schema, timezone="UTC")
         types = [f.type for f in pa_schema]
@@ -207,19 +207,24 @@ class BinlogReader(DataSourceReader):
             yield from self._map_batches(stream, pa, types, pa_schema)
             return
         events = self._row_events(stream)
-        only = tuple(o.table.split(".", 1))
         convs = [(d["name"], converter(d)) for d in self.typed_defs]
+        keyed = {}  # a layout's column names -> (field name, the image's key, converter)
 
         def image(img):
-            return typed_image(img, convs)
+            return typed_image(img, cols_of)
 
         cols = [[] for _ in range(9)]
         op_c, before_c, after_c, source_c, ts_c, db_c, table_c, raw_c, why_c = cols
         n = 0
         for se, changes in events:
             t = se.table
-            if t is None or (t.db, t.table) != only:
+            if t is None or not same_table(t, o.table_name):
                 continue
+            if changes is not None:
+                names = tuple(c.name for c in t.columns)
+                cols_of = keyed.get(names)
+                if cols_of is None:
+                    cols_of = keyed[names] = typed_keys(convs, names)
             gtid = se.gtid
             seq = se.tx_seq
             if changes is None:  # rows not decoded: one row with the event's bytes
@@ -384,22 +389,17 @@ class BinlogReader(DataSourceReader):
             key = defs.new(table)
             if key is None:
                 continue
-            rows.append((table.db, table.table, key[0], list(table.primary_key),
+            rows.append((table.db, table.table, key[0], list(key[1]),
                          bool(table.full_metadata), split.path, split.file_index, ev.offset))
         yield from map(_text_row, rows)
 
 
 def _text_row(row) -> tuple:
-    """A row of content tables with names whose bytes do not decode (kept as surrogate escapes)
-    written \\xNN, as text_array writes them in the change rows: Spark's strings are UTF-8. In
-    `columns` (JSON) they are the texts of the JSON strings."""
-    db, table, columns, pk, *rest = row
-    try:
-        "".join((db, table, columns, *pk)).encode("utf-8")
-        return row
-    except UnicodeEncodeError:
-        columns = json.dumps(escaped(json.loads(columns)), ensure_ascii=False, sort_keys=True)
-        return (*escaped((db, table)), columns, escaped(pk), *rest)
+    """A row of content tables with a database or table name whose bytes do not decode (kept as
+    surrogate escapes) written \\xNN, as text_array writes them in the change rows: Spark's
+    strings are UTF-8 (the column names come so from typed.Definitions)."""
+    db, table, *rest = row
+    return (escape_undecoded(db), escape_undecoded(table), *rest)
 
 
 def _row_events(stream, see=None, take=None) -> Iterator:
@@ -547,9 +547,8 @@ def find_table(o: ReadOptions) -> list:
     """Column descriptions of `o.table` from its first TABLE_MAP_EVENT in the input."""
     from ..errors import BinlogError
     from .split import Split, expand_paths, table_maps
-    from .typed import column_def
+    from .typed import column_def, same_table
 
-    want = tuple(o.table.split(".", 1))
     try:
         paths = expand_paths(o.paths) if not o.plan else o.plan["paths"]
         schemas = o.schemas()
@@ -559,7 +558,7 @@ def find_table(o: ReadOptions) -> list:
             maps = _maps_past_damage(split, paths, schemas) if o.skip_damaged else \
                 table_maps(split, schemas)
             for table, _ev in maps:
-                if (table.db, table.table) == want:
+                if same_table(table, o.table_name):
                     return [column_def(c) for c in table.columns]
     except BinlogError as e:
         raise task_error(e) from None

@@ -331,8 +331,6 @@ class Job:
         the definition rows the read staged under kind=tables (arrow_rows.DefinitionRows)."""
         from pyspark.sql import types as S
 
-        from ..output.dump import escape_undecoded
-
         where = stage + "/read/kind=tables"
         rows = []
         if fs.files(where):
@@ -352,11 +350,10 @@ class Job:
                 latest[name] = (at, r)
         for name, (_, r) in latest.items():
             d = json.loads(r.undecoded)
+            # column names as the change rows' maps hold them (bytes that do not decode \xNN:
+            # typed.column_def)
             cols = json.loads(d["columns"])
-            # column names as the change rows' maps hold them: bytes that do not decode \xNN
-            for c in cols:
-                c["name"] = escape_undecoded(c["name"])
-            pk = [escape_undecoded(k) for k in d["primary_key"]]
+            pk = d["primary_key"]
             defs[name] = {"db": r.db, "table": r.table, "columns": cols, "primary_key": pk,
                           "key": pk or [c["name"] for c in cols]}
         return defs

@@ -78,8 +78,8 @@ class ReadOptions:
         self.exclude_gtids = o.get("exclude_gtids") or None
         self.verify_checksum = option_bool(o, "verify_checksum", True)
         self.table = o.get("table") or None
-        if self.table and "." not in self.table:
-            raise ValueError(f"binlog: option table: {self.table!r} is not db.table")
+        # (db, table) of the option table, as the rows give the names (\xNN: spark/typed.py)
+        self.table_name = qualified_table(self.table) if self.table else None
         self.schema = o.get("schema") or None
         self.split_bytes = _int(o, "split_bytes")
         if self.split_bytes is None:
@@ -186,6 +186,41 @@ def _skip_damaged(o) -> bool:
                          f"disagree (FAILFAST is skip_damaged false, PERMISSIVE and "
                          f"DROPMALFORMED are true)")
     return MODES[m]
+
+
+_QUOTED = re.compile(r"`((?:[^`]|``)*)`")
+
+
+def qualified_table(text: str) -> tuple:
+    """(db, table) of the option table's text: `db.table`, split at the first dot, or with
+    either name backquoted as MySQL quotes it (a backquote in it doubled), for a name with a dot
+    or a backquote in it, or an empty one: `a.b`.c, ``.t."""
+    if "`" not in text:
+        db, dot, table = text.partition(".")
+        if not dot:
+            raise ValueError(f"binlog: option table: {text!r} is not db.table")
+        return db, table
+    names, at = [], 0
+    while True:
+        m = _QUOTED.match(text, at)
+        if m:
+            names.append(m.group(1).replace("``", "`"))
+            at = m.end()
+        else:
+            end = text.find(".", at) if not names else len(text)
+            end = len(text) if end < 0 else end
+            name = text[at:end]
+            if not name or "`" in name:
+                break
+            names.append(name)
+            at = end
+        if len(names) == 2 or at == len(text) or text[at] != ".":
+            break
+        at += 1
+    if len(names) != 2 or at != len(text):
+        raise ValueError(f"binlog: option table: {text!r} is not db.table (a name with a dot or "
+                         f"a backquote in it backquoted: `a.b`.`c`)")
+    return tuple(names)
 
 
 def _list(v) -> list:

@@ -172,15 +172,15 @@ def stream_schema(options):
 def _table_on_server(o: StreamOptions) -> list:
     from ..errors import BinlogError, ReplicationError
     from ..replication import open_replication_stream
-    from .typed import column_def
+    from .typed import column_def, same_table
 
-    want = tuple(o.rows.table.split(".", 1))
     try:
         src = o.source(until_now=True)  # from the first binlog file to the current end
         try:
             for se in open_replication_stream(src, None, o.rows.schemas()).events():
                 t = se.table
-                if t is not None and se.event.name == "TABLE_MAP_EVENT" and (t.db, t.table) == want:
+                if t is not None and se.event.name == "TABLE_MAP_EVENT" \
+                        and same_table(t, o.rows.table_name):
                     return [column_def(c) for c in t.columns]
         finally:
             src.stop()

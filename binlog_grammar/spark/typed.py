@@ -119,9 +119,11 @@ def image_map(img):
 # column descriptions
 
 def column_def(c) -> dict:
-    """A rows.Column as a JSON-able description: what the typed form needs."""
+    """A rows.Column as a JSON-able description: what the typed form needs. Its name as the map
+    form's keys and the dump write it (bytes that do not decode \\xNN): Spark's names are
+    UTF-8."""
     meta = c.get("meta")
-    d = {"name": c.name, "type": c.type_name, "unsigned": bool(c.get("unsigned")),
+    d = {"name": escape_undecoded(c.name), "type": c.type_name, "unsigned": bool(c.get("unsigned")),
          "charset": c.get("charset")}
     if c.type_name == "NEWDECIMAL" and meta is not None:
         d["precision"] = int(meta["precision"])
@@ -155,12 +157,12 @@ class Definitions:
 
     def new(self, t):
         """(columns JSON, primary key) of rows.Table t when it is a new definition of its table,
-        else None."""
+        else None; names as column_def writes them."""
         name = (t.db, t.table)
         if self._table.get(name) is t:  # the decoder reuses a table whose TABLE_MAP repeats
             return None
         self._table[name] = t
-        key = (columns_json(t), tuple(t.primary_key))
+        key = (columns_json(t), tuple(escape_undecoded(k) for k in t.primary_key))
         if self._key.get(name) == key:
             return None
         self._key[name] = key
@@ -371,14 +373,29 @@ def struct_type(defs: list):
                          for d in defs])
 
 
-def typed_image(img, names_convs) -> Any:
-    """A decoded row image (column name -> Python value) as a dict of typed values."""
+def same_table(t, name: tuple) -> bool:
+    """rows.Table `t` is the table (db, table) named as the source gives names (\\xNN)."""
+    return (t.db, t.table) == name or \
+        (escape_undecoded(t.db), escape_undecoded(t.table)) == name
+
+
+def typed_keys(names_convs, names: tuple) -> list:
+    """(field name, the image's key, converter) of each typed column, for images whose keys are
+    a layout's column names `names` (as decoded: a name whose bytes do not decode is its field's
+    name \\xNN)."""
+    raw = {escape_undecoded(n): n for n in names}
+    return [(name, raw.get(name, name), conv) for name, conv in names_convs]
+
+
+def typed_image(img, keyed) -> Any:
+    """A decoded row image (column name -> Python value) as a dict of typed values, by
+    typed_keys' `keyed`."""
     if img is None:
         return None
     out = {}
-    for name, conv in names_convs:
-        if name in img:
-            out[name] = conv(json_value(img[name]))
+    for name, key, conv in keyed:
+        if key in img:
+            out[name] = conv(json_value(img[key]))
         else:
             out[name] = None
     return out

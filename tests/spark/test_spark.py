@@ -119,7 +119,7 @@ def test_typed_table(spark):
     for se in open_stream(SAMPLES).events():
         for ch in se.changes:
             if (ch.db, ch.table) == ("shop", "customers"):
-                convs = [(c.name, converter(column_def(c))) for c in ch.columns]
+                convs = [(c.name, c.name, converter(column_def(c))) for c in ch.columns]
                 expected.append((ch.op, typed_image(ch.before, convs), typed_image(ch.after, convs)))
     got = [(r.op, r.before and r.before.asDict(), r.after and r.after.asDict()) for r in rows]
     assert got == expected

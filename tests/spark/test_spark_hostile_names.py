@@ -184,6 +184,45 @@ def test_the_source_gives_names_that_do_not_decode_as_the_dump_writes_them(binlo
         assert ("\\xff", '"v11"') in [e for r in rows if r["after"] for e in r["after"]], backend
 
 
+def test_the_table_option_names_every_table(binlogs):
+    """The option table (typed structs) picks each table by its name as the source gives it:
+    backquoted as MySQL quotes names (a dot, a backquote, an empty name), bytes that do not
+    decode as \\xNN; its typed columns are named so too, and hold the values. It failed on a
+    column name that does not decode, and could not name a database with a dot."""
+    for db, table, i in TABLES:
+        db = _named(db)
+        v = "\\xff" if i == 11 else "v"
+        forms = [f"{_q(db)}.{_q(table)}"]
+        if "." not in db and "`" not in db + table and db and not db.startswith(" "):
+            forms.append(f"{db}.{table}")  # unquoted: split at the first dot
+        for form in forms:
+            for backend in ("auto", "python"):
+                rows = _source_rows(binlogs, backend, table=form)
+                got = sorted((r["op"], (r["after"] or r["before"])["id"],
+                              (r["after"] or {}).get(v)) for r in rows)
+                assert got == [("c", i, f"v{i}"), ("c", i + 100, "x"), ("d", i + 100, None)], \
+                    (form, backend)
+                assert {(r["db"], r["table"]) for r in rows} == {(db, table)}, form
+
+
+@pytest.mark.parametrize("text,want", [
+    ("a.b", ("a", "b")), ("a.b.c", ("a", "b.c")), ("`a.b`.c", ("a.b", "c")),
+    ("a.`b.c`", ("a", "b.c")), ("`a``b`.`c`", ("a`b", "c")), ("``.t", ("", "t")),
+    ("`\\xff`.`t`", ("\\xff", "t"))])
+def test_table_option_forms(text, want):
+    from binlog_grammar.spark.options import qualified_table
+
+    assert qualified_table(text) == want
+
+
+@pytest.mark.parametrize("text", ["t", "`a`", "`a`b.c", "a.`b", "`a`.", "`a`.b`", ""])
+def test_table_option_says_what_is_wrong(text):
+    from binlog_grammar.spark.options import qualified_table
+
+    with pytest.raises(ValueError, match="option table"):
+        qualified_table(text)
+
+
 def _source_rows(paths, backend, **options):
     """Every row of format("binlog")'s read in this process on `backend`: Arrow rows as dicts,
     content tables' rows as tuples."""
