@@ -16,5 +16,7 @@ fi
 python3 -m pip install -q --disable-pip-version-check -e '.[spark]'
 python3 -m binlog_grammar generate
 python3 -m binlog_grammar verify samples/mariadb-*
-out="${BINLOG_GRAMMAR_OUTPUT:-${TMPDIR:-/tmp}/binlog-grammar-pipeline}"
+# the output inside this clone (build/ is not tracked): the pipeline's state knows its inputs by
+# their paths, so another clone's samples in a shared folder would be read as new files
+out="${BINLOG_GRAMMAR_OUTPUT:-$PWD/build/pipeline}"
 python3 -m binlog_grammar pipeline --input samples/mariadb-* --output "$out"
