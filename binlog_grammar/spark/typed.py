@@ -29,7 +29,7 @@ metadata (and the `schema` option):
 | CHAR, VARCHAR, TEXT in a known charset | string |
 | BINARY, VARBINARY, BLOB, binary or unknown-charset strings | binary |
 | ENUM | string (the member; its 1-based index as text when the members are unknown) |
-| SET | array<string> (members known), else bigint (the bitmask) |
+| SET | array<string> of the members in definition order (members known), else bigint (the bitmask) |
 | JSON | string (the document as JSON text) |
 | GEOMETRY and spatial types | struct<srid: bigint, wkb: binary> |
 | VECTOR | array<float> |
@@ -120,8 +120,8 @@ def image_map(img):
 
 def column_def(c) -> dict:
     """A rows.Column as a JSON-able description: what the typed form needs. Its name as the map
-    form's keys and the dump write it (bytes that do not decode \\xNN): Spark's names are
-    UTF-8."""
+    form's keys and the dump write it (bytes that do not decode \\xNN), and the ENUM and SET
+    members as the values' texts hold them: Spark's strings are UTF-8."""
     meta = c.get("meta")
     d = {"name": escape_undecoded(c.name), "type": c.type_name, "unsigned": bool(c.get("unsigned")),
          "charset": c.get("charset")}
@@ -133,9 +133,9 @@ def column_def(c) -> dict:
     if c.get("fsp"):
         d["fsp"] = int(c.fsp)
     if c.get("enum_values") is not None:
-        d["enum_values"] = list(c.enum_values)
+        d["enum_values"] = [escape_undecoded(m) for m in c.enum_values]
     if c.get("set_values") is not None:
-        d["set_values"] = list(c.set_values)
+        d["set_values"] = [escape_undecoded(m) for m in c.set_values]
     return d
 
 
@@ -310,6 +310,25 @@ def _any_text(v):
     return None if v is None else (_clean_text(v) if isinstance(v, str) else _dumps(v))
 
 
+def set_order(members: list) -> list:
+    """A SET's members in definition order, each once: the order of its typed array."""
+    return list(dict.fromkeys(members))
+
+
+def _set_members(members: list) -> Callable[[Any], Any]:
+    """A SET's value (the JSON form's member list, sorted) as its typed array: the members in
+    definition order, as the server shows them."""
+    at = {m: i for i, m in enumerate(set_order(members))}
+    last = len(at)
+
+    def conv(v):
+        if not isinstance(v, list):
+            return None
+        return [_clean_text(x) for x in sorted(v, key=lambda m: at.get(
+            escape_undecoded(m) if isinstance(m, str) else m, last))]
+    return conv
+
+
 def converter(d: dict) -> Callable[[Any], Any]:
     """A function from the JSON form of a value of column `d` to its typed Spark value."""
     t = d.get("type")
@@ -322,7 +341,7 @@ def converter(d: dict) -> Callable[[Any], Any]:
         return _int
     if t == "SET":
         if d.get("set_values") is not None:
-            return lambda v: [_clean_text(x) for x in v] if isinstance(v, list) else None
+            return _set_members(d["set_values"])
         return _int
     if st == "DecimalType":
         return _decimal

@@ -12,7 +12,7 @@ every column kind with edge texts.
 """
 from __future__ import annotations
 
-from .typed import spark_type
+from .typed import set_order, spark_type
 
 INT = r"^-?[0-9]+$"
 NUMBER = r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$"
@@ -66,10 +66,13 @@ def column(d: dict, text):
                                              S.ArrayType(S.StringType()))[0]) \
             .when(first(INT), text)
         return value, null | plain | (unescaped(QUOTED) & ~first(SURROGATE)) | first(INT)
-    if kind == "set":  # a JSON list of strings
-        value = F.array_compact(F.from_json(text, S.ArrayType(S.StringType())))
-        return F.when(unescaped(STRINGS), value), \
-            null | (unescaped(STRINGS) & ~first(SURROGATE))
+    if kind == "set":  # a JSON list of strings: its members in definition order
+        listed = F.array_compact(F.from_json(text, S.ArrayType(S.StringType())))
+        ordered = F.filter(F.array(*[F.lit(m) for m in set_order(d["set_values"])]).cast(st),
+                           lambda m: F.array_contains(listed, m))
+        known = F.size(ordered) == F.size(listed)  # no member the definition lacks
+        return F.when(unescaped(STRINGS), ordered), \
+            null | (unescaped(STRINGS) & ~first(SURROGATE) & known)
     if kind == "decimal":  # a quoted decimal or an integer that fits the column
         p, s = st.precision, st.scale
         whole = f"(0|[0-9]{{1,{p - s}}})" if p > s else "0"

@@ -18,6 +18,11 @@ import pytest
 pytestmark = pytest.mark.spark
 
 
+# a SET's long members with escapes (sorted in the map form, the reverse in the definition)
+LONG_MEMBERS = [f'm{i:02}-q"\\' + "s" * 300 for i in range(12)]
+LONG_SET = json.dumps(LONG_MEMBERS, separators=(",", ":"))
+
+
 def col(name, type_, **kw):
     return {"name": name, "type": type_, "unsigned": False, "charset": None, **kw}
 
@@ -32,7 +37,8 @@ COLUMNS = [
     col("tm", "TIME2", fsp=6), col("vc", "VARCHAR", charset="utf8mb4"),
     col("bl", "BLOB", charset="binary"), col("tx", "BLOB", charset="latin1"),
     col("en", "ENUM", charset="latin1", enum_values=["a", "b"]), col("en0", "ENUM"),
-    col("st", "SET", charset="latin1", set_values=["x", "y", "z"]), col("st0", "SET"),
+    col("st", "SET", charset="latin1", set_values=["z", "x", "y"]), col("st0", "SET"),
+    col("stl", "SET", set_values=LONG_MEMBERS[::-1]),
     col("js", "JSON"), col("geo", "GEOMETRY"), col("vec", "VECTOR"),
 ]
 
@@ -40,7 +46,7 @@ COLUMNS = [
 # string matched a group per character overflowed the stack (a local JVM ended) from about a
 # thousand characters (tests/spark/test_spark_long_values.py has them from a real server)
 LONG = json.dumps('a\n"b\\c é☃𝄞\t' * 2000, ensure_ascii=False, separators=(",", ":"))
-LONG_SET = json.dumps([f'm{i}-q"\\' + "s" * 300 for i in range(12)], separators=(",", ":"))
+
 LONG_BASE64 = '"' + base64.b64encode(bytes(range(256)) * 1200).decode() + '"'
 STRING = [LONG, '"\\\\"', '"a\\\\\\"b"', '"abc"', '""', '"a\\"b\\\\c\\n\\u0000"', '"ünï ☃ 𝄞"',
           '"\\ud83d\\ude00"', '"\\udc80"', '5', 'true', '1.5', '[1]']
@@ -68,22 +74,23 @@ TEXTS = {
     "binary": [LONG_BASE64, '"sBphT5lKjDy1p1KAiUNXV60+Hw=="', '""', '"AAEC"', '"AAE="', '"AA"',
                '"A==="', '"!!!!"', "5"],
     "string": STRING,
-    "set": [LONG_SET, '["x","z"]', "[]", '["y"]', '"x"', '["\\udc80"]', '["a\\"b"]',
+    "set": ['["x","y","z"]', '["x","z"]', "[]", '["y"]', '"x"', '["\\udc80"]', '["a\\"b"]',
             '["a\\\\"]', '["x" ,"y"]', '[ ]'],
+    "setlong": [LONG_SET, '["x"]', json.dumps(LONG_MEMBERS[3:5])],
     "other": ['{"a":1}', '"s"', '[1.5,2]', '{"srid":0,"wkb":"AAE="}', "5"],
 }
 KIND = {"i": "int", "u": "long", "t": "int", "y": "int", "b": "long", "bu": "decimal20",
         "bit": "int", "bit64": "decimal20", "d": "decimal", "d0": "decimal0", "dd": "decimal3",
         "dwide": "string", "f": "float", "g": "float", "dt": "date", "dtm": "datetime",
         "ts": "timestamp", "tm": "time", "vc": "string", "bl": "binary", "tx": "string",
-        "en": "string", "en0": "int", "st": "set", "st0": "int", "js": "other", "geo": "other",
+        "en": "string", "en0": "int", "st": "set", "st0": "int", "stl": "setlong", "js": "other", "geo": "other",
         "vec": "other"}
 # the forms the decoder writes (binlog_grammar.spark.typed.json_text): these must stay in Spark
 WRITTEN = {"int": ["0", "-7"], "long": ["4294967295"], "decimal": ['"12.50"', "42"],
            "float": ["1.5", '"NaN"'], "date": ['"2024-01-05"', '"0000-00-00"'],
            "datetime": ['"2024-01-05T10:11:12.5"'], "timestamp": ['"1970-01-01T00:00:00Z"'],
            "time": ['"-01:02:03.500000"'], "binary": ['"AAEC"', LONG_BASE64],
-           "string": ['"ünï ☃ 𝄞"', '""', LONG, '"\\\\"'], "set": ['["x","z"]', "[]", LONG_SET],
+           "string": ['"ünï ☃ 𝄞"', '""', LONG, '"\\\\"'], "set": ['["x","z"]', "[]", '["x","y","z"]'], "setlong": [LONG_SET],
            "other": [], "decimal3": ['"0.123"'], "decimal0": ["42"],
            "decimal20": ["18446744073709551615"]}
 # texts a column cannot hold (the Python converter's value fails Spark's decimal): not exact here
@@ -154,6 +161,33 @@ def test_expressions_equal_the_converters(spark):
                                                                             seconds=3.5)
     assert not by_text[(("vc", '"\\udc80"'),)].exact
     assert not by_text[(("js", '{"a":1}'),)].exact
+    # a SET's members in definition order, as the server shows them; a member the definition
+    # lacks is left to Python
+    assert by_text[(("st", '["x","y","z"]'),)].v.st == ["z", "x", "y"]
+    assert by_text[(("stl", LONG_SET),)].v.stl == LONG_MEMBERS[::-1]
+    assert not by_text[(("stl", '["x"]'),)].exact
+
+
+def test_definition_names_and_members_as_the_rows_give_them():
+    """Names and ENUM/SET members whose bytes do not decode (surrogate escapes) written \\xNN
+    in a column's description, as in the map form's keys and values, and a SET's typed members
+    in definition order."""
+    from construct import Container
+
+    from binlog_grammar.spark.typed import column_def, converter, json_text
+
+    raw = "s\udcff"
+    c = Container(name="c\udcfe", type_name="SET", charset="latin1", meta=None,
+                  set_values=["b", raw, "a"], enum_values=None)
+    d = column_def(c)
+    assert (d["name"], d["set_values"]) == ("c\\xfe", ["b", "s\\xff", "a"])
+    json.dumps(d, ensure_ascii=False).encode("utf-8")  # UTF-8 throughout
+    text = json_text(frozenset({raw, "a", "b"}))
+    # (a typed string has U+FFFD for what did not decode: the module docstring of typed)
+    assert converter(d)(json.loads(text)) == ["b", "s\ufffd", "a"]
+    e = column_def(Container(name="e", type_name="ENUM", charset="latin1", meta=None,
+                             enum_values=[raw], set_values=None))
+    assert e["enum_values"] == ["s\\xff"] and json.loads(json_text(raw)) == "s\\xff"
 
 
 def test_typed_snapshot_is_the_converters_values(spark, tmp_path):
