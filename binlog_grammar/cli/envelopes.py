@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 
-def _key_value(text: str):
+def key_value(text: str):
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
@@ -18,7 +18,7 @@ def add_options(group) -> None:
     group.add_argument("--envelope", choices=["native", "debezium"], default="native",
                        help="jsonl: native (every event, readable values; the default) or debezium "
                             "(each row change as the Debezium MySQL/MariaDB connector emits it)")
-    group.add_argument("--debezium-option", action="append", default=[], type=_key_value,
+    group.add_argument("--debezium-option", action="append", default=[], type=key_value,
                        metavar="KEY=VALUE",
                        help="a Debezium connector property for --envelope debezium (repeatable): "
                             "topic.prefix, decimal.handling.mode, time.precision.mode, "

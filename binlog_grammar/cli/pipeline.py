@@ -2,6 +2,7 @@
 (binlog_grammar.spark.pipeline)."""
 from __future__ import annotations
 
+from .envelopes import key_value
 from .options import add_quiet_option, int_in, schema_file
 
 
@@ -19,6 +20,14 @@ def add(sub):
     pl.add_argument("--no-checksum", action="store_true", help="do not verify CRC32s")
     pl.add_argument("--split-bytes", type=int_in(0, what="a size in bytes"), default=64 << 20,
                     help="split files larger than this at transaction boundaries (default 64 MiB)")
+    pl.add_argument("--debezium", action="store_true",
+                    help="also write debezium/: every row change as the Debezium MySQL/MariaDB "
+                         "connector emits it (dump --format jsonl --envelope debezium), "
+                         "partitioned as changes/")
+    pl.add_argument("--debezium-option", action="append", default=[], type=key_value,
+                    metavar="KEY=VALUE",
+                    help="a Debezium connector property for --debezium (repeatable; those of "
+                         "dump's --debezium-option but snapshot.mode)")
     add_quiet_option(pl)
     pl.set_defaults(func=run)
 

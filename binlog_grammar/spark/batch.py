@@ -259,28 +259,42 @@ class BinlogReader(DataSourceReader):
         from ..output.formats import get
 
         w = get("debezium").writer(options=self.o.debezium)
-        cols = ([], [], [], [])
+        cols = ([], [], [], [], [], [], [])
 
-        def put(lines, file, pos):
+        def put(se):
+            """The lines of event `se` (None: the split's end), each with the event's file,
+            offset and time and, for a change record, its table: a transaction's BEGIN record
+            comes first among the lines of its first rows event (the writer's `tx` starts)."""
+            tx = w.tx
+            texts = list(w.lines(se) if se is not None else w.end())
+            ev = se.event if se is not None else None
+            t = se.table if ev is not None and ev.type is not None and ev.type.row_op else None
+            at = (None, None, None) if ev is None else \
+                (ev.file, ev.offset, int(ev.header.timestamp) * 1000)
+            named = (None, None) if t is None else (t.db, t.table)
+            begun = tx is None and w.tx is not None
             i = 0
-            for text in lines:
+            for text in texts:
                 for line in text.split("\n"):  # the compiled backend joins an event's lines
-                    for c, v in zip(cols, (line, file, pos, i)):
+                    db, table = (None, None) if begun and i == 0 else named
+                    for c, v in zip(cols, (line, at[0], at[1], i, db, table, at[2])):
                         c.append(v)
                     i += 1
 
+        def batch():
+            return pa.RecordBatch.from_arrays([text_array(pa, c, f.type) for c, f in
+                                               zip(cols, pa_schema)], schema=pa_schema)
+
         events = self._row_events(stream, every=True)
         for se, _ in events:
-            put(w.lines(se), se.event.file, se.event.offset)
+            put(se)
             if len(cols[0]) >= BATCH_ROWS:
-                yield pa.RecordBatch.from_arrays([pa.array(c, f.type) for c, f in
-                                                  zip(cols, pa_schema)], schema=pa_schema)
+                yield batch()
                 for c in cols:
                     c.clear()
-        put(w.end(), None, None)
+        put(None)
         if cols[0]:
-            yield pa.RecordBatch.from_arrays([pa.array(c, f.type) for c, f in zip(cols, pa_schema)],
-                                             schema=pa_schema)
+            yield batch()
 
     def _row_events(self, stream, every=False, take=None) -> Iterator:
         """_row_events of the stream (`every`: all its events; `take`: see _row_events), then

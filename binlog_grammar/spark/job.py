@@ -28,6 +28,7 @@ class Summary:
         self.tables = {}  # db.table -> {"c": n, "u": n, "d": n, "snapshot": n}
         self.skipped = 0
         self.undecoded = 0  # rows events not decoded, kept raw in undecoded/
+        self.debezium = False  # the run wrote the Debezium change table
         self.stages = []  # (stage, seconds, CPU seconds or None) of the run, in order
         self._mark = None
         self.seconds = 0.0
@@ -67,7 +68,8 @@ class Summary:
         for n in self.notes:
             print(f"  note: {n}", file=out)
         print(f"output: {self.output} (changes/, snapshots/, {STATE_FILE}"
-              + (", undecoded/" if self.undecoded else "") + ")", file=out)
+              + (", undecoded/" if self.undecoded else "")
+              + (", debezium/" if self.debezium else "") + ")", file=out)
         if self.stages:
             print("stages: " + ", ".join(f"{n} {t:.1f} s" + (f" (CPU {c:.1f} s)" if c is not None
                                                               else "")
@@ -116,6 +118,11 @@ class Job:
         self.filters = {"tables": list(args.table or []),
                         "exclude_tables": list(args.exclude_table or []),
                         "schema": self.schema_text}
+        # --debezium: the Debezium change table beside the change log, with its options (an
+        # output is written with or without it from its first run on: the state's filters)
+        self.debezium = debezium_options(args)
+        if self.debezium is not None:
+            self.filters["debezium"] = self.debezium
 
     # -- state -----------------------------------------------------------------------------------
     def nothing_new(self) -> Optional[Summary]:
@@ -174,8 +181,10 @@ class Job:
     def _publish(self, fs, pending):
         stage = fs.join("_staging", f"run-{pending['run']}")
         prefix = f"run-{pending['run']}-"
-        for kind in ("changes", "undecoded"):
-            for rel, full in fs.files(f"{stage}/read/kind={kind}"):
+        for kind, staged in (("changes", f"{stage}/read/kind=changes"),
+                             ("undecoded", f"{stage}/read/kind=undecoded"),
+                             ("debezium", f"{stage}/debezium")):
+            for rel, full in fs.files(staged):
                 folder, _, name = rel.rpartition("/")
                 fs.rename(full, fs.join(kind, folder, prefix + name))
                 _crash_point("publish")
@@ -273,6 +282,11 @@ class Job:
         if fs.files(stage + "/read/kind=undecoded"):
             summary.undecoded = spark.read.parquet(stage + "/read/kind=undecoded").count()
         summary.stage("change log")
+        if self.debezium is not None:
+            self._write_debezium(self._reader(spark, plan_json, self.debezium).load(),
+                                 stage + "/debezium")
+            summary.debezium = True
+            summary.stage("debezium")
         defs = self._table_defs(spark, fs, stage, state, order, changes.schema)
         summary.stage("table definitions")
         changed, sizes = write_snapshots(spark, fs, stage, defs, order, summary)
@@ -291,7 +305,9 @@ class Job:
         summary.tables = self._table_counts(state, summary.tables)
         return summary
 
-    def _reader(self, spark, plan_json):
+    def _reader(self, spark, plan_json, debezium=None):
+        """The read of the run's plan: the change rows, or with `debezium` (its options) the
+        lines of the Debezium envelope."""
         from . import register
 
         register(spark)
@@ -299,6 +315,9 @@ class Job:
         r = (spark.read.format("binlog").options(**storage_options(self.paths))
              .option("plan", plan_json)
              .option("verify_checksum", str(not self.args.no_checksum).lower()))
+        if debezium is not None:
+            r = r.option("envelope", "debezium").options(
+                **{f"debezium.{k}": v for k, v in debezium.items()})
         if self.args.table:
             r = r.option("tables", json.dumps(list(self.args.table)))
         if self.args.exclude_table:
@@ -324,6 +343,19 @@ class Job:
                                            "yyyy-MM-dd"))
          .withColumn("kind", kind)
          .write.mode("overwrite").partitionBy("kind", "db", "table", "date").parquet(where))
+
+    @staticmethod
+    def _write_debezium(lines, where):
+        """The Debezium change table: every line of the envelope (the data source's rows:
+        value, file, pos, line) partitioned as the change log is, by db, table (NULL for a
+        transaction's BEGIN and END records) and the UTC date of its event."""
+        from pyspark.sql import functions as F
+
+        (lines.withColumn("db", partition_column(F.col("db")))
+         .withColumn("table", partition_column(F.col("table")))
+         .withColumn("date", F.date_format(F.timestamp_millis(F.col("ts_ms")), "yyyy-MM-dd"))
+         .drop("ts_ms")
+         .write.mode("overwrite").partitionBy("db", "table", "date").parquet(where))
 
     @staticmethod
     def _table_defs(spark, fs, stage, state, order, read_schema) -> dict:
@@ -366,6 +398,26 @@ class Job:
         for name, n in (state.get("snapshot_rows") or {}).items():
             counts.setdefault(name, {})["snapshot"] = n
         return counts
+
+
+def debezium_options(args):
+    """The Debezium options of --debezium (--debezium-option KEY=VALUE, checked), or None
+    without it."""
+    options = dict(getattr(args, "debezium_option", None) or ())
+    if not getattr(args, "debezium", False):
+        if options:
+            raise PipelineError("--debezium-option needs --debezium")
+        return None
+    from ..output.debezium import check_options
+
+    try:
+        check_options(options)
+    except ValueError as e:
+        raise PipelineError(f"--debezium-option {e}") from None
+    if options.get("snapshot.mode", "no_data").strip().lower() != "no_data":
+        raise PipelineError("--debezium-option snapshot.mode: the pipeline writes the records of "
+                            "the binlogs only (its snapshots/ are the tables' rows)")
+    return options
 
 
 def partition_column(c):

@@ -23,6 +23,13 @@ The output folder (any filesystem Spark writes):
         log's columns, with no images, the row-image bytes in rows_raw and the reason in
         undecoded (as dump --format jsonl shows them); they change no snapshot, and the run's
         summary says how many there were
+    debezium/db=D/table=T/date=YYYY-MM-DD/run-N-part-....parquet (with --debezium)
+        every line `dump --format jsonl --envelope debezium` writes for the same bytes (with
+        the same --debezium-option properties: the Debezium MySQL/MariaDB connector's records,
+        docs/debezium.md), columns value (the line), file, pos and line (its index among its
+        event's lines), partitioned as the change log; the records of no table's rows (a
+        transaction's BEGIN and END, schema changes) have NULL db and table. An output keeps
+        the choice (and the options) of its first run: another is refused, as other filters are
     snapshots/D.T/part-....parquet (D.T: output_folder.table_name, the names as they are unless
     they hold a `.`, `/`, `:`, `%`, ... or a control character, each written %XX: test.a%2Eb)
         per table, the latest row of every primary key after applying the inserts, updates and

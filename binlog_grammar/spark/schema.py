@@ -51,10 +51,14 @@ def change_schema(image=MAP) -> S.StructType:
 
 
 # envelope debezium: each line `dump --format jsonl --envelope debezium` writes, with the event
-# it comes from (NULL for a line written at the end of a split)
+# it comes from (NULL for a line written at the end of a split) and that event's table (NULL for
+# a transaction's BEGIN and END records) and time
 DEBEZIUM = S.StructType([
     S.StructField("value", S.StringType(), False),
     S.StructField("file", S.StringType(), True),
     S.StructField("pos", S.LongType(), True),
     S.StructField("line", S.IntegerType(), False),
+    S.StructField("db", S.StringType(), True),
+    S.StructField("table", S.StringType(), True),
+    S.StructField("ts_ms", S.LongType(), True),
 ])

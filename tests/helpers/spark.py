@@ -214,7 +214,7 @@ def pipeline_args(inputs, output, **kw):
 
     a = argparse.Namespace(input=[str(p) for p in inputs], output=str(output), master="local[2]",
                            table=[], exclude_table=[], schema=None, no_checksum=False,
-                           split_bytes=64 << 20)
+                           split_bytes=64 << 20, debezium=False, debezium_option=[])
     for k, v in kw.items():
         setattr(a, k, v)
     return a

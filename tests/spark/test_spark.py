@@ -202,9 +202,18 @@ def test_debezium_envelope_is_the_dumps(spark, options):
                              options=opts))
     assert len(expected) >= 13
     df = load(spark, SAMPLES, envelope="debezium", split_bytes=1, **options)
-    assert df.columns == ["value", "file", "pos", "line"]
+    assert df.columns == ["value", "file", "pos", "line", "db", "table", "ts_ms"]
     assert df.rdd.getNumPartitions() > 10
-    assert [r.value for r in df.collect()] == expected
+    rows = df.collect()
+    assert [r.value for r in rows] == expected
+    # each change record with its event's table and time; a transaction's BEGIN and END have none
+    for r in rows:
+        v = json.loads(r.value)
+        if "op" in v:
+            assert (r.db, r.table, r.ts_ms) == (v["source"]["db"], v["source"]["table"],
+                                                v["source"]["ts_ms"]), r
+        else:
+            assert (r.db, r.table, v["status"]) in {(None, None, "BEGIN"), (None, None, "END")}, r
 
 
 def test_tables_content(spark):

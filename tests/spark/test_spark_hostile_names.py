@@ -32,6 +32,7 @@ TABLES = [("test", "../../../../../../canary", 1), ("test", "a.b", 2), ("test.a"
 # databases whose TABLE_MAP_EVENTs are rewritten (hostile bytes): an empty name, and bytes that
 # do not decode with a NUL among them (the reader writes them \xNN, as the dump does)
 REWRITTEN = {b"emptied": b"", b"undecodable": b"\xff\xfe\x00z"}
+HIVE = "__HIVE_DEFAULT_PARTITION__"  # Spark's folder for a NULL partition value
 
 
 def _q(name: str) -> str:
@@ -121,7 +122,7 @@ def test_names_stay_inside_the_output_and_apart(spark, binlogs, tmp_path, monkey
     canary.mkdir(parents=True)
     (canary / "keep.txt").write_text("keep")
     before = sorted(p for p in tmp_path.rglob("*"))
-    rc, text = pipeline_run(spark, binlogs, out)
+    rc, text = pipeline_run(spark, binlogs, out, debezium=True)
     assert rc == 0, text
     assert (canary / "keep.txt").read_text() == "keep"
     assert sorted(p for p in tmp_path.rglob("*") if out not in p.parents and p != out) == before
@@ -140,6 +141,12 @@ def test_names_stay_inside_the_output_and_apart(spark, binlogs, tmp_path, monkey
         assert [(r.id, r[v]) for r in rows] == [(i, f"v{i}")], name
         assert (state["tables"][name]["db"], state["tables"][name]["table"]) == (db, table)
         assert f"{name}  " in text or f"{name} " in text  # the summary's line of the table
+    # the Debezium table's folders are the change log's, and NULL's (BEGIN, END, schema changes)
+    def folders_of(kind):
+        return sorted(str(p.parent.parent.relative_to(out / kind))
+                      for p in (out / kind).rglob("date=*"))
+    assert [f for f in folders_of("debezium") if not f.startswith(f"db={HIVE}/")] == \
+        folders_of("changes")
     changes = spark.read.parquet(str(out / "changes")).collect()
     assert sorted((r.db, r.table, r.op, r.after["id"] if r.after else r.before["id"])
                   for r in changes) == \
@@ -284,7 +291,6 @@ def _unescape(text: str) -> str:
     return re.sub(r"(%[0-9A-F]{2})+", put, text)
 
 
-HIVE = "__HIVE_DEFAULT_PARTITION__"
 # any text a decoder may give a name: surrogate escapes of bytes that do not decode included
 NAME = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=()),
                max_size=10) | st.sampled_from(["", ".", "..", "_", "%", "%25", "\0", HIVE,
