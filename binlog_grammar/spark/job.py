@@ -67,7 +67,7 @@ class Summary:
                   f"raw in undecoded/ (file, position, table, bytes, reason)", file=out)
         for n in self.notes:
             print(f"  note: {n}", file=out)
-        print(f"output: {self.output} (changes/, snapshots/, {STATE_FILE}"
+        print(f"output: {self.output} (changes/, snapshots/, schema_history/, {STATE_FILE}"
               + (", undecoded/" if self.undecoded else "")
               + (", debezium/" if self.debezium else "") + ")", file=out)
         if self.stages:
@@ -183,7 +183,8 @@ class Job:
         prefix = f"run-{pending['run']}-"
         for kind, staged in (("changes", f"{stage}/read/kind=changes"),
                              ("undecoded", f"{stage}/read/kind=undecoded"),
-                             ("debezium", f"{stage}/debezium")):
+                             ("debezium", f"{stage}/debezium"),
+                             ("schema_history", f"{stage}/schema_history")):
             for rel, full in fs.files(staged):
                 folder, _, name = rel.rpartition("/")
                 fs.rename(full, fs.join(kind, folder, prefix + name))
@@ -287,7 +288,9 @@ class Job:
                                  stage + "/debezium")
             summary.debezium = True
             summary.stage("debezium")
-        defs = self._table_defs(spark, fs, stage, state, order, changes.schema)
+        defs, history = self._table_defs(spark, fs, stage, state, order, changes.schema)
+        if history:
+            self._write_history(spark, history, run_id, stage + "/schema_history")
         summary.stage("table definitions")
         changed, sizes = write_snapshots(spark, fs, stage, defs, order, summary)
         _crash_point("snapshots")
@@ -358,9 +361,27 @@ class Job:
          .write.mode("overwrite").partitionBy("db", "table", "date").parquet(where))
 
     @staticmethod
-    def _table_defs(spark, fs, stage, state, order, read_schema) -> dict:
-        """db.table -> {columns, primary_key, key}: the latest definition of every table, from
-        the definition rows the read staged under kind=tables (arrow_rows.DefinitionRows)."""
+    def _write_history(spark, history, run_id, where):
+        """The run's rows of schema_history/: each definition a table takes, where it takes it."""
+        from pyspark.sql import types as S
+
+        schema = S.StructType([
+            S.StructField("db", S.StringType(), False), S.StructField("table", S.StringType(), False),
+            S.StructField("columns", S.StringType(), False),
+            S.StructField("primary_key", S.ArrayType(S.StringType(), False), False),
+            S.StructField("file", S.StringType(), False), S.StructField("pos", S.LongType(), False),
+            S.StructField("run", S.IntegerType(), False)])
+        spark.createDataFrame([(*h, run_id) for h in history], schema).coalesce(1) \
+            .write.mode("overwrite").parquet(where)
+
+    @staticmethod
+    def _table_defs(spark, fs, stage, state, order, read_schema) -> tuple:
+        """(db.table -> {columns, primary_key, key}: the latest definition of every table, the
+        schema history's new rows: (db, table, columns JSON, primary key, file, pos) each time a
+        table takes a definition other than its previous one, in binlog order), from the
+        definition rows the read staged under kind=tables (arrow_rows.DefinitionRows: a table's
+        first in each split, then each change) and the state's definitions (the previous
+        run's)."""
         from pyspark.sql import types as S
 
         where = stage + "/read/kind=tables"
@@ -374,21 +395,20 @@ class Job:
             rows = spark.read.schema(staged).parquet(where).select(
                 "db", "table", "source.file", "source.pos", "undecoded").collect()
         defs = dict(state.get("tables") or {})
-        latest = {}
-        for r in rows:
+        history = []
+        for r in sorted(rows, key=lambda r: (order[r.file], r.pos)):
             name = table_name(r.db, r.table)
-            at = (order[r.file], r.pos)
-            if name not in latest or at > latest[name][0]:
-                latest[name] = (at, r)
-        for name, (_, r) in latest.items():
             d = json.loads(r.undecoded)
             # column names as the change rows' maps hold them (bytes that do not decode \xNN:
             # typed.column_def)
             cols = json.loads(d["columns"])
             pk = d["primary_key"]
+            before = defs.get(name)
+            if before is None or (before["columns"], before["primary_key"]) != (cols, pk):
+                history.append((r.db, r.table, d["columns"], pk, r.file, r.pos))
             defs[name] = {"db": r.db, "table": r.table, "columns": cols, "primary_key": pk,
                           "key": pk or [c["name"] for c in cols]}
-        return defs
+        return defs, history
 
     @staticmethod
     def _table_counts(state, counts) -> dict:

@@ -92,6 +92,44 @@ def test_pipeline_snapshot_has_the_last_layout(spark, binlogs, tmp_path):
     assert sorted((str(r.id), r.name) for r in df.collect()) == sorted(want)
 
 
+def test_schema_history_lists_each_layout_once(spark, binlogs, tmp_path):
+    """schema_history/: each definition a table takes, where it takes it (A, B, A again for t),
+    once however the file is split (each split restates its tables' definitions); a later run
+    continues from the state's definitions: the samples' tables are new there, t and u are not."""
+    files, _ = binlogs
+    out = tmp_path / "out"
+    rc, text = pipeline_run(spark, files, out, split_bytes=400)
+    assert rc == 0 and "schema_history/" in text, text
+    assert json.loads((out / "_binlog_state.json").read_text())["files"][0]["size"] > 4 * 400
+
+    def history():
+        rows = spark.read.parquet(str(out / "schema_history")).collect()
+        return sorted(((r.run, r.file, r.pos), r.db, r.table, [c["name"] for c in
+                                                                json.loads(r.columns)],
+                       r.primary_key) for r in rows)
+    first = history()
+    assert [(db, t, cols, pk) for _, db, t, cols, pk in first] == [
+        ("test", "t", A, ["id"]), ("test", "u", ["k", "v"], ["k"]), ("test", "t", B, ["id"]),
+        ("test", "t", A, ["id"])]
+    assert all(at[0] == 1 and at[1] == files[0] for at, *_ in first)
+    # where each takes it: the first rows event with that definition (its TABLE_MAP_EVENT
+    # before it)
+    firsts, seen = [], {}
+    for r in sorted(load(spark, files).collect(), key=lambda r: (r.source.pos, r.source.row)):
+        layout = sorted(r.after or r.before)
+        if seen.get(r.table) != layout:
+            firsts.append((r.source.pos, r.table))
+            seen[r.table] = layout
+    assert [(at[2], t) for at, _, t, _, _ in first] == firsts
+    rc, text = pipeline_run(spark, [*files, *SAMPLES], out)
+    assert rc == 0, text
+    second = history()
+    assert second[:4] == first
+    assert sorted((db, t) for (run, _, _), db, t, _, _ in second[4:] if run == 2) == \
+        [("shop", "customers"), ("shop", "orders")]
+    assert len(second) == 6
+
+
 def _read(paths, backend, **options):
     """Every row of the data source's read in this process, as a Spark worker reads it."""
     import pyarrow as pa

@@ -41,7 +41,10 @@ def outputs(spark, out):
     state = json.loads((out / "_binlog_state.json").read_text())
     snaps = {t.name: _rows(spark, t) for t in sorted((out / "snapshots").iterdir())} \
         if (out / "snapshots").exists() else {}
+    history = [json.dumps({k: v for k, v in json.loads(r).items() if k != "run"})
+               for r in _rows(spark, out / "schema_history")]  # (runs may differ)
     return {"changes": change_log(spark, out), "undecoded": _rows(spark, out / "undecoded"),
+            "schema_history": sorted(history),
             "snapshot_rows": _rows(spark, out / "_snapshot_rows"), "snapshots": snaps,
             "files": state["files"], "tx_seq": state["tx_seq"], "tables": state["tables"],
             "snapshot_sizes": state["snapshot_rows"], "pending": state["pending"],
