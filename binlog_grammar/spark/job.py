@@ -290,7 +290,7 @@ class Job:
             summary.stage("debezium")
         defs, history = self._table_defs(spark, fs, stage, state, order, changes.schema)
         if history:
-            self._write_history(spark, history, run_id, stage + "/schema_history")
+            self._write_history(fs, history, run_id, stage + "/schema_history")
         summary.stage("table definitions")
         changed, sizes = write_snapshots(spark, fs, stage, defs, order, summary)
         _crash_point("snapshots")
@@ -361,18 +361,15 @@ class Job:
          .write.mode("overwrite").partitionBy("db", "table", "date").parquet(where))
 
     @staticmethod
-    def _write_history(spark, history, run_id, where):
-        """The run's rows of schema_history/: each definition a table takes, where it takes it."""
-        from pyspark.sql import types as S
-
-        schema = S.StructType([
-            S.StructField("db", S.StringType(), False), S.StructField("table", S.StringType(), False),
-            S.StructField("columns", S.StringType(), False),
-            S.StructField("primary_key", S.ArrayType(S.StringType(), False), False),
-            S.StructField("file", S.StringType(), False), S.StructField("pos", S.LongType(), False),
-            S.StructField("run", S.IntegerType(), False)])
-        spark.createDataFrame([(*h, run_id) for h in history], schema).coalesce(1) \
-            .write.mode("overwrite").parquet(where)
+    def _write_history(fs, history, run_id, where):
+        """The run's lines of schema_history/ (JSON lines, as Debezium's file schema history
+        keeps its own: a few lines, written without a Spark job): each definition a table takes,
+        where it takes it."""
+        lines = [json.dumps({"db": db, "table": table, "columns": json.loads(columns),
+                             "primary_key": list(pk), "file": file, "pos": pos, "run": run_id},
+                            ensure_ascii=False, sort_keys=True)
+                 for db, table, columns, pk, file, pos in history]
+        fs.write_text(where + "/part-00000.jsonl", "\n".join(lines) + "\n")
 
     @staticmethod
     def _table_defs(spark, fs, stage, state, order, read_schema) -> tuple:

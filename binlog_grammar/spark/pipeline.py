@@ -23,9 +23,9 @@ The output folder (any filesystem Spark writes):
         log's columns, with no images, the row-image bytes in rows_raw and the reason in
         undecoded (as dump --format jsonl shows them); they change no snapshot, and the run's
         summary says how many there were
-    schema_history/run-N-part-....parquet
-        the schema history: a row each time a table takes a definition other than its previous
-        one, in binlog order across runs (db, table, columns: the JSON list of content `tables`,
+    schema_history/run-N-part-00000.jsonl
+        the schema history, JSON lines: one each time a table takes a definition other than its
+        previous one, in binlog order across runs (db, table, columns: content `tables`' list,
         primary_key, file and pos: the first rows event with that definition, run): a column
         added mid-binlog gives the table's two schemas, the change rows before the ALTER having
         the old columns and those after it the new ones (the change log keeps each row's own

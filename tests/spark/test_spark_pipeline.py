@@ -41,8 +41,9 @@ def outputs(spark, out):
     state = json.loads((out / "_binlog_state.json").read_text())
     snaps = {t.name: _rows(spark, t) for t in sorted((out / "snapshots").iterdir())} \
         if (out / "snapshots").exists() else {}
-    history = [json.dumps({k: v for k, v in json.loads(r).items() if k != "run"})
-               for r in _rows(spark, out / "schema_history")]  # (runs may differ)
+    history = [json.dumps({k: v for k, v in json.loads(line).items() if k != "run"})
+               for f in sorted((out / "schema_history").glob("*.jsonl"))
+               for line in f.read_text().splitlines()]  # (runs may differ)
     return {"changes": change_log(spark, out), "undecoded": _rows(spark, out / "undecoded"),
             "schema_history": sorted(history),
             "snapshot_rows": _rows(spark, out / "_snapshot_rows"), "snapshots": snaps,
