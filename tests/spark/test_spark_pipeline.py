@@ -8,7 +8,8 @@
   point the test picks (BINLOG_GRAMMAR_PIPELINE_CRASH_AT: after the change log is staged, after
   the first output file is moved into place, one after the other on one output); the next run
   finishes with the output of a clean run (change log, undecoded rows, snapshot rows, typed snapshots,
-  the consumed files of the state).
+  the schema history, the Debezium table (every run here has --debezium), the consumed files of
+  the state).
 """
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ def outputs(spark, out):
                for f in sorted((out / "schema_history").glob("*.jsonl"))
                for line in f.read_text().splitlines()]  # (runs may differ)
     return {"changes": change_log(spark, out), "undecoded": _rows(spark, out / "undecoded"),
-            "schema_history": sorted(history),
+            "schema_history": sorted(history), "debezium": _rows(spark, out / "debezium"),
             "snapshot_rows": _rows(spark, out / "_snapshot_rows"), "snapshots": snaps,
             "files": state["files"], "tx_seq": state["tx_seq"], "tables": state["tables"],
             "snapshot_sizes": state["snapshot_rows"], "pending": state["pending"],
@@ -60,9 +61,9 @@ def clean(spark, tmp_path_factory):
         pytest.skip(f"the corpus file {NO_METADATA} is missing")
     old = next(str(f) for f in corpus_files() if f.name == NO_METADATA)
     root = tmp_path_factory.mktemp("clean")
-    rc, text = pipeline_run(spark, [old, *SAMPLES], root / "o", split_bytes=2000)
+    rc, text = pipeline_run(spark, [old, *SAMPLES], root / "o", split_bytes=2000, debezium=True)
     assert rc == 0, text
-    assert pipeline_run(spark, SAMPLES, root / "s", split_bytes=2000)[0] == 0
+    assert pipeline_run(spark, SAMPLES, root / "s", split_bytes=2000, debezium=True)[0] == 0
     return old, root / "o", text, outputs(spark, root / "o"), outputs(spark, root / "s")
 
 
@@ -85,7 +86,7 @@ def _crashing_run(inputs, output, point):
     env = dict(os.environ, BINLOG_GRAMMAR_PIPELINE_CRASH_AT=point, PYSPARK_PYTHON=sys.executable)
     p = subprocess.run([sys.executable, "-m", "binlog_grammar", "pipeline", "--quiet", "--master",
                         "local[2]", "--input", *inputs, "--output", str(output),
-                        "--split-bytes", "2000"],
+                        "--split-bytes", "2000", "--debezium"],
                        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     return p
 
@@ -99,18 +100,18 @@ def test_runs_killed_mid_way_are_finished_by_the_next(spark, clean, tmp_path):
     old, _, _, want, _ = clean
     inputs = [old, *SAMPLES]
     out = tmp_path / "crashed"
-    assert pipeline_run(spark, inputs[:1], out, split_bytes=2000)[0] == 0
+    assert pipeline_run(spark, inputs[:1], out, split_bytes=2000, debezium=True)[0] == 0
     for point in ("changes", "publish"):
         p = _crashing_run(inputs, out, point)
         assert p.returncode == -signal.SIGKILL, (point, p.returncode, p.stderr[-2000:])
         state = json.loads((out / "_binlog_state.json").read_text())
         assert (state["pending"] is not None) == (point != "changes"), point
         assert (out / "_staging").exists(), point
-    rc, text = pipeline_run(spark, inputs, out, split_bytes=2000)
+    rc, text = pipeline_run(spark, inputs, out, split_bytes=2000, debezium=True)
     assert rc == 0, text
     assert outputs(spark, out) == want
     # and once more: nothing new, nothing changes
-    rc, text = pipeline_run(spark, inputs, out, split_bytes=2000)
+    rc, text = pipeline_run(spark, inputs, out, split_bytes=2000, debezium=True)
     assert rc == 0 and "nothing new" in text
     assert outputs(spark, out) == want
 
