@@ -188,7 +188,8 @@ def _skip_damaged(o) -> bool:
     return MODES[m]
 
 
-_QUOTED = re.compile(r"`((?:[^`]|``)*)`")
+# the option table with a name in backquotes: `db`.t, db.`t`, `db`.`t` (a backquote in it doubled)
+_QUALIFIED = re.compile(r"(?:`((?:[^`]|``)*)`|([^.`]+))\.(?:`((?:[^`]|``)*)`|([^`]+))")
 
 
 def qualified_table(text: str) -> tuple:
@@ -200,27 +201,13 @@ def qualified_table(text: str) -> tuple:
         if not dot:
             raise ValueError(f"binlog: option table: {text!r} is not db.table")
         return db, table
-    names, at = [], 0
-    while True:
-        m = _QUOTED.match(text, at)
-        if m:
-            names.append(m.group(1).replace("``", "`"))
-            at = m.end()
-        else:
-            end = text.find(".", at) if not names else len(text)
-            end = len(text) if end < 0 else end
-            name = text[at:end]
-            if not name or "`" in name:
-                break
-            names.append(name)
-            at = end
-        if len(names) == 2 or at == len(text) or text[at] != ".":
-            break
-        at += 1
-    if len(names) != 2 or at != len(text):
+    m = _QUALIFIED.fullmatch(text)
+    if m is None:
         raise ValueError(f"binlog: option table: {text!r} is not db.table (a name with a dot or "
                          f"a backquote in it backquoted: `a.b`.`c`)")
-    return tuple(names)
+    db = m.group(2) if m.group(1) is None else m.group(1).replace("``", "`")
+    table = m.group(4) if m.group(3) is None else m.group(3).replace("``", "`")
+    return db, table
 
 
 def _list(v) -> list:
