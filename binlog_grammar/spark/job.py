@@ -350,8 +350,9 @@ class Job:
     @staticmethod
     def _write_debezium(lines, where):
         """The Debezium change table: every line of the envelope (the data source's rows:
-        value, file, pos, line) partitioned as the change log is, by db, table (NULL for a
-        transaction's BEGIN and END records) and the UTC date of its event."""
+        value, file, pos, line) partitioned as the change log is, by db, table (NULL for the
+        records of no table's rows: a transaction's BEGIN and END, schema changes) and the UTC
+        date of its event."""
         from pyspark.sql import functions as F
 
         (lines.withColumn("db", partition_column(F.col("db")))

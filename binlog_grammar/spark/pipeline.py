@@ -235,16 +235,10 @@ def _start_spark(master: str):
                                for i, name in enumerate(_BANNER_LOGGERS)))
         os.replace(tmp, log4j)
     local = (master or "local[*]").startswith("local")
-    java = f"-Dlog4j.configurationFile=file:{log4j}"
-    if local and not _gc_chosen():
-        # the local JVM runs the whole job: a throughput collector (this batch job does not need
-        # G1's short pauses) took 6% off a run over the 127 MB benchmark binlog and nothing on
-        # the 1 GB one (docs/benchmarks.md)
-        java += " -XX:+UseParallelGC"
     b = (SparkSession.builder.appName("binlog-grammar pipeline").master(master or "local[*]")
          .config("spark.ui.enabled", "false")
          .config("spark.ui.showConsoleProgress", "false")
-         .config("spark.driver.extraJavaOptions", java)
+         .config("spark.driver.extraJavaOptions", driver_java_options(log4j, local))
          .config("spark.log.structuredLogging.enabled", "false")
          .config("spark.sql.session.timeZone", "UTC"))
     if local:
@@ -261,10 +255,15 @@ def _start_spark(master: str):
     return spark
 
 
-def _gc_chosen() -> bool:
-    """The environment already picks the JVM's collector (two would stop the JVM at start)."""
-    return any("GC" in os.environ.get(v, "") for v in ("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
-                                                        "JDK_JAVA_OPTIONS"))
+def driver_java_options(log4j: str, local: bool) -> str:
+    """The driver JVM's options: the log4j configuration, and for a local master (the JVM runs
+    the whole job) a throughput collector, which a batch job is better served by than G1's short
+    pauses (6% off a run over the 127 MB benchmark binlog, nothing on the 1 GB one:
+    docs/benchmarks.md), unless the environment picks a collector (two stop the JVM at start)."""
+    java = f"-Dlog4j.configurationFile=file:{log4j}"
+    chosen = any("GC" in os.environ.get(v, "") for v in ("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
+                                                          "JDK_JAVA_OPTIONS"))
+    return java + " -XX:+UseParallelGC" if local and not chosen else java
 
 
 __all__ = ["run_pipeline", "PipelineError"]

@@ -52,7 +52,7 @@ def change_schema(image=MAP) -> S.StructType:
 
 # envelope debezium: each line `dump --format jsonl --envelope debezium` writes, with the event
 # it comes from (NULL for a line written at the end of a split) and that event's table (NULL for
-# a transaction's BEGIN and END records) and time
+# the records of no table's rows: a transaction's BEGIN and END, schema changes) and time
 DEBEZIUM = S.StructType([
     S.StructField("value", S.StringType(), False),
     S.StructField("file", S.StringType(), True),

@@ -159,3 +159,20 @@ def test_a_spark_failure_says_its_java_cause(spark, capsys):
     assert "binlog-grammar: pipeline: Spark failed: IOException: Mkdirs failed to create " \
         "file:/proc/binlog-grammar-cannot-write-here/" in err, err
     assert "Traceback" not in err and "An error occurred while calling" not in err, err
+
+
+@pytest.mark.parametrize("env,local,parallel", [
+    ({}, True, True), ({}, False, False), ({"JAVA_TOOL_OPTIONS": "-XX:+UseG1GC"}, True, False),
+    ({"JDK_JAVA_OPTIONS": "-XX:+UseZGC -Xmx2g"}, True, False),
+    ({"JAVA_TOOL_OPTIONS": "-Xmx2g"}, True, True)])
+def test_the_local_jvm_takes_the_parallel_collector_unless_the_environment_picks_one(
+        monkeypatch, env, local, parallel):
+    from binlog_grammar.spark.pipeline import driver_java_options
+
+    for v in ("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS"):
+        monkeypatch.delenv(v, raising=False)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    opts = driver_java_options("/x/log4j2.properties", local).split()
+    assert opts[0] == "-Dlog4j.configurationFile=file:/x/log4j2.properties"
+    assert ("-XX:+UseParallelGC" in opts) == parallel
