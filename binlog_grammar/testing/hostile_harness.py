@@ -31,6 +31,7 @@ import secrets
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional
@@ -92,6 +93,7 @@ class Harness:
         self.source = MariaDB(["--binlog-row-metadata=FULL", "--binlog-row-image=FULL",
                                "--default-time-zone=+00:00"])
         self.target = MariaDB(["--default-time-zone=+00:00"])
+        self._conns = {}  # port -> the harness's connection to that server (_select)
 
     def __enter__(self):
         self.source.start()
@@ -105,6 +107,8 @@ class Harness:
         return self
 
     def __exit__(self, *exc):
+        for conn in self._conns.values():
+            conn.close()
         self.source.cleanup()
         self.target.cleanup()
         import shutil
@@ -125,21 +129,47 @@ class Harness:
             raise RuntimeError(f"SQL failed: {r.stderr.decode(errors='replace')[-1500:]}")
         return r.stdout.decode()
 
+    def _select(self, db: MariaDB, text: str) -> str:
+        """The rows of the harness's own read-only queries (HEX() texts and numbers), as the
+        client's batch output would give them (a line per row, tab-separated), over one kept
+        connection per server (a client process per query made most of a check's time). What
+        changes a server (the cases, the scripts, the resets) goes through the client."""
+        import pymysql
+        from pymysql.constants import CLIENT
+
+        conn = self._conns.get(db.port)
+        try:
+            conn.ping()
+        except (AttributeError, pymysql.err.Error):  # none yet, or a script killed it
+            conn = self._conns[db.port] = pymysql.connect(
+                unix_socket=str(db.socket), user="root", charset="utf8mb4", autocommit=True,
+                client_flag=CLIENT.MULTI_STATEMENTS)
+        lines = []
+        with conn.cursor() as cur:
+            cur.execute(text)
+            while True:
+                lines.extend("\t".join("NULL" if v is None else str(v) for v in row)
+                             for row in cur.fetchall())
+                if not cur.nextset():
+                    break
+        return "".join(line + "\n" for line in lines)
+
     def _user_dbs(self, db: MariaDB) -> List[bytes]:
-        out = self._sql(db, "SELECT HEX(SCHEMA_NAME) FROM information_schema.SCHEMATA WHERE "
+        out = self._select(db, "SELECT HEX(SCHEMA_NAME) FROM information_schema.SCHEMATA WHERE "
                             "SCHEMA_NAME NOT IN (" + ",".join(f"'{d}'" for d in SYSTEM_DBS) + ")")
         return [bytes.fromhex(h) for h in out.split()]
 
-    def _drop_all(self, db: MariaDB, binlog: bool = True):
+    def _drop_all(self, db: MariaDB, binlog: bool = True, then: str = ""):
+        """Drop every user database of `db`, then run `then`, in one client session."""
         stmts = [b"DROP DATABASE `" + d.replace(b"`", b"``") + b"`" for d in self._user_dbs(db)]
-        if stmts:
+        if stmts or then:
             self._sql(db, ("" if binlog else "SET sql_log_bin=0;\n") + "".join(map(prepared,
-                                                                                  stmts)))
+                                                                                  stmts)) + then)
 
     def schema_of(self, db: MariaDB) -> List[str]:
         """The user databases, tables and columns with their definitions, as hex rows."""
         where = "NOT IN (" + ",".join(f"'{d}'" for d in SYSTEM_DBS) + ")"
-        return sorted(self._sql(db, (
+        return sorted(self._select(db, (
             f"SELECT HEX(SCHEMA_NAME), HEX(DEFAULT_CHARACTER_SET_NAME) FROM "
             f"information_schema.SCHEMATA WHERE SCHEMA_NAME {where};"
             f"SELECT HEX(TABLE_SCHEMA), HEX(TABLE_NAME), HEX(TABLE_COMMENT), HEX(ENGINE), "
@@ -153,7 +183,7 @@ class Harness:
         """{(db, table): sorted rows of HEX() of every column}."""
         cols = {}
         where = "NOT IN (" + ",".join(f"'{d}'" for d in SYSTEM_DBS) + ")"
-        for line in self._sql(db, f"SELECT HEX(TABLE_SCHEMA), HEX(TABLE_NAME), HEX(COLUMN_NAME) "
+        for line in self._select(db, f"SELECT HEX(TABLE_SCHEMA), HEX(TABLE_NAME), HEX(COLUMN_NAME) "
                                   f"FROM information_schema.COLUMNS WHERE TABLE_SCHEMA {where} "
                                   f"ORDER BY 1, 2, ORDINAL_POSITION").splitlines():
             s, t, c = (bytes.fromhex(h) for h in line.split("\t"))
@@ -164,7 +194,7 @@ class Harness:
             sel = b"SELECT CONCAT_WS(',', " + b", ".join(
                 b"IFNULL(HEX(" + q(c) + b"), 'NULL')" for c in cs) + b") AS r FROM " + \
                 q(s) + b"." + q(t) + b" ORDER BY r"
-            out[(s, t)] = self._sql(db, prepared(sel)).splitlines()
+            out[(s, t)] = self._select(db, prepared(sel)).splitlines()
         return out
 
     # -- one case ---------------------------------------------------------------------------------
@@ -213,13 +243,12 @@ class Harness:
                               capture_output=True, timeout=300, cwd=self.client_dir)
 
     def _prepare_target(self, mode: str, schema: Optional[List[bytes]]):
-        self._drop_all(self.target)
         if self.canary_file.exists():
             self.canary_file.unlink()
-        self._sql(self.target, f"CREATE DATABASE IF NOT EXISTS {CANARY_DB}; CREATE TABLE IF NOT "
-                               f"EXISTS {CANARY_DB}.{CANARY_TABLE} (id INT PRIMARY KEY); INSERT "
-                               f"IGNORE INTO {CANARY_DB}.{CANARY_TABLE} VALUES (1);"
-                               f"SET GLOBAL sql_mode = {self._mode_sql(mode)};")
+        self._drop_all(self.target, then=(
+            f"CREATE DATABASE IF NOT EXISTS {CANARY_DB}; CREATE TABLE IF NOT EXISTS "
+            f"{CANARY_DB}.{CANARY_TABLE} (id INT PRIMARY KEY); INSERT IGNORE INTO "
+            f"{CANARY_DB}.{CANARY_TABLE} VALUES (1); SET GLOBAL sql_mode = {self._mode_sql(mode)};"))
         if schema:
             self._sql(self.target, "SET sql_mode='';\n" + "".join(map(prepared, schema)))
 
@@ -245,7 +274,7 @@ class Harness:
             ex.problems.append(f"{what}: files appeared where the client ran: {stray[:3]}")
             for name in stray:
                 (self.client_dir / name).unlink()
-        alive = self._sql(self.target, f"SELECT COUNT(*) FROM information_schema.TABLES WHERE "
+        alive = self._select(self.target, f"SELECT COUNT(*) FROM information_schema.TABLES WHERE "
                                        f"TABLE_SCHEMA='{CANARY_DB}' AND "
                                        f"TABLE_NAME='{CANARY_TABLE}'").strip()
         if alive != "1":
@@ -264,18 +293,24 @@ class Harness:
     def check(self, case: Case, charsets=CLIENT_CHARSETS, modes=tuple(SQL_MODES),
               outputs=OUTPUTS) -> List[Execution]:
         src = self.run_source(case)
-        scripts = {name: self.output(name, src["files"])
-                   for name in (["sql", "flashback"] if "sql" in outputs else [])}
+        commands = {}  # output -> the command line's arguments
+        if "sql" in outputs or "flashback-binlog" in outputs:
+            commands["sql"] = ("sql",)
+        if "sql" in outputs:
+            commands["flashback"] = ("flashback",)
         if "dump" in outputs:  # mariadb-binlog's ### text, whose rows are comments
-            scripts["dump"] = self.output("dump", src["files"], "-vv",
-                                          "--base64-output=decode-rows")
+            commands["dump"] = ("dump", "-vv", "--base64-output=decode-rows")
         if "dump-text" in outputs:  # this project's ### text
-            scripts["dump-text"] = self.output("dump", src["files"], "--format", "text")
+            commands["dump-text"] = ("dump", "--format", "text")
         if "dump-replay" in outputs:
-            scripts["dump-replay"] = self.output("dump", src["files"], "--base64-output=AUTO")
+            commands["dump-replay"] = ("dump", "--base64-output=AUTO")
         if "flashback-binlog" in outputs:
-            scripts.setdefault("sql", self.output("sql", src["files"]))
-            scripts["flashback-binlog"] = self.output("dump", src["files"], "--flashback")
+            commands["flashback-binlog"] = ("dump", "--flashback")
+        # the commands side by side (each a process of its own; most of their time is start-up)
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            futures = {name: pool.submit(self.output, args[0], src["files"], *args[1:])
+                       for name, args in commands.items()}
+            scripts = {name: f.result() for name, f in futures.items()}
         done = []
         for mode in modes:
             for charset in charsets:

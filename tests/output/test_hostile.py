@@ -106,6 +106,27 @@ def test_regressions(harness, name):
     assert not _verdict(executions), f"{name}:\n{_verdict(executions)}"
 
 
+@pytest.mark.server
+def test_the_judge_sees_a_planted_injection(harness, monkeypatch):
+    """The judge itself can fail: an `sql` script with a dropped canary table, a shell command
+    and a changed row appended (as if the quoting had let them through) is reported on each."""
+    real = harness.output
+
+    def planted(command, files, *options):
+        out = real(command, files, *options)
+        if command != "sql":
+            return out
+        return out + (b"\nDROP TABLE canary.pwned;\n\\! touch pwned-here\n"
+                      b"INSERT INTO `app`.`t` (id) VALUES (99);\n")
+
+    monkeypatch.setattr(harness, "output", planted)
+    verdict = _verdict(harness.check(REGRESSIONS["plain-create-database"], charsets=["utf8mb4"],
+                                     modes=["default"], outputs=("sql",)))
+    assert "the canary table canary.pwned was dropped" in verdict, verdict
+    assert "files appeared where the client ran: ['pwned-here']" in verdict, verdict
+    assert "the target's data differs" in verdict, verdict
+
+
 _ROTATION = itertools.count()
 
 
