@@ -245,7 +245,7 @@ def layer_breaks(mods: dict) -> list:
     return out
 
 
-def test_file_imports(tests: Path = ROOT / "tests") -> list:
+def imports_of_test_files(tests: Path = ROOT / "tests") -> list:
     """`path -> module` for each import of a test file (test_*) in a file of the test tree."""
     found = []
     for path in sorted(tests.rglob("*.py")):
@@ -291,11 +291,11 @@ def test_the_test_import_check_sees_one(tmp_path):
     (tmp_path / "a" / "test_x.py").write_text("import os\nfrom helpers.paths import ROOT\n"
                                              "def f():\n    import test_y as y\n")
     (tmp_path / "test_z.py").write_text("from test_x import f\n")
-    assert test_file_imports(tmp_path) == ["a/test_x.py -> test_y", "test_z.py -> test_x"]
+    assert imports_of_test_files(tmp_path) == ["a/test_x.py -> test_y", "test_z.py -> test_x"]
 
 
 def test_no_test_file_imports_another():
-    found = test_file_imports()
+    found = imports_of_test_files()
     assert not found, ("test files importing others (move what they share to tests/helpers/ or "
                        "the folder's conftest.py):\n" + "\n".join(found))
 
@@ -348,6 +348,6 @@ if __name__ == "__main__":
     for entry in layer_breaks(MODS):
         print("  " + entry)
     print("test files importing others:")
-    for entry in test_file_imports():
+    for entry in imports_of_test_files():
         print("  " + entry)
     sys.exit(0)

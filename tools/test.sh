@@ -26,4 +26,7 @@ fi
 python3 -m pip install -q --disable-pip-version-check -e '.[test,spark]'
 python3 -m binlog_grammar generate --check
 python3 -m binlog_grammar docs --check
-python3 -m pytest -q -p no:cacheprovider --durations=30 "$@"
+# two test processes (pytest-xdist), a test file's tests in one of them (their module fixtures,
+# a server or a cluster, started once); BINLOG_GRAMMAR_TEST_WORKERS=0 runs them in this process
+python3 -m pytest -q -p no:cacheprovider --durations=30 \
+  -n "${BINLOG_GRAMMAR_TEST_WORKERS:-2}" --dist loadfile "$@"
