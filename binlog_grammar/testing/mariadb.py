@@ -24,6 +24,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+class PortTaken(RuntimeError):
+    """mariadbd could not bind its TCP port: something else took it."""
+
+
 class MariaDB:
     """`with MariaDB(options) as db: db.sql("...")`; binlogs land in db.datadir."""
 
@@ -34,6 +38,7 @@ class MariaDB:
         self.socket = self.tmp / "mysqld.sock"
         self.port = _free_port()
         self.proc = None
+        self.started = False  # it ran once on self.port (a restart keeps the port)
 
     @property
     def tmpdir(self) -> Path:
@@ -51,6 +56,29 @@ class MariaDB:
                                 "--skip-test-db"], capture_output=True, text=True, env=env)
             if r.returncode != 0:
                 raise RuntimeError(f"mariadb-install-db failed: {r.stderr[-2000:]}")
+        for attempt in range(3):
+            try:
+                return self._launch(env, timeout)
+            except PortTaken:
+                # another process (a test worker beside this one) took the port between
+                # _free_port and the bind: a first start may pick another; a restart keeps its own
+                if self.started or attempt == 2:
+                    raise
+                self.port = _free_port()
+
+    def _log_since(self, offset: int) -> str:
+        try:
+            with open(self.tmp / "error.log", "rb") as fh:
+                fh.seek(offset)
+                return fh.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    def _launch(self, env, timeout):
+        try:
+            logged = (self.tmp / "error.log").stat().st_size  # what this launch writes follows
+        except OSError:
+            logged = 0
         cmd = ["mariadbd", "--no-defaults", "--user=root", f"--datadir={self.datadir}",
                f"--socket={self.socket}", f"--port={self.port}", "--bind-address=127.0.0.1",
                f"--pid-file={self.tmp / 'mysqld.pid'}", "--log-bin=mariadb-bin", "--server-id=1",
@@ -61,9 +89,13 @@ class MariaDB:
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:
+                since = self._log_since(logged)
+                if "Bind on TCP/IP port" in since and "Address already in use" in since:
+                    raise PortTaken(f"mariadbd exited: {self.log_tail()}")
                 raise RuntimeError(f"mariadbd exited: {self.log_tail()}")
             r = subprocess.run(self._client() + ["-e", "SELECT 1"], capture_output=True)
             if r.returncode == 0:
+                self.started = True
                 return self
             time.sleep(0.3)
         self.stop()
