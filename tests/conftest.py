@@ -13,6 +13,9 @@ from helpers.paths import CORPUS
 # the suite runs in UTC, whatever the machine's zone; a test of another zone sets TZ itself.
 os.environ["TZ"] = "UTC"
 time.tzset()
+# the pipeline's JVM class archive (spark/jvm_archive.py) is not written into the user's cache by
+# the suite; tests/spark/test_spark_jvm_archive.py gives it a folder of its own
+os.environ["BINLOG_GRAMMAR_JVM_ARCHIVE"] = "off"
 
 
 @pytest.fixture(scope="session", autouse=True)

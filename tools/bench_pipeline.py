@@ -2,13 +2,17 @@
 to Parquet, side by side in one run, each a whole process with its own Spark start.
 
     python3 tools/bench_pipeline.py --binlog FILE [--rounds 2] [--json] [--before TREE]
-        [--no-pipeline1] [--conf KEY=VALUE ...] [--event-log DIR] [--keep DIR]
+        [--no-pipeline1] [--no-archive-too] [--conf KEY=VALUE ...] [--event-log DIR] [--keep DIR]
 
 Runners, each round in this order:
 - parquet2: a process that starts Spark on local[2], reads FILE with format("binlog") (the map
   form, every row change) and writes it to Parquet (the rows Spark moves, and nothing else);
 - pipeline2 / pipeline1: `binlog-grammar pipeline --input FILE --output TMP --master local[N]`
-  into a fresh folder (change log, undecoded rows, snapshots, state).
+  into a fresh folder (change log, undecoded rows, snapshots, state), its driver JVM started from
+  the class archive (spark/jvm_archive.py) that an untimed run over the sample binlogs writes
+  before the rounds, in a folder of the benchmark's own: a machine that ran the pipeline before;
+- nocds2 (with --no-archive-too): pipeline2 without the class archive (BINLOG_GRAMMAR_JVM_ARCHIVE
+  off), as a first run on a machine starts, less the archive's writing.
 Prints the median (best) seconds of each, the median CPU seconds of its process tree (driver,
 JVM, Python workers, sampled every 0.2 s from /proc: Linux only), each pipeline run's `stages:`
 line (wall and CPU seconds by stage) as it goes, and the ratios pipeline2 / parquet2 (the goal of issue
@@ -43,9 +47,9 @@ s.stop()
 """
 
 
-def _timed(cmd, pythonpath=None, submit_args=None) -> tuple:
+def _timed(cmd, pythonpath=None, submit_args=None, archive="off") -> tuple:
     """(wall seconds, CPU seconds of the process tree, the summary's stages line or "")."""
-    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, BINLOG_GRAMMAR_JVM_ARCHIVE=archive)
     if submit_args:  # --conf and --event-log: given to every runner's Spark the same way
         env["PYSPARK_SUBMIT_ARGS"] = " ".join(submit_args + ["pyspark-shell"])
     if pythonpath:
@@ -111,12 +115,24 @@ def main():
                          "(uncompressed; read them with tools/spark_eventlog.py)")
     ap.add_argument("--keep", metavar="DIR",
                     help="keep each runner's output under DIR/RUNNER-rROUND (to compare them)")
+    ap.add_argument("--no-archive-too", action="store_true",
+                    help="also time pipeline2 without the JVM class archive: runner nocds2")
     args = ap.parse_args()
     times = {"parquet2": [], "pipeline2": []}
     if not args.no_pipeline1:
         times["pipeline1"] = []
     if args.before:
         times["before2"] = []
+    if args.no_archive_too:
+        times["nocds2"] = []
+    # the pipeline's JVM class archive, written once before the rounds (untimed)
+    archive = tempfile.mkdtemp(prefix="bench-jvm-archive-")
+    with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as out:
+        _timed([sys.executable, "-m", "binlog_grammar", "pipeline", "--quiet", "--input",
+                *map(str, sorted((ROOT / "samples").glob("mariadb-*"))), "--output", out + "/o"],
+               archive=archive)
+    if not any(f.endswith(".jsa") for f in os.listdir(archive)):
+        print("note: no JVM class archive was written", file=sys.stderr)
     cpus = {k: [] for k in times}
     stages = {k: [] for k in times}
     for r in range(args.rounds):
@@ -137,7 +153,8 @@ def main():
                 else:
                     cmd = [sys.executable, "-m", "binlog_grammar", "pipeline", "--quiet", "--input",
                            args.binlog, "--output", out + "/o", "--master", f"local[{name[-1]}]"]
-                secs, cpu, line = _timed(cmd, args.before if name == "before2" else None, submit)
+                secs, cpu, line = _timed(cmd, args.before if name == "before2" else None, submit,
+                                         archive if name.startswith("pipeline") else "off")
             times[name].append(secs)
             cpus[name].append(cpu)
             stages[name].append(line)
@@ -153,6 +170,8 @@ def main():
         report["pipeline1_over_pipeline2"] = med["pipeline1"] / med["pipeline2"]
     if args.before:
         report["before2_over_parquet2"] = med["before2"] / med["parquet2"]
+    if args.no_archive_too:
+        report["nocds2_over_parquet2"] = med["nocds2"] / med["parquet2"]
     if args.json:
         print(json.dumps(report, indent=1))
         return
@@ -164,7 +183,12 @@ def main():
           + (f"   pipeline1 / pipeline2 = {report['pipeline1_over_pipeline2']:.2f}"
              if "pipeline1" in med else "")
           + (f"   before2 / parquet2 = {report['before2_over_parquet2']:.2f}" if args.before
-             else ""))
+             else "")
+          + (f"   nocds2 / parquet2 = {report['nocds2_over_parquet2']:.2f}"
+             if args.no_archive_too else ""))
+    import shutil
+
+    shutil.rmtree(archive, ignore_errors=True)
 
 
 if __name__ == "__main__":

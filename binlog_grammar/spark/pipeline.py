@@ -4,7 +4,8 @@
 
 On a cluster (`--master spark://HOST:PORT`, or any master that is not local) the package is
 shipped with the job (binlog_grammar.spark.ship): the workers need pyspark's dependencies and
-pyarrow, not binlog-grammar.
+pyarrow, not binlog-grammar. The driver JVM starts from the class archive a first run wrote
+(binlog_grammar.spark.jvm_archive; BINLOG_GRAMMAR_JVM_ARCHIVE=off: never).
 
 The output folder (any filesystem Spark writes):
 
@@ -80,6 +81,7 @@ import time
 from typing import Optional
 
 from .job import Job
+from .jvm_archive import Archive
 from .options import marked_message
 from .output_folder import PipelineError
 
@@ -101,6 +103,7 @@ def run_pipeline(args, spark=None, out=None) -> int:
              "pip install 'binlog-grammar[spark]'")
         return 1
     own = False
+    archive = proc = None  # the driver JVM's class archive (jvm_archive.py) and its process
     try:
         job = Job(args)  # checks the inputs before Spark starts
         summary = job.nothing_new() if spark is None else None
@@ -113,7 +116,8 @@ def run_pipeline(args, spark=None, out=None) -> int:
 
             spark = SparkSession.getActiveSession()
         if spark is None:
-            spark = _start_spark(args.master)
+            spark, archive = _start_spark(args.master)
+            proc = getattr(spark.sparkContext._gateway, "proc", None)
             own = True
         summary = job.run(spark)
     except PipelineError as e:
@@ -131,6 +135,9 @@ def run_pipeline(args, spark=None, out=None) -> int:
                 spark.stop()
             except Exception:  # noqa: BLE001
                 pass
+        note = archive.finish(proc) if archive is not None else None
+    if note:
+        summary.notes.append(note)
     summary.seconds = time.monotonic() - started
     summary.print(out)
     return 0
@@ -235,15 +242,21 @@ def _start_spark(master: str):
                                for i, name in enumerate(_BANNER_LOGGERS)))
         os.replace(tmp, log4j)
     local = (master or "local[*]").startswith("local")
+    java = driver_java_options(log4j, local)
+    archive = Archive(java)  # the classes Spark loads, from a file a first run wrote
     b = (SparkSession.builder.appName("binlog-grammar pipeline").master(master or "local[*]")
          .config("spark.ui.enabled", "false")
          .config("spark.ui.showConsoleProgress", "false")
-         .config("spark.driver.extraJavaOptions", driver_java_options(log4j, local))
+         .config("spark.driver.extraJavaOptions", f"{java} {archive.options}".strip())
          .config("spark.log.structuredLogging.enabled", "false")
          .config("spark.sql.session.timeZone", "UTC"))
     if local:
         b = b.config("spark.pyspark.python", sys.executable)  # workers import this package
-    spark = b.getOrCreate()
+    try:
+        spark = b.getOrCreate()
+    except BaseException:
+        archive.finish(None)  # its lock taken back
+        raise
     spark.sparkContext.setLogLevel(level.upper())
     _quiet_accumulator_server(spark.sparkContext)
     if not (master or "local[*]").startswith("local"):
@@ -252,7 +265,7 @@ def _start_spark(master: str):
         from .shipping import ship
 
         ship(spark)
-    return spark
+    return spark, archive
 
 
 def driver_java_options(log4j: str, local: bool) -> str:
