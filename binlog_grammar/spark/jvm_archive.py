@@ -103,7 +103,7 @@ class Archive:
                 if proc.stdin is not None:
                     proc.stdin.close()  # the gateway's JVM exits when its input ends
                 proc.wait(timeout=timeout)
-            if proc is not None and proc.returncode == 0 and os.path.getsize(part) > 0:
+            if proc is not None and proc.returncode == 0 and _whole(part):
                 os.replace(part, name)
                 for old in glob.glob(os.path.join(os.path.dirname(name), "*.jsa")):
                     if old != name:
@@ -123,6 +123,18 @@ class Archive:
                 except OSError:
                     pass
         return None
+
+
+# the first four bytes of a dynamic archive (HotSpot's CDS_DYNAMIC_ARCHIVE_MAGIC 0xf00baba8,
+# little-endian), which the JVM writes last, after the archive's regions
+DYNAMIC_MAGIC = bytes.fromhex("a8ab0bf0")
+
+
+def _whole(part: str) -> bool:
+    """Whether the JVM finished writing the archive `part` (a disk that filled up leaves it
+    without its header)."""
+    with open(part, "rb") as fh:
+        return fh.read(4) == DYNAMIC_MAGIC
 
 
 def _take(lock: str) -> bool:

@@ -23,6 +23,7 @@ import pytest
 from helpers.paths import ROOT
 
 SAMPLES = [str(p) for p in sorted((ROOT / "samples").glob("mariadb-*"))]
+ARCHIVE = bytes.fromhex("a8ab0bf0") + b"regions"  # what the JVM stand-ins write: a header's magic
 
 
 def _rows(folder):
@@ -112,23 +113,27 @@ def test_one_writer_at_a_time_then_every_run_reads_it(jvm_dir):
     assert Archive("-Xmx2g").options.startswith("-XX:ArchiveClassesAtExit=")  # another key
     # the JVM stand-in: writes the archive when its input ends, as the gateway's JVM exits
     proc = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read(); "
-                             f"open({part!r}, 'wb').write(b'archive')"], stdin=subprocess.PIPE)
+                             f"open({part!r}, 'wb').write({ARCHIVE!r})"], stdin=subprocess.PIPE)
     note = writer.finish(proc)
     assert note and note.startswith("the JVM's class archive for later runs written in")
-    assert name.read_bytes() == b"archive"
+    assert name.read_bytes() == ARCHIVE
     # this key's lock and part are gone (the other key's writer still holds its own lock)
     assert not os.path.exists(f"{name}.lock") and not os.path.exists(part)
     assert Archive("-Xmx1g").options.split() == [f"-XX:SharedArchiveFile={name}",
                                                   "-Xlog:cds*=off"]
 
 
-def test_a_jvm_that_fails_leaves_no_archive(jvm_dir):
+@pytest.mark.parametrize("written,status", [(ARCHIVE, 1), (b"\0" * 4096, 0)],
+                         ids=["jvm-error", "no-header"])
+def test_a_jvm_that_fails_or_stops_writing_leaves_no_archive(jvm_dir, written, status):
+    """A JVM that exits with an error, or leaves the archive without its header (it writes the
+    header last: a full disk): no archive, and the next run tries again."""
     from binlog_grammar.spark.jvm_archive import Archive
 
     writer = Archive("-Xmx1g")
     part = writer.options.split()[0].split("=", 1)[1]
     proc = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read(); "
-                             f"open({part!r}, 'wb').write(b'half'); sys.exit(1)"],
+                             f"open({part!r}, 'wb').write({written!r}); sys.exit({status})"],
                             stdin=subprocess.PIPE)
     assert writer.finish(proc) is None
     assert os.listdir(jvm_dir) == []
