@@ -24,6 +24,21 @@ def missing() -> str | None:
     return None
 
 
+def need_spark():
+    """Skip a test that needs a local Spark when pyspark, pyarrow or Java is missing; under
+    BINLOG_GRAMMAR_REQUIRE_SERVICES=1 (set by .ci/run) fail instead."""
+    import pytest
+
+    from helpers.services import REQUIRE_SERVICES, need_marker
+
+    need_marker("spark")
+    why = missing()
+    if why:
+        if REQUIRE_SERVICES:
+            pytest.fail(f"{why} and BINLOG_GRAMMAR_REQUIRE_SERVICES=1")
+        pytest.skip(why)
+
+
 # -- the plain reader and the DataFrame in one comparable form ----------------------------------
 
 def plain_records(paths, flt=None, skip_damaged=False):

@@ -90,15 +90,9 @@ def test_no_bar_over_output_on_the_same_terminal():
 def test_pipeline_bar(tmp_path):
     """pipeline: Spark reads the splits, so the bar is the input's bytes times the share of the
     running stages' tasks done (cli/pipeline.py's watcher of Spark's status tracker)."""
-    from helpers.services import REQUIRE_SERVICES, need_marker
-    from helpers.spark import missing
+    from helpers.spark import need_spark
 
-    need_marker("spark")
-    why = missing()
-    if why:
-        if REQUIRE_SERVICES:
-            pytest.fail(f"{why} and BINLOG_GRAMMAR_REQUIRE_SERVICES=1")
-        pytest.skip(why)
+    need_spark()
     args = ["pipeline", "--input", SAMPLES[0], "--output", str(tmp_path / "out")]
     rc, out, term = _run(args)
     assert rc == 0, term

@@ -6,8 +6,7 @@ import sys
 
 import pytest
 
-from helpers.services import REQUIRE_SERVICES, need_marker
-from helpers.spark import missing
+from helpers.spark import need_spark
 
 _shared = {}
 
@@ -46,12 +45,7 @@ def _spark_holder():
 
 @pytest.fixture(scope="module")
 def spark(_spark_holder):
-    need_marker("spark")
-    why = missing()
-    if why:
-        if REQUIRE_SERVICES:
-            pytest.fail(f"{why} and BINLOG_GRAMMAR_REQUIRE_SERVICES=1")
-        pytest.skip(why)
+    need_spark()
     if not _alive(_spark_holder.get("s")):
         _spark_holder["s"] = _start()
     return _spark_holder["s"]

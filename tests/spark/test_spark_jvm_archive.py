@@ -42,15 +42,9 @@ def _pipeline(output, archive_dir, **env):
 
 @pytest.mark.spark
 def test_a_first_run_writes_the_archive_and_the_next_starts_from_it(tmp_path):
-    from helpers.services import REQUIRE_SERVICES, need_marker
-    from helpers.spark import missing
+    from helpers.spark import need_spark
 
-    need_marker("spark")
-    why = missing()
-    if why:
-        if REQUIRE_SERVICES:
-            pytest.fail(f"{why} and BINLOG_GRAMMAR_REQUIRE_SERVICES=1")
-        pytest.skip(why)
+    need_spark()
     archives = tmp_path / "jvm"
     first = _pipeline(tmp_path / "first", archives)
     assert first.returncode == 0, first.stderr[-3000:]
