@@ -10,8 +10,9 @@ runs after it start with `-XX:SharedArchiveFile=FILE`. The JVM checks the archiv
 build and class path and ignores it when they differ (its warnings are turned off), so a stale
 archive costs the gain, never the run.
 
-The archives live in `$XDG_CACHE_HOME/binlog-grammar/jvm` (`~/.cache/...`), about 200 MB each; a
-new one replaces the others. BINLOG_GRAMMAR_JVM_ARCHIVE=off turns this off, =DIR keeps them in
+The archives live in `$XDG_CACHE_HOME/binlog-grammar/jvm` (`~/.cache/...`), about 200 MB each, one
+per key (a local master and a cluster's driver differ in their collector: two); writing one
+drops those no run used for 30 days (an older Java's or Spark's). BINLOG_GRAMMAR_JVM_ARCHIVE=off turns this off, =DIR keeps them in
 DIR. A run that would write the archive while another run writes it (a lock file) runs without.
 """
 from __future__ import annotations
@@ -25,6 +26,7 @@ import time
 from typing import Optional
 
 LOCK_STALE = 3600  # seconds after which a writer's lock is taken to be left by a killed run
+UNUSED = 30 * 86400  # an archive no run used for this long goes when another is written
 QUIET = "-Xlog:cds*=off"  # no warning when the JVM cannot use an archive (it runs without)
 
 
@@ -76,6 +78,7 @@ class Archive:
             name = os.path.join(where, key(java_options) + ".jsa")
             if os.path.isfile(name):
                 self.options = f"-XX:SharedArchiveFile={name} {QUIET}"
+                os.utime(name)  # in use: not one to drop (finish)
                 return
             os.makedirs(where, exist_ok=True)
             lock = name + ".lock"
@@ -106,8 +109,8 @@ class Archive:
             if proc is not None and proc.returncode == 0 and _whole(part):
                 os.replace(part, name)
                 for old in glob.glob(os.path.join(os.path.dirname(name), "*.jsa")):
-                    if old != name:
-                        os.unlink(old)
+                    if time.time() - os.stat(old).st_mtime > UNUSED:
+                        os.unlink(old)  # of a Java or Spark no run has used for a while
                 return (f"the JVM's class archive for later runs written in "
                         f"{time.monotonic() - t0:.0f} s (once per Java and Spark install; "
                         "BINLOG_GRAMMAR_JVM_ARCHIVE=off never writes it)")

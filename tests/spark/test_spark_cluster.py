@@ -10,7 +10,8 @@ command with `--master local[2]`, each a process of its own, over the S3 folder:
   reader's rows of the local files (read through format("binlog") on the executors) and the state
   keyed on the S3 URIs;
 - the executors ran on both workers: each worker's work directory holds an executor folder of the
-  application whose log shows it ran tasks.
+  application whose log shows it ran tasks;
+- each run's driver wrote its JVM class archive (spark/jvm_archive.py) as it exited.
 No Spark session in the test process: the outputs are read with pyarrow (one cluster and two
 driver processes for the module, about 40 s).
 """
@@ -67,7 +68,10 @@ def cluster(tmp_path_factory):
     folder = tmp_path_factory.mktemp("cluster")
     cl = SparkCluster(str(folder))
     try:
-        cli = {m: _cli_pipeline(m, cl, endpoint, folder / f"cli-{n}")
+        # each driver writes its JVM class archive as it exits (spark/jvm_archive.py: on for
+        # every master)
+        archive = folder / "jvm-archive"
+        cli = {m: _cli_pipeline(m, cl, endpoint, folder / f"cli-{n}", archive)
                for n, m in (("cluster", cl.master_url), ("local", "local[2]"))}
         yield cl, cli
     finally:
@@ -75,12 +79,14 @@ def cluster(tmp_path_factory):
         moto.stop()
 
 
-def _cli_pipeline(master, cl, endpoint, output):
+def _cli_pipeline(master, cl, endpoint, output, archive):
     """`binlog-grammar pipeline --master MASTER` over the S3 folder in a new process whose
     endpoint and credentials are the environment's, started outside the source tree; its
-    workers' Python (PYSPARK_PYTHON) cannot import binlog_grammar. Returns (output, process)."""
+    workers' Python (PYSPARK_PYTHON) cannot import binlog_grammar; the driver JVM's class
+    archive in `archive`. Returns (output, process)."""
     env = dict(os.environ, PYSPARK_PYTHON=cl.python, SPARK_LOCAL_IP="127.0.0.1",
-               AWS_ENDPOINT_URL=endpoint, AWS_ACCESS_KEY_ID=KEY, AWS_SECRET_ACCESS_KEY=SECRET)
+               AWS_ENDPOINT_URL=endpoint, AWS_ACCESS_KEY_ID=KEY, AWS_SECRET_ACCESS_KEY=SECRET,
+               BINLOG_GRAMMAR_JVM_ARCHIVE=str(archive))
     env.pop("PYTHONPATH", None)
     if master.startswith("local"):
         env["PYSPARK_PYTHON"] = sys.executable  # local mode's workers are this machine's Python
@@ -110,6 +116,11 @@ def test_cli_pipeline_on_the_cluster_equals_local_mode(cluster):
     (out, p), (local, lp) = cli[cl.master_url], cli["local[2]"]
     assert p.returncode == 0, p.stderr[-3000:]
     assert lp.returncode == 0, lp.stderr[-3000:]
+    # each driver wrote its JVM class archive as it exited (a local master's JVM options differ
+    # from a cluster driver's: two archives, each kept)
+    for run in (p, lp):
+        assert "class archive for later runs written" in run.stdout, run.stdout
+    assert len([f for f in os.listdir(out.parent / "jvm-archive") if f.endswith(".jsa")]) == 2
     # the workers' Python cannot import the package: it came with the job
     bare = subprocess.run([cl.python, "-c", "import binlog_grammar"], capture_output=True,
                           cwd=cl.work_dirs[0])

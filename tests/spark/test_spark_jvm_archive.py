@@ -117,6 +117,23 @@ def test_one_writer_at_a_time_then_every_run_reads_it(jvm_dir):
                                                   "-Xlog:cds*=off"]
 
 
+def test_an_archive_no_run_used_for_a_month_goes_when_another_is_written(jvm_dir):
+    from binlog_grammar.spark.jvm_archive import UNUSED, Archive
+
+    jvm_dir.mkdir()
+    stale, recent = jvm_dir / "stale.jsa", jvm_dir / "recent.jsa"  # other keys' archives
+    for f, age in ((stale, UNUSED + 60), (recent, UNUSED - 3600)):
+        f.write_bytes(ARCHIVE)
+        os.utime(f, (time.time() - age, time.time() - age))
+    writer = Archive("-Xmx1g")
+    part = writer.options.split()[0].split("=", 1)[1]
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read(); "
+                             f"open({part!r}, 'wb').write({ARCHIVE!r})"], stdin=subprocess.PIPE)
+    assert writer.finish(proc)
+    left = sorted(os.listdir(jvm_dir))
+    assert "stale.jsa" not in left and "recent.jsa" in left and len(left) == 2, left
+
+
 @pytest.mark.parametrize("written,status", [(ARCHIVE, 1), (b"\0" * 4096, 0)],
                          ids=["jvm-error", "no-header"])
 def test_a_jvm_that_fails_or_stops_writing_leaves_no_archive(jvm_dir, written, status):
