@@ -74,9 +74,12 @@ output written with other filters, pyspark or Java missing).
 """
 from __future__ import annotations
 
+import logging
 import os
+import signal
 import sys
 import tempfile
+import threading
 import time
 from typing import Optional
 
@@ -135,6 +138,7 @@ def run_pipeline(args, spark=None, out=None) -> int:
                 spark.stop()
             except Exception:  # noqa: BLE001
                 pass
+        # (also after a Ctrl-C: the JVM writes the archive as it exits all the same)
         note = archive.finish(proc) if archive is not None else None
     if note:
         summary.notes.append(note)
@@ -188,6 +192,36 @@ def _java_cause(e) -> Optional[str]:
         return None
     head, colon, rest = text.partition(":")
     return head.rsplit(".", 1)[-1] + colon + rest if " " not in head else text
+
+
+class _NoInterruptTracebacks(logging.Filter):
+    """Drops the records py4j logs (on the root logger, with the traceback) when a Ctrl-C
+    interrupts a call it was waiting on, and py4j's records after it (the interrupted
+    connection's next use, the session's stop, fails too): the command says it was interrupted
+    by its status."""
+
+    interrupted = False
+
+    def filter(self, record):
+        e = record.exc_info[1] if record.exc_info else None
+        for _ in range(20):  # the exception and what it arose from
+            if e is None:
+                break
+            if isinstance(e, KeyboardInterrupt):
+                self.interrupted = True
+            e = e.__cause__ or e.__context__
+        return not (self.interrupted and f"{os.sep}py4j{os.sep}" in (record.pathname or ""))
+
+
+def _quiet_interrupted_calls():
+    """_NoInterruptTracebacks on the loggers py4j writes to (a logger's filters see only the
+    records made on it, not its children's)."""
+    root = logging.getLogger()
+    if any(isinstance(f, _NoInterruptTracebacks) for f in root.filters):
+        return
+    quiet = _NoInterruptTracebacks()
+    for name in ("", "py4j", "py4j.java_gateway", "py4j.clientserver", "py4j.protocol"):
+        logging.getLogger(name).addFilter(quiet)
 
 
 def _quiet_accumulator_server(sc):
@@ -252,11 +286,20 @@ def _start_spark(master: str):
          .config("spark.sql.session.timeZone", "UTC"))
     if local:
         b = b.config("spark.pyspark.python", sys.executable)  # workers import this package
+    main = threading.current_thread() is threading.main_thread()
+    sigint = signal.getsignal(signal.SIGINT) if main else None
     try:
         spark = b.getOrCreate()
     except BaseException:
         archive.finish(None)  # its lock taken back
         raise
+    if sigint is not None:
+        # pyspark's SIGINT handler cancels the jobs through py4j from inside the handler, while
+        # the main thread waits on the same connection: py4j logs tracebacks of the reentrant
+        # call. The command's own handler (the CLI's: KeyboardInterrupt, exit 130) instead; the
+        # session's stop ends the jobs
+        signal.signal(signal.SIGINT, sigint)
+    _quiet_interrupted_calls()
     spark.sparkContext.setLogLevel(level.upper())
     _quiet_accumulator_server(spark.sparkContext)
     if not (master or "local[*]").startswith("local"):

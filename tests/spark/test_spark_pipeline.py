@@ -150,6 +150,29 @@ def test_a_jvm_killed_mid_run_is_one_line_and_the_next_run_finishes(spark, clean
     assert outputs(spark, out) == want
 
 
+def test_a_ctrl_c_mid_run_exits_130_without_a_traceback(spark, tmp_path):
+    """A Ctrl-C once the run stages its output: exit status 130 and nothing but Java's own
+    banner on stderr (pyspark's handler cancelled the jobs through py4j from inside the signal
+    handler, and py4j logged the reentrant call's tracebacks)."""
+    import time
+
+    from helpers.signals import interruptible
+
+    out = tmp_path / "interrupted"
+    p = subprocess.Popen([sys.executable, "-m", "binlog_grammar", "pipeline", "--quiet",
+                          "--master", "local[2]", "--input", *SAMPLES, "--output", str(out)],
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, PYSPARK_PYTHON=sys.executable),
+                         preexec_fn=interruptible)
+    deadline = time.monotonic() + 300
+    while not (out / "_staging").exists() and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=300)
+    assert p.returncode == 130, (p.returncode, err[-3000:])
+    assert "Traceback" not in err and "ERROR" not in err, err[-3000:]
+
+
 def test_a_spark_failure_says_its_java_cause(spark, capsys):
     """A failure inside Spark is one line with the Java exception's root cause, not py4j's
     "An error occurred while calling o119.parquet."."""
