@@ -70,7 +70,8 @@ finished (or, if it had not recorded its plan, discarded) by the next one: kille
 next run leaves the output a run that was not killed leaves (tests/spark/test_spark_pipeline.py).
 
 Exit status 0, or 1 with one line on stderr for bad input (a damaged binlog, a missing file, an
-output written with other filters, pyspark or Java missing).
+output written with other filters, pyspark or Java missing), or 130 after a Ctrl-C (no traceback;
+the next run finishes or discards the interrupted one).
 """
 from __future__ import annotations
 
