@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
 import time
 from typing import Optional
 
@@ -114,11 +115,8 @@ class Archive:
                 return (f"the JVM's class archive for later runs written in "
                         f"{time.monotonic() - t0:.0f} s (once per Java and Spark install; "
                         "BINLOG_GRAMMAR_JVM_ARCHIVE=off never writes it)")
-        except (OSError, ValueError):
-            pass
-        except Exception as e:  # noqa: BLE001 - subprocess.TimeoutExpired: leave the JVM be
-            if type(e).__name__ != "TimeoutExpired":
-                raise
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            pass  # no archive this time (a JVM still writing after `timeout` is left be)
         finally:
             for f in (part, lock):
                 try:
