@@ -22,8 +22,10 @@ shared with whatever else runs: take only ratios of one run. Not a test.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -127,6 +129,7 @@ def main():
         times["nocds2"] = []
     # the pipeline's JVM class archive, written once before the rounds (untimed)
     archive = tempfile.mkdtemp(prefix="bench-jvm-archive-")
+    atexit.register(shutil.rmtree, archive, True)  # about 190 MB: gone however the run ends
     with tempfile.TemporaryDirectory(prefix="bench-pipeline-") as out:
         _timed([sys.executable, "-m", "binlog_grammar", "pipeline", "--quiet", "--input",
                 *map(str, sorted((ROOT / "samples").glob("mariadb-*"))), "--output", out + "/o"],
@@ -186,9 +189,6 @@ def main():
              else "")
           + (f"   nocds2 / parquet2 = {report['nocds2_over_parquet2']:.2f}"
              if args.no_archive_too else ""))
-    import shutil
-
-    shutil.rmtree(archive, ignore_errors=True)
 
 
 if __name__ == "__main__":
